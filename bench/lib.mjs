@@ -1,0 +1,46 @@
+// Shared helpers for the benchmark scripts: timing child processes, medians, and writing BENCHMARKS.md.
+import { spawnSync } from "node:child_process"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { cpus } from "node:os"
+
+export const ORCH = new URL("../dist/orch.mjs", import.meta.url).pathname
+
+/** Wall time of one run of a command, in milliseconds. Throws if it fails. */
+export const timeRun = (file, args, options = {}) => {
+  const start = process.hrtime.bigint()
+  const result = spawnSync(file, args, { encoding: "utf8", ...options })
+  const ms = Number(process.hrtime.bigint() - start) / 1e6
+  if (result.status !== 0) throw new Error(`${file} ${args.join(" ")} exited ${result.status}: ${result.stderr}`)
+  return ms
+}
+
+export const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+export const median = (values) => percentile(values, 50)
+
+/** Runs the candidates interleaved (a, b, a, b, …) so machine noise hits them alike; returns samples per name. */
+export const interleave = (runs, candidates) => {
+  const samples = Object.fromEntries(Object.keys(candidates).map((name) => [name, []]))
+  for (const run of Object.values(candidates)) run() // warm-up: file cache, JIT of the runner
+  for (let i = 0; i < runs; i++) for (const [name, run] of Object.entries(candidates)) samples[name].push(run())
+  return samples
+}
+
+export const ms = (value) => `${value.toFixed(1)} ms`
+export const ratio = (value, floor) => `${(value / floor).toFixed(2)}×`
+
+export const machine = () => `${cpus().length} × ${cpus()[0]?.model.trim() ?? "cpu"}, Node ${process.version}`
+
+/** Replaces (or appends) the section `## <title>` of BENCHMARKS.md with `body`. */
+export const recordSection = (title, body) => {
+  const file = new URL("../BENCHMARKS.md", import.meta.url).pathname
+  const header = "# Benchmarks\n\nMeasured by the scripts in `bench/` (`npm run bench`, or one script with `node bench/<name>.mjs`).\n" +
+    "Each compares orch with the floor it cannot beat, in the same run, so the ratios hold on a noisy machine.\n"
+  const text = existsSync(file) ? readFileSync(file, "utf8") : header
+  const section = `## ${title}\n\n${body.trim()}\n`
+  const pattern = new RegExp(`## ${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n[\\s\\S]*?(?=\\n## |$)`)
+  const updated = pattern.test(text) ? text.replace(pattern, section) : `${text.trimEnd()}\n\n${section}`
+  writeFileSync(file, updated.trimEnd() + "\n")
+}

@@ -1,0 +1,37 @@
+/** `orch config validate|show|schema`. */
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { stringify } from "yaml"
+import { renderConfigJsonSchema } from "../config/json-schema.ts"
+import { loadConfigWithPath } from "../config/load.ts"
+import { redactSecrets } from "../config/redact.ts"
+
+const validate = Command.make(
+  "validate",
+  { file: Argument.String("file").pipe(Argument.withDescription("Config file (default: the one orch would load)"), Argument.optional) },
+  Effect.fn("cli.config.validate")(function*({ file }) {
+    const { config, path } = yield* loadConfigWithPath(file._tag === "Some" ? file.value : undefined)
+    const count = Object.keys(config.projects).length
+    yield* Console.log(`${path}: valid (${count} project${count === 1 ? "" : "s"})`)
+  })
+).pipe(Command.withDescription("Check a config file and print every problem in it"))
+
+const show = Command.make(
+  "show",
+  { json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON instead of YAML")) },
+  Effect.fn("cli.config.show")(function*({ json }) {
+    const { config } = yield* loadConfigWithPath()
+    const shown = redactSecrets(config)
+    yield* Console.log(json ? JSON.stringify(shown, null, 2) : stringify(shown, { lineWidth: 0 }).trimEnd())
+  })
+).pipe(Command.withDescription("Print the loaded config with every default filled in (secrets hidden)"))
+
+const schema = Command.make("schema", {}, () => Effect.sync(() => process.stdout.write(renderConfigJsonSchema()))).pipe(
+  Command.withDescription("Print the JSON Schema of orchestrator.yaml")
+)
+
+export const config = Command.make("config").pipe(
+  Command.withDescription("Check and show the configuration"),
+  Command.withSubcommands([validate, show, schema])
+)

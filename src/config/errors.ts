@@ -1,0 +1,94 @@
+/** Why a configuration could not be loaded. Every one is a user error: exit code 2 in the CLI. */
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+
+const USAGE_EXIT_CODE = 2
+
+export class ConfigNotFoundError extends Schema.TaggedError<ConfigNotFoundError>()("ConfigNotFoundError", {
+  searched: Schema.Array(Schema.String)
+}) {
+  override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
+  override get message() {
+    return [
+      "No config file found. Searched:",
+      ...this.searched.map((place) => `  ${place}`),
+      "Create one with `orch init`, or point ORCH_CONFIG_PATH at one."
+    ].join("\n")
+  }
+}
+
+export class ConfigReadError extends Schema.TaggedError<ConfigReadError>()("ConfigReadError", {
+  file: Schema.String,
+  reason: Schema.String
+}) {
+  override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
+  override get message() {
+    return `Cannot read config file ${this.file}: ${this.reason}`
+  }
+}
+
+export class ConfigParseError extends Schema.TaggedError<ConfigParseError>()("ConfigParseError", {
+  file: Schema.String,
+  line: Schema.Number,
+  column: Schema.Number,
+  reason: Schema.String
+}) {
+  override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
+  override get message() {
+    return `${this.file}:${this.line}:${this.column}: YAML syntax error: ${this.reason}`
+  }
+}
+
+export const ValidationIssue = Schema.Struct({
+  /** Dot-joined path of the offending value, e.g. `projects.app.repo`. */
+  path: Schema.String,
+  message: Schema.String,
+  /** `file:line:col` of the offending value, when the config came from a YAML file. */
+  location: Schema.optionalKey(Schema.String)
+})
+export type ValidationIssue = typeof ValidationIssue.Type
+
+export const formatIssue = (issue: ValidationIssue): string =>
+  `Validation error at "${issue.path}": ${issue.message}${issue.location ? ` (${issue.location})` : ""}`
+
+export class ConfigValidationError extends Schema.TaggedError<ConfigValidationError>()("ConfigValidationError", {
+  issues: Schema.Array(ValidationIssue)
+}) {
+  override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
+  override get message() {
+    return this.issues.map(formatIssue).join("\n")
+  }
+}
+
+export class DuplicateProjectIdError extends Schema.TaggedError<DuplicateProjectIdError>()("DuplicateProjectIdError", {
+  id: Schema.String,
+  keys: Schema.Array(Schema.String)
+}) {
+  override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
+  override get message() {
+    return `Duplicate project ID detected: "${this.id}". Projects ${this.keys.map((k) => `"${k}"`).join(" and ")} ` +
+      `have paths with the same directory name, and a project's id is its directory name. Rename one directory.`
+  }
+}
+
+export class DuplicateSessionPrefixError
+  extends Schema.TaggedError<DuplicateSessionPrefixError>()("DuplicateSessionPrefixError", {
+    prefix: Schema.String,
+    keys: Schema.Array(Schema.String)
+  })
+{
+  override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
+  override get message() {
+    return `Duplicate session prefix detected: "${this.prefix}". Projects ${this.keys.map((k) => `"${k}"`).join(" and ")} ` +
+      `would name their sessions alike; add an explicit \`sessionPrefix\` to one of them ` +
+      `(e.g. sessionPrefix: ${this.prefix}2).`
+  }
+}
+
+export type ConfigError =
+  | ConfigNotFoundError
+  | ConfigReadError
+  | ConfigParseError
+  | ConfigValidationError
+  | DuplicateProjectIdError
+  | DuplicateSessionPrefixError

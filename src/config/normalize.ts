@@ -1,0 +1,170 @@
+/**
+ * Derived defaults and cross-field rules, applied to a config that already decoded against the Schema:
+ * project ids, names and session prefixes, plugin defaults, path expansion, routing and reaction merges.
+ * Pure: the caller passes the home directory and the directory relative paths start from.
+ */
+import { basename, isAbsolute, resolve } from "node:path"
+import { DEFAULT_NOTIFICATION_ROUTING, DEFAULT_REACTIONS } from "./defaults.ts"
+import { DuplicateProjectIdError, DuplicateSessionPrefixError } from "./errors.ts"
+import { expandHome } from "./host.ts"
+import type { ExpansionIssue } from "./env-expansion.ts"
+import { generateSessionPrefix } from "./session-prefix.ts"
+import {
+  OrchestratorConfig,
+  PRIORITIES,
+  type EventPriority,
+  type PluginConfig,
+  type ProjectConfig,
+  type ReactionConfig,
+  type ReactionKey,
+  type ReactionOverride
+} from "./schema.ts"
+import { didYouMean } from "./suggest.ts"
+
+/** Notifiers that work with no entry in `notifiers`. */
+export const ZERO_CONFIG_NOTIFIERS = ["hosted", "desktop"] as const
+
+export interface NormalizeContext {
+  readonly homeDir: string
+  /** Where relative paths start: the config file's directory, else the working directory. */
+  readonly baseDir: string
+  readonly configPath?: string
+}
+
+type Decoded = typeof OrchestratorConfig.Type
+type DecodedProject = Decoded["projects"][string]
+
+export type NormalizeResult =
+  | { readonly _tag: "Ok"; readonly config: OrchestratorConfig }
+  | { readonly _tag: "Issues"; readonly issues: ReadonlyArray<ExpansionIssue> }
+  | { readonly _tag: "Duplicate"; readonly error: DuplicateProjectIdError | DuplicateSessionPrefixError }
+
+const expandPath = (path: string, homeDir: string, baseDir: string) => {
+  const expanded = expandHome(path, homeDir)
+  return isAbsolute(expanded) ? expanded : resolve(baseDir, expanded)
+}
+
+const expandPluginPath = (plugin: PluginConfig, ctx: NormalizeContext): PluginConfig =>
+  plugin.path === undefined ? plugin : { ...plugin, path: expandPath(plugin.path, ctx.homeDir, ctx.baseDir) }
+
+const normalizeProject = (key: string, project: DecodedProject, decoded: Decoded, ctx: NormalizeContext): ProjectConfig => {
+  const path = expandPath(project.path, ctx.homeDir, ctx.baseDir)
+  const id = basename(path)
+  const { tracker, scm, ...rest } = project
+  return {
+    id,
+    key,
+    name: project.name ?? key,
+    ...rest,
+    path,
+    sessionPrefix: project.sessionPrefix ?? generateSessionPrefix(id),
+    runtime: project.runtime ?? decoded.defaults.runtime,
+    agent: project.agent ?? decoded.defaults.agent,
+    workspace: project.workspace ?? decoded.defaults.workspace,
+    tracker: expandPluginPath(tracker ?? { plugin: "repohost" }, ctx),
+    ...(scm !== undefined
+      ? { scm: expandPluginPath(scm, ctx) }
+      : project.repo.includes("/")
+      ? { scm: { plugin: "repohost" } }
+      : {}),
+    ...(project.agentRulesFile !== undefined
+      ? { agentRulesFile: expandPath(project.agentRulesFile, ctx.homeDir, path) }
+      : {})
+  }
+}
+
+const checkSymlinks = (key: string, project: DecodedProject, issues: Array<ExpansionIssue>) =>
+  project.symlinks.forEach((link, i) => {
+    if (isAbsolute(link) || link.startsWith("~") || link.split("/").includes("..")) {
+      issues.push({
+        path: ["projects", key, "symlinks", i],
+        message: "Expected a path inside the project (relative, without \"..\")"
+      })
+    }
+  })
+
+const checkRouting = (
+  routing: Readonly<Record<EventPriority, ReadonlyArray<string>>>,
+  decoded: Decoded,
+  issues: Array<ExpansionIssue>
+) => {
+  const known = [...ZERO_CONFIG_NOTIFIERS, ...Object.keys(decoded.notifiers)]
+  for (const priority of PRIORITIES) {
+    routing[priority].forEach((name, i) => {
+      if (!known.includes(name)) {
+        issues.push({
+          path: ["notificationRouting", priority, i],
+          message: `Unknown notifier "${name}": add it under \`notifiers\`${didYouMean(name, known)}`
+        })
+      }
+    })
+  }
+}
+
+const mergeReaction = (base: ReactionConfig, override: ReactionOverride): ReactionConfig => ({ ...base, ...override })
+
+const findDuplicate = (projects: ReadonlyArray<ProjectConfig>, field: "id" | "sessionPrefix") => {
+  const seen = new Map<string, string>()
+  for (const project of projects) {
+    const value = project[field]
+    const first = seen.get(value)
+    if (first !== undefined) return { value, keys: [first, project.key] }
+    seen.set(value, project.key)
+  }
+  return undefined
+}
+
+export const normalize = (decoded: Decoded, ctx: NormalizeContext): NormalizeResult => {
+  const issues: Array<ExpansionIssue> = []
+  const routing = Object.fromEntries(PRIORITIES.map((priority) => [
+    priority,
+    decoded.notificationRouting === undefined
+      ? DEFAULT_NOTIFICATION_ROUTING[priority]
+      : decoded.notificationRouting[priority] ?? decoded.defaults.notifiers
+  ])) as Record<EventPriority, ReadonlyArray<string>>
+  checkRouting(routing, decoded, issues)
+
+  const projects = Object.entries(decoded.projects).map(([key, project]) => {
+    checkSymlinks(key, project, issues)
+    return normalizeProject(key, project, decoded, ctx)
+  })
+  if (issues.length > 0) return { _tag: "Issues", issues }
+
+  const duplicateId = findDuplicate(projects, "id")
+  if (duplicateId) return { _tag: "Duplicate", error: new DuplicateProjectIdError({ id: duplicateId.value, keys: duplicateId.keys }) }
+  const duplicatePrefix = findDuplicate(projects, "sessionPrefix")
+  if (duplicatePrefix) {
+    return {
+      _tag: "Duplicate",
+      error: new DuplicateSessionPrefixError({ prefix: duplicatePrefix.value, keys: duplicatePrefix.keys })
+    }
+  }
+
+  const { $schema: _schema, ...rest } = decoded
+  return {
+    _tag: "Ok",
+    config: {
+      ...rest,
+      ...(ctx.configPath !== undefined ? { configPath: ctx.configPath } : {}),
+      projects: Object.fromEntries(projects.map((project) => [project.key, project])),
+      notificationRouting: routing,
+      reactions: { ...DEFAULT_REACTIONS, ...decoded.reactions } as Record<ReactionKey, ReactionConfig>,
+      notifiers: Object.fromEntries(
+        Object.entries(decoded.notifiers).map(([name, notifier]) => [name, expandPluginPath(notifier, ctx)])
+      )
+    }
+  }
+}
+
+/** The reactions in force for one project: the global ones with the project's overrides merged field by field. */
+export const projectReactions = (
+  config: OrchestratorConfig,
+  project: ProjectConfig
+): Readonly<Record<ReactionKey, ReactionConfig>> => {
+  const merged: Record<string, ReactionConfig> = { ...config.reactions }
+  for (const [key, override] of Object.entries(project.reactions)) {
+    const base = merged[key]
+    if (base !== undefined) merged[key] = mergeReaction(base, override)
+  }
+  return merged as Record<ReactionKey, ReactionConfig>
+}

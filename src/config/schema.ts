@@ -1,0 +1,191 @@
+/**
+ * The file format of `orchestrator.yaml`, as Schemas.
+ *
+ * Each Schema decodes what a user writes (the Encoded side, also exported as JSON Schema) into a value with
+ * every static default filled in. Defaults that depend on other fields (a project's `name`, `sessionPrefix`,
+ * `scm`, expanded paths, the merged reactions) are derived afterwards by `normalize.ts`, whose result is the
+ * `OrchestratorConfig` type at the bottom of this file.
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/** An optional key with a default; the default and description show in the JSON Schema. */
+const withDefault = <S extends Schema.Top>(value: S["Encoded"], description?: string) => (schema: S) =>
+  Schema.withDecodingDefaultKey<S>(Effect.succeed(value))(
+    schema.annotate({ default: value, ...(description !== undefined ? { description } : {}) }) as S
+  )
+
+const Port = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65535 }, { message: "Expected a port number between 1 and 65535" }))
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { message: "Expected a non-negative whole number" }))
+const NonEmpty = Schema.String.check(Schema.isMinLength(1, { message: "Expected a non-empty string" }))
+const StringList = Schema.Array(Schema.String)
+
+/** A duration such as `90s`, `10m`, `2h`, `1d` or `500ms`. */
+export const DurationString = Schema.String.check(
+  Schema.isPattern(/^\d+(ms|s|m|h|d)$/u, { message: "Expected a duration such as \"30s\", \"10m\" or \"2h\"" })
+).annotate({ description: "A duration: a whole number followed by ms, s, m, h or d (\"10m\")" })
+
+export const SESSION_PREFIX_PATTERN = /^[a-zA-Z0-9_-]+$/u
+export const SessionPrefix = Schema.String.check(
+  Schema.isPattern(SESSION_PREFIX_PATTERN, { message: "sessionPrefix must match [a-zA-Z0-9_-]+" })
+)
+
+export const EventPriority = Schema.Literals(["urgent", "action", "warning", "info"]).annotate({
+  description: "Notification priority"
+})
+export type EventPriority = typeof EventPriority.Type
+export const PRIORITIES: ReadonlyArray<EventPriority> = EventPriority.literals
+
+export const ReactionAction = Schema.Literals(["send-to-agent", "notify", "auto-merge"])
+export type ReactionAction = typeof ReactionAction.Type
+
+/** The reaction keys orch knows; each is triggered by one kind of event (see docs/reactions.md). */
+export const REACTION_KEYS = [
+  "ci-failed",
+  "changes-requested",
+  "merge-conflicts",
+  "approved-and-green",
+  "agent-stuck",
+  "agent-needs-input",
+  "agent-exited",
+  "all-complete"
+] as const
+export type ReactionKey = typeof REACTION_KEYS[number]
+
+const reactionFields = {
+  auto: Schema.Boolean.pipe(withDefault(true)),
+  action: ReactionAction,
+  message: Schema.optionalKey(Schema.String),
+  priority: Schema.optionalKey(EventPriority),
+  retries: Schema.optionalKey(NonNegativeInt),
+  escalateAfter: Schema.optionalKey(Schema.Union([NonNegativeInt, DurationString])),
+  threshold: Schema.optionalKey(DurationString),
+  includeSummary: Schema.optionalKey(Schema.Boolean)
+}
+
+export const ReactionConfig = Schema.Struct(reactionFields).annotate({
+  description: "What orch does when the reaction's event happens"
+})
+export type ReactionConfig = typeof ReactionConfig.Type
+
+/** A project's override of a reaction: any subset of the fields, merged field by field over the global one. */
+export const ReactionOverride = Schema.Struct({
+  auto: Schema.optionalKey(Schema.Boolean),
+  action: Schema.optionalKey(ReactionAction),
+  message: reactionFields.message,
+  priority: reactionFields.priority,
+  retries: reactionFields.retries,
+  escalateAfter: reactionFields.escalateAfter,
+  threshold: reactionFields.threshold,
+  includeSummary: reactionFields.includeSummary
+})
+export type ReactionOverride = typeof ReactionOverride.Type
+
+const pluginFields = {
+  plugin: NonEmpty,
+  package: Schema.optionalKey(NonEmpty),
+  path: Schema.optionalKey(NonEmpty)
+}
+const pluginConfig = (description: string) =>
+  Schema.StructWithRest(Schema.Struct(pluginFields), [Schema.Record(Schema.String, Schema.Unknown)]).annotate({
+    description
+  })
+
+/** `plugin` names a built-in or the plugin's manifest name; `package` or `path` loads a plugin module. */
+export const TrackerConfig = pluginConfig("Issue tracker plugin (repohost, tracker-b or custom) and its keys")
+export type TrackerConfig = typeof TrackerConfig.Type
+export const ScmConfig = pluginConfig("Source-control host plugin (repohost or custom) and its keys")
+export type ScmConfig = typeof ScmConfig.Type
+export const NotifierConfig = pluginConfig("Notifier plugin (hosted, desktop, chat, webhook, email or custom) and its keys")
+export type NotifierConfig = typeof NotifierConfig.Type
+export type PluginConfig = TrackerConfig
+
+export const AgentConfig = Schema.StructWithRest(
+  Schema.Struct({
+    permissions: Schema.Literals(["skip", "auto-edit", "default"]).pipe(withDefault("skip", "skip: the agent runs without asking for permissions; auto-edit: edits allowed, commands ask; default: the agent's own prompts")),
+    model: Schema.optionalKey(NonEmpty)
+  }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+).annotate({ description: "Agent-specific settings; unknown keys are passed to the agent plugin" })
+export type AgentConfig = typeof AgentConfig.Type
+
+export const DefaultPlugins = Schema.Struct({
+  runtime: NonEmpty.pipe(withDefault("multiplexer")),
+  agent: NonEmpty.pipe(withDefault("coding-agent")),
+  workspace: NonEmpty.pipe(withDefault("worktree")),
+  notifiers: StringList.pipe(withDefault(["hosted", "desktop"]))
+})
+export type DefaultPlugins = typeof DefaultPlugins.Type
+
+export const ProjectConfig = Schema.Struct({
+  name: Schema.optionalKey(NonEmpty),
+  repo: Schema.String.check(
+    Schema.isPattern(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/u, { message: "Expected \"owner/repo\"" })
+  ),
+  path: NonEmpty.annotate({ description: "The project's directory; a leading ~/ is the home directory" }),
+  defaultBranch: NonEmpty.pipe(withDefault("main")),
+  sessionPrefix: Schema.optionalKey(SessionPrefix),
+  runtime: Schema.optionalKey(NonEmpty),
+  agent: Schema.optionalKey(NonEmpty),
+  workspace: Schema.optionalKey(NonEmpty),
+  tracker: Schema.optionalKey(TrackerConfig),
+  scm: Schema.optionalKey(ScmConfig),
+  symlinks: StringList.pipe(withDefault([])),
+  postCreate: StringList.pipe(withDefault([])),
+  agentConfig: AgentConfig.pipe(withDefault({})),
+  reactions: Schema.Record(Schema.String, ReactionOverride).pipe(withDefault({})),
+  agentRules: Schema.optionalKey(Schema.String),
+  agentRulesFile: Schema.optionalKey(NonEmpty),
+  orchestratorRules: Schema.optionalKey(Schema.String).annotate({
+    description: "Reserved: rules injected verbatim into the orchestrator session's prompt"
+  })
+})
+export type ProjectConfigInput = typeof ProjectConfig.Encoded
+
+export const NotificationRouting = Schema.Struct({
+  urgent: Schema.optionalKey(StringList),
+  action: Schema.optionalKey(StringList),
+  warning: Schema.optionalKey(StringList),
+  info: Schema.optionalKey(StringList)
+}).annotate({ description: "Notifier names per priority; an empty list sends nowhere" })
+
+export const OrchestratorConfig = Schema.Struct({
+  $schema: Schema.optionalKey(Schema.String),
+  port: Port.pipe(withDefault(3000, "Web dashboard port")),
+  terminalPort: Port.pipe(withDefault(3001, "Terminal WebSocket port")),
+  directTerminalPort: Port.pipe(withDefault(3003, "Direct terminal WebSocket port")),
+  readyThresholdMs: NonNegativeInt.pipe(withDefault(300000, "Milliseconds after which a ready session counts as idle")),
+  pollIntervalMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1000, { message: "Expected at least 1000 (milliseconds)" }))
+    .pipe(withDefault(30000, "Base interval of the repohost poll, in milliseconds")),
+  defaults: DefaultPlugins.pipe(withDefault({})),
+  projects: Schema.Record(Schema.String, ProjectConfig),
+  notifiers: Schema.Record(Schema.String, NotifierConfig).pipe(withDefault({})),
+  notificationRouting: Schema.optionalKey(NotificationRouting),
+  reactions: Schema.Record(Schema.String, ReactionConfig).pipe(withDefault({}))
+}).annotate({ title: "orchestrator.yaml", description: "Configuration of orch" })
+export type OrchestratorConfigInput = typeof OrchestratorConfig.Encoded
+type Decoded = typeof OrchestratorConfig.Type
+
+/** A project after normalization: every default applied, paths expanded, plugins resolved. */
+export interface ProjectConfig extends Omit<typeof ProjectConfig.Type, "tracker" | "scm"> {
+  /** The project id: the basename of `path`. */
+  readonly id: string
+  /** The project's key in `projects`. */
+  readonly key: string
+  readonly name: string
+  readonly sessionPrefix: string
+  readonly runtime: string
+  readonly agent: string
+  readonly workspace: string
+  readonly tracker: TrackerConfig
+  readonly scm?: ScmConfig
+}
+
+/** The validated, normalized configuration. */
+export interface OrchestratorConfig extends Omit<Decoded, "$schema" | "projects" | "notificationRouting" | "reactions"> {
+  /** Absolute path of the file it was loaded from, when it came from a file. */
+  readonly configPath?: string
+  readonly projects: Readonly<Record<string, ProjectConfig>>
+  readonly notificationRouting: Readonly<Record<EventPriority, ReadonlyArray<string>>>
+  readonly reactions: Readonly<Record<ReactionKey, ReactionConfig>>
+}

@@ -1,0 +1,60 @@
+/** The commented `orchestrator.yaml` that `orch init` writes: every default shown, one project when known. */
+import { stringify } from "yaml"
+import type { OrchestratorConfig } from "./schema.ts"
+
+export interface InitProject {
+  readonly key: string
+  readonly repo: string
+  readonly path: string
+  readonly defaultBranch: string
+}
+
+const commented = (text: string, indent = "") =>
+  text.trimEnd().split("\n").map((line) => `${indent}# ${line}`.trimEnd()).join("\n")
+
+const projectBlock = (project: InitProject | undefined): string => {
+  if (project === undefined) {
+    return [
+      "projects: {}",
+      "  # Add one entry per repository orch should work on, for example:",
+      commented(stringify({ "my-app": { repo: "owner/my-app", path: "~/code/my-app", defaultBranch: "main" } }), "  ")
+    ].join("\n")
+  }
+  return [
+    stringify({ projects: { [project.key]: { repo: project.repo, path: project.path, defaultBranch: project.defaultBranch } } })
+      .trimEnd(),
+    "    # sessionPrefix: derived from the directory name unless set",
+    "    # agentRules: |",
+    "    #   Rules every agent of this project gets in its prompt.",
+    "    # agentConfig:",
+    "    #   permissions: skip      # skip | auto-edit | default",
+    "    #   model: opus"
+  ].join("\n")
+}
+
+export const renderInitConfig = (defaults: OrchestratorConfig, project?: InitProject): string =>
+  [
+    "# orch configuration. Every option is described in orchestrator.example.yaml and `orch config schema`.",
+    "# Values may use environment variables: ${VAR} or ${VAR:-default}. Keep secrets there, not in this file.",
+    "# Commented lines show the defaults.",
+    "",
+    `# port: ${defaults.port}                  # web dashboard`,
+    `# terminalPort: ${defaults.terminalPort}          # terminal WebSocket`,
+    `# directTerminalPort: ${defaults.directTerminalPort}    # direct terminal WebSocket`,
+    `# readyThresholdMs: ${defaults.readyThresholdMs}    # a ready session counts as idle after this long`,
+    `# pollIntervalMs: ${defaults.pollIntervalMs}       # base interval of the repohost poll`,
+    "",
+    commented(stringify({ defaults: defaults.defaults })),
+    "",
+    projectBlock(project),
+    "",
+    "# notifiers:                 # named notifier instances, used in notificationRouting",
+    "#   team-chat:",
+    "#     plugin: chat",
+    "#     webhookUrl: ${SLACK_WEBHOOK_URL}",
+    "",
+    commented(stringify({ notificationRouting: defaults.notificationRouting }, { flowCollectionPadding: false })),
+    "",
+    commented(stringify({ reactions: defaults.reactions }, { lineWidth: 0 })),
+    ""
+  ].join("\n")

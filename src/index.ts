@@ -1,0 +1,11 @@
+/** orch as a library: configuration loading and its Schemas and errors. */
+export { DEFAULT_NOTIFICATION_ROUTING, DEFAULT_REACTIONS } from "./config/defaults.ts"
+export * from "./config/errors.ts"
+export { findConfig } from "./config/find.ts"
+export { Host, type HostShape } from "./config/host.ts"
+export { renderConfigJsonSchema } from "./config/json-schema.ts"
+export { loadConfig, loadConfigWithPath } from "./config/load.ts"
+export { projectReactions } from "./config/normalize.ts"
+export * from "./config/schema.ts"
+export { generateSessionPrefix } from "./config/session-prefix.ts"
+export { getDefaultConfig, validateConfig } from "./config/validate.ts"

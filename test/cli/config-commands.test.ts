@@ -1,0 +1,151 @@
+import { assert, describe, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach } from "vitest"
+import { runOrch } from "../support/cli.ts"
+
+let dir: string
+let home: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "orch-cli-"))
+  home = mkdtempSync(join(tmpdir(), "orch-home-"))
+})
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true })
+  rmSync(home, { recursive: true, force: true })
+})
+const orch = (args: Array<string>, env: Record<string, string> = {}) => runOrch(args, { cwd: dir, env: { HOME: home, ...env } })
+const noStackTrace = (text: string) => assert.notMatch(text, /^\s+at /m)
+
+describe("orch basics", () => {
+  it("--version", () => {
+    const run = orch(["--version"])
+    assert.strictEqual(run.code, 0)
+    assert.match(run.stdout, /^orch v\d+\.\d+\.\d+\n$/)
+  })
+
+  it("--help lists the commands", () => {
+    const run = orch(["--help"])
+    assert.strictEqual(run.code, 0)
+    for (const command of ["init", "config"]) assert.match(run.stdout, new RegExp(`^\\s+${command}\\s`, "m"))
+  })
+
+  it("a usage error is exit 2 with a short message and no stack trace", () => {
+    for (const args of [["--bogus"], ["config", "show", "--nope"], ["frobnicate"]]) {
+      const run = orch(args)
+      assert.strictEqual(run.code, 2, args.join(" "))
+      assert.match(run.stderr, /^orch: /)
+      assert.include(run.stderr, "--help` for usage")
+      noStackTrace(run.stderr)
+    }
+  })
+})
+
+describe("orch init", () => {
+  it("in a git repository with a GitHub-style origin, pre-fills its project; never overwrites without --force", () => {
+    execFileSync("git", ["init", "-q", "-b", "trunk", dir])
+    execFileSync("git", ["-C", dir, "remote", "add", "origin", "https://github.com/acme/rocket.git"])
+    const first = orch(["init"])
+    assert.strictEqual(first.code, 0, first.stderr)
+    const file = join(dir, "orchestrator.yaml")
+    const written = readFileSync(file, "utf8")
+    assert.include(written, "repo: acme/rocket")
+    assert.include(written, `path: ${dir}`)
+    assert.include(written, "defaultBranch: trunk")
+
+    writeFileSync(file, "# mine\n")
+    const again = orch(["init"])
+    assert.strictEqual(again.code, 1)
+    assert.include(again.stderr, "already exists")
+    assert.include(again.stderr, "--force")
+    assert.strictEqual(readFileSync(file, "utf8"), "# mine\n")
+
+    assert.strictEqual(orch(["init", "--force"]).code, 0)
+    assert.include(readFileSync(file, "utf8"), "repo: acme/rocket")
+    const validate = orch(["config", "validate"])
+    assert.strictEqual(validate.code, 0, validate.stderr)
+    assert.strictEqual(validate.stdout, `${file}: valid (1 project)\n`)
+  })
+
+  it("outside a repository writes a config without projects that validates", () => {
+    assert.strictEqual(orch(["init"]).code, 0)
+    assert.include(readFileSync(join(dir, "orchestrator.yaml"), "utf8"), "projects: {}")
+    assert.strictEqual(orch(["config", "validate"]).code, 0)
+  })
+})
+
+describe("orch config", () => {
+  const write = (text: string) => writeFileSync(join(dir, "orchestrator.yaml"), text)
+
+  it("validate prints every issue with its position, exit 2", () => {
+    write("projects:\n  app:\n    repo: acme\n    pth: /x\n")
+    const run = orch(["config", "validate"])
+    assert.strictEqual(run.code, 2)
+    const file = join(dir, "orchestrator.yaml")
+    assert.strictEqual(run.stderr, [
+      `orch: Validation error at "projects.app.pth": Unknown key "pth" (did you mean "path"?) (${file}:4:5)`,
+      `Validation error at "projects.app.repo": Expected "owner/repo" (${file}:3:5)`,
+      `Validation error at "projects.app.path": Required (${file}:2:3)`,
+      ""
+    ].join("\n"))
+  })
+
+  it("validate of a named file; a missing one is exit 2", () => {
+    writeFileSync(join(dir, "other.yaml"), "projects: {}\n")
+    assert.strictEqual(orch(["config", "validate", "other.yaml"]).stdout, `${join(dir, "other.yaml")}: valid (0 projects)\n`)
+    const missing = orch(["config", "validate", "nope.yaml"])
+    assert.strictEqual(missing.code, 2)
+    assert.match(missing.stderr, /^orch: No config file found/)
+  })
+
+  it("no config anywhere: exit 2 and where it looked", () => {
+    const run = orch(["config", "show"])
+    assert.strictEqual(run.code, 2)
+    assert.include(run.stderr, join(home, ".orchestrator.yaml"))
+    noStackTrace(run.stderr)
+  })
+
+  it("a YAML syntax error: one line with line and column, exit 2; ORCH_DEBUG=1 adds the cause", () => {
+    write("projects:\n  app: [\n")
+    const run = orch(["config", "validate"])
+    assert.strictEqual(run.code, 2)
+    assert.match(run.stderr, /^orch: .*orchestrator\.yaml:\d+:\d+: YAML syntax error: .+\n$/)
+    const debug = orch(["config", "validate"], { ORCH_DEBUG: "1" })
+    assert.isAbove(debug.stderr.split("\n").length, run.stderr.split("\n").length)
+  })
+
+  it("show prints the normalized config with secrets redacted", () => {
+    write([
+      "notifiers:",
+      "  hook:",
+      "    plugin: webhook",
+      "    url: https://hooks.example/in",
+      "    headers: { Authorization: \"Bearer ${HOOK_TOKEN}\" }",
+      "  mail: { plugin: email, smtp: \"smtp://me:${SMTP_PASS}@mail.example:587\" }",
+      "projects:",
+      "  app: { repo: acme/app, path: ~/code/app, tracker: { plugin: tracker-b, apiKey: \"${LINEAR_KEY}\" } }",
+      ""
+    ].join("\n"))
+    const env = { HOOK_TOKEN: "tok-123456", SMTP_PASS: "pw-7890", LINEAR_KEY: "lin-abcdef" }
+    const yaml = orch(["config", "show"], env)
+    assert.strictEqual(yaml.code, 0, yaml.stderr)
+    const json = orch(["config", "show", "--json"], env)
+    const shown = JSON.parse(json.stdout)
+    assert.strictEqual(shown.projects.app.path, join(home, "code/app"))
+    assert.strictEqual(shown.projects.app.sessionPrefix, "app")
+    assert.strictEqual(shown.reactions["ci-failed"].retries, 2)
+    assert.strictEqual(shown.notifiers.hook.url, "https://hooks.example/in")
+    for (const secret of Object.values(env)) {
+      assert.notInclude(yaml.stdout, secret)
+      assert.notInclude(json.stdout, secret)
+    }
+  })
+
+  it("schema prints the checked-in JSON Schema", () => {
+    const run = orch(["config", "schema"])
+    assert.strictEqual(run.code, 0)
+    assert.strictEqual(run.stdout, readFileSync("schema/orchestrator.schema.json", "utf8"))
+  })
+})
