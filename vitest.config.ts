@@ -22,6 +22,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000
   }
