@@ -6,3 +6,35 @@ export const dataDir = (host: HostShape): string => {
   const override = host.env.ORCH_HOME
   return override !== undefined && override !== "" ? override : join(host.homeDir, ".orchestrator")
 }
+
+export interface StorePaths {
+  readonly root: string
+  readonly sessions: string
+  readonly events: string
+  readonly locks: string
+  readonly project: (projectId: string) => string
+  readonly session: (projectId: string, sessionId: string) => string
+  readonly record: (projectId: string, sessionId: string) => string
+  readonly prompt: (projectId: string, sessionId: string) => string
+  readonly systemPrompt: (projectId: string, sessionId: string) => string
+  readonly activity: (projectId: string, sessionId: string) => string
+  readonly worktree: (projectId: string, sessionId: string) => string
+}
+
+export const storePaths = (root: string): StorePaths => {
+  const sessions = join(root, "sessions")
+  const session = (projectId: string, sessionId: string) => join(sessions, projectId, sessionId)
+  return {
+    root,
+    sessions,
+    events: join(root, "events.jsonl"),
+    locks: join(root, "locks"),
+    project: (projectId) => join(sessions, projectId),
+    session,
+    record: (p, s) => join(session(p, s), "session.json"),
+    prompt: (p, s) => join(session(p, s), "prompt.md"),
+    systemPrompt: (p, s) => join(session(p, s), "system-prompt.md"),
+    activity: (p, s) => join(session(p, s), "activity.jsonl"),
+    worktree: (p, s) => join(root, "worktrees", p, s)
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The event log's lines. One JSON object per line with `timestamp` (ISO 8601 UTC) and `type`, plus the fields
+ * of the spec; every type is documented in docs/events.md.
+ */
+import * as Schema from "effect/Schema"
+
+export const EVENT_TYPES = [
+  "session.spawned",
+  "session.spawn_failed",
+  "session.message_sent",
+  "session.killed",
+  "session.restored",
+  "session.cleaned",
+  "session.rescued",
+  "session.reconciled"
+] as const
+export const EventType = Schema.Literals(EVENT_TYPES)
+export type EventType = typeof EventType.Type
+
+export const OrchEvent = Schema.Struct({
+  timestamp: Schema.String,
+  type: EventType,
+  sessionId: Schema.optionalKey(Schema.String),
+  projectId: Schema.optionalKey(Schema.String),
+  issueId: Schema.optionalKey(Schema.String),
+  prNumber: Schema.optionalKey(Schema.Int),
+  reaction: Schema.optionalKey(Schema.String),
+  action: Schema.optionalKey(Schema.String),
+  message: Schema.optionalKey(Schema.String),
+  data: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+export type OrchEvent = typeof OrchEvent.Type
+/** An event before it is stamped. */
+export type NewEvent = Omit<OrchEvent, "timestamp">

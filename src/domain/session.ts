@@ -1,0 +1,84 @@
+/** A session: one agent working one issue in its own workspace and terminal. The record on disk. */
+import * as Schema from "effect/Schema"
+
+/** Where a session is in its life. Spec values (`ready`, `idle`, `stuck`) completed as DESIGN.md says. */
+export const SessionStatus = Schema.Literals([
+  "spawning",
+  "working",
+  "ready",
+  "idle",
+  "stuck",
+  "needs_input",
+  "pr_open",
+  "ci_failed",
+  "review_pending",
+  "changes_requested",
+  "approved",
+  "mergeable",
+  "merged",
+  "errored",
+  "killed",
+  "done"
+])
+export type SessionStatus = typeof SessionStatus.Type
+
+/** What the agent is doing right now. `unknown` when no probe could tell. */
+export const Activity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "exited", "unknown"])
+export type Activity = typeof Activity.Type
+
+/** Statuses after which a session no longer has a live agent or workspace. */
+export const ENDED_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done"]
+export const isEnded = (status: SessionStatus) => ENDED_STATUSES.includes(status)
+
+export const RuntimeHandle = Schema.Struct({
+  plugin: Schema.String,
+  /** The runtime's own name for it: the tmux session name, a pty's id. */
+  id: Schema.String,
+  data: Schema.Record(Schema.String, Schema.Unknown)
+})
+export type RuntimeHandle = typeof RuntimeHandle.Type
+
+export const PullRequest = Schema.Struct({
+  number: Schema.Int,
+  url: Schema.String,
+  state: Schema.Literals(["open", "draft", "merged", "closed"])
+})
+export type PullRequest = typeof PullRequest.Type
+
+/**
+ * What a spawn has made so far, written before each step, so a spawn killed half-way can be undone by the
+ * next command. Removed when the spawn completes.
+ */
+export const SpawnJournal = Schema.Struct({
+  pid: Schema.Int,
+  startedAt: Schema.String,
+  workspace: Schema.optionalKey(Schema.String),
+  createdBranch: Schema.optionalKey(Schema.Boolean),
+  runtime: Schema.optionalKey(RuntimeHandle)
+})
+export type SpawnJournal = typeof SpawnJournal.Type
+
+export const IssueSummary = Schema.Struct({
+  title: Schema.String,
+  url: Schema.optionalKey(Schema.String)
+})
+
+export const SessionRecord = Schema.Struct({
+  sessionId: Schema.String,
+  projectId: Schema.String,
+  issueId: Schema.String,
+  status: SessionStatus,
+  activity: Activity,
+  branch: Schema.String,
+  workspacePath: Schema.String,
+  runtime: Schema.NullOr(RuntimeHandle),
+  agent: Schema.Struct({ plugin: Schema.String }),
+  pr: Schema.NullOr(PullRequest),
+  issue: Schema.optionalKey(IssueSummary),
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  /** Where unsaved work went when the workspace was removed. */
+  rescueRef: Schema.optionalKey(Schema.String),
+  spawn: Schema.optionalKey(SpawnJournal)
+})
+export type SessionRecord = typeof SessionRecord.Type

@@ -1,0 +1,122 @@
+/**
+ * Runtime `multiplexer`: each session is a detached tmux session named after it, so agents outlive orch.
+ * Every tmux call has a timeout. The server socket is tmux's default (honouring TMUX_TMPDIR) unless
+ * ORCH_TMUX_SOCKET names one, and is passed explicitly so every orch process talks to the same server.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ChildProcessSpawner } from "effect/process"
+import { join } from "node:path"
+import { Host, type HostShape } from "../../config/host.ts"
+import type { RuntimeHandle } from "../../domain/session.ts"
+import { exec, type ExecOptions } from "../../process/exec.ts"
+import { DeliveryUnconfirmed, Runtime, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+
+const PLUGIN = "multiplexer"
+const ENTER_ATTEMPTS = 3
+const CONFIRM_POLLS = 30
+const CONFIRM_POLL_INTERVAL = "50 millis"
+
+export const defaultTmuxSocket = (env: Readonly<Record<string, string | undefined>>): string =>
+  env.ORCH_TMUX_SOCKET || join(env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid?.() ?? 0}`, "default")
+
+/** A screen as tmux shows it: its lines and the line the cursor is on. */
+export interface Screen {
+  readonly lines: ReadonlyArray<string>
+  readonly cursorY: number
+}
+
+/** Whether the text just pasted is still waiting in the input line: the cursor's line still ends with it. */
+const stillPending = (screen: Screen, text: string): boolean => {
+  const tail = text.trimEnd().split("\n").at(-1)!.trim().slice(-30)
+  return tail !== "" && (screen.lines[screen.cursorY] ?? "").trimEnd().endsWith(tail)
+}
+
+const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found/i
+
+export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
+  const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
+  const tmux = (operation: string, args: ReadonlyArray<string>, options: ExecOptions = {}) =>
+    exec("tmux", ["-S", socket, ...args], { timeout: "5 seconds", ...options }).pipe(
+      Effect.mapError((error) => new RuntimeError({ plugin: PLUGIN, operation, reason: error.reason })),
+      Effect.provide(context)
+    )
+  const tmuxOk = (operation: string, args: ReadonlyArray<string>, options: ExecOptions = {}) =>
+    tmux(operation, args, options).pipe(
+      Effect.flatMap((result) =>
+        result.exitCode === 0
+          ? Effect.succeed(result.stdout)
+          : Effect.fail(new RuntimeError({ plugin: PLUGIN, operation, reason: result.stderr.trim() || `exit ${result.exitCode}` }))
+      )
+    )
+  const target = (handle: RuntimeHandle) => `=${handle.id}:`
+
+  const create = Effect.fn("Runtime.multiplexer.create")(function*(spec: LaunchSpec) {
+    const env = Object.entries(spec.env).flatMap(([key, value]) => ["-e", `${key}=${value}`])
+    const unset = spec.unsetEnv.length > 0 ? `unset ${spec.unsetEnv.join(" ")}; ` : ""
+    yield* tmuxOk("new-session", [
+      "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50", ...env,
+      "--", "/bin/sh", "-c", `${unset}${spec.command}`,
+      ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on"
+    ])
+    return { plugin: PLUGIN, id: spec.sessionId, data: { socket } } satisfies RuntimeHandle
+  })
+
+  const screen = (handle: RuntimeHandle) =>
+    tmuxOk("capture-pane", ["capture-pane", "-p", "-t", target(handle), ";", "display-message", "-p", "-t", target(handle), "#{cursor_y}"])
+      .pipe(Effect.map((out): Screen => {
+        const lines = out.replace(/\n$/, "").split("\n")
+        const cursorY = Number(lines.pop())
+        return { lines, cursorY }
+      }))
+
+  const send = Effect.fn("Runtime.multiplexer.send")(function*(handle: RuntimeHandle, text: string) {
+    const message = text.replace(/\s+$/, "")
+    const buffer = `orch-${handle.id}-${Date.now().toString(36)}`
+    yield* tmuxOk("load-buffer", ["load-buffer", "-b", buffer, "-"], { stdin: message })
+    yield* tmuxOk("paste-buffer", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", target(handle)])
+    for (let attempt = 1; attempt <= ENTER_ATTEMPTS; attempt++) {
+      yield* tmuxOk("send-keys", ["send-keys", "-t", target(handle), "Enter"])
+      for (let poll = 0; poll < CONFIRM_POLLS; poll++) {
+        if (!stillPending(yield* screen(handle), message)) return
+        yield* Effect.sleep(CONFIRM_POLL_INTERVAL)
+      }
+    }
+    return yield* new DeliveryUnconfirmed({ target: handle.id, attempts: ENTER_ATTEMPTS })
+  })
+
+  const capture = (handle: RuntimeHandle, scrollback = 0) =>
+    tmuxOk("capture-pane", ["capture-pane", "-p", "-J", "-t", target(handle), ...(scrollback > 0 ? ["-S", `-${scrollback}`] : [])])
+
+  const probe = Effect.fn("Runtime.multiplexer.probe")(function*(handles: ReadonlyArray<RuntimeHandle>) {
+    const result = yield* tmux("list-panes", ["list-panes", "-a", "-F", "#{session_name}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}"])
+    if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) {
+      return yield* new RuntimeError({ plugin: PLUGIN, operation: "list-panes", reason: result.stderr.trim() })
+    }
+    const panes = new Map<string, Liveness>()
+    for (const line of result.stdout.split("\n")) {
+      const [name, dead, status, signal] = line.split("\t")
+      if (name === undefined || name === "" || panes.has(name)) continue
+      panes.set(name, dead !== "1" ? { _tag: "Alive" } : {
+        _tag: "Exited",
+        ...(status ? { exitCode: Number(status) } : {}),
+        ...(signal ? { signal: Number(signal) } : {})
+      })
+    }
+    return new Map(handles.map((handle): [string, Liveness] => [handle.id, panes.get(handle.id) ?? { _tag: "Gone" }]))
+  })
+
+  const destroy = Effect.fn("Runtime.multiplexer.destroy")(function*(handle: RuntimeHandle) {
+    const result = yield* tmux("kill-session", ["kill-session", "-t", `=${handle.id}`])
+    if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) {
+      return yield* new RuntimeError({ plugin: PLUGIN, operation: "kill-session", reason: result.stderr.trim() })
+    }
+  })
+
+  return { name: PLUGIN, create, send, capture, probe, destroy } satisfies RuntimeShape
+})
+
+export const multiplexerLayer = Layer.effect(
+  Runtime,
+  Effect.flatMap(Host, (host: HostShape) => makeMultiplexer(defaultTmuxSocket(host.env)))
+)

@@ -1,0 +1,125 @@
+/**
+ * Session records on disk: `sessions/<projectId>/<sessionId>/session.json`, written atomically. Session numbers
+ * are reserved with an atomic `mkdir`, so any number of processes spawning at once get distinct ids.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { Host, type HostShape } from "../config/host.ts"
+import { SessionRecord } from "../domain/session.ts"
+import { errnoReason, SessionNotFound, StoreError } from "./errors.ts"
+import { attempt, writeFileAtomic } from "./files.ts"
+import { dataDir, storePaths, type StorePaths } from "./paths.ts"
+
+const decodeRecord = Schema.decodeUnknownResult(Schema.fromJsonString(SessionRecord))
+
+const listDirs = (path: string): Array<string> => {
+  try {
+    return readdirSync(path, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
+  } catch {
+    return []
+  }
+}
+
+export interface SessionStoreShape {
+  readonly paths: StorePaths
+  /** Reserves the next free `<prefix>-<n>` of a project and returns it. */
+  readonly reserve: (projectId: string, prefix: string) => Effect.Effect<string, StoreError>
+  readonly write: (record: SessionRecord) => Effect.Effect<void, StoreError>
+  readonly read: (sessionId: string) => Effect.Effect<SessionRecord, SessionNotFound | StoreError>
+  /** Every readable record; unreadable ones are reported in `problems`, never dropped silently. */
+  readonly list: Effect.Effect<{ readonly records: ReadonlyArray<SessionRecord>; readonly problems: ReadonlyArray<string> }>
+  /** Session directories with no record yet: reservations of spawns in progress, or of spawns that died. */
+  readonly reservations: Effect.Effect<ReadonlyArray<{ readonly projectId: string; readonly sessionId: string }>>
+  /** Removes a session's directory (an undone spawn). */
+  readonly release: (projectId: string, sessionId: string) => Effect.Effect<void, StoreError>
+}
+
+export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("orch/store/SessionStore") {
+  static readonly make = (root: string): SessionStoreShape => {
+    const paths = storePaths(root)
+
+    const readAt = (projectId: string, sessionId: string) => {
+      const file = paths.record(projectId, sessionId)
+      let text: string
+      try {
+        text = readFileSync(file, "utf8")
+      } catch (cause) {
+        return (cause as NodeJS.ErrnoException).code === "ENOENT"
+          ? undefined
+          : new StoreError({ path: file, reason: errnoReason(cause) })
+      }
+      const decoded = decodeRecord(text)
+      return decoded._tag === "Success"
+        ? decoded.success
+        : new StoreError({ path: file, reason: `not a valid session record: ${decoded.failure.message.split("\n")[0]}` })
+    }
+
+    const reserve = Effect.fn("SessionStore.reserve")(function*(projectId: string, prefix: string) {
+      const dir = paths.project(projectId)
+      yield* attempt(dir, () => mkdirSync(dir, { recursive: true }))
+      const pattern = new RegExp(`^${prefix.replace(/[-]/g, "\\-")}-(\\d+)$`)
+      let next = Math.max(0, ...listDirs(dir).map((name) => Number(pattern.exec(name)?.[1] ?? 0))) + 1
+      for (;;) {
+        const sessionId = `${prefix}-${next}`
+        const created = yield* attempt(dir, () => {
+          try {
+            mkdirSync(paths.session(projectId, sessionId))
+            return true
+          } catch (cause) {
+            if ((cause as NodeJS.ErrnoException).code === "EEXIST") return false
+            throw cause
+          }
+        })
+        if (created) return sessionId
+        next++
+      }
+    })
+
+    const read = Effect.fn("SessionStore.read")(function*(sessionId: string) {
+      for (const projectId of listDirs(paths.sessions)) {
+        const found = readAt(projectId, sessionId)
+        if (found instanceof StoreError) return yield* found
+        if (found !== undefined) return found
+      }
+      return yield* new SessionNotFound({ sessionId })
+    })
+
+    const list = Effect.sync(() => {
+      const records: Array<SessionRecord> = []
+      const problems: Array<string> = []
+      for (const projectId of listDirs(paths.sessions)) {
+        for (const sessionId of listDirs(paths.project(projectId))) {
+          const found = readAt(projectId, sessionId)
+          if (found instanceof StoreError) problems.push(found.message)
+          else if (found !== undefined) records.push(found)
+        }
+      }
+      return { records, problems }
+    })
+
+    const reservations = Effect.sync(() =>
+      listDirs(paths.sessions).flatMap((projectId) =>
+        listDirs(paths.project(projectId))
+          .filter((sessionId) => !existsSync(paths.record(projectId, sessionId)))
+          .map((sessionId) => ({ projectId, sessionId }))
+      )
+    )
+
+    return {
+      paths,
+      reserve,
+      write: (record) => writeFileAtomic(paths.record(record.projectId, record.sessionId), `${JSON.stringify(record, null, 2)}\n`),
+      read,
+      list,
+      reservations,
+      release: (projectId, sessionId) =>
+        attempt(paths.session(projectId, sessionId), () => rmSync(paths.session(projectId, sessionId), { recursive: true, force: true }))
+    }
+  }
+
+  /** The store in `~/.orchestrator` (or `ORCH_HOME`). */
+  static readonly layer = Layer.effect(SessionStore, Effect.map(Host, (host: HostShape) => SessionStore.make(dataDir(host))))
+}

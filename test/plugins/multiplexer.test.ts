@@ -1,0 +1,82 @@
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import { makeMultiplexer } from "../../src/plugins/runtime/multiplexer.ts"
+import { tempDir } from "../support/host.ts"
+import { privateTmux, tmuxSessions } from "../support/tmux.ts"
+
+const ECHO_AGENT = `printf 'ready\\n'; while IFS= read -r line; do printf 'got: %s\\n' "$line"; done`
+
+/** Polls `check` (a real process's screen) until it holds; fails after ~5 s. */
+const eventually = <A, E>(effect: Effect.Effect<A, E>, check: (a: A) => boolean) =>
+  effect.pipe(
+    Effect.filterOrFail(check, () => "not yet" as const),
+    Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 100 })
+  )
+
+describe("runtime multiplexer (real tmux)", () => {
+  it.live("creates a detached session, delivers a message with confirmation, probes, destroys", () =>
+    Effect.gen(function*() {
+      const { socket } = yield* privateTmux
+      const cwd = yield* tempDir()
+      const runtime = yield* makeMultiplexer(socket)
+      const handle = yield* runtime.create({
+        sessionId: "t-1",
+        workingDir: cwd,
+        command: `echo "cwd=$(pwd) who=$ORCH_SESSION_ID token=\${GITHUB_TOKEN:-none}"; ${ECHO_AGENT}`,
+        env: { ORCH_SESSION_ID: "t-1", GITHUB_TOKEN: "leak" },
+        unsetEnv: ["GITHUB_TOKEN"]
+      })
+      assert.deepStrictEqual(handle, { plugin: "multiplexer", id: "t-1", data: { socket } })
+      assert.deepStrictEqual(tmuxSessions(socket), ["t-1"])
+
+      const screen = yield* eventually(runtime.capture(handle), (s) => s.includes("ready"))
+      assert.include(screen, `cwd=${cwd} who=t-1 token=none`)
+
+      yield* runtime.send(handle, "hello world")
+      yield* eventually(runtime.capture(handle), (s) => s.includes("got: hello world"))
+
+      assert.deepStrictEqual([...(yield* runtime.probe([handle, { ...handle, id: "t-9" }]))], [
+        ["t-1", { _tag: "Alive" }],
+        ["t-9", { _tag: "Gone" }]
+      ])
+
+      yield* runtime.destroy(handle)
+      yield* runtime.destroy(handle)
+      assert.deepStrictEqual(tmuxSessions(socket), [])
+      assert.deepStrictEqual([...(yield* runtime.probe([handle]))], [["t-1", { _tag: "Gone" }]])
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.live("an agent that exits stays visible as Exited with its code", () =>
+    Effect.gen(function*() {
+      const { socket } = yield* privateTmux
+      const runtime = yield* makeMultiplexer(socket)
+      const handle = yield* runtime.create({ sessionId: "x-1", workingDir: "/", command: "echo bye; sleep 1; exit 3", env: {}, unsetEnv: [] })
+      const probed = yield* eventually(runtime.probe([handle]), (m) => m.get("x-1")?._tag === "Exited")
+      const exited = probed.get("x-1") as { readonly exitCode?: number }
+      // tmux records the exit status when it reaps the process, which can come after it marks the pane dead
+      if (exited.exitCode !== undefined) assert.strictEqual(exited.exitCode, 3)
+      assert.include(yield* runtime.capture(handle, 100), "bye")
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.live("a message the agent never takes is reported, not dropped", () =>
+    Effect.gen(function*() {
+      const { socket } = yield* privateTmux
+      const runtime = yield* makeMultiplexer(socket)
+      // An input line that shows what is typed but never acts on Enter, like an agent that cannot take input.
+      const stubborn = `stty -icanon -echo -icrnl; printf '> '; while :; do c=$(dd bs=1 count=1 2>/dev/null); [ "$c" = "$(printf '\\r')" ] || printf '%s' "$c"; done`
+      const handle = yield* runtime.create({ sessionId: "s-1", workingDir: "/", command: stubborn, env: {}, unsetEnv: [] })
+      yield* eventually(runtime.capture(handle), (s) => s.includes(">"))
+      const error = yield* runtime.send(handle, "ignored").pipe(Effect.flip)
+      assert.strictEqual(error._tag, "DeliveryUnconfirmed")
+    }).pipe(Effect.provide(NodeServices.layer)), 20_000)
+
+  it.live("probing with no tmux server running says Gone, not an error", () =>
+    Effect.gen(function*() {
+      const { socket } = yield* privateTmux
+      const runtime = yield* makeMultiplexer(socket)
+      const probed = yield* runtime.probe([{ plugin: "multiplexer", id: "a-1", data: {} }])
+      assert.deepStrictEqual(probed.get("a-1"), { _tag: "Gone" })
+    }).pipe(Effect.provide(NodeServices.layer)))
+})
