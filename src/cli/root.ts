@@ -2,8 +2,12 @@
 import { Command } from "effect/cli"
 import { config } from "./config.ts"
 import { init } from "./init.ts"
+import { send } from "./send.ts"
+import { session } from "./session.ts"
+import { batchSpawn, spawn } from "./spawn.ts"
+import { status } from "./status.ts"
 
 export const orch = Command.make("orch").pipe(
   Command.withDescription("Launch and supervise AI coding-agent sessions, one per issue"),
-  Command.withSubcommands([init, config])
+  Command.withSubcommands([spawn, batchSpawn, status, send, session, init, config])
 )

@@ -72,7 +72,11 @@ export const SessionRecord = Schema.Struct({
   branch: Schema.String,
   workspacePath: Schema.String,
   runtime: Schema.NullOr(RuntimeHandle),
-  agent: Schema.Struct({ plugin: Schema.String }),
+  agent: Schema.Struct({
+    plugin: Schema.String,
+    /** The agent's own conversation id, for resuming it (Claude Code's --session-id). */
+    conversationId: Schema.optionalKey(Schema.String)
+  }),
   pr: Schema.NullOr(PullRequest),
   issue: Schema.optionalKey(IssueSummary),
   createdAt: Schema.String,

@@ -1,0 +1,60 @@
+/** `orch session ls|kill|restore|cleanup`. */
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { Argument, Command, Flag } from "effect/cli"
+import type { Liveness } from "../plugins/runtime/Runtime.ts"
+import { age, table } from "./format.ts"
+import { sortRecords } from "./status.ts"
+
+const loadSessions = () => import("./session-context.ts")
+const sessionId = Argument.String("session").pipe(Argument.withDescription("Session id, e.g. app-3"))
+const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
+
+const livenessCell = (state: Liveness | undefined) =>
+  state === undefined ? "-" : state._tag === "Exited" ? `exited${state.exitCode !== undefined ? ` (${state.exitCode})` : ""}` : state._tag.toLowerCase()
+
+const ls = Command.make("ls", { json }, Effect.fn("cli.session.ls")(function*({ json }) {
+  const { withSessions } = yield* Effect.promise(loadSessions)
+  const { records, liveness } = yield* withSessions((sessions) => sessions.probeAll())
+  const sorted = sortRecords(records)
+  if (json) {
+    return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, runtimeState: livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined) }))))
+  }
+  const now = yield* Clock.currentTimeMillis
+  yield* Console.log(table(
+    ["SESSION", "ISSUE", "STATUS", "RUNTIME", "WORKSPACE", "AGE"],
+    sorted.map((r) => [r.sessionId, r.issueId, r.status, livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined), r.workspacePath, age(r.createdAt, now)])
+  ))
+})).pipe(Command.withDescription("List sessions with the live state of their terminals (probes tmux once)"))
+
+const kill = Command.make("kill", { session: sessionId }, Effect.fn("cli.session.kill")(function*({ session }) {
+  const { withSessions } = yield* Effect.promise(loadSessions)
+  const killed = yield* withSessions((sessions) => sessions.kill(session))
+  yield* Console.log(`killed ${session}${killed.rescuedTo ? `; unsaved work saved to ${killed.rescuedTo}` : ""}`)
+})).pipe(Command.withDescription("Stop a session's agent and remove its worktree (unsaved work is saved first)"))
+
+const restore = Command.make("restore", { session: sessionId }, Effect.fn("cli.session.restore")(function*({ session }) {
+  const { withSessions } = yield* Effect.promise(loadSessions)
+  yield* withSessions((sessions) => sessions.restore(session))
+  yield* Console.log(`restored ${session}`)
+})).pipe(Command.withDescription("Start a dead session's agent again in its worktree, resuming its conversation"))
+
+const cleanup = Command.make(
+  "cleanup",
+  { dryRun: Flag.Boolean("dry-run").pipe(Flag.withDefault(false), Flag.withDescription("Only say what would be cleaned")), json },
+  Effect.fn("cli.session.cleanup")(function*({ dryRun, json }) {
+    const { withSessions } = yield* Effect.promise(loadSessions)
+    const items = yield* withSessions((sessions) => sessions.cleanup({ dryRun }))
+    if (json) return yield* Console.log(JSON.stringify(items.map((i) => ({ sessionId: i.record.sessionId, reason: i.reason, rescuedTo: i.rescuedTo ?? null }))))
+    if (items.length === 0) return yield* Console.log("Nothing to clean up.")
+    for (const item of items) {
+      yield* Console.log(`${dryRun ? "would clean" : "cleaned"} ${item.record.sessionId}: ${item.reason}${item.rescuedTo ? `; unsaved work saved to ${item.rescuedTo}` : ""}`)
+    }
+  })
+).pipe(Command.withDescription("Remove sessions whose PR merged or closed, or whose agent is gone"))
+
+export const session = Command.make("session").pipe(
+  Command.withDescription("Manage sessions: ls, kill, restore, cleanup"),
+  Command.withSubcommands([ls, kill, restore, cleanup])
+)

@@ -1,0 +1,55 @@
+/** `orch spawn <project> <issue>` and `orch batch-spawn <project> <issue>...`. */
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import { Argument, Command, Flag } from "effect/cli"
+import type { BatchOutcome } from "../sessions/SessionManager.ts"
+
+const project = Argument.String("project").pipe(Argument.withDescription("Project id or its key in the config"))
+const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
+const loadSessions = () => import("./session-context.ts")
+
+export const spawn = Command.make(
+  "spawn",
+  { project, issue: Argument.String("issue").pipe(Argument.withDescription("Issue id (e.g. 42)")), json },
+  Effect.fn("cli.spawn")(function*({ project, issue, json }) {
+    const { withSessions } = yield* Effect.promise(loadSessions)
+    const { record, warnings } = yield* withSessions((sessions) => sessions.spawn(project, issue))
+    for (const warning of warnings) yield* Console.error(`orch: warning: ${warning}`)
+    yield* Console.log(json ? JSON.stringify(record, null, 2) : record.sessionId)
+  })
+).pipe(Command.withDescription("Create a session for one issue: worktree, branch, terminal, agent"))
+
+export class BatchFailed extends Schema.TaggedError<BatchFailed>()("BatchFailed", { failed: Schema.Int }) {
+  override readonly [Runtime.errorExitCode] = 1
+  override get message() {
+    return `${this.failed} spawn${this.failed === 1 ? "" : "s"} failed`
+  }
+}
+
+const describe = (outcome: BatchOutcome) => {
+  switch (outcome._tag) {
+    case "Created":
+      return `${outcome.issueId}: created ${outcome.record.sessionId} (${outcome.record.branch})${outcome.warnings.map((w) => `; warning: ${w}`).join("")}`
+    case "Skipped":
+      return `${outcome.issueId}: skipped, ${outcome.sessionId} is already on it`
+    case "Failed":
+      return `${outcome.issueId}: failed: ${outcome.reason}`
+  }
+}
+
+export const batchSpawn = Command.make(
+  "batch-spawn",
+  { project, issues: Argument.String("issue").pipe(Argument.withDescription("Issue ids"), Argument.atLeast(1)), json },
+  Effect.fn("cli.batchSpawn")(function*({ project, issues, json }) {
+    const { withSessions } = yield* Effect.promise(loadSessions)
+    const outcomes = yield* withSessions((sessions) =>
+      sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describe(outcome))))
+    )
+    const count = (tag: BatchOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
+    if (json) yield* Console.log(JSON.stringify(outcomes, null, 2))
+    else yield* Console.log(`created ${count("Created")}, skipped ${count("Skipped")}, failed ${count("Failed")}`)
+    if (count("Failed") > 0) return yield* new BatchFailed({ failed: count("Failed") })
+  })
+).pipe(Command.withDescription("Create one session per issue, a few at a time, skipping issues that have a live session"))

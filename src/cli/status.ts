@@ -1,0 +1,37 @@
+/** `orch status [--json]`: every session, from the records alone (no tmux, git or network call). */
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { Command, Flag } from "effect/cli"
+import type { SessionRecord } from "../domain/session.ts"
+import { age, table } from "./format.ts"
+
+const prCell = (record: SessionRecord) => (record.pr === null ? "-" : `#${record.pr.number} ${record.pr.state}`)
+
+export const statusTable = (records: ReadonlyArray<SessionRecord>, nowMs: number) =>
+  table(
+    ["SESSION", "ISSUE", "BRANCH", "STATUS", "ACTIVITY", "PR", "AGE"],
+    records.map((r) => [r.sessionId, r.issueId, r.branch, r.status, r.activity, prCell(r), age(r.createdAt, nowMs)])
+  )
+
+/** Records in a stable order: by project, then session number. */
+export const sortRecords = (records: ReadonlyArray<SessionRecord>) =>
+  [...records].sort((a, b) =>
+    a.projectId.localeCompare(b.projectId) ||
+    Number(a.sessionId.split("-").at(-1)) - Number(b.sessionId.split("-").at(-1)) ||
+    a.sessionId.localeCompare(b.sessionId)
+  )
+
+export const status = Command.make(
+  "status",
+  { json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print a JSON array of session records")) },
+  Effect.fn("cli.status")(function*({ json }) {
+    const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
+    const { records, problems } = yield* SessionStore.use((store) => store.list).pipe(Effect.provide(SessionStore.layer))
+    for (const problem of problems) yield* Console.error(`orch: warning: ${problem}`)
+    const sorted = sortRecords(records)
+    if (json) return yield* Console.log(JSON.stringify(sorted))
+    if (sorted.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
+    yield* Console.log(statusTable(sorted, yield* Clock.currentTimeMillis))
+  })
+).pipe(Command.withDescription("List all sessions with their status and activity"))

@@ -1,0 +1,58 @@
+/** The agent slot: which coding agent runs in a session, how it is launched, and how to read its state. */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { ProjectConfig } from "../../config/schema.ts"
+import type { Activity } from "../../domain/session.ts"
+
+export class AgentError extends Schema.TaggedError<AgentError>()("AgentError", {
+  plugin: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `agent ${this.plugin}: ${this.reason}`
+  }
+}
+
+export interface AgentContext {
+  readonly sessionId: string
+  readonly project: ProjectConfig
+  readonly issueId: string
+  readonly branch: string
+  readonly workspacePath: string
+  /** The whole prompt (system part and task), as given to agents that read a file. */
+  readonly promptFile: string
+  /** The system part alone, for agents that take one. */
+  readonly systemPromptFile: string
+  /** The task: what the agent is asked to do first. */
+  readonly task: string
+  /** Where hooks append one JSON line per agent event. */
+  readonly activityFile: string
+  /** An id the agent's own conversation can be resumed by, kept in the session record. */
+  readonly conversationId: string
+}
+
+export interface AgentLaunch {
+  /** Shell command line that starts the agent in the workspace. */
+  readonly command: string
+  readonly env: Readonly<Record<string, string>>
+  /** Typed into the agent once it is ready, for agents that take their task on their input. */
+  readonly initialMessage?: string
+}
+
+export interface AgentShape {
+  readonly name: string
+  /** Prepares the workspace (hooks, settings) and says how to start the agent on its task. */
+  readonly launch: (context: AgentContext) => Effect.Effect<AgentLaunch, AgentError>
+  /** How to start it again in the same workspace, resuming its conversation where the agent can. */
+  readonly resume: (context: AgentContext) => Effect.Effect<AgentLaunch, AgentError>
+  /** Whether the screen shows the agent waiting at its input, so a message typed now is taken. */
+  readonly isReadyForInput: (screen: string) => boolean
+  /** Activity read off the screen, when hooks say nothing; undefined when the screen does not tell. */
+  readonly activityFromScreen: (screen: string) => Activity | undefined
+}
+
+export class Agent extends Context.Service<Agent, AgentShape>()("orch/plugins/Agent") {}
+
+/** Quotes a string for /bin/sh. */
+export const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`

@@ -1,0 +1,75 @@
+/**
+ * A project's plugins: its choice of runtime, agent, workspace and tracker (project value, else `defaults`)
+ * resolved to one Layer, so session procedures simply require `Runtime | Agent | Workspace | Tracker`.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Runtime_ from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import type { ChildProcessSpawner } from "effect/process"
+import { Host, type HostShape } from "../config/host.ts"
+import type { ProjectConfig } from "../config/schema.ts"
+import { Agent, type AgentShape } from "./agent/Agent.ts"
+import { makeAiderAgent } from "./agent/aider.ts"
+import { makeCodexAgent } from "./agent/codex.ts"
+import { makeCodingAgent } from "./agent/coding-agent.ts"
+import { makeCommandAgent } from "./agent/command.ts"
+import { defaultTmuxSocket, makeMultiplexer } from "./runtime/multiplexer.ts"
+import { Runtime } from "./runtime/Runtime.ts"
+import { makeRepohostTracker } from "./tracker/repohost.ts"
+import { Tracker } from "./tracker/Tracker.ts"
+import { makeWorktreeWorkspace } from "./workspace/worktree.ts"
+import { Workspace } from "./workspace/Workspace.ts"
+
+export class UnknownPlugin extends Schema.TaggedError<UnknownPlugin>()("UnknownPlugin", {
+  project: Schema.String,
+  slot: Schema.String,
+  name: Schema.String,
+  known: Schema.Array(Schema.String)
+}) {
+  override readonly [Runtime_.errorExitCode] = 2
+  override get message() {
+    return `project "${this.project}": unknown ${this.slot} plugin "${this.name}" (known: ${this.known.join(", ")})`
+  }
+}
+
+type Builtins<A> = Readonly<Record<string, (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, never, ChildProcessSpawner.ChildProcessSpawner>>>
+
+export const RUNTIMES: Builtins<Runtime["Service"]> = {
+  multiplexer: (_project, host) => makeMultiplexer(defaultTmuxSocket(host.env))
+}
+export const AGENTS: Builtins<AgentShape> = {
+  "coding-agent": (project) => Effect.succeed(makeCodingAgent(project.agentConfig)),
+  codex: (project) => Effect.succeed(makeCodexAgent(project.agentConfig)),
+  aider: (project) => Effect.succeed(makeAiderAgent(project.agentConfig)),
+  command: (project) => Effect.succeed(makeCommandAgent(project.agentConfig))
+}
+export const WORKSPACES: Builtins<Workspace["Service"]> = {
+  worktree: (_project, _host, locksDir) => makeWorktreeWorkspace(locksDir)
+}
+export const TRACKERS: Builtins<Tracker["Service"]> = {
+  repohost: (project, host) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env))
+}
+
+const pick = <A>(project: ProjectConfig, slot: string, name: string, builtins: Builtins<A>) => {
+  const make = builtins[name]
+  return make === undefined
+    ? Effect.fail(new UnknownPlugin({ project: project.key, slot, name, known: Object.keys(builtins) }))
+    : Effect.succeed(make)
+}
+
+/** The Layer of a project's plugins. Needs a ChildProcessSpawner (for git and tmux). */
+export const projectPlugins = (project: ProjectConfig, locksDir: string) =>
+  Layer.effectContext(Effect.gen(function*() {
+    const host = yield* Host
+    const runtime = yield* pick(project, "runtime", project.runtime, RUNTIMES)
+    const agent = yield* pick(project, "agent", project.agent, AGENTS)
+    const workspace = yield* pick(project, "workspace", project.workspace, WORKSPACES)
+    const tracker = yield* pick(project, "tracker", project.tracker.plugin, TRACKERS)
+    return Context.make(Runtime, yield* runtime(project, host, locksDir)).pipe(
+      Context.add(Agent, yield* agent(project, host, locksDir)),
+      Context.add(Workspace, yield* workspace(project, host, locksDir)),
+      Context.add(Tracker, yield* tracker(project, host, locksDir))
+    )
+  }))

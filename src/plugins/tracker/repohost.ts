@@ -1,0 +1,59 @@
+/**
+ * Tracker `repohost`: a GitHub issue's title, body, labels and URL through the REST API (`apiUrl`, default
+ * https://api.github.com). Token: `token` in the tracker config, else GITHUB_TOKEN, else GH_TOKEN.
+ */
+import * as Effect from "effect/Effect"
+import { request } from "undici"
+import type { TrackerConfig } from "../../config/schema.ts"
+import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type TrackerShape } from "./Tracker.ts"
+
+const DEFAULT_API_URL = "https://api.github.com"
+
+export const repohostToken = (config: TrackerConfig, env: Readonly<Record<string, string | undefined>>): string | undefined =>
+  (typeof config.token === "string" && config.token !== "" ? config.token : undefined) || env.GITHUB_TOKEN || env.GH_TOKEN || undefined
+
+export const repohostHeaders = (token: string | undefined): Record<string, string> => ({
+  accept: "application/vnd.github+json",
+  "x-github-api-version": "2022-11-28",
+  "user-agent": "orch",
+  ...(token !== undefined ? { authorization: `Bearer ${token}` } : {})
+})
+
+interface GitHubIssue {
+  readonly number: number
+  readonly title: string
+  readonly body: string | null
+  readonly html_url: string
+  readonly labels: ReadonlyArray<string | { readonly name?: string }>
+}
+
+export const makeRepohostTracker = (
+  repo: string,
+  config: TrackerConfig,
+  env: Readonly<Record<string, string | undefined>>
+): TrackerShape => {
+  const apiUrl = (typeof config.apiUrl === "string" ? config.apiUrl : DEFAULT_API_URL).replace(/\/+$/, "")
+  const headers = repohostHeaders(repohostToken(config, env))
+  const unavailable = (reason: string) => new TrackerUnavailable({ tracker: `repohost ${apiUrl}`, reason })
+
+  const getIssue = Effect.fn("Tracker.repohost.getIssue")(function*(issueId: string) {
+    const number = issueId.replace(/^#/, "")
+    if (!/^\d+$/.test(number)) return yield* new InvalidIssueId({ issueId, expected: `an issue number of ${repo}, like 42` })
+    const response = yield* Effect.tryPromise({
+      try: (signal) => request(`${apiUrl}/repos/${repo}/issues/${number}`, { headers, signal, headersTimeout: 10_000, bodyTimeout: 10_000 }),
+      catch: (cause) => unavailable(cause instanceof Error ? cause.message : String(cause))
+    })
+    const text = yield* Effect.tryPromise({ try: () => response.body.text(), catch: (cause) => unavailable(String(cause)) })
+    if (response.statusCode === 404 || response.statusCode === 410) return yield* new IssueNotFound({ issueId: `#${number}`, where: repo })
+    if (response.statusCode !== 200) return yield* unavailable(`HTTP ${response.statusCode}`)
+    const issue = yield* Effect.try({ try: () => JSON.parse(text) as GitHubIssue, catch: () => unavailable("the answer was not JSON") })
+    return {
+      id: number,
+      title: issue.title,
+      body: issue.body ?? "",
+      labels: issue.labels.map((label) => (typeof label === "string" ? label : label.name ?? "")).filter(Boolean),
+      url: issue.html_url
+    } satisfies Issue
+  })
+  return { name: "repohost", getIssue }
+}

@@ -1,0 +1,165 @@
+/**
+ * Workspace `worktree`: a git worktree of the project on branch `feat/<issue>`, from `origin/<defaultBranch>`
+ * when there is one (fetched first), else the local default branch. Git steps on one project run under a
+ * lock shared by every orch process, so parallel spawns never trip over git's own locks.
+ */
+import * as Effect from "effect/Effect"
+import { ChildProcessSpawner } from "effect/process"
+import { existsSync, lstatSync, mkdirSync, rmSync, symlinkSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import type { ProjectConfig } from "../../config/schema.ts"
+import { withLock } from "../../store/lock.ts"
+import { exec } from "../../process/exec.ts"
+import { makeGit, type Git } from "./git.ts"
+import { WorkspaceError, type CreatedWorkspace, type WorkspaceShape, type WorkspaceSpec } from "./Workspace.ts"
+
+const PLUGIN = "worktree"
+const RESCUE_IDENTITY = {
+  GIT_AUTHOR_NAME: "orch",
+  GIT_AUTHOR_EMAIL: "orch@localhost",
+  GIT_COMMITTER_NAME: "orch",
+  GIT_COMMITTER_EMAIL: "orch@localhost"
+}
+
+/** The commit that starts a session's branch: `origin/<default>` when it exists, else the local default branch. */
+export const resolveBase = Effect.fnUntraced(function*(git: Git, repo: string, defaultBranch: string) {
+  if (yield* git.exists(repo, `refs/remotes/origin/${defaultBranch}`)) return `origin/${defaultBranch}`
+  if (yield* git.exists(repo, `refs/heads/${defaultBranch}`)) return defaultBranch
+  return yield* new WorkspaceError({
+    plugin: PLUGIN,
+    operation: "create",
+    reason: `default branch "${defaultBranch}" not found in ${repo} (set defaultBranch in the project)`
+  })
+})
+
+/** Fetches the default branch from `origin`, when the project has one. A failed fetch is a warning, not a stop. */
+export const fetchDefaultBranch = Effect.fnUntraced(function*(git: Git, project: ProjectConfig) {
+  const origin = yield* git.run(project.path, ["remote", "get-url", "origin"])
+  if (origin.exitCode !== 0) return []
+  const fetched = yield* git.run(project.path, ["fetch", "--quiet", "origin", project.defaultBranch])
+  return fetched.exitCode === 0 ? [] : [`git fetch origin ${project.defaultBranch} failed, using what is local: ${fetched.stderr.trim()}`]
+})
+
+/** Links `symlinks` from the project into the workspace and runs `postCreate` there. */
+export const finishWorkspace = Effect.fnUntraced(function*(project: ProjectConfig, path: string) {
+  for (const link of project.symlinks) {
+    const source = join(project.path, link)
+    const target = join(path, link)
+    if (!existsSync(source)) continue
+    yield* Effect.try({
+      try: () => {
+        mkdirSync(dirname(target), { recursive: true })
+        if (existsSync(target) || lstatSync(target, { throwIfNoEntry: false })) rmSync(target, { recursive: true, force: true })
+        symlinkSync(source, target)
+      },
+      catch: (cause) => new WorkspaceError({ plugin: PLUGIN, operation: `symlink ${link}`, reason: String(cause) })
+    })
+  }
+  for (const command of project.postCreate) {
+    const result = yield* exec("/bin/sh", ["-c", command], { cwd: path, timeout: "10 minutes" }).pipe(
+      Effect.mapError((error) => new WorkspaceError({ plugin: PLUGIN, operation: `postCreate "${command}"`, reason: error.reason }))
+    )
+    if (result.exitCode !== 0) {
+      const output = `${result.stderr}${result.stdout}`.trim().split("\n").slice(-3).join(" ")
+      return yield* new WorkspaceError({ plugin: PLUGIN, operation: `postCreate "${command}"`, reason: `exit ${result.exitCode}${output ? `: ${output}` : ""}` })
+    }
+  }
+})
+
+/** Counts what would be lost if the workspace went away now. */
+export const countUnsaved = Effect.fnUntraced(function*(git: Git, project: ProjectConfig, path: string) {
+  const status = yield* git.ok(path, ["status", "--porcelain", "--untracked-files=all"])
+  const saved = (yield* git.exists(path, `refs/heads/${project.defaultBranch}`)) ? [`refs/heads/${project.defaultBranch}`] : []
+  const unpushed = yield* git.ok(path, ["rev-list", "--count", "HEAD", "--not", "--remotes", ...saved])
+  return { uncommitted: status === "" ? 0 : status.split("\n").length, unpushed: Number(unpushed) }
+})
+
+/** One commit holding the workspace exactly as it is (tracked, untracked, staged or not), on top of HEAD. */
+export const snapshotCommit = Effect.fnUntraced(function*(git: Git, path: string, label: string) {
+  const env = { ...RESCUE_IDENTITY, GIT_INDEX_FILE: join(tmpdir(), `orch-index-${process.pid}-${Date.now()}`) }
+  try {
+    yield* git.ok(path, ["read-tree", "HEAD"], { env })
+    yield* git.ok(path, ["add", "-A"], { env })
+    const tree = yield* git.ok(path, ["write-tree"], { env })
+    const head = yield* git.ok(path, ["rev-parse", "HEAD"])
+    const headTree = yield* git.ok(path, ["rev-parse", "HEAD^{tree}"])
+    return tree === headTree ? head : yield* git.ok(path, ["commit-tree", tree, "-p", head, "-m", `orch: work saved from ${label}`], { env })
+  } finally {
+    rmSync(env.GIT_INDEX_FILE, { force: true })
+  }
+})
+
+export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: string) {
+  const git = yield* makeGit(PLUGIN)
+  const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
+
+  const removeWorktree = Effect.fnUntraced(function*(project: ProjectConfig, path: string) {
+    if (existsSync(path)) {
+      const removed = yield* git.run(project.path, ["worktree", "remove", "--force", "--force", path])
+      if (removed.exitCode !== 0) rmSync(path, { recursive: true, force: true })
+    }
+    yield* git.run(project.path, ["worktree", "prune"])
+  })
+
+  const destroy: WorkspaceShape["destroy"] = Effect.fn("Workspace.worktree.destroy")(function*(project, path, options) {
+    yield* removeWorktree(project, path)
+    if (options.deleteBranch) yield* git.run(project.path, ["branch", "-D", options.branch])
+  })
+
+  const checkedOutAt = Effect.fnUntraced(function*(project: ProjectConfig, branch: string) {
+    const list = yield* git.ok(project.path, ["worktree", "list", "--porcelain"])
+    let current: string | undefined
+    for (const line of list.split("\n")) {
+      if (line.startsWith("worktree ")) current = line.slice("worktree ".length)
+      if (line === `branch refs/heads/${branch}`) return current
+    }
+    return undefined
+  })
+
+  const addWorktree = Effect.fnUntraced(function*(spec: WorkspaceSpec) {
+    const { project, branch, path } = spec
+    const warnings = yield* fetchDefaultBranch(git, project)
+    // A worktree left by a spawn that died half-way is cleared before its path is used again.
+    yield* removeWorktree(project, path)
+    mkdirSync(dirname(path), { recursive: true })
+    if (yield* git.exists(project.path, `refs/heads/${branch}`)) {
+      const elsewhere = yield* checkedOutAt(project, branch)
+      if (elsewhere !== undefined) {
+        return yield* new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: `branch ${branch} is already checked out at ${elsewhere}` })
+      }
+      yield* git.ok(project.path, ["worktree", "add", "--quiet", path, branch])
+      return { path, branch, createdBranch: false, warnings } satisfies CreatedWorkspace
+    }
+    const base = yield* resolveBase(git, project.path, project.defaultBranch)
+    yield* git.ok(project.path, ["worktree", "add", "--quiet", "--no-track", "-b", branch, path, base])
+    return { path, branch, createdBranch: true, warnings } satisfies CreatedWorkspace
+  })
+
+  const create = Effect.fn("Workspace.worktree.create")(function*(spec: WorkspaceSpec) {
+    const created = yield* addWorktree(spec).pipe(
+      withLock(locksDir, `git-${spec.project.id}`),
+      Effect.mapError((error) => error._tag === "LockTimeout" ? new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: error.message }) : error)
+    )
+    yield* finishWorkspace(spec.project, created.path).pipe(
+      Effect.provide(context),
+      Effect.tapError(() => destroy(spec.project, created.path, { branch: created.branch, deleteBranch: created.createdBranch }).pipe(Effect.ignore))
+    )
+    return created
+  })
+
+  const rescue: WorkspaceShape["rescue"] = Effect.fn("Workspace.worktree.rescue")(function*(_project, path, ref) {
+    const commit = yield* snapshotCommit(git, path, ref)
+    yield* git.ok(path, ["update-ref", ref, commit])
+    return commit
+  })
+
+  return {
+    name: PLUGIN,
+    create,
+    exists: (path) => Effect.sync(() => existsSync(path)),
+    unsavedWork: (project, path) => countUnsaved(git, project, path),
+    rescue,
+    destroy
+  } satisfies WorkspaceShape
+})

@@ -1,0 +1,254 @@
+/**
+ * The session procedures (spawn, batch-spawn, send, kill, restore, cleanup, reconcile), each run with the
+ * plugins of the session's project. The CLI runs them in-process; the supervisor will run the same ones.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { ChildProcessSpawner } from "effect/process"
+import { statSync } from "node:fs"
+import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
+import { isEnded, type SessionRecord } from "../domain/session.ts"
+import { Agent } from "../plugins/agent/Agent.ts"
+import { projectPlugins } from "../plugins/registry.ts"
+import { Runtime, type Liveness } from "../plugins/runtime/Runtime.ts"
+import { Workspace } from "../plugins/workspace/Workspace.ts"
+import { SessionNotFound } from "../store/errors.ts"
+import { EventLog } from "../store/EventLog.ts"
+import { isProcessAlive } from "../store/lock.ts"
+import { SessionStore } from "../store/SessionStore.ts"
+import { ProjectNotFound, SessionNotRunning, SessionRunning } from "./errors.ts"
+import { agentEnvironment } from "./agent-env.ts"
+import { agentContext, nowIso, spawnSession } from "./spawn.ts"
+import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
+
+export type BatchOutcome =
+  | { readonly _tag: "Created"; readonly issueId: string; readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }
+  | { readonly _tag: "Skipped"; readonly issueId: string; readonly sessionId: string }
+  | { readonly _tag: "Failed"; readonly issueId: string; readonly reason: string }
+
+export interface CleanupItem {
+  readonly record: SessionRecord
+  readonly reason: string
+  readonly rescuedTo?: string
+}
+
+/** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
+const ORPHAN_RESERVATION_MS = 60_000
+const BATCH_CONCURRENCY = 4
+
+export const makeSessionManager = Effect.fnUntraced(function*(config: OrchestratorConfig) {
+  const store = yield* SessionStore
+  const events = yield* EventLog
+  const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner | SessionStore | EventLog>()
+  const projects = Object.values(config.projects)
+
+  const findProject = (ref: string) => {
+    const project = config.projects[ref] ?? projects.find((p) => p.id === ref)
+    return project === undefined
+      ? Effect.fail(new ProjectNotFound({ project: ref, known: Object.keys(config.projects) }))
+      : Effect.succeed(project)
+  }
+  const projectOf = (record: SessionRecord) => {
+    const project = projects.find((p) => p.id === record.projectId)
+    return project === undefined
+      ? Effect.fail(new ProjectNotFound({ project: record.projectId, known: projects.map((p) => p.id) }))
+      : Effect.succeed(project)
+  }
+  /** Runs `effect` with the plugins of `project`. */
+  const withPlugins = (project: ProjectConfig) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.provide(projectPlugins(project, store.paths.locks)), Effect.provide(context))
+
+  const liveness = (record: SessionRecord) =>
+    record.runtime === null
+      ? Effect.succeed<Liveness>({ _tag: "Gone" })
+      : Runtime.use((runtime) => runtime.probe([record.runtime!])).pipe(Effect.map((m) => m.get(record.runtime!.id) ?? { _tag: "Gone" as const }))
+
+  const update = (record: SessionRecord, changes: Partial<SessionRecord>) =>
+    Effect.flatMap(nowIso, (updatedAt) => {
+      const next = { ...record, ...changes, updatedAt }
+      return Effect.as(store.write(next), next)
+    })
+
+  /** Undoes spawns whose process died half-way, and drops reservations that never got a record. */
+  const reconcile = Effect.fn("Sessions.reconcile")(function*() {
+    const undone: Array<string> = []
+    const { records } = yield* store.list
+    for (const record of records) {
+      if (record.status !== "spawning" || record.spawn === undefined || isProcessAlive(record.spawn.pid)) continue
+      const project = projects.find((p) => p.id === record.projectId)
+      if (project === undefined) continue
+      const journal = record.spawn
+      yield* Effect.gen(function*() {
+        if (journal.runtime !== undefined) yield* stopRuntime(journal.runtime)
+        if (journal.workspace !== undefined) {
+          yield* removeWorkspaceSafely(project, record.sessionId, journal.workspace, record.branch, { deleteBranch: journal.createdBranch === true })
+        }
+      }).pipe(withPlugins(project))
+      yield* store.release(record.projectId, record.sessionId)
+      yield* events.append({
+        type: "session.reconciled",
+        sessionId: record.sessionId,
+        projectId: record.projectId,
+        issueId: record.issueId,
+        message: `undid a spawn whose process (${journal.pid}) died half-way`
+      })
+      undone.push(record.sessionId)
+    }
+    const now = Date.now()
+    for (const { projectId, sessionId } of yield* store.reservations) {
+      const age = yield* Effect.sync(() => now - (statSync(store.paths.session(projectId, sessionId), { throwIfNoEntry: false })?.mtimeMs ?? now))
+      if (age > ORPHAN_RESERVATION_MS) yield* store.release(projectId, sessionId)
+    }
+    return undone
+  })
+
+  const spawn = Effect.fn("Sessions.spawnIn")(function*(projectRef: string, issue: string) {
+    const project = yield* findProject(projectRef)
+    yield* reconcile()
+    return yield* spawnSession(project, issue).pipe(withPlugins(project))
+  })
+
+  const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
+    projectRef: string,
+    issues: ReadonlyArray<string>,
+    onOutcome: (outcome: BatchOutcome) => Effect.Effect<void> = () => Effect.void
+  ) {
+    const project = yield* findProject(projectRef)
+    yield* reconcile()
+    const { records } = yield* store.list
+    const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status)).map((r) => [r.issueId, r.sessionId]))
+    const unique = [...new Set(issues.map((issue) => issue.replace(/^#/, "")))]
+    return yield* Effect.forEach(unique, (issueId) => {
+      const existing = live.get(issueId)
+      const outcome: Effect.Effect<BatchOutcome> = existing !== undefined
+        ? Effect.succeed({ _tag: "Skipped", issueId, sessionId: existing })
+        : spawnSession(project, issueId).pipe(
+          withPlugins(project),
+          Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
+          Effect.catch((error) => Effect.succeed<BatchOutcome>({ _tag: "Failed", issueId, reason: error.message }))
+        )
+      return Effect.tap(outcome, onOutcome)
+    }, { concurrency: BATCH_CONCURRENCY })
+  })
+
+  const send = Effect.fn("Sessions.send")(function*(sessionId: string, message: string) {
+    const record = yield* store.read(sessionId)
+    const project = yield* projectOf(record)
+    yield* Effect.gen(function*() {
+      if (isEnded(record.status)) return yield* new SessionNotRunning({ sessionId, state: record.status })
+      const state = yield* liveness(record)
+      if (state._tag !== "Alive") {
+        return yield* new SessionNotRunning({ sessionId, state: state._tag === "Gone" ? "its terminal session is gone" : "its agent exited" })
+      }
+      yield* Runtime.use((runtime) => runtime.send(record.runtime!, message))
+    }).pipe(withPlugins(project))
+    yield* events.append({ type: "session.message_sent", sessionId, projectId: record.projectId, message: message.slice(0, 200) })
+  })
+
+  const kill = Effect.fn("Sessions.kill")(function*(sessionId: string) {
+    const record = yield* store.read(sessionId)
+    const project = yield* projectOf(record)
+    yield* reconcile()
+    const removed = yield* Effect.gen(function*() {
+      yield* stopRuntime(record.runtime)
+      return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch)
+    }).pipe(withPlugins(project))
+    const killed = yield* update(record, {
+      status: "killed",
+      activity: "exited",
+      ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {})
+    })
+    yield* events.append({ type: "session.killed", sessionId, projectId: record.projectId, ...(removed.rescuedTo ? { data: { rescueRef: removed.rescuedTo } } : {}) })
+    return { record: killed, ...removed }
+  })
+
+  const restore = Effect.fn("Sessions.restore")(function*(sessionId: string) {
+    const record = yield* store.read(sessionId)
+    const project = yield* projectOf(record)
+    yield* reconcile()
+    const handle = yield* Effect.gen(function*() {
+      const runtime = yield* Runtime
+      const agent = yield* Agent
+      const workspace = yield* Workspace
+      if ((yield* liveness(record))._tag === "Alive") return yield* new SessionRunning({ sessionId })
+      if (record.runtime !== null) yield* runtime.destroy(record.runtime)
+      if (!(yield* workspace.exists(record.workspacePath))) {
+        yield* workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath })
+      }
+      const context = agentContext(store, project, record, "")
+      const launch = yield* agent.resume(context)
+      return yield* runtime.create({ sessionId, workingDir: record.workspacePath, command: launch.command, ...agentEnvironment(project, context, launch.env) })
+    }).pipe(withPlugins(project))
+    const restored = yield* update(record, { status: "working", activity: "active", runtime: handle })
+    yield* events.append({ type: "session.restored", sessionId, projectId: record.projectId, issueId: record.issueId })
+    return restored
+  })
+
+  /** Sessions whose PR merged or closed, or whose agent is gone, and what cleaning would do. */
+  const cleanupCandidates = Effect.fn("Sessions.cleanupCandidates")(function*() {
+    const { records } = yield* store.list
+    const candidates: Array<CleanupItem> = []
+    for (const record of records) {
+      if (isEnded(record.status) || record.status === "spawning") continue
+      const project = projects.find((p) => p.id === record.projectId)
+      if (project === undefined) continue
+      if (record.pr?.state === "merged" || record.pr?.state === "closed") {
+        candidates.push({ record, reason: `PR #${record.pr.number} ${record.pr.state}` })
+        continue
+      }
+      const state = yield* liveness(record).pipe(withPlugins(project))
+      if (state._tag === "Gone") candidates.push({ record, reason: "its terminal session is gone" })
+      if (state._tag === "Exited") candidates.push({ record, reason: `its agent exited${state.exitCode !== undefined ? ` (code ${state.exitCode})` : ""}` })
+    }
+    return candidates
+  })
+
+  const cleanup = Effect.fn("Sessions.cleanup")(function*(options: { readonly dryRun: boolean }) {
+    if (!options.dryRun) yield* reconcile()
+    const candidates = yield* cleanupCandidates()
+    if (options.dryRun) return candidates
+    const cleaned: Array<CleanupItem> = []
+    for (const item of candidates) {
+      const { record } = item
+      const project = yield* projectOf(record)
+      const removed = yield* Effect.gen(function*() {
+        yield* stopRuntime(record.runtime)
+        return yield* removeWorkspaceSafely(project, record.sessionId, record.workspacePath, record.branch)
+      }).pipe(withPlugins(project))
+      yield* update(record, {
+        status: record.pr?.state === "merged" ? "merged" : "done",
+        activity: "exited",
+        ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {})
+      })
+      yield* events.append({ type: "session.cleaned", sessionId: record.sessionId, projectId: record.projectId, message: item.reason })
+      cleaned.push({ ...item, ...(removed.rescuedTo !== undefined ? { rescuedTo: removed.rescuedTo } : {}) })
+    }
+    return cleaned
+  })
+
+  /** Every record with the liveness of its runtime, probed in one call per runtime plugin. */
+  const probeAll = Effect.fn("Sessions.probeAll")(function*() {
+    const { records } = yield* store.list
+    const result = new Map<string, Liveness>()
+    for (const project of projects) {
+      const handles = records.filter((r) => r.projectId === project.id && r.runtime !== null).map((r) => r.runtime!)
+      if (handles.length === 0) continue
+      const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(withPlugins(project))
+      for (const [id, state] of probed) result.set(id, state)
+    }
+    return { records, liveness: result }
+  })
+
+  return { config, spawn, batchSpawn, send, kill, restore, cleanup, reconcile, probeAll, read: store.read }
+})
+
+export class SessionManager extends Context.Service<SessionManager, Effect.Success<ReturnType<typeof makeSessionManager>>>()(
+  "orch/sessions/SessionManager"
+) {
+  static readonly layer = (config: OrchestratorConfig) =>
+    Layer.effect(SessionManager, makeSessionManager(config)).pipe(Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer)))
+}
+
+export { SessionNotFound }

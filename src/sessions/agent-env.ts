@@ -1,0 +1,37 @@
+/**
+ * The environment an agent starts with: the caller's, less orch's own repohost token (unless the project asks
+ * for it with `agentConfig.shareRepohostToken: true`) and tmux's variables, plus the session's ORCH_* variables.
+ */
+import type { ProjectConfig } from "../config/schema.ts"
+import type { AgentContext } from "../plugins/agent/Agent.ts"
+import type { LaunchSpec } from "../plugins/runtime/Runtime.ts"
+
+const REPOHOST_TOKENS = ["GITHUB_TOKEN", "GH_TOKEN"]
+const NEVER_PASSED = ["TMUX", "TMUX_PANE"]
+
+export const agentEnvironment = (
+  project: ProjectConfig,
+  context: AgentContext,
+  agentEnv: Readonly<Record<string, string>>,
+  callerEnv: Readonly<Record<string, string | undefined>> = process.env
+): Pick<LaunchSpec, "env" | "unsetEnv"> => {
+  const unsetEnv = [...NEVER_PASSED, ...(project.agentConfig.shareRepohostToken === true ? [] : REPOHOST_TOKENS)]
+  const inherited = Object.entries(callerEnv).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined && !unsetEnv.includes(entry[0])
+  )
+  return {
+    unsetEnv,
+    env: {
+      ...Object.fromEntries(inherited),
+      ORCH_SESSION_ID: context.sessionId,
+      ORCH_PROJECT_ID: project.id,
+      ORCH_ISSUE_ID: context.issueId,
+      ORCH_BRANCH: context.branch,
+      ORCH_WORKSPACE: context.workspacePath,
+      ORCH_PROMPT_FILE: context.promptFile,
+      ORCH_ACTIVITY_FILE: context.activityFile,
+      ORCH_DATA_DIR: context.promptFile.replace(/\/[^/]+$/, ""),
+      ...agentEnv
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/** What session commands tell a user when they cannot do what was asked. */
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+
+export class ProjectNotFound extends Schema.TaggedError<ProjectNotFound>()("ProjectNotFound", {
+  project: Schema.String,
+  known: Schema.Array(Schema.String)
+}) {
+  override readonly [Runtime.errorExitCode] = 2
+  override get message() {
+    return `no project "${this.project}" in the config (projects: ${this.known.length > 0 ? this.known.join(", ") : "none"})`
+  }
+}
+
+export class SessionNotRunning extends Schema.TaggedError<SessionNotRunning>()("SessionNotRunning", {
+  sessionId: Schema.String,
+  state: Schema.String
+}) {
+  override get message() {
+    return `session ${this.sessionId} is not running (${this.state}); \`orch session restore ${this.sessionId}\` starts it again`
+  }
+}
+
+export class SessionRunning extends Schema.TaggedError<SessionRunning>()("SessionRunning", {
+  sessionId: Schema.String
+}) {
+  override get message() {
+    return `session ${this.sessionId} is running; there is nothing to restore`
+  }
+}
+
+/** A spawn failed at `step`; everything it had made was undone. */
+export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed", {
+  project: Schema.String,
+  issueId: Schema.String,
+  step: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `spawn of ${this.project} issue ${this.issueId} failed while ${this.step}: ${this.reason} (nothing was left behind)`
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Spawning a session, in the spec's order: worktree and branch, terminal session `<prefix>-<n>`, the agent
+ * launched with its prompt, the record, the `session.spawned` event. Each step writes what it is about to make
+ * into the record's spawn journal first, and undoes what it made if a later step fails (a Scope finalizer that
+ * sees the failure), so a failed spawn leaves nothing behind and one killed half-way can be undone later.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { randomUUID } from "node:crypto"
+import { existsSync, readFileSync } from "node:fs"
+import type { ProjectConfig } from "../config/schema.ts"
+import type { RuntimeHandle, SessionRecord } from "../domain/session.ts"
+import { Agent, type AgentContext } from "../plugins/agent/Agent.ts"
+import { Runtime, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
+import { Tracker } from "../plugins/tracker/Tracker.ts"
+import { Workspace } from "../plugins/workspace/Workspace.ts"
+import { buildWorkerPrompt } from "../prompts/worker.ts"
+import { EventLog } from "../store/EventLog.ts"
+import { writeFileAtomic } from "../store/files.ts"
+import { SessionStore } from "../store/SessionStore.ts"
+import { agentEnvironment } from "./agent-env.ts"
+import { SpawnFailed } from "./errors.ts"
+
+export interface Spawned {
+  readonly record: SessionRecord
+  readonly warnings: ReadonlyArray<string>
+}
+
+export const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+const READY_POLL = "100 millis"
+const READY_POLLS = 600
+
+/** Waits until the agent shows it is ready for input (60 s at most), or fails if it exits first. */
+export const waitUntilReady = Effect.fnUntraced(function*(runtime: RuntimeShape, isReady: (screen: string) => boolean, handle: RuntimeHandle) {
+  for (let poll = 0; poll < READY_POLLS; poll++) {
+    const screen = yield* runtime.capture(handle)
+    if (isReady(screen)) return
+    const liveness = (yield* runtime.probe([handle])).get(handle.id)
+    if (liveness?._tag !== "Alive") {
+      const last = (yield* runtime.capture(handle, 20).pipe(Effect.orElseSucceed(() => ""))).trim().split("\n").slice(-3).join(" | ")
+      return yield* Effect.fail(`the agent exited before it was ready${last ? `: ${last}` : ""}`)
+    }
+    yield* Effect.sleep(READY_POLL)
+  }
+  return yield* Effect.fail("the agent did not show its input prompt within 60 s")
+})
+
+/** Everything an agent is told about its session, for launching it and for resuming it later. */
+export const agentContext = (store: SessionStore["Service"], project: ProjectConfig, record: SessionRecord, task: string): AgentContext => ({
+  sessionId: record.sessionId,
+  project,
+  issueId: record.issueId,
+  branch: record.branch,
+  workspacePath: record.workspacePath,
+  promptFile: store.paths.prompt(project.id, record.sessionId),
+  systemPromptFile: store.paths.systemPrompt(project.id, record.sessionId),
+  task,
+  activityFile: store.paths.activity(project.id, record.sessionId),
+  conversationId: record.agent.conversationId ?? record.sessionId
+})
+
+export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: ProjectConfig, issueRef: string) {
+  const store = yield* SessionStore
+  const events = yield* EventLog
+  const runtime = yield* Runtime
+  const agent = yield* Agent
+  const workspace = yield* Workspace
+  const tracker = yield* Tracker
+  const warnings: Array<string> = []
+
+  const issue = yield* tracker.getIssue(issueRef).pipe(
+    Effect.catchTag("TrackerUnavailable", (error) =>
+      Effect.sync(() => {
+        warnings.push(`${error.message}; spawning with the issue id alone`)
+        return undefined
+      }))
+  )
+  const issueId = issue?.id ?? issueRef.replace(/^#/, "")
+  const failed = (step: string) => (error: { readonly message: string } | string) =>
+    new SpawnFailed({ project: project.key, issueId, step, reason: typeof error === "string" ? error : error.message })
+
+  const spawned = yield* Effect.scoped(Effect.gen(function*() {
+    const sessionId = yield* Effect.acquireRelease(
+      store.reserve(project.id, project.sessionPrefix).pipe(Effect.mapError(failed("reserving a session id"))),
+      (id, exit) => (Exit.isFailure(exit) ? store.release(project.id, id).pipe(Effect.ignore) : Effect.void)
+    )
+    const createdAt = yield* nowIso
+    let record: SessionRecord = {
+      sessionId,
+      projectId: project.id,
+      issueId,
+      status: "spawning",
+      activity: "unknown",
+      branch: `feat/${issueId}`,
+      workspacePath: store.paths.worktree(project.id, sessionId),
+      runtime: null,
+      agent: { plugin: agent.name, conversationId: randomUUID() },
+      pr: null,
+      ...(issue !== undefined ? { issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } } : {}),
+      createdAt,
+      updatedAt: createdAt,
+      spawn: { pid: process.pid, startedAt: createdAt }
+    }
+    const save = (next: SessionRecord) =>
+      Effect.suspend(() => {
+        record = next
+        return store.write(next)
+      }).pipe(Effect.mapError(failed("writing the session record")))
+    const journal = (entry: Partial<NonNullable<SessionRecord["spawn"]>>) => save({ ...record, spawn: { ...record.spawn!, ...entry } })
+
+    yield* save(record)
+    yield* journal({ workspace: record.workspacePath })
+    const created = yield* Effect.acquireRelease(
+      workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath }).pipe(
+        Effect.mapError(failed("creating the workspace"))
+      ),
+      (ws, exit) =>
+        Exit.isFailure(exit) ? workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch }).pipe(Effect.ignore) : Effect.void
+    )
+    warnings.push(...created.warnings)
+    yield* journal({ createdBranch: created.createdBranch })
+
+    const rulesFile = project.agentRulesFile !== undefined && existsSync(project.agentRulesFile)
+      ? readFileSync(project.agentRulesFile, "utf8")
+      : undefined
+    if (project.agentRulesFile !== undefined && rulesFile === undefined) warnings.push(`agentRulesFile ${project.agentRulesFile} does not exist`)
+    const prompt = buildWorkerPrompt({ project, sessionId, issueId, branch: record.branch, issue, rulesFile })
+    const context = agentContext(store, project, record, prompt.task)
+    yield* writeFileAtomic(context.promptFile, prompt.full).pipe(Effect.mapError(failed("writing the prompt")))
+    yield* writeFileAtomic(context.systemPromptFile, prompt.system).pipe(Effect.mapError(failed("writing the prompt")))
+    const launch = yield* agent.launch(context).pipe(Effect.mapError(failed("preparing the agent")))
+
+    yield* journal({ runtime: { plugin: runtime.name, id: sessionId, data: {} } })
+    const handle = yield* Effect.acquireRelease(
+      runtime.create({
+        sessionId,
+        workingDir: record.workspacePath,
+        command: launch.command,
+        ...agentEnvironment(project, context, launch.env)
+      }).pipe(Effect.mapError(failed("starting the terminal session"))),
+      (h, exit) => (Exit.isFailure(exit) ? runtime.destroy(h).pipe(Effect.ignore) : Effect.void)
+    )
+    if (launch.initialMessage !== undefined) {
+      yield* waitUntilReady(runtime, agent.isReadyForInput, handle).pipe(Effect.mapError(failed("waiting for the agent")))
+      yield* runtime.send(handle, launch.initialMessage).pipe(Effect.mapError(failed("giving the agent its task")))
+    }
+    const { spawn: _journal, ...rest } = record
+    yield* save({ ...rest, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso })
+    return record
+  }))
+
+  yield* events.append({
+    type: "session.spawned",
+    sessionId: spawned.sessionId,
+    projectId: project.id,
+    issueId,
+    data: { branch: spawned.branch, workspacePath: spawned.workspacePath, agent: spawned.agent.plugin, runtime: spawned.runtime?.plugin }
+  }).pipe(Effect.ignore)
+  return { record: spawned, warnings } satisfies Spawned
+}, (effect, project, issueRef) =>
+  effect.pipe(
+    Effect.tapError((error) =>
+      EventLog.use((events) =>
+        events.append({ type: "session.spawn_failed", projectId: project.id, issueId: issueRef.replace(/^#/, ""), message: error.message })
+      ).pipe(Effect.ignore)
+    )
+  ))

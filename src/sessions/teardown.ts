@@ -1,0 +1,51 @@
+/**
+ * Ending a session's resources without losing work: the agent is stopped, and the workspace is removed only
+ * after anything unsaved in it (uncommitted files, unpushed commits) is saved to `refs/orch/rescue/<session>`.
+ */
+import * as Effect from "effect/Effect"
+import type { ProjectConfig } from "../config/schema.ts"
+import type { RuntimeHandle } from "../domain/session.ts"
+import { Runtime } from "../plugins/runtime/Runtime.ts"
+import { Workspace } from "../plugins/workspace/Workspace.ts"
+import { EventLog } from "../store/EventLog.ts"
+
+export const rescueRef = (sessionId: string) => `refs/orch/rescue/${sessionId}`
+
+export interface RemovedWorkspace {
+  /** Where unsaved work went, if there was any. */
+  readonly rescuedTo?: string
+  readonly commit?: string
+}
+
+/** Removes the workspace, first saving unsaved work to the rescue ref. The branch is kept. */
+export const removeWorkspaceSafely = Effect.fn("Sessions.removeWorkspace")(function*(
+  project: ProjectConfig,
+  sessionId: string,
+  path: string,
+  branch: string,
+  options: { readonly deleteBranch?: boolean } = {}
+) {
+  const workspace = yield* Workspace
+  if (!(yield* workspace.exists(path))) return {} satisfies RemovedWorkspace
+  const unsaved = yield* workspace.unsavedWork(project, path)
+  let removed: RemovedWorkspace = {}
+  if (unsaved.uncommitted > 0 || unsaved.unpushed > 0) {
+    const ref = rescueRef(sessionId)
+    const commit = yield* workspace.rescue(project, path, ref)
+    removed = { rescuedTo: ref, commit }
+    yield* EventLog.use((events) =>
+      events.append({
+        type: "session.rescued",
+        sessionId,
+        projectId: project.id,
+        message: `unsaved work saved to ${ref}`,
+        data: { ref, commit, uncommitted: unsaved.uncommitted, unpushed: unsaved.unpushed }
+      })
+    ).pipe(Effect.ignore)
+  }
+  yield* workspace.destroy(project, path, { branch, deleteBranch: options.deleteBranch === true && removed.rescuedTo === undefined })
+  return removed
+})
+
+export const stopRuntime = (handle: RuntimeHandle | null) =>
+  handle === null ? Effect.void : Runtime.use((runtime) => runtime.destroy(handle))
