@@ -111,7 +111,8 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     const journal = (entry: Partial<NonNullable<SessionRecord["spawn"]>>) => save({ ...record, spawn: { ...record.spawn!, ...entry } })
 
     yield* save(record)
-    yield* journal({ workspace: record.workspacePath })
+    const branchExisted = yield* workspace.hasBranch(project, record.branch).pipe(Effect.mapError(failed("creating the workspace")))
+    yield* journal({ workspace: record.workspacePath, createdBranch: !branchExisted })
     const created = yield* Effect.acquireRelease(
       workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath }).pipe(
         Effect.mapError(failed("creating the workspace"))
@@ -120,7 +121,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         Exit.isFailure(exit) ? workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch }).pipe(Effect.ignore) : Effect.void
     )
     warnings.push(...created.warnings)
-    yield* journal({ createdBranch: created.createdBranch })
+    if (created.createdBranch === branchExisted) yield* journal({ createdBranch: created.createdBranch })
 
     const rulesFile = project.agentRulesFile !== undefined && existsSync(project.agentRulesFile)
       ? readFileSync(project.agentRulesFile, "utf8")

@@ -1,6 +1,7 @@
 /**
  * Runtime `multiplexer`: each session is a detached tmux session named after it, so agents outlive orch.
- * Every tmux call has a timeout. The server socket is tmux's default (honouring TMUX_TMPDIR) unless
+ * Every tmux call has a timeout and runs in UTF-8 mode (`-u`), whatever the caller's locale: without it tmux
+ * shows a TUI's box-drawing characters (and tabs) as "_". The server socket is tmux's default (honouring TMUX_TMPDIR) unless
  * ORCH_TMUX_SOCKET names one, and is passed explicitly so every orch process talks to the same server.
  */
 import * as Effect from "effect/Effect"
@@ -37,7 +38,7 @@ const NO_SERVER = /no server running|error connecting to|No such file or directo
 export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
   const tmux = (operation: string, args: ReadonlyArray<string>, options: ExecOptions = {}) =>
-    exec("tmux", ["-S", socket, ...args], { timeout: "5 seconds", ...options }).pipe(
+    exec("tmux", ["-u", "-S", socket, ...args], { timeout: "5 seconds", ...options }).pipe(
       Effect.mapError((error) => new RuntimeError({ plugin: PLUGIN, operation, reason: error.reason })),
       Effect.provide(context)
     )
@@ -89,13 +90,13 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     tmuxOk("capture-pane", ["capture-pane", "-p", "-J", "-t", target(handle), ...(scrollback > 0 ? ["-S", `-${scrollback}`] : [])])
 
   const probe = Effect.fn("Runtime.multiplexer.probe")(function*(handles: ReadonlyArray<RuntimeHandle>) {
-    const result = yield* tmux("list-panes", ["list-panes", "-a", "-F", "#{session_name}\t#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}"])
+    const result = yield* tmux("list-panes", ["list-panes", "-a", "-F", "#{session_name} #{pane_dead} #{pane_dead_status} #{pane_dead_signal}"])
     if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) {
       return yield* new RuntimeError({ plugin: PLUGIN, operation: "list-panes", reason: result.stderr.trim() })
     }
     const panes = new Map<string, Liveness>()
     for (const line of result.stdout.split("\n")) {
-      const [name, dead, status, signal] = line.split("\t")
+      const [name, dead, status, signal] = line.split(" ")
       if (name === undefined || name === "" || panes.has(name)) continue
       panes.set(name, dead !== "1" ? { _tag: "Alive" } : {
         _tag: "Exited",

@@ -43,6 +43,8 @@ export interface WorkspaceShape {
   /** Makes the workspace: fetches, branches, adds symlinks, runs `postCreate`. Undoes itself if a step fails. */
   readonly create: (spec: WorkspaceSpec) => Effect.Effect<CreatedWorkspace, WorkspaceError>
   readonly exists: (path: string) => Effect.Effect<boolean>
+  /** Whether the project already has `branch` (then `create` reuses it rather than making it). */
+  readonly hasBranch: (project: ProjectConfig, branch: string) => Effect.Effect<boolean, WorkspaceError>
   readonly unsavedWork: (project: ProjectConfig, path: string) => Effect.Effect<UnsavedWork, WorkspaceError>
   /** Saves everything in the workspace (commits and uncommitted files) to `ref` in the project's repository. */
   readonly rescue: (project: ProjectConfig, path: string, ref: string) => Effect.Effect<string, WorkspaceError>

@@ -158,6 +158,7 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
     name: PLUGIN,
     create,
     exists: (path) => Effect.sync(() => existsSync(path)),
+    hasBranch: (project, branch) => git.exists(project.path, `refs/heads/${branch}`),
     unsavedWork: (project, path) => countUnsaved(git, project, path),
     rescue,
     destroy

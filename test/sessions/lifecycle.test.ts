@@ -1,0 +1,218 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { execFileSync } from "node:child_process"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { eventually } from "../support/eventually.ts"
+import { sandbox } from "../support/orch-sandbox.ts"
+import { git, gitOk } from "../support/repo.ts"
+
+describe("orch send", () => {
+  it.live("delivers a message into the agent's terminal and confirms it", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      yield* eventually("the agent to start", () => s.screen("app-1").includes("ready app-1"))
+      const sent = yield* s.orch(["send", "app-1", "please", "fix", "the", "tests"])
+      assert.strictEqual(sent.code, 0, sent.stderr)
+      assert.strictEqual(sent.stdout, "delivered to app-1\n")
+      assert.include(s.screen("app-1"), "got: please fix the tests")
+
+      const file = join(s.root, "message.txt")
+      writeFileSync(file, "from a file\n")
+      assert.strictEqual((yield* s.orch(["send", "app-1", "--file", file])).code, 0)
+      assert.include(s.screen("app-1"), "got: from a file")
+      assert.deepInclude(s.events().at(-1), { type: "session.message_sent", sessionId: "app-1", message: "from a file\n" })
+    }))
+
+  it.live("an unknown session, a dead one and an empty message each say so", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ agentCommand: "echo bye" })
+      const unknown = yield* s.orch(["send", "app-7", "hi"])
+      assert.strictEqual(unknown.code, 1)
+      assert.strictEqual(unknown.stderr, "orch: no session app-7\n")
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      yield* eventually("the agent to exit", () => execFileSync("tmux", ["-S", s.socket, "list-panes", "-a", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1")
+      const dead = yield* s.orch(["send", "app-1", "hi"])
+      assert.strictEqual(dead.code, 1)
+      assert.match(dead.stderr, /^orch: session app-1 is not running \(its agent exited\); `orch session restore app-1` starts it again\n$/)
+      const empty = yield* s.orch(["send", "app-1"])
+      assert.strictEqual(empty.code, 2)
+    }))
+})
+
+describe("orch batch-spawn", () => {
+  it.live("one session per issue, skipping issues with a live session and repeats; a failure makes exit 1", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      git(s.repo.path, "branch", "feat/4")
+      git(s.repo.path, "checkout", "-q", "feat/4")
+      const run = yield* s.orch(["batch-spawn", "app", "1", "2", "3", "2", "4"])
+      assert.strictEqual(run.code, 1)
+      const lines = run.stdout.trim().split("\n")
+      assert.includeMembers(lines, ["1: skipped, app-1 is already on it"])
+      assert.isTrue(lines.some((l) => /^2: created app-\d \(feat\/2\)/.test(l)))
+      assert.isTrue(lines.some((l) => /^3: created app-\d \(feat\/3\)/.test(l)))
+      assert.isTrue(lines.some((l) => l.startsWith("4: failed: ") && l.includes("already checked out")))
+      assert.strictEqual(lines.at(-1), "created 2, skipped 1, failed 1")
+      assert.strictEqual(run.stderr, "orch: 1 spawn failed\n")
+      assert.deepStrictEqual(s.sessions().sort(), ["app-1", "app-2", "app-3"])
+    }))
+})
+
+describe("orch session kill / restore / cleanup", () => {
+  it.live("kill stops the agent and removes the worktree; unsaved work goes to the rescue ref first", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      const worktree = join(s.dataDir, "worktrees", "app", "app-1")
+      writeFileSync(join(worktree, "notes.txt"), "half-done work\n")
+      const run = yield* s.orch(["session", "kill", "app-1"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(run.stdout, "killed app-1; unsaved work saved to refs/orch/rescue/app-1\n")
+      assert.deepStrictEqual(s.sessions(), [])
+      assert.isFalse(existsSync(worktree))
+      assert.strictEqual(git(s.repo.path, "show", "refs/orch/rescue/app-1:notes.txt"), "half-done work")
+      assert.isTrue(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/1"), "the branch stays")
+      assert.deepInclude(s.record("app-1"), { status: "killed", activity: "exited", rescueRef: "refs/orch/rescue/app-1" })
+      assert.deepStrictEqual(s.events().map((e) => e.type), ["session.spawned", "session.rescued", "session.killed"])
+    }))
+
+  it.live("kill of a clean session rescues nothing", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).stdout, "killed app-1\n")
+      assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/orch/rescue/app-1"))
+    }))
+
+  it.live("restore relaunches a dead session in its worktree", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      yield* eventually("the agent to start", () => s.screen("app-1").includes("ready app-1"))
+      const running = yield* s.orch(["session", "restore", "app-1"])
+      assert.strictEqual(running.code, 1)
+      assert.include(running.stderr, "is running")
+
+      execFileSync("tmux", ["-S", s.socket, "kill-session", "-t", "=app-1"])
+      const restored = yield* s.orch(["session", "restore", "app-1"])
+      assert.strictEqual(restored.code, 0, restored.stderr)
+      yield* eventually("the restored agent", () => s.screen("app-1").includes("ready app-1"))
+      assert.strictEqual((yield* s.orch(["send", "app-1", "again"])).code, 0)
+      assert.include(s.screen("app-1"), "got: again")
+      assert.strictEqual(s.events().at(-2).type, "session.restored")
+
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
+      assert.strictEqual((yield* s.orch(["session", "restore", "app-1"])).code, 0, "a killed session comes back with a new worktree on its branch")
+      assert.strictEqual(git(join(s.dataDir, "worktrees", "app", "app-1"), "rev-parse", "--abbrev-ref", "HEAD"), "feat/1")
+    }))
+
+  it.live("cleanup removes sessions whose agent is gone, never losing unpushed commits; --dry-run changes nothing", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      for (const issue of ["1", "2"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue])).code, 0)
+      const worktree = join(s.dataDir, "worktrees", "app", "app-1")
+      git(worktree, "-c", "user.email=a@b", "-c", "user.name=A", "commit", "-q", "--allow-empty", "-m", "unpushed work")
+      const unpushed = git(worktree, "rev-parse", "HEAD")
+      execFileSync("tmux", ["-S", s.socket, "kill-session", "-t", "=app-1"])
+
+      const dry = yield* s.orch(["session", "cleanup", "--dry-run"])
+      assert.strictEqual(dry.stdout, "would clean app-1: its terminal session is gone\n")
+      assert.isTrue(existsSync(worktree))
+      assert.strictEqual(s.record("app-1").status, "working")
+
+      const run = yield* s.orch(["session", "cleanup"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(run.stdout, "cleaned app-1: its terminal session is gone; unsaved work saved to refs/orch/rescue/app-1\n")
+      assert.isFalse(existsSync(worktree))
+      assert.strictEqual(git(s.repo.path, "rev-parse", "refs/orch/rescue/app-1"), unpushed)
+      assert.strictEqual(s.record("app-1").status, "done")
+      assert.strictEqual(s.record("app-2").status, "working")
+      assert.deepStrictEqual(s.sessions(), ["app-2"])
+      assert.strictEqual((yield* s.orch(["session", "cleanup"])).stdout, "Nothing to clean up.\n")
+    }))
+
+  it.live("cleanup removes sessions whose PR merged or closed", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      const file = join(s.dataDir, "sessions", "app", "app-1", "session.json")
+      writeFileSync(file, JSON.stringify({ ...s.record("app-1"), pr: { number: 8, url: "https://github.com/acme/app/pull/8", state: "merged" } }))
+      const run = yield* s.orch(["session", "cleanup"])
+      assert.strictEqual(run.stdout, "cleaned app-1: PR #8 merged\n")
+      assert.strictEqual(s.record("app-1").status, "merged")
+      assert.deepStrictEqual(s.sessions(), [])
+    }))
+})
+
+describe("orch status", () => {
+  it.live("lists every record as a table or as JSON, without touching tmux", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const empty = yield* s.orch(["status"])
+      assert.strictEqual(empty.code, 0)
+      assert.include(empty.stdout, "No sessions")
+      assert.deepStrictEqual(JSON.parse((yield* s.orch(["status", "--json"])).stdout), [])
+      for (const issue of ["1", "2"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue])).code, 0)
+      const table = (yield* s.orch(["status"])).stdout.trim().split("\n")
+      assert.match(table[0]!, /^SESSION\s+ISSUE\s+BRANCH\s+STATUS\s+ACTIVITY\s+PR\s+AGE$/)
+      assert.match(table[1]!, /^app-1\s+1\s+feat\/1\s+working\s+active\s+-\s+\d+s$/)
+      const json = JSON.parse((yield* s.orch(["status", "--json"])).stdout)
+      assert.deepStrictEqual(json.map((r: { sessionId: string }) => r.sessionId), ["app-1", "app-2"])
+      for (const key of ["sessionId", "projectId", "issueId", "status", "activity", "branch", "workspacePath", "pr", "createdAt"]) {
+        assert.property(json[0], key)
+      }
+      // with no tmux or git to be found, status still answers from the records
+      const noTools = yield* s.orch(["status", "--json"], { PATH: "/nonexistent" })
+      assert.strictEqual(noTools.code, 0, noTools.stderr)
+      assert.strictEqual(JSON.parse(noTools.stdout).length, 2)
+    }))
+})
+
+describe("concurrency and crashes", () => {
+  it.live("20 orch spawn processes at once make 20 distinct sessions with intact records", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const runs = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => String(i + 1)), (issue) => s.orch(["spawn", "app", issue]), {
+        concurrency: "unbounded"
+      })
+      for (const run of runs) assert.strictEqual(run.code, 0, run.stderr)
+      const ids = runs.map((run) => run.stdout.trim())
+      assert.strictEqual(new Set(ids).size, 20)
+      assert.deepStrictEqual([...ids].sort(), Array.from({ length: 20 }, (_, i) => `app-${i + 1}`).sort())
+      const sessionsDir = join(s.dataDir, "sessions", "app")
+      for (const id of readdirSync(sessionsDir)) {
+        const record = JSON.parse(readFileSync(join(sessionsDir, id, "session.json"), "utf8"))
+        assert.strictEqual(record.status, "working")
+        assert.strictEqual(git(record.workspacePath, "rev-parse", "--abbrev-ref", "HEAD"), record.branch)
+      }
+      assert.strictEqual(s.sessions().length, 20)
+      assert.strictEqual(s.events().filter((e) => e.type === "session.spawned").length, 20)
+    }), 120_000)
+
+  it.live("a spawn killed with SIGKILL half-way leaves nothing orphaned after the next command", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { postCreate: ["touch ../started-$(basename $PWD); sleep 30"] } })
+      const child = s.orchAsync(["spawn", "app", "9"])
+      yield* eventually("the spawn to reach postCreate", () => existsSync(join(s.dataDir, "worktrees", "app", "started-app-1")), 20_000)
+      child.kill("SIGKILL")
+      yield* Effect.callback<void>((resume) => {
+        child.on("exit", () => resume(Effect.void))
+      })
+      assert.isTrue(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/9"), "the spawn was half-way")
+
+      s.writeConfig({ postCreate: [] })
+      const next = yield* s.orch(["session", "cleanup"])
+      assert.strictEqual(next.code, 0, next.stderr)
+      assert.isFalse(existsSync(join(s.dataDir, "worktrees", "app", "app-1")))
+      assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/9"))
+      assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
+      assert.deepStrictEqual(s.sessions(), [])
+      assert.strictEqual(git(s.repo.path, "worktree", "list").split("\n").length, 1)
+      assert.deepInclude(s.events().at(-1), { type: "session.reconciled", sessionId: "app-1", issueId: "9" })
+
+      assert.strictEqual((yield* s.orch(["spawn", "app", "9"])).code, 0, "the issue can be spawned again")
+    }), 60_000)
+})

@@ -1,0 +1,114 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { eventually } from "../support/eventually.ts"
+import { issuesServer } from "../support/issues-server.ts"
+import { sandbox } from "../support/orch-sandbox.ts"
+import { git, gitOk } from "../support/repo.ts"
+
+const ENV_AGENT = `env | grep -E '^(ORCH_|GITHUB_TOKEN)' | sort > "$ORCH_WORKSPACE/../agent-env-$ORCH_SESSION_ID"; pwd > "$ORCH_WORKSPACE/../agent-cwd-$ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; done`
+
+describe("orch spawn (real git, tmux, tracker server)", () => {
+  it.live("creates worktree, branch, tmux session, prompt, record and event; prints the id", () =>
+    Effect.gen(function*() {
+      const tracker = yield* issuesServer("acme/app", { "12": { title: "Fix the login bug", body: "Users cannot log in.", labels: ["bug"] }, "13": { title: "Second" } })
+      const s = yield* sandbox({ agentCommand: ENV_AGENT, trackerUrl: tracker.url, project: { agentRules: "Always run the tests." } })
+      const run = yield* s.orch(["spawn", "app", "12"], { GITHUB_TOKEN: "ghp_secret_of_orch" })
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(run.stdout, "app-1\n")
+      assert.strictEqual(run.stderr, "")
+
+      const worktree = join(s.dataDir, "worktrees", "app", "app-1")
+      assert.strictEqual(git(worktree, "rev-parse", "--abbrev-ref", "HEAD"), "feat/12")
+      assert.strictEqual(git(worktree, "rev-parse", "HEAD"), git(s.repo.path, "rev-parse", "origin/main"))
+      assert.deepStrictEqual(s.sessions(), ["app-1"])
+
+      const record = s.record("app-1")
+      assert.deepInclude(record, {
+        sessionId: "app-1", projectId: "app", issueId: "12", status: "working", activity: "active",
+        branch: "feat/12", workspacePath: worktree, pr: null, issue: { title: "Fix the login bug", url: "https://github.com/acme/app/issues/12" }
+      })
+      assert.deepStrictEqual(record.runtime, { plugin: "multiplexer", id: "app-1", data: { socket: s.socket } })
+      assert.strictEqual(record.agent.plugin, "command")
+      assert.isUndefined(record.spawn)
+      assert.match(record.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+
+      const prompt = readFileSync(join(s.dataDir, "sessions", "app", "app-1", "prompt.md"), "utf8")
+      for (const part of ["Fix the login bug", "Users cannot log in.", "Always run the tests.", "feat/12", "CI failures"]) assert.include(prompt, part)
+
+      const envFile = join(s.dataDir, "worktrees", "app", "agent-env-app-1")
+      const agentEnv = yield* eventually("the agent's environment", () => existsSync(envFile) && readFileSync(envFile, "utf8"))
+      for (const line of ["ORCH_SESSION_ID=app-1", "ORCH_PROJECT_ID=app", "ORCH_ISSUE_ID=12", "ORCH_BRANCH=feat/12", `ORCH_WORKSPACE=${worktree}`, `ORCH_DATA_DIR=${join(s.dataDir, "sessions", "app", "app-1")}`]) {
+        assert.include(agentEnv, line)
+      }
+      assert.include(agentEnv, `ORCH_PROMPT_FILE=${join(s.dataDir, "sessions", "app", "app-1", "prompt.md")}`)
+      assert.notInclude(agentEnv, "GITHUB_TOKEN", "orch's repohost token must not reach the agent")
+      assert.strictEqual(readFileSync(join(s.dataDir, "worktrees", "app", "agent-cwd-app-1"), "utf8").trim(), worktree)
+
+      const [event] = s.events()
+      assert.deepInclude(event, { type: "session.spawned", sessionId: "app-1", projectId: "app", issueId: "12" })
+      assert.match(event.timestamp, /Z$/)
+      assert.strictEqual(tracker.requests[0]?.headers.authorization, "Bearer ghp_secret_of_orch")
+
+      const second = yield* s.orch(["spawn", "app", "#13", "--json"])
+      assert.strictEqual(second.code, 0, second.stderr)
+      assert.deepInclude(JSON.parse(second.stdout), { sessionId: "app-2", issueId: "13", branch: "feat/13" })
+    }))
+
+  it.live("an issue the tracker does not have fails the spawn and leaves nothing", () =>
+    Effect.gen(function*() {
+      const tracker = yield* issuesServer("acme/app", {})
+      const s = yield* sandbox({ trackerUrl: tracker.url })
+      const run = yield* s.orch(["spawn", "app", "99"])
+      assert.strictEqual(run.code, 1)
+      assert.strictEqual(run.stderr, "orch: issue #99 not found in acme/app\n")
+      assert.deepStrictEqual(s.sessions(), [])
+      assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/99"))
+      assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
+      assert.deepInclude(s.events()[0], { type: "session.spawn_failed", projectId: "app", issueId: "99" })
+    }))
+
+  it.live("an unreachable tracker still spawns, with a warning", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const run = yield* s.orch(["spawn", "app", "7"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.match(run.stderr, /^orch: warning: repohost .* unavailable: .*spawning with the issue id alone\n$/)
+      assert.include(readFileSync(join(s.dataDir, "sessions", "app", "app-1", "prompt.md"), "utf8"), "issue 7 of acme/app")
+    }))
+
+  it.live("a step failing part-way undoes everything and says what failed", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { postCreate: ["echo preparing; exit 3"] } })
+      const run = yield* s.orch(["spawn", "app", "5"])
+      assert.strictEqual(run.code, 1)
+      assert.match(run.stderr, /^orch: spawn of app issue 5 failed while creating the workspace: .*postCreate "echo preparing; exit 3".*exit 3/)
+      assert.deepStrictEqual(s.sessions(), [])
+      assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/5"))
+      assert.isFalse(existsSync(join(s.dataDir, "worktrees", "app", "app-1")))
+      assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
+      assert.strictEqual(git(s.repo.path, "worktree", "list").split("\n").length, 1)
+    }))
+
+  it.live("an existing branch is reused unless it is checked out elsewhere", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      git(s.repo.path, "branch", "feat/3")
+      assert.strictEqual((yield* s.orch(["spawn", "app", "3"])).code, 0)
+      git(s.repo.path, "branch", "feat/4")
+      git(s.repo.path, "checkout", "-q", "feat/4")
+      const busy = yield* s.orch(["spawn", "app", "4"])
+      assert.strictEqual(busy.code, 1)
+      assert.include(busy.stderr, `branch feat/4 is already checked out at ${s.repo.path}`)
+      assert.isTrue(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/4"), "a branch it did not create is never deleted")
+    }))
+
+  it.live("an unknown project is a usage error", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const run = yield* s.orch(["spawn", "nope", "1"])
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stderr, "orch: no project \"nope\" in the config (projects: app)\n")
+    }))
+})
