@@ -17,6 +17,8 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   banner: { js: "import { createRequire as __orchCreateRequire } from \"node:module\"; const require = __orchCreateRequire(import.meta.url);" },
   legalComments: "none",
+  minify: true,
+  sourcemap: "linked",
   logLevel: "warning"
 })
 chmodSync("dist/orch.mjs", 0o755)

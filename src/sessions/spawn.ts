@@ -7,13 +7,14 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import { randomUUID } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import type { ProjectConfig } from "../config/schema.ts"
 import type { RuntimeHandle, SessionRecord } from "../domain/session.ts"
 import { Agent, type AgentContext } from "../plugins/agent/Agent.ts"
 import { Runtime, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
-import { Tracker } from "../plugins/tracker/Tracker.ts"
+import { InvalidIssueId, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { buildWorkerPrompt } from "../prompts/worker.ts"
 import { EventLog } from "../store/EventLog.ts"
@@ -29,6 +30,7 @@ export interface Spawned {
 
 export const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
+const ISSUE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 const READY_POLL = "100 millis"
 const READY_POLLS = 600
 
@@ -70,18 +72,24 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   const tracker = yield* Tracker
   const warnings: Array<string> = []
 
-  const issue = yield* tracker.getIssue(issueRef).pipe(
+  const issueId = issueRef.replace(/^#/, "")
+  if (!ISSUE_ID.test(issueId)) {
+    return yield* new InvalidIssueId({ issueId: issueRef, expected: "letters, digits, \".\", \"_\" or \"-\" (e.g. 42 or ENG-123)" })
+  }
+  const failed = (step: string) => (error: { readonly message: string } | string) =>
+    new SpawnFailed({ project: project.key, issueId, step, reason: typeof error === "string" ? error : error.message })
+  // The issue is looked up while the workspace is made (both wait on the network); a spawn for an issue
+  // that does not exist is undone like any other failure.
+  const lookup = tracker.getIssue(issueRef).pipe(
     Effect.catchTag("TrackerUnavailable", (error) =>
       Effect.sync(() => {
         warnings.push(`${error.message}; spawning with the issue id alone`)
         return undefined
       }))
   )
-  const issueId = issue?.id ?? issueRef.replace(/^#/, "")
-  const failed = (step: string) => (error: { readonly message: string } | string) =>
-    new SpawnFailed({ project: project.key, issueId, step, reason: typeof error === "string" ? error : error.message })
 
   const spawned = yield* Effect.scoped(Effect.gen(function*() {
+    const issueFiber = yield* Effect.forkScoped(lookup)
     const sessionId = yield* Effect.acquireRelease(
       store.reserve(project.id, project.sessionPrefix).pipe(Effect.mapError(failed("reserving a session id"))),
       (id, exit) => (Exit.isFailure(exit) ? store.release(project.id, id).pipe(Effect.ignore) : Effect.void)
@@ -98,7 +106,6 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       runtime: null,
       agent: { plugin: agent.name, conversationId: randomUUID() },
       pr: null,
-      ...(issue !== undefined ? { issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } } : {}),
       createdAt,
       updatedAt: createdAt,
       spawn: { pid: process.pid, startedAt: createdAt }
@@ -121,6 +128,8 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         Exit.isFailure(exit) ? workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch }).pipe(Effect.ignore) : Effect.void
     )
     warnings.push(...created.warnings)
+    const issue = yield* Fiber.join(issueFiber)
+    if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
     if (created.createdBranch === branchExisted) yield* journal({ createdBranch: created.createdBranch })
 
     const rulesFile = project.agentRulesFile !== undefined && existsSync(project.agentRulesFile)

@@ -3,7 +3,6 @@
  * https://api.github.com). Token: `token` in the tracker config, else GITHUB_TOKEN, else GH_TOKEN.
  */
 import * as Effect from "effect/Effect"
-import { request } from "undici"
 import type { TrackerConfig } from "../../config/schema.ts"
 import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type TrackerShape } from "./Tracker.ts"
 
@@ -39,13 +38,14 @@ export const makeRepohostTracker = (
   const getIssue = Effect.fn("Tracker.repohost.getIssue")(function*(issueId: string) {
     const number = issueId.replace(/^#/, "")
     if (!/^\d+$/.test(number)) return yield* new InvalidIssueId({ issueId, expected: `an issue number of ${repo}, like 42` })
+    // Node's built-in fetch (undici, already in the runtime) costs a CLI process nothing to load.
     const response = yield* Effect.tryPromise({
-      try: (signal) => request(`${apiUrl}/repos/${repo}/issues/${number}`, { headers, signal, headersTimeout: 10_000, bodyTimeout: 10_000 }),
-      catch: (cause) => unavailable(cause instanceof Error ? cause.message : String(cause))
+      try: (signal) => fetch(`${apiUrl}/repos/${repo}/issues/${number}`, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]) }),
+      catch: (cause) => unavailable(cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause))
     })
-    const text = yield* Effect.tryPromise({ try: () => response.body.text(), catch: (cause) => unavailable(String(cause)) })
-    if (response.statusCode === 404 || response.statusCode === 410) return yield* new IssueNotFound({ issueId: `#${number}`, where: repo })
-    if (response.statusCode !== 200) return yield* unavailable(`HTTP ${response.statusCode}`)
+    const text = yield* Effect.tryPromise({ try: () => response.text(), catch: (cause) => unavailable(String(cause)) })
+    if (response.status === 404 || response.status === 410) return yield* new IssueNotFound({ issueId: `#${number}`, where: repo })
+    if (response.status !== 200) return yield* unavailable(`HTTP ${response.status}`)
     const issue = yield* Effect.try({ try: () => JSON.parse(text) as GitHubIssue, catch: () => unavailable("the answer was not JSON") })
     return {
       id: number,

@@ -22,23 +22,29 @@ const RESCUE_IDENTITY = {
   GIT_COMMITTER_EMAIL: "orch@localhost"
 }
 
-/** The commit that starts a session's branch: `origin/<default>` when it exists, else the local default branch. */
-export const resolveBase = Effect.fnUntraced(function*(git: Git, repo: string, defaultBranch: string) {
-  if (yield* git.exists(repo, `refs/remotes/origin/${defaultBranch}`)) return `origin/${defaultBranch}`
-  if (yield* git.exists(repo, `refs/heads/${defaultBranch}`)) return defaultBranch
-  return yield* new WorkspaceError({
-    plugin: PLUGIN,
-    operation: "create",
-    reason: `default branch "${defaultBranch}" not found in ${repo} (set defaultBranch in the project)`
-  })
+/** Which of `refs` exist, with one git call. */
+export const existingRefs = Effect.fnUntraced(function*(git: Git, repo: string, refs: ReadonlyArray<string>) {
+  const listed = yield* git.ok(repo, ["for-each-ref", "--format=%(refname)", ...refs])
+  return new Set(listed.split("\n").filter(Boolean))
 })
+
+/** The commit that starts a session's branch: `origin/<default>` when it exists, else the local default branch. */
+export const resolveBase = (refs: ReadonlySet<string>, repo: string, defaultBranch: string) =>
+  refs.has(`refs/remotes/origin/${defaultBranch}`)
+    ? Effect.succeed(`origin/${defaultBranch}`)
+    : refs.has(`refs/heads/${defaultBranch}`)
+    ? Effect.succeed(defaultBranch)
+    : Effect.fail(new WorkspaceError({
+      plugin: PLUGIN,
+      operation: "create",
+      reason: `default branch "${defaultBranch}" not found in ${repo} (set defaultBranch in the project)`
+    }))
 
 /** Fetches the default branch from `origin`, when the project has one. A failed fetch is a warning, not a stop. */
 export const fetchDefaultBranch = Effect.fnUntraced(function*(git: Git, project: ProjectConfig) {
-  const origin = yield* git.run(project.path, ["remote", "get-url", "origin"])
-  if (origin.exitCode !== 0) return []
   const fetched = yield* git.run(project.path, ["fetch", "--quiet", "origin", project.defaultBranch])
-  return fetched.exitCode === 0 ? [] : [`git fetch origin ${project.defaultBranch} failed, using what is local: ${fetched.stderr.trim()}`]
+  if (fetched.exitCode === 0 || /'origin' does not appear to be a git repository|No such remote/i.test(fetched.stderr)) return []
+  return [`git fetch origin ${project.defaultBranch} failed, using what is local: ${fetched.stderr.trim().split("\n")[0]}`]
 })
 
 /** Links `symlinks` from the project into the workspace and runs `postCreate` there. */
@@ -117,22 +123,32 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
     return undefined
   })
 
+  /** `git worktree add`, pruning a stale registration of the same path (its directory deleted by hand) once. */
+  const worktreeAdd = (project: ProjectConfig, args: ReadonlyArray<string>) =>
+    git.ok(project.path, ["worktree", "add", "--quiet", ...args]).pipe(
+      Effect.catchIf(
+        (error) => /already registered|already exists/.test(error.reason),
+        () => Effect.andThen(git.run(project.path, ["worktree", "prune"]), git.ok(project.path, ["worktree", "add", "--quiet", ...args]))
+      )
+    )
+
   const addWorktree = Effect.fnUntraced(function*(spec: WorkspaceSpec) {
     const { project, branch, path } = spec
     const warnings = yield* fetchDefaultBranch(git, project)
     // A worktree left by a spawn that died half-way is cleared before its path is used again.
-    yield* removeWorktree(project, path)
+    if (existsSync(path)) yield* removeWorktree(project, path)
     mkdirSync(dirname(path), { recursive: true })
-    if (yield* git.exists(project.path, `refs/heads/${branch}`)) {
+    const refs = yield* existingRefs(git, project.path, [`refs/heads/${branch}`, `refs/heads/${project.defaultBranch}`, `refs/remotes/origin/${project.defaultBranch}`])
+    if (refs.has(`refs/heads/${branch}`)) {
       const elsewhere = yield* checkedOutAt(project, branch)
       if (elsewhere !== undefined) {
         return yield* new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: `branch ${branch} is already checked out at ${elsewhere}` })
       }
-      yield* git.ok(project.path, ["worktree", "add", "--quiet", path, branch])
+      yield* worktreeAdd(project, [path, branch])
       return { path, branch, createdBranch: false, warnings } satisfies CreatedWorkspace
     }
-    const base = yield* resolveBase(git, project.path, project.defaultBranch)
-    yield* git.ok(project.path, ["worktree", "add", "--quiet", "--no-track", "-b", branch, path, base])
+    const base = yield* resolveBase(refs, project.path, project.defaultBranch)
+    yield* worktreeAdd(project, ["--no-track", "-b", branch, path, base])
     return { path, branch, createdBranch: true, warnings } satisfies CreatedWorkspace
   })
 
