@@ -83,6 +83,22 @@ const checkSymlinks = (key: string, project: DecodedProject, issues: Array<Expan
     }
   })
 
+const checkPluginModules = (decoded: Decoded, issues: Array<ExpansionIssue>) => {
+  const check = (path: ReadonlyArray<string | number>, module: { readonly package?: string; readonly path?: string }, required: boolean) => {
+    if (module.package !== undefined && module.path !== undefined) {
+      issues.push({ path, message: "Give either `package` or `path` for a plugin module, not both" })
+    } else if (required && module.package === undefined && module.path === undefined) {
+      issues.push({ path, message: "Give `package` (an npm package name) or `path` (a file) for the plugin module" })
+    }
+  }
+  for (const [name, module] of Object.entries(decoded.plugins)) check(["plugins", name], module, true)
+  for (const [name, notifier] of Object.entries(decoded.notifiers)) check(["notifiers", name], notifier, false)
+  for (const [key, project] of Object.entries(decoded.projects)) {
+    if (project.tracker) check(["projects", key, "tracker"], project.tracker, false)
+    if (project.scm) check(["projects", key, "scm"], project.scm, false)
+  }
+}
+
 const checkRouting = (
   routing: Readonly<Record<EventPriority, ReadonlyArray<string>>>,
   decoded: Decoded,
@@ -123,6 +139,7 @@ export const normalize = (decoded: Decoded, ctx: NormalizeContext): NormalizeRes
       : decoded.notificationRouting[priority] ?? decoded.defaults.notifiers
   ])) as Record<EventPriority, ReadonlyArray<string>>
   checkRouting(routing, decoded, issues)
+  checkPluginModules(decoded, issues)
 
   const projects = Object.entries(decoded.projects).map(([key, project]) => {
     checkSymlinks(key, project, issues)
@@ -151,6 +168,12 @@ export const normalize = (decoded: Decoded, ctx: NormalizeContext): NormalizeRes
       reactions: { ...DEFAULT_REACTIONS, ...decoded.reactions } as Record<ReactionKey, ReactionConfig>,
       notifiers: Object.fromEntries(
         Object.entries(decoded.notifiers).map(([name, notifier]) => [name, expandPluginPath(notifier, ctx)])
+      ),
+      plugins: Object.fromEntries(
+        Object.entries(decoded.plugins).map(([name, module]) => [
+          name,
+          module.path === undefined ? module : { ...module, path: expandPath(module.path, ctx.homeDir, ctx.baseDir) }
+        ])
       )
     }
   }

@@ -149,6 +149,13 @@ export const NotificationRouting = Schema.Struct({
   info: Schema.optionalKey(StringList)
 }).annotate({ description: "Notifier names per priority; an empty list sends nowhere" })
 
+/** A plugin module named by `runtime`, `agent` or `workspace` (or a tracker/scm/notifier `plugin`). */
+export const PluginModule = Schema.Struct({
+  package: Schema.optionalKey(NonEmpty),
+  path: Schema.optionalKey(NonEmpty)
+}).annotate({ description: "Where a plugin module comes from: an npm package name, or a file (relative to this config file)" })
+export type PluginModule = typeof PluginModule.Type
+
 export const OrchestratorConfig = Schema.Struct({
   $schema: Schema.optionalKey(Schema.String),
   port: Port.pipe(withDefault(3000, "Web dashboard port")),
@@ -160,6 +167,7 @@ export const OrchestratorConfig = Schema.Struct({
   defaults: DefaultPlugins.pipe(withDefault({})),
   projects: Schema.Record(Schema.String, ProjectConfig),
   notifiers: Schema.Record(Schema.String, NotifierConfig).pipe(withDefault({})),
+  plugins: Schema.Record(Schema.String, PluginModule).pipe(withDefault({}, "Plugin modules by name, for runtime, agent, workspace, tracker, scm or notifier choices")),
   notificationRouting: Schema.optionalKey(NotificationRouting),
   reactions: Schema.Record(Schema.String, ReactionConfig).pipe(withDefault({}))
 }).annotate({ title: "orchestrator.yaml", description: "Configuration of orch" })

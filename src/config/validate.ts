@@ -13,6 +13,7 @@ import { normalize } from "./normalize.ts"
 import {
   DefaultPlugins,
   OrchestratorConfig,
+  PluginModule,
   PRIORITIES,
   ProjectConfig,
   REACTION_KEYS,
@@ -61,6 +62,7 @@ const unknownKeys = (raw: Record<string, unknown>): Array<ExpansionIssue> => {
   checkKeys(raw.reactions, ["reactions"], REACTION_KEYS, "reaction", issues)
   eachEntry(raw.reactions, (key, reaction) =>
     checkKeys(reaction, ["reactions", key], Object.keys(ReactionConfig.fields), "key", issues))
+  eachEntry(raw.plugins, (name, module) => checkKeys(module, ["plugins", name], Object.keys(PluginModule.fields), "key", issues))
   eachEntry(raw.projects, (projectKey, project) => {
     checkKeys(project, ["projects", projectKey], Object.keys(ProjectConfig.fields), "key", issues)
     if (!isRecord(project)) return

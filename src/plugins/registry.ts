@@ -9,7 +9,9 @@ import * as Runtime_ from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type { ChildProcessSpawner } from "effect/process"
 import { Host, type HostShape } from "../config/host.ts"
-import type { ProjectConfig } from "../config/schema.ts"
+import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
+import { agentFromPlugin, runtimeFromPlugin, trackerFromPlugin, workspaceFromPlugin } from "./adapters.ts"
+import { loadPlugin, type LoadedPlugin, type ModuleSource, type PluginLoadError, type Slot } from "./loader.ts"
 import { Agent, type AgentShape } from "./agent/Agent.ts"
 import { makeAiderAgent } from "./agent/aider.ts"
 import { makeCodexAgent } from "./agent/codex.ts"
@@ -52,21 +54,41 @@ export const TRACKERS: Builtins<Tracker["Service"]> = {
   repohost: (project, host) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env))
 }
 
-const pick = <A>(project: ProjectConfig, slot: string, name: string, builtins: Builtins<A>) => {
-  const make = builtins[name]
-  return make === undefined
-    ? Effect.fail(new UnknownPlugin({ project: project.key, slot, name, known: Object.keys(builtins) }))
-    : Effect.succeed(make)
+type Resolved<A> = (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, PluginLoadError, ChildProcessSpawner.ChildProcessSpawner>
+
+/**
+ * The implementation behind a plugin name: a module from the slot's own `package`/`path`, else a built-in,
+ * else a module named under `plugins`.
+ */
+const resolve = <A>(
+  config: OrchestratorConfig,
+  project: ProjectConfig,
+  slot: Slot,
+  name: string,
+  builtins: Builtins<A>,
+  fromPlugin: (plugin: LoadedPlugin) => A,
+  inline?: ModuleSource & { readonly [key: string]: unknown }
+): Effect.Effect<Resolved<A>, UnknownPlugin> => {
+  const module = inline?.package !== undefined || inline?.path !== undefined ? inline : config.plugins[name]
+  const builtin = builtins[name]
+  if (builtin !== undefined && module === undefined) return Effect.succeed(builtin)
+  if (module === undefined) {
+    return Effect.fail(new UnknownPlugin({ project: project.key, slot, name, known: [...Object.keys(builtins), ...Object.keys(config.plugins)] }))
+  }
+  const pluginConfig = inline ?? (slot === "agent" ? project.agentConfig : {})
+  return Effect.succeed(() =>
+    Effect.map(loadPlugin(module, { slot, name, configFile: config.configPath }, pluginConfig), fromPlugin)
+  )
 }
 
 /** The Layer of a project's plugins. Needs a ChildProcessSpawner (for git and tmux). */
-export const projectPlugins = (project: ProjectConfig, locksDir: string) =>
+export const projectPlugins = (config: OrchestratorConfig, project: ProjectConfig, locksDir: string) =>
   Layer.effectContext(Effect.gen(function*() {
     const host = yield* Host
-    const runtime = yield* pick(project, "runtime", project.runtime, RUNTIMES)
-    const agent = yield* pick(project, "agent", project.agent, AGENTS)
-    const workspace = yield* pick(project, "workspace", project.workspace, WORKSPACES)
-    const tracker = yield* pick(project, "tracker", project.tracker.plugin, TRACKERS)
+    const runtime = yield* resolve(config, project, "runtime", project.runtime, RUNTIMES, runtimeFromPlugin)
+    const agent = yield* resolve(config, project, "agent", project.agent, AGENTS, agentFromPlugin)
+    const workspace = yield* resolve(config, project, "workspace", project.workspace, WORKSPACES, workspaceFromPlugin)
+    const tracker = yield* resolve(config, project, "tracker", project.tracker.plugin, TRACKERS, trackerFromPlugin, project.tracker)
     return Context.make(Runtime, yield* runtime(project, host, locksDir)).pipe(
       Context.add(Agent, yield* agent(project, host, locksDir)),
       Context.add(Workspace, yield* workspace(project, host, locksDir)),

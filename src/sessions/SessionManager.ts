@@ -58,7 +58,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   /** Runs `effect` with the plugins of `project`. */
   const withPlugins = (project: ProjectConfig) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(Effect.provide(projectPlugins(project, store.paths.locks)), Effect.provide(context))
+    effect.pipe(Effect.provide(projectPlugins(config, project, store.paths.locks)), Effect.provide(context))
 
   const liveness = (record: SessionRecord) =>
     record.runtime === null

@@ -209,6 +209,10 @@ describe("validation issues", () => {
     [{ projects: { app: project({ symlinks: ["../secret"] }) } }, ["projects.app.symlinks.0: Expected a path inside the project (relative, without \"..\")"]],
     [{ projects: { app: project({ agentConfig: { permissions: "yolo" } }) } }, ["projects.app.agentConfig.permissions: Expected \"skip\" | \"auto-edit\" | \"default\""]],
     [{ projects: { app: project({ tracker: { plugin: "tracker-b", apiKey: "${LINEAR_KEY}" } }) } }, ["projects.app.tracker.apiKey: Environment variable \"LINEAR_KEY\" is not set (write ${LINEAR_KEY:-default} to give a default)"]],
+    [{ projects: {}, plugins: { x: {} } }, ["plugins.x: Give `package` (an npm package name) or `path` (a file) for the plugin module"]],
+    [{ projects: {}, plugins: { x: { package: "a", path: "b" } } }, ["plugins.x: Give either `package` or `path` for a plugin module, not both"]],
+    [{ projects: {}, plugins: { x: { pakage: "a" } } }, ["plugins.x.pakage: Unknown key \"pakage\" (did you mean \"package\"?)"]],
+    [{ projects: {}, notifiers: { n: { plugin: "n", package: "a", path: "b" } } }, ["notifiers.n: Give either `package` or `path` for a plugin module, not both"]],
     [["not", "a", "map"], ["<root>: Expected a mapping of settings (with a `projects` key)"]],
     [{ projects: ["app"] }, ["projects: Expected object"]]
   ] as const)("%j", ([raw, expected]) =>

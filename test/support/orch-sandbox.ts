@@ -15,7 +15,15 @@ import { privateTmux, tmuxSessions } from "./tmux.ts"
 /** An agent that prints its task's first line, then answers each input line with `got: <line>`. */
 export const ECHO_AGENT = `echo "ready $ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; done`
 
-export const sandbox = (options: { readonly agentCommand?: string; readonly project?: Record<string, unknown>; readonly trackerUrl?: string } = {}) =>
+export interface SandboxOptions {
+  readonly agentCommand?: string
+  readonly project?: Record<string, unknown>
+  readonly trackerUrl?: string
+  /** Top-level config keys besides `projects`. */
+  readonly config?: Record<string, unknown>
+}
+
+export const sandbox = (options: SandboxOptions = {}) =>
   Effect.gen(function*() {
     const root = yield* tempDir("orch-e2e-")
     const { socket } = yield* privateTmux
@@ -24,6 +32,7 @@ export const sandbox = (options: { readonly agentCommand?: string; readonly proj
     const config = join(root, "orchestrator.yaml")
     const writeConfig = (project: Record<string, unknown> = {}) =>
       writeFileSync(config, stringify({
+        ...options.config,
         projects: {
           app: {
             repo: "acme/app",

@@ -1,0 +1,136 @@
+/**
+ * Plugin-module components seen through the slot interfaces. A component implements the methods of its slot
+ * (documented in docs/plugins.md); optional methods get a safe default.
+ */
+import * as Effect from "effect/Effect"
+import type { ProjectConfig } from "../config/schema.ts"
+import type { Activity, RuntimeHandle } from "../domain/session.ts"
+import { AgentError, type AgentLaunch, type AgentShape } from "./agent/Agent.ts"
+import { callPlugin, type LoadedPlugin } from "./loader.ts"
+import { RuntimeError, type Liveness, type RuntimeShape } from "./runtime/Runtime.ts"
+import { IssueNotFound, TrackerUnavailable, type Issue, type TrackerShape } from "./tracker/Tracker.ts"
+import { WorkspaceError, type WorkspaceShape } from "./workspace/Workspace.ts"
+
+const has = (component: Record<string, unknown>, method: string) => typeof component[method] === "function"
+
+export const runtimeFromPlugin = ({ manifest, component }: LoadedPlugin): RuntimeShape => {
+  const name = manifest.name
+  const call = (operation: string, ...args: ReadonlyArray<unknown>) =>
+    callPlugin(name, component, operation, ...args).pipe(
+      Effect.mapError((error) => new RuntimeError({ plugin: name, operation, reason: error.reason }))
+    )
+  const theirs = (handle: RuntimeHandle) => ({ id: handle.id, runtimeName: name, data: handle.data })
+  return {
+    name,
+    create: (spec) =>
+      call("create", { sessionId: spec.sessionId, workingDir: spec.workingDir, command: spec.command, env: spec.env, unsetEnv: spec.unsetEnv }).pipe(
+        Effect.map((made) => {
+          const handle = (made ?? {}) as { id?: unknown; data?: unknown }
+          return {
+            plugin: name,
+            id: typeof handle.id === "string" ? handle.id : spec.sessionId,
+            data: typeof handle.data === "object" && handle.data !== null ? (handle.data as Record<string, unknown>) : {}
+          }
+        })
+      ),
+    send: (handle, text) => Effect.asVoid(call("sendCommand", theirs(handle), text)),
+    capture: (handle, scrollback = 0) =>
+      has(component, "getOutput") ? call("getOutput", theirs(handle), scrollback).pipe(Effect.map(String)) : Effect.succeed(""),
+    probe: (handles) =>
+      Effect.forEach(handles, (handle) =>
+        has(component, "isAlive")
+          ? call("isAlive", theirs(handle)).pipe(Effect.map((alive): [string, Liveness] => [handle.id, alive ? { _tag: "Alive" } : { _tag: "Gone" }]))
+          : Effect.succeed<[string, Liveness]>([handle.id, { _tag: "Alive" }])).pipe(Effect.map((entries) => new Map(entries))),
+    destroy: (handle) => Effect.asVoid(call("destroy", theirs(handle)))
+  }
+}
+
+const toLaunch = (plugin: string, value: unknown): Effect.Effect<AgentLaunch, AgentError> => {
+  if (typeof value === "string") return Effect.succeed({ command: value, env: {} })
+  const launch = value as { command?: unknown; env?: unknown; initialMessage?: unknown } | null
+  if (launch === null || typeof launch?.command !== "string") {
+    return Effect.fail(new AgentError({ plugin, reason: "launch() must return a command line or { command, env?, initialMessage? }" }))
+  }
+  return Effect.succeed({
+    command: launch.command,
+    env: (launch.env ?? {}) as Record<string, string>,
+    ...(typeof launch.initialMessage === "string" ? { initialMessage: launch.initialMessage } : {})
+  })
+}
+
+export const agentFromPlugin = ({ manifest, component }: LoadedPlugin): AgentShape => {
+  const name = manifest.name
+  const launchWith = (method: string) => (context: Parameters<AgentShape["launch"]>[0]) =>
+    callPlugin(name, component, has(component, method) ? method : "launch", context).pipe(
+      Effect.mapError((error) => new AgentError({ plugin: name, reason: error.message })),
+      Effect.flatMap((value) => toLaunch(name, value))
+    )
+  const sync = <A>(method: string, fallback: A) => (screen: string): A => {
+    if (!has(component, method)) return fallback
+    try {
+      return (component[method] as (screen: string) => A)(screen) ?? fallback
+    } catch {
+      return fallback
+    }
+  }
+  return {
+    name,
+    launch: launchWith("launch"),
+    resume: launchWith("resume"),
+    isReadyForInput: sync("isReadyForInput", true),
+    activityFromScreen: sync<Activity | undefined>("activityFromScreen", undefined)
+  }
+}
+
+export const workspaceFromPlugin = ({ manifest, component }: LoadedPlugin): WorkspaceShape => {
+  const name = manifest.name
+  const call = (operation: string, ...args: ReadonlyArray<unknown>) =>
+    callPlugin(name, component, operation, ...args).pipe(
+      Effect.mapError((error) => new WorkspaceError({ plugin: name, operation, reason: error.reason }))
+    )
+  const where = (project: ProjectConfig) => ({ projectPath: project.path, defaultBranch: project.defaultBranch, repo: project.repo })
+  return {
+    name,
+    create: (spec) =>
+      call("create", { ...where(spec.project), sessionId: spec.sessionId, branch: spec.branch, path: spec.path }).pipe(
+        Effect.map((made) => {
+          const ws = (made ?? {}) as { path?: unknown; createdBranch?: unknown }
+          return {
+            path: typeof ws.path === "string" ? ws.path : spec.path,
+            branch: spec.branch,
+            createdBranch: ws.createdBranch === true,
+            warnings: []
+          }
+        })
+      ),
+    exists: (path) => (has(component, "exists") ? call("exists", path).pipe(Effect.map(Boolean), Effect.orElseSucceed(() => true)) : Effect.succeed(true)),
+    hasBranch: (project, branch) => (has(component, "hasBranch") ? call("hasBranch", where(project), branch).pipe(Effect.map(Boolean)) : Effect.succeed(false)),
+    unsavedWork: (project, path) =>
+      has(component, "unsavedWork")
+        ? call("unsavedWork", where(project), path).pipe(
+          Effect.map((work) => ({ uncommitted: Number((work as { uncommitted?: number })?.uncommitted ?? 0), unpushed: Number((work as { unpushed?: number })?.unpushed ?? 0) }))
+        )
+        : Effect.succeed({ uncommitted: 0, unpushed: 0 }),
+    rescue: (project, path, ref) => call("rescue", where(project), path, ref).pipe(Effect.map(String)),
+    destroy: (project, path, options) => Effect.asVoid(call("destroy", { ...where(project), path, ...options }))
+  }
+}
+
+export const trackerFromPlugin = ({ manifest, component }: LoadedPlugin): TrackerShape => ({
+  name: manifest.name,
+  getIssue: (issueId) =>
+    callPlugin(manifest.name, component, "getIssue", issueId).pipe(
+      Effect.mapError((error) => new TrackerUnavailable({ tracker: manifest.name, reason: error.reason })),
+      Effect.flatMap((found) => {
+        const issue = found as Partial<Issue> | null | undefined
+        if (issue === null || issue === undefined) return Effect.fail(new IssueNotFound({ issueId, where: manifest.name }))
+        return Effect.succeed({
+          id: String(issue.id ?? issueId),
+          title: String(issue.title ?? ""),
+          body: String(issue.body ?? ""),
+          labels: Array.isArray(issue.labels) ? issue.labels.map(String) : [],
+          ...(typeof issue.url === "string" ? { url: issue.url } : {})
+        })
+      })
+    )
+})
