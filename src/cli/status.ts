@@ -3,8 +3,16 @@ import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command, Flag } from "effect/cli"
-import type { SessionRecord } from "../domain/session.ts"
+import { activityOf, type ActivitySignal } from "../domain/activity.ts"
+import { isEnded, type SessionRecord } from "../domain/session.ts"
 import { age, table } from "./format.ts"
+
+/** The record's activity, or a newer one from the agent's own signals (hooks write them between record updates). */
+export const withLatestActivity = (record: SessionRecord, signal: ActivitySignal | undefined): SessionRecord => {
+  if (isEnded(record.status) || signal?.ts === undefined || Date.parse(signal.ts) < Date.parse(record.updatedAt) - 1000) return record
+  const activity = activityOf(signal)
+  return activity === undefined ? record : { ...record, activity }
+}
 
 const prCell = (record: SessionRecord) => (record.pr === null ? "-" : `#${record.pr.number} ${record.pr.state}`)
 
@@ -27,9 +35,12 @@ export const status = Command.make(
   { json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print a JSON array of session records")) },
   Effect.fn("cli.status")(function*({ json }) {
     const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
-    const { records, problems } = yield* SessionStore.use((store) => store.list).pipe(Effect.provide(SessionStore.layer))
+    const { latestSignal } = yield* Effect.promise(() => import("../store/activity-file.ts"))
+    const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
+      Effect.provide(SessionStore.layer)
+    )
     for (const problem of problems) yield* Console.error(`orch: warning: ${problem}`)
-    const sorted = sortRecords(records)
+    const sorted = sortRecords(records).map((record) => withLatestActivity(record, latestSignal(paths.activity(record.projectId, record.sessionId))))
     if (json) return yield* Console.log(JSON.stringify(sorted))
     if (sorted.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
     yield* Console.log(statusTable(sorted, yield* Clock.currentTimeMillis))

@@ -216,3 +216,21 @@ describe("concurrency and crashes", () => {
       assert.strictEqual((yield* s.orch(["spawn", "app", "9"])).code, 0, "the issue can be spawned again")
     }), 60_000)
 })
+
+describe("activity from the agent's own signals", () => {
+  it.live("orch status shows the newest activity an agent reported through $ORCH_ACTIVITY_FILE", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({
+        agentCommand: `while IFS= read -r line; do printf '{"ts":"%s","event":"%s"}\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$line" >> "$ORCH_ACTIVITY_FILE"; done`
+      })
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      const activity = () => Effect.map(s.orch(["status", "--json"]), (run) => JSON.parse(run.stdout)[0].activity)
+      assert.strictEqual(yield* activity(), "active")
+      assert.strictEqual((yield* s.orch(["send", "app-1", "Notification"])).code, 0)
+      yield* eventually("the signal", () => existsSync(join(s.dataDir, "sessions", "app", "app-1", "activity.jsonl")))
+      assert.strictEqual(yield* activity(), "waiting_input")
+      assert.strictEqual((yield* s.orch(["send", "app-1", "Stop"])).code, 0)
+      yield* eventually("the second signal", () => readFileSync(join(s.dataDir, "sessions", "app", "app-1", "activity.jsonl"), "utf8").includes("Stop"))
+      assert.strictEqual(yield* activity(), "ready")
+    }))
+})
