@@ -21,6 +21,7 @@ import { defaultTmuxSocket, makeMultiplexer } from "./runtime/multiplexer.ts"
 import { Runtime } from "./runtime/Runtime.ts"
 import { makeRepohostTracker } from "./tracker/repohost.ts"
 import { Tracker } from "./tracker/Tracker.ts"
+import { makeCloneWorkspace } from "./workspace/clone.ts"
 import { makeWorktreeWorkspace } from "./workspace/worktree.ts"
 import { Workspace } from "./workspace/Workspace.ts"
 
@@ -48,7 +49,8 @@ export const AGENTS: Builtins<AgentShape> = {
   command: (project) => Effect.succeed(makeCommandAgent(project.agentConfig))
 }
 export const WORKSPACES: Builtins<Workspace["Service"]> = {
-  worktree: (_project, _host, locksDir) => makeWorktreeWorkspace(locksDir)
+  worktree: (_project, _host, locksDir) => makeWorktreeWorkspace(locksDir),
+  clone: () => makeCloneWorkspace()
 }
 export const TRACKERS: Builtins<Tracker["Service"]> = {
   repohost: (project, host) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env))

@@ -234,3 +234,19 @@ describe("activity from the agent's own signals", () => {
       assert.strictEqual(yield* activity(), "ready")
     }))
 })
+
+describe("workspace clone", () => {
+  it.live("spawns in a fresh clone; kill rescues unsaved work into the project's repository", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { workspace: "clone" } })
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      const path = s.record("app-1").workspacePath
+      assert.strictEqual(git(path, "rev-parse", "--abbrev-ref", "HEAD"), "feat/1")
+      assert.strictEqual(git(path, "remote", "get-url", "origin"), s.repo.origin)
+      assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/1"), "the project's repository is untouched")
+      writeFileSync(join(path, "draft.txt"), "draft\n")
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).stdout, "killed app-1; unsaved work saved to refs/orch/rescue/app-1\n")
+      assert.isFalse(existsSync(path))
+      assert.strictEqual(git(s.repo.path, "show", "refs/orch/rescue/app-1:draft.txt"), "draft")
+    }))
+})
