@@ -12,7 +12,29 @@ export const EVENT_TYPES = [
   "session.restored",
   "session.cleaned",
   "session.rescued",
-  "session.reconciled"
+  "session.reconciled",
+  "session.working",
+  "session.ready",
+  "session.idle",
+  "session.stuck",
+  "session.needs_input",
+  "session.exited",
+  "pr.created",
+  "ci.failed",
+  "ci.passed",
+  "review.changes_requested",
+  "review.approved",
+  "merge.conflicts",
+  "pr.merged",
+  "pr.closed",
+  "reaction.triggered",
+  "reaction.escalated",
+  "notification.sent",
+  "notification.failed",
+  "supervisor.started",
+  "supervisor.stopped",
+  "supervisor.escalated",
+  "session.adopted"
 ] as const
 export const EventType = Schema.Literals(EVENT_TYPES)
 export type EventType = typeof EventType.Type

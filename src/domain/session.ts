@@ -81,6 +81,20 @@ export const SessionRecord = Schema.Struct({
   issue: Schema.optionalKey(IssueSummary),
   createdAt: Schema.String,
   updatedAt: Schema.String,
+  /** When the current activity began (ISO); drives ready → idle and stuck. */
+  activitySince: Schema.optionalKey(Schema.String),
+  /** Probes in a row that found the runtime gone; the session is declared exited only after several. */
+  deadProbes: Schema.optionalKey(Schema.Int),
+  /** What the repohost said about the PR's checks, review and mergeability (see actors/lifecycle.ts). */
+  checks: Schema.optionalKey(Schema.NullOr(Schema.Literals(["pending", "passing", "failing"]))),
+  review: Schema.optionalKey(Schema.NullOr(Schema.Literals(["pending", "approved", "changes_requested"]))),
+  mergeable: Schema.optionalKey(Schema.NullOr(Schema.Boolean)),
+  /** Per reaction key: attempts made and when the condition first triggered; survives restarts. */
+  reactions: Schema.optionalKey(Schema.Record(Schema.String, Schema.Struct({
+    attempts: Schema.Int,
+    firstTriggeredAt: Schema.String,
+    escalated: Schema.optionalKey(Schema.Boolean)
+  }))),
   /** Where unsaved work went when the workspace was removed. */
   rescueRef: Schema.optionalKey(Schema.String),
   spawn: Schema.optionalKey(SpawnJournal)

@@ -1,0 +1,148 @@
+/**
+ * The lifecycle decision: one pure function from a session's record and one observation (a probe, an agent
+ * signal, time passing, what the repohost says about the PR) to its next record and the events that change
+ * produced. No effects: the session actor persists and publishes what this returns.
+ */
+import type { NewEvent } from "../src/domain/event.ts"
+import { isEnded, type Activity, type PullRequest, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
+
+export type Checks = "pending" | "passing" | "failing"
+export type Review = "pending" | "approved" | "changes_requested"
+
+export type Observation =
+  /** Time passed: time rules (ready → idle, stuck) are checked. */
+  | { readonly _tag: "Tick" }
+  /** A runtime probe. `screen` is what the agent's screen says, when it was read. */
+  | { readonly _tag: "Probe"; readonly liveness: "alive" | "exited" | "gone" | "error"; readonly screen?: Activity }
+  /** The agent reported its activity (hooks), at `at` (ms). */
+  | { readonly _tag: "Signal"; readonly activity: Activity; readonly at: number }
+  /** What the repohost says about the session's pull request. */
+  | {
+    readonly _tag: "PullRequest"
+    readonly pr: PullRequest | null
+    readonly checks: Checks | null
+    readonly review: Review | null
+    readonly mergeable: boolean | null
+  }
+
+export interface LifecycleRules {
+  readonly readyThresholdMs: number
+  /** No activity for this long while working makes a session stuck; undefined turns the rule off. */
+  readonly stuckThresholdMs: number | undefined
+  /** Probes in a row that find the runtime gone before the session counts as exited. */
+  readonly deadAfterProbes: number
+}
+
+export interface Decision {
+  readonly record: SessionRecord
+  readonly events: ReadonlyArray<NewEvent>
+}
+
+const STATUS_EVENTS: Partial<Record<SessionStatus, NewEvent["type"]>> = {
+  working: "session.working",
+  ready: "session.ready",
+  idle: "session.idle",
+  stuck: "session.stuck",
+  needs_input: "session.needs_input"
+}
+
+/** Folds an observation into the fields it speaks about. */
+const observe = (record: SessionRecord, observation: Observation, now: number, rules: LifecycleRules): SessionRecord => {
+  const at = (activity: Activity, time: number): SessionRecord =>
+    activity === record.activity && activity !== "active" ? record : { ...record, activity, activitySince: new Date(time).toISOString() }
+  switch (observation._tag) {
+    case "Tick":
+      return record
+    case "Signal":
+      return record.activity === "exited" ? record : at(observation.activity, observation.at)
+    case "Probe": {
+      if (observation.liveness === "error") return record
+      if (observation.liveness === "alive") {
+        const alive = record.deadProbes ? { ...record, deadProbes: 0 } : record
+        const revived = alive.activity === "exited" ? { ...alive, activity: "unknown" as const } : alive
+        return observation.screen !== undefined && observation.screen !== revived.activity
+          ? { ...revived, activity: observation.screen, activitySince: new Date(now).toISOString() }
+          : revived
+      }
+      const deadProbes = (record.deadProbes ?? 0) + 1
+      return deadProbes >= rules.deadAfterProbes && record.activity !== "exited"
+        ? { ...record, deadProbes, activity: "exited", activitySince: new Date(now).toISOString() }
+        : { ...record, deadProbes }
+    }
+    case "PullRequest":
+      return { ...record, pr: observation.pr, checks: observation.checks, review: observation.review, mergeable: observation.mergeable }
+  }
+}
+
+/** ready → idle after `readyThresholdMs`. */
+const applyTime = (record: SessionRecord, now: number, rules: LifecycleRules): SessionRecord => {
+  const since = record.activitySince === undefined ? undefined : Date.parse(record.activitySince)
+  if (record.activity === "ready" && since !== undefined && now - since >= rules.readyThresholdMs) {
+    return { ...record, activity: "idle", activitySince: new Date(now).toISOString() }
+  }
+  return record
+}
+
+const isStuck = (record: SessionRecord, now: number, rules: LifecycleRules) => {
+  if (rules.stuckThresholdMs === undefined || record.activitySince === undefined) return false
+  return (record.activity === "active" || record.activity === "unknown") && now - Date.parse(record.activitySince) >= rules.stuckThresholdMs
+}
+
+/** The status a record's fields add up to, most urgent first. */
+export const deriveStatus = (record: SessionRecord, stuck: boolean): SessionStatus => {
+  if (record.pr?.state === "merged") return "merged"
+  if (record.pr?.state === "closed") return "done"
+  if (record.activity === "exited") return "errored"
+  if (record.activity === "waiting_input" || record.activity === "blocked") return "needs_input"
+  if (stuck) return "stuck"
+  if (record.pr !== null) {
+    if (record.checks === "failing") return "ci_failed"
+    if (record.review === "changes_requested") return "changes_requested"
+    if (record.review === "approved") return record.checks === "passing" && record.mergeable !== false && record.pr.state === "open" ? "mergeable" : "approved"
+    if (record.checks === "passing") return "review_pending"
+    if (record.activity === "active") return "working"
+    return "pr_open"
+  }
+  switch (record.activity) {
+    case "ready":
+      return "ready"
+    case "idle":
+      return "idle"
+    default:
+      return "working"
+  }
+}
+
+/** Events for what changed about the pull request between two records. */
+const prEvents = (before: SessionRecord, after: SessionRecord): Array<NewEvent> => {
+  const pr = after.pr
+  if (pr === null) return []
+  const base = { sessionId: after.sessionId, projectId: after.projectId, prNumber: pr.number }
+  const events: Array<NewEvent> = []
+  if (before.pr === null || before.pr.number !== pr.number) events.push({ type: "pr.created", ...base, message: pr.url, data: { url: pr.url } })
+  if (after.checks === "failing" && before.checks !== "failing") events.push({ type: "ci.failed", ...base })
+  if (after.checks === "passing" && before.checks !== "passing") events.push({ type: "ci.passed", ...base })
+  if (after.review === "changes_requested" && before.review !== "changes_requested") events.push({ type: "review.changes_requested", ...base })
+  if (after.review === "approved" && before.review !== "approved") events.push({ type: "review.approved", ...base })
+  if (after.mergeable === false && before.mergeable !== false) events.push({ type: "merge.conflicts", ...base })
+  if (pr.state === "merged" && before.pr?.state !== "merged") events.push({ type: "pr.merged", ...base })
+  if (pr.state === "closed" && before.pr?.state !== "closed") events.push({ type: "pr.closed", ...base })
+  return events
+}
+
+export const decide = (record: SessionRecord, observation: Observation, now: number, rules: LifecycleRules): Decision => {
+  if (isEnded(record.status) || record.status === "spawning") return { record, events: [] }
+  const observed = applyTime(observe(record, observation, now, rules), now, rules)
+  const status = deriveStatus(observed, isStuck(observed, now, rules))
+  const next = { ...observed, status }
+  const events = prEvents(record, next)
+  if (next.activity === "exited" && record.activity !== "exited") {
+    events.push({ type: "session.exited", sessionId: next.sessionId, projectId: next.projectId, message: "the agent process ended" })
+  }
+  const statusEvent = STATUS_EVENTS[status]
+  if (status !== record.status && statusEvent !== undefined) {
+    events.push({ type: statusEvent, sessionId: next.sessionId, projectId: next.projectId, data: { from: record.status, activity: next.activity } })
+  }
+  const changed = events.length > 0 || JSON.stringify(next) !== JSON.stringify(record)
+  return { record: changed ? next : record, events }
+}
