@@ -15,8 +15,8 @@ const livenessCell = (state: Liveness | undefined) =>
   state === undefined ? "-" : state._tag === "Exited" ? `exited${state.exitCode !== undefined ? ` (${state.exitCode})` : ""}` : state._tag.toLowerCase()
 
 const ls = Command.make("ls", { json }, Effect.fn("cli.session.ls")(function*({ json }) {
-  const { withSessions } = yield* Effect.promise(loadSessions)
-  const { records, liveness } = yield* withSessions((sessions) => sessions.probeAll())
+  const { withLocalSessions } = yield* Effect.promise(loadSessions)
+  const { records, liveness } = yield* withLocalSessions((sessions) => sessions.probeAll())
   const sorted = sortRecords(records)
   if (json) {
     return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, runtimeState: livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined) }))))

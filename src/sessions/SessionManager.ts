@@ -18,20 +18,12 @@ import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { ProjectNotFound, SessionNotRunning, SessionRunning } from "./errors.ts"
+import type { BatchOutcome, CleanupItem } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { agentContext, nowIso, spawnSession } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 
-export type BatchOutcome =
-  | { readonly _tag: "Created"; readonly issueId: string; readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }
-  | { readonly _tag: "Skipped"; readonly issueId: string; readonly sessionId: string }
-  | { readonly _tag: "Failed"; readonly issueId: string; readonly reason: string }
-
-export interface CleanupItem {
-  readonly record: SessionRecord
-  readonly reason: string
-  readonly rescuedTo?: string
-}
+export type { BatchOutcome, CleanupItem }
 
 /** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
 const ORPHAN_RESERVATION_MS = 60_000

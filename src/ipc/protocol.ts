@@ -1,0 +1,86 @@
+/**
+ * The supervisor's RPCs, spoken over a Unix socket (`~/.orchestrator/orch.sock`) by the CLI. Every payload is a
+ * Schema; every failure crosses as a RemoteError that keeps the original message and exit code, so a command
+ * prints the same thing whether the supervisor or the CLI itself ran it.
+ */
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import { Rpc, RpcGroup } from "effect/rpc"
+import { SessionRecord } from "../domain/session.ts"
+
+export class RemoteError extends Schema.TaggedError<RemoteError>()("RemoteError", {
+  tag: Schema.String,
+  reason: Schema.String,
+  exitCode: Schema.Int
+}) {
+  override get message() {
+    return this.reason
+  }
+  override get [Runtime.errorExitCode]() {
+    return this.exitCode
+  }
+}
+
+/** Any failure, as it crosses the socket. */
+export const toRemoteError = (error: unknown): RemoteError => {
+  if (error instanceof RemoteError) return error
+  const e = error as { readonly _tag?: unknown; readonly message?: unknown; readonly [Runtime.errorExitCode]?: unknown }
+  return new RemoteError({
+    tag: typeof e?._tag === "string" ? e._tag : "Error",
+    reason: typeof e?.message === "string" && e.message !== "" ? e.message : String(error),
+    exitCode: typeof e?.[Runtime.errorExitCode] === "number" ? e[Runtime.errorExitCode] as number : 1
+  })
+}
+
+export const SupervisorInfo = Schema.Struct({
+  pid: Schema.Int,
+  version: Schema.String,
+  startedAt: Schema.String,
+  projects: Schema.Array(Schema.String),
+  sessions: Schema.Int,
+  dashboardUrl: Schema.String
+})
+export type SupervisorInfo = typeof SupervisorInfo.Type
+
+export const Spawned = Schema.Struct({ record: SessionRecord, warnings: Schema.Array(Schema.String) })
+
+export const BatchOutcome = Schema.Union([
+  Schema.Struct({ _tag: Schema.Literal("Created"), issueId: Schema.String, record: SessionRecord, warnings: Schema.Array(Schema.String) }),
+  Schema.Struct({ _tag: Schema.Literal("Skipped"), issueId: Schema.String, sessionId: Schema.String }),
+  Schema.Struct({ _tag: Schema.Literal("Failed"), issueId: Schema.String, reason: Schema.String })
+])
+
+export const Killed = Schema.Struct({
+  record: SessionRecord,
+  rescuedTo: Schema.optionalKey(Schema.String),
+  commit: Schema.optionalKey(Schema.String)
+})
+
+export const CleanupItem = Schema.Struct({
+  record: SessionRecord,
+  reason: Schema.String,
+  rescuedTo: Schema.optionalKey(Schema.String)
+})
+
+export const Started = Schema.Struct({
+  project: Schema.String,
+  orchestratorSessionId: Schema.String,
+  reused: Schema.Boolean,
+  dashboardUrl: Schema.String
+})
+
+export class SupervisorRpcs extends RpcGroup.make(
+  Rpc.make("Ping", { success: SupervisorInfo }),
+  Rpc.make("Spawn", { payload: { project: Schema.String, issue: Schema.String }, success: Spawned, error: RemoteError }),
+  Rpc.make("BatchSpawn", {
+    payload: { project: Schema.String, issues: Schema.Array(Schema.String) },
+    success: Schema.Array(BatchOutcome),
+    error: RemoteError
+  }),
+  Rpc.make("Send", { payload: { sessionId: Schema.String, message: Schema.String }, error: RemoteError }),
+  Rpc.make("Kill", { payload: { sessionId: Schema.String }, success: Killed, error: RemoteError }),
+  Rpc.make("Restore", { payload: { sessionId: Schema.String }, success: SessionRecord, error: RemoteError }),
+  Rpc.make("Cleanup", { payload: { dryRun: Schema.Boolean }, success: Schema.Array(CleanupItem), error: RemoteError }),
+  Rpc.make("Start", { payload: { project: Schema.String }, success: Started, error: RemoteError }),
+  Rpc.make("Stop", { payload: { killSessions: Schema.Boolean }, error: RemoteError })
+) {}

@@ -1,0 +1,104 @@
+/**
+ * Notifier `desktop`: `notify-send` on Linux, `osascript` on macOS. Where neither exists the notifier shows
+ * nothing and succeeds; the first such notification in the process logs one warning saying why.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type { ChildProcessSpawner } from "effect/process"
+import { accessSync, constants, statSync } from "node:fs"
+import { delimiter, join } from "node:path"
+import type { MessageContext, Notification } from "../../domain/notification.ts"
+import { exec, type ExecError, type ExecResult } from "../../process/exec.ts"
+import { NotifierError, type NotifierShape } from "./Notifier.ts"
+
+export interface DesktopOptions {
+  readonly platform?: NodeJS.Platform
+  /** Whether a command can be run; default: an executable file of that name on PATH. */
+  readonly which?: (cmd: string) => boolean
+  /** Runs the command; default: `exec` with the spawner of the creating context. */
+  readonly run?: (file: string, args: ReadonlyArray<string>) => Effect.Effect<ExecResult, ExecError>
+  readonly timeout?: Duration.Input
+}
+
+export interface DesktopNotifier extends NotifierShape {
+  /** Why this notifier shows nothing (no notify-send or osascript), or undefined when it works. */
+  readonly warning: Effect.Effect<string | undefined>
+}
+
+export const onPath = (cmd: string): boolean =>
+  (process.env.PATH ?? "").split(delimiter).some((dir) => {
+    if (dir === "") return false
+    try {
+      accessSync(join(dir, cmd), constants.X_OK)
+      return statSync(join(dir, cmd)).isFile()
+    } catch {
+      return false
+    }
+  })
+
+/** A string literal for AppleScript: backslashes and double quotes escaped, line breaks as spaces. */
+export const appleScriptString = (text: string): string =>
+  `"${text.replace(/[\r\n]+/g, " ").replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`
+
+type Show = (title: string, body: string, urgent: boolean) => readonly [file: string, args: ReadonlyArray<string>]
+
+/** The command that shows a notification on this platform, or why there is none. */
+const choose = (platform: NodeJS.Platform, which: (cmd: string) => boolean): Show | string => {
+  if (platform === "linux") {
+    return which("notify-send")
+      ? (title, body, urgent) => ["notify-send", ["--app-name=orch", `--urgency=${urgent ? "critical" : "normal"}`, "--", title, body]]
+      : "desktop notifications are off: notify-send was not found on PATH (install libnotify-bin or libnotify)"
+  }
+  if (platform === "darwin") {
+    return which("osascript")
+      ? (title, body, urgent) => [
+        "osascript",
+        ["-e", `display notification ${appleScriptString(body)} with title ${appleScriptString(title)}${urgent ? " sound name \"default\"" : ""}`]
+      ]
+      : "desktop notifications are off: osascript was not found on PATH"
+  }
+  return `desktop notifications are off: not supported on ${platform} (only Linux and macOS)`
+}
+
+/** One warning per process, however many desktop notifiers are unavailable. */
+let warned = false
+
+export const makeDesktopNotifier = Effect.fnUntraced(function*(name: string, options: DesktopOptions = {}) {
+  const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
+  const platform = options.platform ?? process.platform
+  const which = options.which ?? onPath
+  const timeout = options.timeout ?? Duration.seconds(10)
+  const run = options.run ?? ((file, args) => exec(file, args, { timeout }).pipe(Effect.provide(context)))
+
+  const chosen = choose(platform, which)
+  const warning = typeof chosen === "string" ? chosen : undefined
+
+  const display = Effect.fnUntraced(function*(title: string, body: string, urgent: boolean) {
+    if (typeof chosen === "string") {
+      if (!warned) {
+        warned = true
+        yield* Effect.logWarning(chosen)
+      }
+      return
+    }
+    const [file, args] = chosen(title, body, urgent)
+    const result = yield* run(file, args).pipe(Effect.mapError((error) => new NotifierError({ notifier: name, reason: error.message })))
+    if (result.exitCode !== 0) {
+      const detail = result.stderr.trim().split("\n").slice(-2).join(" ")
+      return yield* new NotifierError({ notifier: name, reason: `${file} exited with ${result.exitCode}${detail !== "" ? `: ${detail}` : ""}` })
+    }
+  })
+
+  const notify = Effect.fn("Notifier.desktop.notify")(function*(notification: Notification) {
+    yield* display(notification.title, notification.message, notification.priority === "urgent")
+  })
+  return {
+    name,
+    warning: Effect.succeed(warning),
+    notify,
+    notifyWithActions: (notification, _actions) => notify(notification),
+    post: Effect.fn("Notifier.desktop.post")(function*(message: string, _context: MessageContext) {
+      yield* display("orch", message, false)
+    })
+  } satisfies DesktopNotifier
+})
