@@ -2,6 +2,7 @@
 import { Command } from "effect/cli"
 import { config } from "./config.ts"
 import { init } from "./init.ts"
+import { notifications, notify } from "./notify.ts"
 import { send } from "./send.ts"
 import { session } from "./session.ts"
 import { batchSpawn, spawn } from "./spawn.ts"
@@ -9,5 +10,5 @@ import { status } from "./status.ts"
 
 export const orch = Command.make("orch").pipe(
   Command.withDescription("Launch and supervise AI coding-agent sessions, one per issue"),
-  Command.withSubcommands([spawn, batchSpawn, status, send, session, init, config])
+  Command.withSubcommands([spawn, batchSpawn, status, send, session, notify, notifications, init, config])
 )

@@ -8,6 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { EventPriority } from "../domain/priority.ts"
 
 /** An optional key with a default; the default and description show in the JSON Schema. */
 const withDefault = <S extends Schema.Top>(value: S["Encoded"], description?: string) => (schema: S) =>
@@ -30,11 +31,7 @@ export const SessionPrefix = Schema.String.check(
   Schema.isPattern(SESSION_PREFIX_PATTERN, { message: "sessionPrefix must match [a-zA-Z0-9_-]+" })
 )
 
-export const EventPriority = Schema.Literals(["urgent", "action", "warning", "info"]).annotate({
-  description: "Notification priority"
-})
-export type EventPriority = typeof EventPriority.Type
-export const PRIORITIES: ReadonlyArray<EventPriority> = EventPriority.literals
+export { EventPriority, PRIORITIES } from "../domain/priority.ts"
 
 export const ReactionAction = Schema.Literals(["send-to-agent", "notify", "auto-merge"])
 export type ReactionAction = typeof ReactionAction.Type

@@ -1,6 +1,9 @@
 /** What orch tells people: a notification at a priority, routed to notifiers (see actors/notifier-router.ts). */
 import * as Schema from "effect/Schema"
-import { EventPriority } from "../config/schema.ts"
+import { randomUUID } from "node:crypto"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import { EventPriority } from "./priority.ts"
 
 export const NotificationAction = Schema.Struct({
   label: Schema.String,
@@ -35,3 +38,7 @@ export interface MessageContext {
   readonly prUrl?: string
   readonly channel?: string
 }
+
+/** A new notification, stamped now with a fresh id. */
+export const newNotification = (fields: Omit<Notification, "id" | "timestamp">): Effect.Effect<Notification> =>
+  Effect.map(Clock.currentTimeMillis, (now) => ({ id: randomUUID(), timestamp: new Date(now).toISOString(), ...fields }))

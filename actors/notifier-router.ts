@@ -1,0 +1,92 @@
+/**
+ * The notifier router: a notification goes to the notifiers `notificationRouting` names for its priority.
+ * Notifiers run concurrently, each with its own timeout, in fibers the router owns, so a slow or failing
+ * notifier never delays the session actor that raised the notification. Every delivery and every failure is
+ * an event; repeats of the same notification within a window are coalesced.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import type { EventPriority } from "../src/config/schema.ts"
+import type { Notification } from "../src/domain/notification.ts"
+import type { NotifierShape } from "../src/plugins/notifier/Notifier.ts"
+import { EventLog } from "../src/store/EventLog.ts"
+
+export const NOTIFIER_TIMEOUT = "60 seconds"
+export const COALESCE_WINDOW_MS = 60_000
+
+export interface Delivery {
+  readonly notifier: string
+  readonly ok: boolean
+  readonly reason?: string
+}
+
+export interface NotifierRouterShape {
+  /** Routes and sends in the background; returns at once and never fails. */
+  readonly notify: (notification: Notification) => Effect.Effect<void>
+  /** Routes (or sends to one named notifier) and waits for every delivery; for `orch notify`. */
+  readonly deliver: (notification: Notification, only?: string) => Effect.Effect<ReadonlyArray<Delivery>>
+}
+
+export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRouterShape>()("orch/actors/NotifierRouter") {
+  static readonly make = Effect.fnUntraced(function*(
+    notifiers: ReadonlyMap<string, NotifierShape>,
+    routing: Readonly<Record<EventPriority, ReadonlyArray<string>>>
+  ) {
+    const events = yield* EventLog
+    const fibers = yield* FiberSet.make()
+    const recent = new Map<string, number>()
+
+    const sendOne = (name: string, notification: Notification): Effect.Effect<Delivery> => {
+      const notifier = notifiers.get(name)
+      const base = { sessionId: notification.sessionId, projectId: notification.projectId }
+      const send = notifier === undefined
+        ? Effect.fail(`no notifier named "${name}"`)
+        : (notification.actions !== undefined && notification.actions.length > 0 && notifier.notifyWithActions !== undefined
+          ? notifier.notifyWithActions(notification, notification.actions)
+          : notifier.notify(notification)).pipe(
+            Effect.mapError((error) => error.reason),
+            Effect.timeoutOrElse({ duration: NOTIFIER_TIMEOUT, orElse: () => Effect.fail(`no answer within ${NOTIFIER_TIMEOUT}`) })
+          )
+      return send.pipe(
+        Effect.as<Delivery>({ notifier: name, ok: true }),
+        Effect.catch((reason: string) => Effect.succeed<Delivery>({ notifier: name, ok: false, reason })),
+        Effect.tap((delivery) =>
+          events.append({
+            type: delivery.ok ? "notification.sent" : "notification.failed",
+            ...(base.sessionId !== undefined ? { sessionId: base.sessionId } : {}),
+            ...(base.projectId !== undefined ? { projectId: base.projectId } : {}),
+            message: delivery.ok ? notification.title : `${name}: ${delivery.reason}`,
+            data: { notifier: name, notificationId: notification.id, priority: notification.priority, type: notification.type }
+          }).pipe(Effect.ignore)
+        )
+      )
+    }
+
+    const deliver = (notification: Notification, only?: string) =>
+      Effect.forEach(only !== undefined ? [only] : routing[notification.priority], (name) => sendOne(name, notification), {
+        concurrency: "unbounded"
+      })
+
+    /** Whether the same notification went out within the window (and so this one is coalesced into it). */
+    const isRepeat = Effect.fnUntraced(function*(notification: Notification) {
+      const now = yield* Clock.currentTimeMillis
+      const key = `${notification.type}|${notification.sessionId ?? ""}|${notification.priority}|${notification.message}`
+      for (const [k, at] of recent) if (now - at >= COALESCE_WINDOW_MS) recent.delete(k)
+      if (recent.has(key)) return true
+      recent.set(key, now)
+      return false
+    })
+
+    const notify = (notification: Notification) =>
+      Effect.flatMap(isRepeat(notification), (repeat) =>
+        repeat ? Effect.void : Effect.asVoid(FiberSet.run(fibers, deliver(notification))))
+
+    return NotifierRouter.of({ notify, deliver })
+  })
+
+  static readonly layer = (notifiers: ReadonlyMap<string, NotifierShape>, routing: Readonly<Record<EventPriority, ReadonlyArray<string>>>) =>
+    Layer.effect(NotifierRouter, NotifierRouter.make(notifiers, routing))
+}

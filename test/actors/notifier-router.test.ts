@@ -1,0 +1,84 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { TestClock } from "effect/testing"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { COALESCE_WINDOW_MS, NotifierRouter } from "../../actors/notifier-router.ts"
+import type { Notification } from "../../src/domain/notification.ts"
+import { NotifierError, type NotifierShape } from "../../src/plugins/notifier/Notifier.ts"
+import { EventLog } from "../../src/store/EventLog.ts"
+import { tempDir } from "../support/host.ts"
+
+const notification = (fields: Partial<Notification> = {}): Notification => ({
+  id: "n1", type: "session.stuck", priority: "urgent", title: "app-1 is stuck", message: "no activity for 10m",
+  timestamp: "2026-01-01T00:00:00.000Z", sessionId: "app-1", projectId: "app", ...fields
+})
+
+const recorder = (name: string, behaviour: (n: Notification) => Effect.Effect<void, NotifierError> = () => Effect.void) => {
+  const seen: Array<string> = []
+  const notifier: NotifierShape = { name, notify: (n) => Effect.andThen(Effect.sync(() => seen.push(n.id)), behaviour(n)) }
+  return { notifier, seen }
+}
+
+const routing = { urgent: ["a", "b"], action: ["a"], warning: [], info: ["b"] }
+
+const withRouter = (notifiers: ReadonlyArray<NotifierShape>) =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir()
+    const log = yield* EventLog.make(join(dir, "events.jsonl"))
+    const router = yield* NotifierRouter.make(new Map(notifiers.map((n) => [n.name, n])), routing).pipe(Effect.provideService(EventLog, log))
+    const events = () => readFileSync(log.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l))
+    return { router, events }
+  })
+
+describe("notifier router", () => {
+  it.effect("routes by priority; an empty route sends nowhere; every delivery is an event", () =>
+    Effect.gen(function*() {
+      const a = recorder("a")
+      const b = recorder("b", () => Effect.fail(new NotifierError({ notifier: "b", reason: "HTTP 500 after 3 attempts" })))
+      const { router, events } = yield* withRouter([a.notifier, b.notifier])
+      const deliveries = yield* router.deliver(notification())
+      assert.deepStrictEqual(deliveries, [{ notifier: "a", ok: true }, { notifier: "b", ok: false, reason: "HTTP 500 after 3 attempts" }])
+      assert.deepStrictEqual(yield* router.deliver(notification({ id: "n2", priority: "warning" })), [])
+      assert.deepStrictEqual(events().map((e) => [e.type, e.data.notifier]), [["notification.sent", "a"], ["notification.failed", "b"]])
+      assert.strictEqual(events()[1].message, "b: HTTP 500 after 3 attempts")
+      assert.deepStrictEqual(yield* router.deliver(notification({ id: "n3" }), "b"), [{ notifier: "b", ok: false, reason: "HTTP 500 after 3 attempts" }])
+    }))
+
+  it.effect("notify returns at once while a slow notifier is still sending; the fast one is not held up", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const slow = recorder("a", () => Deferred.await(gate))
+      const fast = recorder("b")
+      const { router } = yield* withRouter([slow.notifier, fast.notifier])
+      yield* router.notify(notification())
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(fast.seen, ["n1"])
+      assert.deepStrictEqual(slow.seen, ["n1"])
+      yield* Deferred.succeed(gate, undefined)
+    }))
+
+  it.effect("a notifier that never answers is cut off by its timeout", () =>
+    Effect.gen(function*() {
+      const hung = recorder("a", () => Effect.never)
+      const { router } = yield* withRouter([hung.notifier])
+      const fiber = yield* Effect.forkChild(router.deliver(notification({ priority: "action" })))
+      yield* TestClock.adjust("60 seconds")
+      assert.deepStrictEqual(yield* Fiber.join(fiber), [{ notifier: "a", ok: false, reason: "no answer within 60 seconds" }])
+    }))
+
+  it.effect("repeats within the window are coalesced; after it, they go out again", () =>
+    Effect.gen(function*() {
+      const a = recorder("a")
+      const { router } = yield* withRouter([a.notifier, recorder("b").notifier])
+      yield* router.notify(notification({ id: "1" }))
+      yield* router.notify(notification({ id: "2" }))
+      yield* router.notify(notification({ id: "3", message: "something else" }))
+      yield* TestClock.adjust(COALESCE_WINDOW_MS)
+      yield* router.notify(notification({ id: "4" }))
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(a.seen, ["1", "3", "4"])
+    }))
+})
