@@ -6,9 +6,10 @@ import { notifications, notify } from "./notify.ts"
 import { send } from "./send.ts"
 import { session } from "./session.ts"
 import { batchSpawn, spawn } from "./spawn.ts"
+import { start, stop } from "./start.ts"
 import { status } from "./status.ts"
 
 export const orch = Command.make("orch").pipe(
   Command.withDescription("Launch and supervise AI coding-agent sessions, one per issue"),
-  Command.withSubcommands([spawn, batchSpawn, status, send, session, notify, notifications, init, config])
+  Command.withSubcommands([start, stop, spawn, batchSpawn, status, send, session, notify, notifications, init, config])
 )

@@ -65,6 +65,8 @@ export const IssueSummary = Schema.Struct({
 
 export const SessionRecord = Schema.Struct({
   sessionId: Schema.String,
+  /** `orchestrator` for a project's orchestrator session (`orch start`); absent for workers. */
+  role: Schema.optionalKey(Schema.Literal("orchestrator")),
   projectId: Schema.String,
   issueId: Schema.String,
   status: SessionStatus,

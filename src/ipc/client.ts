@@ -12,8 +12,9 @@ export const protocolLayer = (socket: string) =>
     Layer.provide(RpcSerialization.layerNdjson)
   )
 
-/** A client for the supervisor at `socket`; the connection lives as long as the scope. */
-export const supervisorClient = (socket: string) => RpcClient.make(SupervisorRpcs).pipe(Effect.provide(protocolLayer(socket)))
+/** A client for the supervisor at `socket`; the connection lives as long as the caller's scope. */
+export const supervisorClient = (socket: string) =>
+  Effect.flatMap(Layer.build(protocolLayer(socket)), (protocol) => RpcClient.make(SupervisorRpcs).pipe(Effect.provide(protocol)))
 
 export const remoteSessions = (socket: string) =>
   Effect.map(supervisorClient(socket), (client): SessionOps => ({

@@ -78,6 +78,7 @@ export const agentFromPlugin = ({ manifest, component }: LoadedPlugin): AgentSha
     launch: launchWith("launch"),
     resume: launchWith("resume"),
     isReadyForInput: sync("isReadyForInput", true),
+    readsScreen: has(component, "activityFromScreen"),
     activityFromScreen: sync<Activity | undefined>("activityFromScreen", undefined)
   }
 }

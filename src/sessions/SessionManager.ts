@@ -20,6 +20,7 @@ import { SessionStore } from "../store/SessionStore.ts"
 import { ProjectNotFound, SessionNotRunning, SessionRunning } from "./errors.ts"
 import type { BatchOutcome, CleanupItem } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
+import { startOrchestrator } from "./orchestrator.ts"
 import { agentContext, nowIso, spawnSession } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 
@@ -233,7 +234,13 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     return { records, liveness: result }
   })
 
-  return { config, spawn, batchSpawn, send, kill, restore, cleanup, reconcile, probeAll, read: store.read }
+  /** Starts (or reuses) a project's orchestrator session; `cliPath` is the orch its agent will call. */
+  const orchestrate = Effect.fn("Sessions.orchestrate")(function*(projectRef: string, cliPath: string) {
+    const project = yield* findProject(projectRef)
+    return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(project))
+  })
+
+  return { config, spawn, batchSpawn, send, kill, restore, cleanup, reconcile, probeAll, orchestrate, read: store.read }
 })
 
 export class SessionManager extends Context.Service<SessionManager, Effect.Success<ReturnType<typeof makeSessionManager>>>()(

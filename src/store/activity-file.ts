@@ -26,3 +26,29 @@ export const latestSignal = (file: string): ActivitySignal | undefined => {
     closeSync(fd)
   }
 }
+
+/** Every signal appended since byte `offset`, and the offset to read from next time. A partial last line waits. */
+export const readSignalsSince = (file: string, offset: number): { readonly signals: ReadonlyArray<ActivitySignal>; readonly offset: number } => {
+  let fd: number
+  try {
+    fd = openSync(file, "r")
+  } catch {
+    return { signals: [], offset }
+  }
+  try {
+    const size = fstatSync(fd).size
+    if (size < offset) offset = 0
+    if (size === offset) return { signals: [], offset }
+    const buffer = Buffer.alloc(size - offset)
+    readSync(fd, buffer, 0, buffer.length, offset)
+    const text = buffer.toString("utf8")
+    const complete = text.lastIndexOf("\n") + 1
+    const signals = text.slice(0, complete).split("\n").flatMap((line) => {
+      const signal = line === "" ? undefined : parseSignal(line)
+      return signal === undefined ? [] : [signal]
+    })
+    return { signals, offset: offset + Buffer.byteLength(text.slice(0, complete)) }
+  } finally {
+    closeSync(fd)
+  }
+}

@@ -20,6 +20,7 @@ export const makeAiderAgent = (agentConfig: Readonly<Record<string, unknown>>): 
     launch,
     resume: (context) => Effect.map(launch(context), ({ command, env }) => ({ command, env })),
     isReadyForInput: (screen) => /^(\w+ )?>\s*$/m.test(screen),
+    readsScreen: true,
     activityFromScreen: (screen): Activity | undefined => {
       if (/\(Y\)es\/\(N\)o/i.test(screen)) return "waiting_input"
       if (/^(\w+ )?>\s*$/m.test(screen.trimEnd().split("\n").slice(-2).join("\n"))) return "ready"

@@ -22,6 +22,7 @@ export const makeCodexAgent = (agentConfig: Readonly<Record<string, unknown>>): 
       }),
     resume: () => Effect.succeed({ command: [binary, "resume", "--last", ...flags].join(" "), env: {} }),
     isReadyForInput: (screen) => /▌|context left|send\s+⏎|Ctrl\+J newline/i.test(screen) && !/esc to interrupt/i.test(screen),
+    readsScreen: true,
     activityFromScreen: (screen): Activity | undefined => {
       if (/Allow command\?|approve|\[y\/N\]/i.test(screen)) return "waiting_input"
       if (/esc to interrupt|Working/i.test(screen)) return "active"

@@ -83,6 +83,7 @@ export const makeCodingAgent = (agentConfig: Readonly<Record<string, unknown>>):
     resume: (context) =>
       Effect.map(installHooks(context), () => ({ command: [...base(context), "--resume", context.conversationId].join(" "), env: {} })),
     isReadyForInput: (screen) => /\? for shortcuts|^\s*│?\s*>\s/m.test(screen) && !/esc to interrupt/i.test(screen),
+    readsScreen: true,
     activityFromScreen: (screen): Activity | undefined => {
       if (/Do you want to|❯\s*1\.\s*Yes|Allow .* to|requires approval/i.test(screen)) return "waiting_input"
       if (/esc to interrupt/i.test(screen)) return "active"

@@ -19,6 +19,7 @@ export const makeCommandAgent = (agentConfig: Readonly<Record<string, unknown>>)
     launch,
     resume: launch,
     isReadyForInput: () => true,
+    readsScreen: false,
     activityFromScreen: () => undefined
   }
 }

@@ -1,0 +1,100 @@
+/**
+ * The running supervisor (`orch start`), composed: store and event log, notifiers and their router, the
+ * SessionManager, the Supervisor with its actors and probe cycle, the IPC server on `orch.sock`, and
+ * `supervisor.json` announcing it — removed again when it stops. It runs until `shutdown` completes.
+ */
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { OrchestratorConfig } from "../src/config/schema.ts"
+import { isEnded } from "../src/domain/session.ts"
+import { ipcServerLayer, remote } from "../src/ipc/server.ts"
+import { SupervisorRpcs } from "../src/ipc/protocol.ts"
+import { makeInbox } from "../src/plugins/notifier/inbox.ts"
+import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
+import { SessionManager } from "../src/sessions/SessionManager.ts"
+import { EventLog } from "../src/store/EventLog.ts"
+import { SessionStore } from "../src/store/SessionStore.ts"
+import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/store/supervisor-file.ts"
+import { NotifierRouter } from "./notifier-router.ts"
+import { Supervisor } from "./supervisor.ts"
+
+export interface AppOptions {
+  /** The data directory. */
+  readonly root: string
+  /** The orch entry point, for the orchestrator agent's `orch`. */
+  readonly cliPath: string
+  readonly version: string
+  /** Completing it stops the supervisor (the `Stop` RPC does). */
+  readonly shutdown: Deferred.Deferred<void>
+}
+
+const handlers = (options: AppOptions) =>
+  SupervisorRpcs.toLayer(Effect.gen(function*() {
+    const supervisor = yield* Supervisor
+    const manager = yield* SessionManager
+    const store = yield* SessionStore
+    const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const killAll = Effect.flatMap(store.list, ({ records }) =>
+      Effect.forEach(records.filter((r) => !isEnded(r.status) && r.status !== "spawning"), (r) => Effect.ignore(supervisor.ops.kill(r.sessionId)), { discard: true }))
+    return {
+      Ping: () =>
+        Effect.map(supervisor.actorCount, (sessions) => ({
+          pid: process.pid,
+          version: options.version,
+          startedAt,
+          projects: supervisor.projects.map((p) => p.id),
+          sessions,
+          dashboardUrl: ""
+        })),
+      Spawn: ({ project, issue }) => remote(supervisor.ops.spawn(project, issue)),
+      BatchSpawn: ({ project, issues }) => remote(supervisor.ops.batchSpawn(project, issues, () => Effect.void)),
+      Send: ({ sessionId, message }) => remote(supervisor.ops.send(sessionId, message)),
+      Kill: ({ sessionId }) => remote(supervisor.ops.kill(sessionId)),
+      Restore: ({ sessionId }) => remote(supervisor.ops.restore(sessionId)),
+      Cleanup: ({ dryRun }) => remote(supervisor.ops.cleanup({ dryRun })),
+      Start: ({ project }) =>
+        remote(manager.orchestrate(project, options.cliPath)).pipe(
+          Effect.tap(() => supervisor.cycle().pipe(Effect.ignore)),
+          Effect.map(({ record, reused }) => ({ project, orchestratorSessionId: record.sessionId, reused, dashboardUrl: "" }))
+        ),
+      Stop: ({ killSessions }) =>
+        (killSessions ? killAll : Effect.void).pipe(
+          // Answer first, then stop.
+          Effect.andThen(Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, undefined)))),
+          Effect.asVoid
+        )
+    }
+  }))
+
+/** Announces the supervisor in `supervisor.json` (and the event log) for as long as it runs. */
+const announce = (options: AppOptions) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const events = yield* EventLog
+    const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    yield* Effect.acquireRelease(
+      Effect.andThen(
+        writeSupervisorFile(options.root, { pid: process.pid, socket: socketPath(options.root), startedAt, version: options.version, dashboardUrl: "" }),
+        events.append({ type: "supervisor.started", message: `pid ${process.pid}`, data: { version: options.version } })
+      ),
+      () =>
+        Effect.sync(() => removeSupervisorFile(options.root, process.pid)).pipe(
+          Effect.andThen(events.append({ type: "supervisor.stopped", message: `pid ${process.pid}` })),
+          Effect.ignore
+        )
+    )
+  }))
+
+export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) => {
+  const router = Layer.unwrap(Effect.map(buildNotifiers(config, makeInbox(options.root)), (notifiers) =>
+    NotifierRouter.layer(notifiers, config.notificationRouting)))
+  const core = Supervisor.layer(config).pipe(
+    Layer.provideMerge(SessionManager.layer(config)),
+    Layer.provideMerge(router),
+    Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
+  )
+  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), announce(options)).pipe(Layer.provideMerge(core))
+}
+
+

@@ -1,0 +1,94 @@
+/**
+ * Running what the reaction policy decided: a message typed to the agent, a notification, a merge, an
+ * escalation. Every outcome is an event; a send that cannot happen (no message, agent gone, not taken) is
+ * reported as a failure and a notification, never dropped.
+ */
+import * as Effect from "effect/Effect"
+import type { ProjectConfig, ReactionKey } from "../src/config/schema.ts"
+import { newNotification } from "../src/domain/notification.ts"
+import type { EventPriority } from "../src/domain/priority.ts"
+import type { SessionRecord } from "../src/domain/session.ts"
+import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
+import type { EventLogShape } from "../src/store/EventLog.ts"
+import type { NotifierRouterShape } from "./notifier-router.ts"
+import type { ReactionEffect } from "./reactions.ts"
+
+const TITLES: Readonly<Record<ReactionKey, string>> = {
+  "ci-failed": "CI failed",
+  "changes-requested": "changes requested",
+  "merge-conflicts": "merge conflicts",
+  "approved-and-green": "approved and green",
+  "agent-stuck": "agent stuck",
+  "agent-needs-input": "agent needs input",
+  "agent-exited": "agent exited",
+  "all-complete": "all sessions complete"
+}
+
+/** One paragraph about a session, for notifications with `includeSummary`. */
+export const sessionSummary = (record: SessionRecord): string =>
+  [
+    `${record.sessionId} (issue ${record.issueId}${record.issue ? `: ${record.issue.title}` : ""})`,
+    `status ${record.status}, activity ${record.activity}, branch ${record.branch}`,
+    record.pr ? `PR #${record.pr.number} ${record.pr.state}: ${record.pr.url}` : "no PR yet"
+  ].join("; ")
+
+export interface EffectContext {
+  readonly project: ProjectConfig
+  readonly record: SessionRecord
+  readonly runtime: RuntimeShape
+  readonly events: EventLogShape
+  readonly router: NotifierRouterShape
+}
+
+export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext, effect: ReactionEffect) {
+  const { record, events, router } = ctx
+  const base = { sessionId: record.sessionId, projectId: record.projectId, ...(record.pr ? { prNumber: record.pr.number } : {}) }
+  const notify = (priority: EventPriority, title: string, message: string, type: string) =>
+    Effect.flatMap(
+      newNotification({
+        type,
+        priority,
+        title: `${record.sessionId}: ${title}`,
+        message,
+        sessionId: record.sessionId,
+        projectId: record.projectId,
+        ...(record.pr ? { prUrl: record.pr.url } : {})
+      }),
+      router.notify
+    )
+  const triggered = (action: string, data: Record<string, unknown> = {}) =>
+    events.append({ type: "reaction.triggered", ...base, reaction: effect.reaction, action, data })
+
+  switch (effect._tag) {
+    case "SendToAgent": {
+      const failure = effect.message === undefined || effect.message.trim() === ""
+        ? "the reaction has no message to send"
+        : record.runtime === null
+        ? "the session has no terminal"
+        : yield* ctx.runtime.send(record.runtime, effect.message).pipe(
+          Effect.as(undefined),
+          Effect.catch((error) => Effect.succeed(error.message))
+        )
+      yield* triggered("send-to-agent", { attempt: effect.attempt, ...(failure ? { failed: failure } : {}) })
+      if (failure !== undefined) {
+        yield* notify("urgent", `could not send the ${effect.reaction} message`, failure, "reaction.failed")
+      }
+      return
+    }
+    case "Notify": {
+      yield* triggered("notify", { auto: effect.auto, priority: effect.priority })
+      if (!effect.auto) return
+      const message = [effect.message ?? TITLES[effect.reaction], ...(effect.includeSummary ? [sessionSummary(record)] : [])].join("\n")
+      return yield* notify(effect.priority, TITLES[effect.reaction], message, `reaction.${effect.reaction}`)
+    }
+    case "AutoMerge": {
+      // The repohost plugin performs merges; until a project has one that can, say so instead of pretending.
+      yield* triggered("auto-merge", { failed: "no repohost plugin that can merge is configured for this project" })
+      return yield* notify("action", "ready to merge", "The PR is approved and green, but orch cannot merge it here: merge it yourself.", "reaction.approved-and-green")
+    }
+    case "Escalate": {
+      yield* events.append({ type: "reaction.escalated", ...base, reaction: effect.reaction, message: effect.reason })
+      return yield* notify("urgent", `${TITLES[effect.reaction]}: escalated`, `orch stopped reacting on its own (${effect.reason}); a person is needed.`, "reaction.escalated")
+    }
+  }
+})

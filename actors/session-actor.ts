@@ -1,0 +1,53 @@
+/**
+ * One session's actor: it takes observations from its mailbox one at a time, folds each into the record with
+ * the lifecycle decision, lets the reaction policy decide what to do, then persists, logs and acts. It reads
+ * the record fresh for every message, so procedures the supervisor runs (send, kill, restore) are never
+ * overwritten with a stale copy.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type { ProjectConfig } from "../src/config/schema.ts"
+import { projectReactions } from "../src/config/normalize.ts"
+import type { OrchestratorConfig } from "../src/config/schema.ts"
+import { parseDuration } from "../src/domain/duration.ts"
+import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
+import type { EventLogShape } from "../src/store/EventLog.ts"
+import type { SessionStoreShape } from "../src/store/SessionStore.ts"
+import { decide, type LifecycleRules, type Observation } from "./lifecycle.ts"
+import type { NotifierRouterShape } from "./notifier-router.ts"
+import { runReactionEffect } from "./reaction-effects.ts"
+import { planReactions } from "./reactions.ts"
+
+export const DEAD_AFTER_PROBES = 3
+
+export const lifecycleRules = (config: OrchestratorConfig, project: ProjectConfig): LifecycleRules => {
+  const stuck = projectReactions(config, project)["agent-stuck"]
+  return {
+    readyThresholdMs: config.readyThresholdMs,
+    stuckThresholdMs: stuck.threshold !== undefined ? parseDuration(stuck.threshold) : undefined,
+    deadAfterProbes: DEAD_AFTER_PROBES
+  }
+}
+
+export interface ActorContext {
+  readonly config: OrchestratorConfig
+  readonly project: ProjectConfig
+  readonly runtime: RuntimeShape
+  readonly store: SessionStoreShape
+  readonly events: EventLogShape
+  readonly router: NotifierRouterShape
+}
+
+export const handleObservation = Effect.fnUntraced(function*(ctx: ActorContext, sessionId: string, observation: Observation) {
+  const record = yield* ctx.store.read(sessionId)
+  const now = yield* Clock.currentTimeMillis
+  const decision = decide(record, observation, now, lifecycleRules(ctx.config, ctx.project))
+  const plan = planReactions(record, decision.record, projectReactions(ctx.config, ctx.project), now)
+  const next = plan.record === record ? record : { ...plan.record, updatedAt: new Date(now).toISOString() }
+  if (next !== record) yield* ctx.store.write(next)
+  for (const event of decision.events) yield* ctx.events.append(event)
+  for (const effect of plan.effects) {
+    yield* runReactionEffect({ project: ctx.project, record: next, runtime: ctx.runtime, events: ctx.events, router: ctx.router }, effect)
+  }
+  return next
+})

@@ -1,0 +1,195 @@
+/**
+ * The supervisor: one actor per live session (a fiber with a bounded mailbox), fed by one probe cycle that
+ * answers liveness for all sessions with one runtime call per project and reads agent signals from files (no
+ * subprocess). A crashed actor restarts with exponential backoff; more than MAX_RESTARTS in RESTART_WINDOW_MS
+ * escalates (a `supervisor.escalated` event and an urgent notification) and the actor stays down.
+ * Procedures (spawn, send, kill, …) run here one session at a time, so there is one writer of session truth.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberMap from "effect/FiberMap"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Semaphore from "effect/Semaphore"
+import type { ChildProcessSpawner } from "effect/process"
+import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
+import { activityOf, type ActivitySignal } from "../src/domain/activity.ts"
+import { newNotification } from "../src/domain/notification.ts"
+import { isEnded, type SessionRecord } from "../src/domain/session.ts"
+import { Agent, type AgentShape } from "../src/plugins/agent/Agent.ts"
+import { projectPlugins } from "../src/plugins/registry.ts"
+import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
+import { SessionManager } from "../src/sessions/SessionManager.ts"
+import type { SessionOps } from "../src/sessions/SessionOps.ts"
+import { readSignalsSince } from "../src/store/activity-file.ts"
+import { EventLog } from "../src/store/EventLog.ts"
+import { SessionStore } from "../src/store/SessionStore.ts"
+import type { Observation } from "./lifecycle.ts"
+import { NotifierRouter } from "./notifier-router.ts"
+import { handleObservation } from "./session-actor.ts"
+
+export const PROBE_INTERVAL = "5 seconds"
+export const MAILBOX_CAPACITY = 64
+export const MAX_RESTARTS = 5
+export const RESTART_WINDOW_MS = 60_000
+export const RESTART_BASE_MS = 1_000
+export const RESTART_MAX_MS = 30_000
+/** Agents whose hooks said nothing for this long get their screen read instead. */
+export const SCREEN_FALLBACK_AFTER_MS = 60_000
+
+interface ProjectRuntime {
+  readonly project: ProjectConfig
+  readonly runtime: RuntimeShape
+  readonly agent: AgentShape
+}
+
+interface ActorState {
+  readonly mailbox: Queue.Queue<Observation>
+  readonly lock: Semaphore.Semaphore
+  /** Byte offset read so far in the session's activity.jsonl. */
+  offset: number
+  lastSignalAt: number
+}
+
+export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorConfig) {
+  const store = yield* SessionStore
+  const events = yield* EventLog
+  const router = yield* NotifierRouter
+  const manager = yield* SessionManager
+  const fibers = yield* FiberMap.make<string>()
+  const actors = new Map<string, ActorState>()
+  const escalated = new Set<string>()
+  const projects = new Map<string, ProjectRuntime>()
+  for (const project of Object.values(config.projects)) {
+    const context = yield* Layer.build(projectPlugins(config, project, store.paths.locks))
+    projects.set(project.id, { project, runtime: Context.get(context, Runtime), agent: Context.get(context, Agent) })
+  }
+  const isLive = (record: SessionRecord) => !isEnded(record.status) && record.status !== "spawning" && projects.has(record.projectId)
+
+  const escalate = (sessionId: string, reason: string) =>
+    Effect.gen(function*() {
+      escalated.add(sessionId)
+      yield* events.append({ type: "supervisor.escalated", sessionId, message: reason })
+      yield* router.notify(yield* newNotification({
+        type: "supervisor.escalated",
+        priority: "urgent",
+        title: `${sessionId}: orch stopped watching this session`,
+        message: reason,
+        sessionId
+      }))
+    })
+
+  /** Runs the actor, restarting it with backoff after a crash, until it is stopped or crashes too often. */
+  const supervise = (sessionId: string, body: Effect.Effect<never, unknown>) =>
+    Effect.gen(function*() {
+      const restarts: Array<number> = []
+      for (;;) {
+        const exit = yield* Effect.exit(body)
+        if (Exit.isFailure(exit) && Exit.hasInterrupts(exit) && !Exit.hasFails(exit) && !Exit.hasDies(exit)) return
+        const now = yield* Clock.currentTimeMillis
+        while (restarts.length > 0 && now - restarts[0]! > RESTART_WINDOW_MS) restarts.shift()
+        restarts.push(now)
+        if (restarts.length > MAX_RESTARTS) {
+          return yield* escalate(sessionId, `its actor crashed ${restarts.length} times within ${RESTART_WINDOW_MS / 1000} s`)
+        }
+        yield* Effect.sleep(Math.min(RESTART_BASE_MS * 2 ** (restarts.length - 1), RESTART_MAX_MS))
+      }
+    })
+
+  const startActor = (record: SessionRecord) =>
+    Effect.gen(function*() {
+      if (actors.has(record.sessionId) || escalated.has(record.sessionId)) return
+      const owner = projects.get(record.projectId)!
+      const state: ActorState = { mailbox: yield* Queue.bounded<Observation>(MAILBOX_CAPACITY), lock: yield* Semaphore.make(1), offset: 0, lastSignalAt: 0 }
+      actors.set(record.sessionId, state)
+      const ctx = { config, project: owner.project, runtime: owner.runtime, store, events, router }
+      const loop = Effect.forever(
+        Effect.flatMap(Queue.take(state.mailbox), (observation) => state.lock.withPermits(1)(handleObservation(ctx, record.sessionId, observation)))
+      )
+      yield* FiberMap.run(fibers, record.sessionId, supervise(record.sessionId, loop).pipe(Effect.ensuring(Effect.sync(() => actors.delete(record.sessionId)))))
+    })
+
+  const stopActor = (sessionId: string) => Effect.andThen(FiberMap.remove(fibers, sessionId), Effect.sync(() => actors.delete(sessionId)))
+
+  const observe = (sessionId: string, observation: Observation) => {
+    const state = actors.get(sessionId)
+    return state === undefined ? Effect.void : Queue.offer(state.mailbox, observation)
+  }
+
+  /** New lines of a session's activity file since the last read, as Signal observations. */
+  const newSignals = (record: SessionRecord, state: ActorState): ReadonlyArray<ActivitySignal> => {
+    const { signals, offset } = readSignalsSince(store.paths.activity(record.projectId, record.sessionId), state.offset)
+    state.offset = offset
+    return signals
+  }
+
+  /** One probe cycle: sync actors with the records, probe every runtime once, read signals, let time pass. */
+  const cycle = Effect.fn("Supervisor.cycle")(function*() {
+    const { records } = yield* store.list
+    const live = records.filter(isLive)
+    const liveIds = new Set(live.map((r) => r.sessionId))
+    for (const id of [...actors.keys()]) if (!liveIds.has(id)) yield* stopActor(id)
+    for (const record of live) yield* startActor(record)
+    const now = yield* Clock.currentTimeMillis
+    for (const { project, runtime, agent } of projects.values()) {
+      const mine = live.filter((r) => r.projectId === project.id && r.runtime !== null)
+      if (mine.length === 0) continue
+      const probed = yield* runtime.probe(mine.map((r) => r.runtime!)).pipe(Effect.option)
+      for (const record of mine) {
+        const state = actors.get(record.sessionId)
+        if (state === undefined) continue
+        for (const signal of newSignals(record, state)) {
+          const activity = activityOf(signal)
+          const at = signal.ts !== undefined ? Date.parse(signal.ts) : now
+          state.lastSignalAt = Math.max(state.lastSignalAt, at)
+          if (activity !== undefined) yield* observe(record.sessionId, { _tag: "Signal", activity, at: Number.isNaN(at) ? now : at })
+        }
+        const liveness = probed._tag === "None" ? undefined : probed.value.get(record.runtime!.id)
+        const alive = liveness?._tag === "Alive"
+        const readScreen = alive && agent.readsScreen && now - state.lastSignalAt >= SCREEN_FALLBACK_AFTER_MS
+        const screen = readScreen
+          ? yield* runtime.capture(record.runtime!).pipe(Effect.map(agent.activityFromScreen), Effect.orElseSucceed(() => undefined))
+          : undefined
+        yield* observe(record.sessionId, {
+          _tag: "Probe",
+          liveness: liveness === undefined ? "error" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone",
+          ...(screen !== undefined ? { screen } : {})
+        })
+        yield* observe(record.sessionId, { _tag: "Tick" })
+      }
+    }
+  })
+
+  /** Runs a procedure on one session while its actor holds still. */
+  const exclusive = <A, E>(sessionId: string, effect: Effect.Effect<A, E>) => {
+    const state = actors.get(sessionId)
+    return state === undefined ? effect : state.lock.withPermits(1)(effect)
+  }
+  const refresh = Effect.asVoid(Effect.flatMap(store.list, ({ records }) => Effect.forEach(records.filter(isLive), startActor)))
+
+  const ops: SessionOps = {
+    spawn: (project, issue) => Effect.tap(manager.spawn(project, issue), () => refresh),
+    batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => refresh),
+    send: (sessionId, message) => exclusive(sessionId, manager.send(sessionId, message)),
+    kill: (sessionId) => Effect.tap(exclusive(sessionId, manager.kill(sessionId)), () => stopActor(sessionId)),
+    restore: (sessionId) => Effect.tap(exclusive(sessionId, manager.restore(sessionId)), () => Effect.andThen(stopActor(sessionId), refresh)),
+    cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
+  }
+
+  return { cycle, ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
+})
+
+export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {
+  /** The supervisor with its probe cycle running every PROBE_INTERVAL for as long as the layer lives. */
+  static readonly layer = (config: OrchestratorConfig) =>
+    Layer.effect(
+      Supervisor,
+      Effect.tap(makeSupervisor(config), (supervisor) =>
+        supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped))
+    )
+}
+
+export type SupervisorRequirements = SessionStore | EventLog | NotifierRouter | SessionManager | ChildProcessSpawner.ChildProcessSpawner

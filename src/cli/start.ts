@@ -1,0 +1,114 @@
+/**
+ * `orch start <project>`: the supervisor (in the foreground, or `--detach`ed) and the project's orchestrator
+ * session. With a supervisor already running it joins it: the project's orchestrator is started there, or
+ * reused if it is live. `orch stop [--kill-sessions]` stops the supervisor; agents keep running unless asked.
+ */
+import * as Console from "effect/Console"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import { Argument, Command, Flag } from "effect/cli"
+import { spawn as spawnProcess } from "node:child_process"
+import { mkdirSync, openSync } from "node:fs"
+import { join } from "node:path"
+import { Host } from "../config/host.ts"
+import { dataDir } from "../store/paths.ts"
+import { runningSupervisor } from "../store/supervisor-file.ts"
+import { VERSION } from "../version.ts"
+
+export class SupervisorUnavailable extends Schema.TaggedError<SupervisorUnavailable>()("SupervisorUnavailable", { reason: Schema.String }) {
+  override readonly [Runtime.errorExitCode] = 1
+  override get message() {
+    return this.reason
+  }
+}
+
+const cliPath = () => process.argv[1] ?? "orch"
+const loadClient = () => import("../ipc/client.ts")
+
+const report = (started: { readonly project: string; readonly orchestratorSessionId: string; readonly reused: boolean }, pid: number) =>
+  Console.log([
+    `supervisor running (pid ${pid})`,
+    `orchestrator session ${started.orchestratorSessionId} ${started.reused ? "is already running" : "started"} for ${started.project}`,
+    `attach: tmux attach -t ${started.orchestratorSessionId}`
+  ].join("\n"))
+
+/** Asks the running supervisor at `socket` to start the project's orchestrator. */
+const startThere = (socket: string, project: string) =>
+  Effect.scoped(Effect.gen(function*() {
+    const { supervisorClient } = yield* Effect.promise(loadClient)
+    const client = yield* supervisorClient(socket)
+    const info = yield* client.Ping()
+    return { started: yield* client.Start({ project }), pid: info.pid }
+  }))
+
+/** Starts a supervisor in the background and waits until it answers on its socket. */
+const detach = (root: string, project: string) =>
+  Effect.gen(function*() {
+    mkdirSync(root, { recursive: true })
+    const log = openSync(join(root, "supervisor.log"), "a")
+    const child = spawnProcess(process.execPath, [cliPath(), "start", project, "--no-open"], { detached: true, stdio: ["ignore", log, log] })
+    child.unref()
+    const running = yield* Effect.suspend(() => {
+      const file = runningSupervisor(root)
+      return file === undefined ? Effect.fail("not yet") : Effect.succeed(file)
+    }).pipe(
+      Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 150 }),
+      Effect.mapError(() => new SupervisorUnavailable({ reason: `the supervisor did not start within 15 s; see ${join(root, "supervisor.log")}` }))
+    )
+    return running
+  })
+
+export const start = Command.make(
+  "start",
+  {
+    project: Argument.String("project").pipe(Argument.withDescription("Project id or key")),
+    detach: Flag.Boolean("detach").pipe(Flag.withDefault(false), Flag.withDescription("Run the supervisor in the background and return once it answers")),
+    noOpen: Flag.Boolean("no-open").pipe(Flag.withDefault(false), Flag.withDescription("Do not open the dashboard in a browser"))
+  },
+  Effect.fn("cli.start")(function*({ project, detach: background }) {
+    const root = dataDir(yield* Host)
+    const existing = runningSupervisor(root)
+    if (existing !== undefined) {
+      const { started, pid } = yield* startThere(existing.socket, project)
+      return yield* report(started, pid)
+    }
+    const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
+    const config = yield* loadConfig()
+    if (background) {
+      const running = yield* detach(root, project)
+      const { started, pid } = yield* startThere(running.socket, project)
+      return yield* report(started, pid)
+    }
+    const [{ supervisorApp }, { SessionManager }] = yield* Effect.promise(() => Promise.all([import("../../actors/app.ts"), import("../sessions/SessionManager.ts")]))
+    const shutdown = yield* Deferred.make<void>()
+    yield* Effect.scoped(Effect.gen(function*() {
+      const context = yield* Layer.build(supervisorApp(config, { root, cliPath: cliPath(), version: VERSION, shutdown }))
+      const manager = yield* SessionManager.use(Effect.succeed).pipe(Effect.provide(context))
+      const { record, reused } = yield* manager.orchestrate(project, cliPath())
+      yield* report({ project, orchestratorSessionId: record.sessionId, reused }, process.pid)
+      yield* Console.log("Ctrl-C (or `orch stop`) stops the supervisor; agent sessions keep running.")
+      yield* Deferred.await(shutdown)
+    }))
+  })
+).pipe(Command.withDescription("Start the supervisor and the project's orchestrator session"))
+
+export const stop = Command.make(
+  "stop",
+  { killSessions: Flag.Boolean("kill-sessions").pipe(Flag.withDefault(false), Flag.withDescription("Also kill every session (unsaved work is rescued first)")) },
+  Effect.fn("cli.stop")(function*({ killSessions }) {
+    const root = dataDir(yield* Host)
+    const running = runningSupervisor(root)
+    if (running === undefined) return yield* Console.log("No supervisor is running.")
+    const { supervisorClient } = yield* Effect.promise(loadClient)
+    yield* Effect.scoped(Effect.flatMap(supervisorClient(running.socket), (client) => client.Stop({ killSessions })))
+    yield* Effect.suspend(() => (runningSupervisor(root) === undefined ? Effect.void : Effect.fail("running"))).pipe(
+      Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 200 }),
+      Effect.mapError(() => new SupervisorUnavailable({ reason: `the supervisor (pid ${running.pid}) did not stop within 10 s` }))
+    )
+    yield* Console.log(`supervisor stopped (pid ${running.pid})${killSessions ? "; sessions killed" : "; sessions keep running"}`)
+  })
+).pipe(Command.withDescription("Stop the supervisor; agent sessions keep running unless --kill-sessions"))
