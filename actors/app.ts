@@ -90,7 +90,7 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   const router = Layer.unwrap(Effect.map(buildNotifiers(config, makeInbox(options.root)), (notifiers) =>
     NotifierRouter.layer(notifiers, config.notificationRouting)))
   const core = Supervisor.layer(config).pipe(
-    Layer.provideMerge(SessionManager.layer(config)),
+    Layer.provideMerge(SessionManager.layerNoDeps(config)),
     Layer.provideMerge(router),
     Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
   )

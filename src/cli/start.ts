@@ -81,7 +81,8 @@ export const start = Command.make(
     if (background) {
       const running = yield* detach(root, project)
       const { started, pid } = yield* startThere(running.socket, project)
-      return yield* report(started, pid)
+      // The new supervisor itself started the orchestrator a moment ago.
+      return yield* report({ ...started, reused: false }, pid)
     }
     const [{ supervisorApp }, { SessionManager }] = yield* Effect.promise(() => Promise.all([import("../../actors/app.ts"), import("../sessions/SessionManager.ts")]))
     const shutdown = yield* Deferred.make<void>()

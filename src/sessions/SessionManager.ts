@@ -5,6 +5,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Semaphore from "effect/Semaphore"
 import type { ChildProcessSpawner } from "effect/process"
 import { statSync } from "node:fs"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
@@ -235,9 +236,10 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   })
 
   /** Starts (or reuses) a project's orchestrator session; `cliPath` is the orch its agent will call. */
+  const orchestrating = yield* Semaphore.make(1)
   const orchestrate = Effect.fn("Sessions.orchestrate")(function*(projectRef: string, cliPath: string) {
     const project = yield* findProject(projectRef)
-    return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(project))
+    return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(project), orchestrating.withPermits(1))
   })
 
   return { config, spawn, batchSpawn, send, kill, restore, cleanup, reconcile, probeAll, orchestrate, read: store.read }
@@ -246,8 +248,9 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
 export class SessionManager extends Context.Service<SessionManager, Effect.Success<ReturnType<typeof makeSessionManager>>>()(
   "orch/sessions/SessionManager"
 ) {
+  static readonly layerNoDeps = (config: OrchestratorConfig) => Layer.effect(SessionManager, makeSessionManager(config))
   static readonly layer = (config: OrchestratorConfig) =>
-    Layer.effect(SessionManager, makeSessionManager(config)).pipe(Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer)))
+    SessionManager.layerNoDeps(config).pipe(Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer)))
 }
 
 export { SessionNotFound }

@@ -1,0 +1,137 @@
+/**
+ * The supervisor's time rules under TestClock: ready → idle, stuck, exited after several failed probes, and
+ * actor restarts with backoff and escalation. The runtime is a plugin module that runs nothing (its liveness
+ * is a file), so only the clock decides.
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { TestClock } from "effect/testing"
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { NotifierRouter } from "../../actors/notifier-router.ts"
+import { makeSupervisor, MAX_RESTARTS } from "../../actors/supervisor.ts"
+import { validateConfig } from "../../src/config/validate.ts"
+import type { Notification } from "../../src/domain/notification.ts"
+import type { SessionRecord } from "../../src/domain/session.ts"
+import { SessionManager } from "../../src/sessions/SessionManager.ts"
+import { EventLog } from "../../src/store/EventLog.ts"
+import { SessionStore } from "../../src/store/SessionStore.ts"
+import { tempDir, withHost } from "../support/host.ts"
+
+const MIN = 60_000
+const iso = (ms: number) => new Date(ms).toISOString()
+
+const setup = Effect.gen(function*() {
+  const root = yield* tempDir()
+  const log = join(root, "runtime-log.json")
+  process.env.FIXTURE_RUNTIME_LOG = log
+  const config = yield* validateConfig({
+    readyThresholdMs: 5 * MIN,
+    plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
+    projects: { app: { repo: "acme/app", path: join(root, "app"), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true" } } }
+  }).pipe(withHost({ cwd: root, homeDir: root, env: {} }))
+  const store = SessionStore.make(root)
+  const events = yield* EventLog.make(join(root, "events.jsonl"))
+  const notified: Array<Notification> = []
+  const record: SessionRecord = {
+    sessionId: "app-1", projectId: "app", issueId: "1", status: "working", activity: "active", activitySince: iso(0),
+    branch: "feat/1", workspacePath: join(root, "w"), runtime: { plugin: "fixture-runtime", id: "fx-app-1", data: {} },
+    agent: { plugin: "command" }, pr: null, createdAt: iso(0), updatedAt: iso(0)
+  }
+  yield* store.write(record)
+  const services = Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))
+  const router = NotifierRouter.layer(new Map([["rec", { name: "rec", notify: (n: Notification) => Effect.sync(() => void notified.push(n)) }]]), {
+    urgent: ["rec"], action: ["rec"], warning: ["rec"], info: ["rec"]
+  })
+  // Built in the test's scope: the router's delivery fibers live as long as the test.
+  const context = yield* Layer.build(Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
+    Layer.provideMerge(services),
+    Layer.provideMerge(NodeServices.layer)
+  ))
+  const supervisor = yield* makeSupervisor(config).pipe(Effect.provide(context))
+  /** Lets the actors drain their mailboxes. */
+  const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
+  const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
+  const types = () =>
+    existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
+  const signal = (event: string, at: number) =>
+    appendFileSync(store.paths.activity("app", "app-1"), `${JSON.stringify({ event, ts: iso(at) })}\n`)
+  return { supervisor, settle, current, types, signal, notified, log, store }
+})
+
+describe("supervisor under TestClock", () => {
+  it.effect("ready → idle after readyThresholdMs, from the agent's own Stop signal", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      t.signal("Stop", 0)
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.strictEqual(t.current().activity, "ready")
+      yield* TestClock.adjust(5 * MIN - 1)
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.strictEqual(t.current().status, "ready")
+      yield* TestClock.adjust(1)
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.strictEqual(t.current().status, "idle")
+      assert.includeMembers(t.types(), ["session.ready", "session.idle"])
+    }).pipe(Effect.scoped))
+
+  it.effect("no activity for the agent-stuck threshold (10m): stuck, and an urgent notification", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      yield* TestClock.adjust(10 * MIN)
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.strictEqual(t.current().status, "stuck")
+      assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["urgent", "reaction.agent-stuck"]])
+      assert.includeMembers(t.types(), ["session.stuck", "reaction.triggered"])
+      // activity clears it, and the reaction's attempts reset
+      t.signal("PreToolUse", 10 * MIN)
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.strictEqual(t.current().status, "working")
+      assert.isUndefined(t.current().reactions)
+    }).pipe(Effect.scoped))
+
+  it.effect("a runtime gone for three probes in a row: exited, session.exited, agent-exited notification", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      writeFileSync(`${t.log}.fx-app-1.dead`, "")
+      for (const expected of ["active", "active", "exited"]) {
+        yield* t.supervisor.cycle()
+        yield* t.settle
+        assert.strictEqual(t.current().activity, expected)
+      }
+      assert.strictEqual(t.current().status, "errored")
+      assert.include(t.types(), "session.exited")
+      assert.deepStrictEqual(t.notified.map((n) => n.type), ["reaction.agent-exited"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a crashing actor restarts after 1, 2, 4, 8, 16 s and escalates after more than MAX_RESTARTS in the window", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      writeFileSync(t.store.paths.record("app", "app-1"), "{ corrupt")
+      const delays = [1000, 2000, 4000, 8000, 16000]
+      for (let crash = 0; crash <= MAX_RESTARTS; crash++) {
+        yield* t.supervisor.observe("app-1", { _tag: "Tick" })
+        yield* t.settle
+        if (crash < MAX_RESTARTS) {
+          assert.notInclude(t.types(), "supervisor.escalated")
+          yield* TestClock.adjust(delays[crash]! - 1)
+          yield* t.settle
+          assert.strictEqual(yield* t.supervisor.actorCount, 1, "still backing off, not gone")
+          yield* TestClock.adjust(1)
+          yield* t.settle
+        }
+      }
+      assert.include(t.types(), "supervisor.escalated")
+      assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["urgent", "supervisor.escalated"]])
+      assert.strictEqual(yield* t.supervisor.actorCount, 0)
+    }).pipe(Effect.scoped))
+})
