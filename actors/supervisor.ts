@@ -130,6 +130,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   const cycle = Effect.fn("Supervisor.cycle")(function*() {
     const { records } = yield* store.list
     const live = records.filter(isLive)
+    yield* allComplete(records, live.filter((r) => r.role === undefined).length)
     const liveIds = new Set(live.map((r) => r.sessionId))
     for (const id of [...actors.keys()]) if (!liveIds.has(id)) yield* stopActor(id)
     for (const record of live) yield* startActor(record)
@@ -163,6 +164,53 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     }
   })
 
+  /**
+   * On start: undo half-made spawns, adopt every live session (an actor each), and report terminal sessions
+   * named like orch's (`<prefix>-<n>`, `<prefix>-orchestrator`) that have no record: orch leaves them alone.
+   */
+  const adopt = Effect.fn("Supervisor.adopt")(function*() {
+    yield* manager.reconcile().pipe(Effect.catchCause(() => Effect.void))
+    const { records } = yield* store.list
+    for (const record of records.filter(isLive)) {
+      yield* startActor(record)
+      yield* events.append({ type: "session.adopted", sessionId: record.sessionId, projectId: record.projectId, issueId: record.issueId })
+    }
+    const known = new Set(records.map((r) => r.sessionId))
+    for (const { project, runtime } of projects.values()) {
+      const names = runtime.list === undefined ? [] : yield* runtime.list().pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
+      const pattern = new RegExp(`^${project.sessionPrefix.replace(/[-]/g, "\\-")}-(\\d+|orchestrator)$`)
+      for (const name of names.filter((n) => pattern.test(n) && !known.has(n))) {
+        known.add(name)
+        yield* events.append({ type: "session.orphaned", sessionId: name, projectId: project.id, message: "a terminal session named like orch's has no record; orch leaves it alone" })
+        yield* router.notify(yield* newNotification({
+          type: "session.orphaned",
+          priority: "warning",
+          title: `${name}: terminal session without a record`,
+          message: `The ${runtime.name} session ${name} looks like one of orch's but orch has no record of it. Attach to it to see what it is, or end it.`,
+          projectId: project.id
+        }))
+      }
+    }
+  })
+
+  /** `all-complete`: when the last live session ends, once per time it happens. */
+  let hadLiveSessions = false
+  const allComplete = Effect.fnUntraced(function*(records: ReadonlyArray<SessionRecord>, liveCount: number) {
+    const had = hadLiveSessions
+    hadLiveSessions = liveCount > 0
+    const reaction = config.reactions["all-complete"]
+    if (!had || liveCount > 0) return
+    yield* events.append({ type: "reaction.triggered", reaction: "all-complete", action: reaction.action, data: { auto: reaction.auto } })
+    if (!reaction.auto || reaction.action !== "notify") return
+    const summary = records.filter((r) => r.role === undefined).map((r) => `${r.sessionId}: ${r.status}${r.pr ? ` (PR #${r.pr.number} ${r.pr.state})` : ""}`)
+    yield* router.notify(yield* newNotification({
+      type: "reaction.all-complete",
+      priority: reaction.priority ?? "info",
+      title: "all sessions complete",
+      message: [reaction.message ?? "Every session has finished.", ...(reaction.includeSummary ? summary : [])].join("\n")
+    }))
+  })
+
   /** Runs a procedure on one session while its actor holds still. */
   const exclusive = <A, E>(sessionId: string, effect: Effect.Effect<A, E>) => {
     const state = actors.get(sessionId)
@@ -179,7 +227,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
   }
 
-  return { cycle, ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
+  return { adopt, cycle, ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
 })
 
 export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {
@@ -188,7 +236,10 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
     Layer.effect(
       Supervisor,
       Effect.tap(makeSupervisor(config), (supervisor) =>
-        supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped))
+        Effect.andThen(
+          supervisor.adopt(),
+          supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
+        ))
     )
 }
 

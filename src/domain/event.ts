@@ -34,7 +34,8 @@ export const EVENT_TYPES = [
   "supervisor.started",
   "supervisor.stopped",
   "supervisor.escalated",
-  "session.adopted"
+  "session.adopted",
+  "session.orphaned"
 ] as const
 export const EventType = Schema.Literals(EVENT_TYPES)
 export type EventType = typeof EventType.Type

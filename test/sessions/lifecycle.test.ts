@@ -129,6 +129,7 @@ describe("orch session kill / restore / cleanup", () => {
       assert.isFalse(existsSync(worktree))
       assert.strictEqual(git(s.repo.path, "rev-parse", "refs/orch/rescue/app-1"), unpushed)
       assert.strictEqual(s.record("app-1").status, "done")
+      assert.deepInclude(s.events().at(-1), { type: "session.cleaned", sessionId: "app-1", message: "its terminal session is gone" })
       assert.strictEqual(s.record("app-2").status, "working")
       assert.deepStrictEqual(s.sessions(), ["app-2"])
       assert.strictEqual((yield* s.orch(["session", "cleanup"])).stdout, "Nothing to clean up.\n")

@@ -111,6 +111,20 @@ describe("supervisor under TestClock", () => {
       assert.deepStrictEqual(t.notified.map((n) => n.type), ["reaction.agent-exited"])
     }).pipe(Effect.scoped))
 
+  it.effect("all-complete: when the last live session ends, one notification with the summary", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      yield* t.store.write({ ...t.current(), status: "merged", pr: { number: 4, url: "https://github.com/acme/app/pull/4", state: "merged" } })
+      yield* t.supervisor.cycle()
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.deepStrictEqual(t.notified.map((n) => n.type), ["reaction.all-complete"])
+      assert.include(t.notified[0]!.message, "app-1: merged (PR #4 merged)")
+      assert.strictEqual(yield* t.supervisor.actorCount, 0)
+    }).pipe(Effect.scoped))
+
   it.effect("a crashing actor restarts after 1, 2, 4, 8, 16 s and escalates after more than MAX_RESTARTS in the window", () =>
     Effect.gen(function*() {
       const t = yield* setup

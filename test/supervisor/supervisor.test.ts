@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
@@ -72,13 +73,18 @@ describe("orch start / stop (real supervisor, tmux, IPC)", () => {
       assert.strictEqual(local.code, 0, local.stderr)
       assert.strictEqual(local.stdout, "app-2\n")
 
+      execFileSync("tmux", ["-S", s.socket, "new-session", "-d", "-s", "app-9", "sleep 60"])
       const restarted = yield* s.orch(["start", "app", "--detach"])
       assert.strictEqual(restarted.code, 0, restarted.stderr)
+      const adopted = s.events().filter((e) => e.type === "session.adopted").map((e) => e.sessionId)
+      assert.includeMembers(adopted, ["app-1", "app-2", "app-orchestrator"])
+      assert.deepInclude(s.events().find((e) => e.type === "session.orphaned"), { sessionId: "app-9", projectId: "app" })
+      yield* eventually("the orphan in the inbox", () => (readFileSync(join(s.dataDir, "notifications.jsonl"), "utf8")).includes("app-9: terminal session without a record"))
       assert.notStrictEqual(supervisorFile(s.dataDir)!.pid, pid)
       assert.strictEqual((yield* s.orch(["send", "app-2", "hello"])).code, 0)
       yield* eventually("the new supervisor to drive app-2", () => s.events().some((e) => e.type === "session.ready" && e.sessionId === "app-2"), 15_000)
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
-      assert.deepStrictEqual(s.sessions(), [])
+      assert.deepStrictEqual(s.sessions(), ["app-9"], "only orch's own sessions are killed")
       assert.strictEqual(s.record("app-1").status, "killed")
     }), 60_000)
 })

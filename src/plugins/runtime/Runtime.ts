@@ -50,6 +50,8 @@ export interface RuntimeShape {
   readonly capture: (handle: RuntimeHandle, scrollback?: number) => Effect.Effect<string, RuntimeError>
   /** Liveness of many handles with one call; a handle missing from the answer was not probed. */
   readonly probe: (handles: ReadonlyArray<RuntimeHandle>) => Effect.Effect<ReadonlyMap<string, Liveness>, RuntimeError>
+  /** The ids of every session this runtime holds, orch's or not (for finding orphans); absent if it cannot tell. */
+  readonly list?: () => Effect.Effect<ReadonlyArray<string>, RuntimeError>
   /** Ends the agent process and frees the runtime. Succeeds if it is already gone. */
   readonly destroy: (handle: RuntimeHandle) => Effect.Effect<void, RuntimeError>
 }

@@ -114,7 +114,15 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     }
   })
 
-  return { name: PLUGIN, create, send, capture, probe, destroy } satisfies RuntimeShape
+  const list = Effect.fn("Runtime.multiplexer.list")(function*() {
+    const result = yield* tmux("list-sessions", ["list-sessions", "-F", "#{session_name}"])
+    if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) {
+      return yield* new RuntimeError({ plugin: PLUGIN, operation: "list-sessions", reason: result.stderr.trim() })
+    }
+    return result.stdout.split("\n").filter(Boolean)
+  })
+
+  return { name: PLUGIN, create, send, capture, probe, list, destroy } satisfies RuntimeShape
 })
 
 export const multiplexerLayer = Layer.effect(
