@@ -24,7 +24,7 @@ import { projectPlugins } from "../src/plugins/registry.ts"
 import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { SessionOps } from "../src/sessions/SessionOps.ts"
-import { readSignalsSince } from "../src/store/activity-file.ts"
+import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import type { Observation } from "./lifecycle.ts"
@@ -47,6 +47,7 @@ interface ProjectRuntime {
 }
 
 interface ActorState {
+  readonly record: SessionRecord
   readonly mailbox: Queue.Queue<Observation>
   readonly lock: Semaphore.Semaphore
   /** Byte offset read so far in the session's activity.jsonl. */
@@ -61,6 +62,8 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   const manager = yield* SessionManager
   const fibers = yield* FiberMap.make<string>()
   const actors = new Map<string, ActorState>()
+  /** Sessions whose activity file changed (from file watchers): their signals are read at once. */
+  const wakeups = yield* Queue.unbounded<string>()
   const escalated = new Set<string>()
   const projects = new Map<string, ProjectRuntime>()
   for (const project of Object.values(config.projects)) {
@@ -103,13 +106,17 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     Effect.gen(function*() {
       if (actors.has(record.sessionId) || escalated.has(record.sessionId)) return
       const owner = projects.get(record.projectId)!
-      const state: ActorState = { mailbox: yield* Queue.bounded<Observation>(MAILBOX_CAPACITY), lock: yield* Semaphore.make(1), offset: 0, lastSignalAt: 0 }
+      const state: ActorState = { record, mailbox: yield* Queue.bounded<Observation>(MAILBOX_CAPACITY), lock: yield* Semaphore.make(1), offset: 0, lastSignalAt: 0 }
       actors.set(record.sessionId, state)
+      const watcher = watchActivity(store.paths.session(record.projectId, record.sessionId), () => Queue.offerUnsafe(wakeups, record.sessionId))
       const ctx = { config, project: owner.project, runtime: owner.runtime, store, events, router }
       const loop = Effect.forever(
         Effect.flatMap(Queue.take(state.mailbox), (observation) => state.lock.withPermits(1)(handleObservation(ctx, record.sessionId, observation)))
       )
-      yield* FiberMap.run(fibers, record.sessionId, supervise(record.sessionId, loop).pipe(Effect.ensuring(Effect.sync(() => actors.delete(record.sessionId)))))
+      yield* FiberMap.run(fibers, record.sessionId, supervise(record.sessionId, loop).pipe(Effect.ensuring(Effect.sync(() => {
+        actors.delete(record.sessionId)
+        watcher?.close()
+      }))))
     })
 
   const stopActor = (sessionId: string) => Effect.andThen(FiberMap.remove(fibers, sessionId), Effect.sync(() => actors.delete(sessionId)))
@@ -125,6 +132,24 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     state.offset = offset
     return signals
   }
+
+  /** Hands a session's new signals to its actor; returns when it had none for too long (screen fallback). */
+  const deliverSignals = Effect.fnUntraced(function*(sessionId: string, now: number) {
+    const state = actors.get(sessionId)
+    if (state === undefined) return
+    for (const signal of newSignals(state.record, state)) {
+      const activity = activityOf(signal)
+      const at = signal.ts !== undefined ? Date.parse(signal.ts) : now
+      state.lastSignalAt = Math.max(state.lastSignalAt, Number.isNaN(at) ? now : at)
+      if (activity !== undefined) yield* observe(sessionId, { _tag: "Signal", activity, at: Number.isNaN(at) ? now : at })
+    }
+  })
+
+  yield* Queue.take(wakeups).pipe(
+    Effect.flatMap((sessionId) => Effect.flatMap(Clock.currentTimeMillis, (now) => deliverSignals(sessionId, now))),
+    Effect.forever,
+    Effect.forkScoped
+  )
 
   /** One probe cycle: sync actors with the records, probe every runtime once, read signals, let time pass. */
   const cycle = Effect.fn("Supervisor.cycle")(function*() {
@@ -142,12 +167,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
       for (const record of mine) {
         const state = actors.get(record.sessionId)
         if (state === undefined) continue
-        for (const signal of newSignals(record, state)) {
-          const activity = activityOf(signal)
-          const at = signal.ts !== undefined ? Date.parse(signal.ts) : now
-          state.lastSignalAt = Math.max(state.lastSignalAt, at)
-          if (activity !== undefined) yield* observe(record.sessionId, { _tag: "Signal", activity, at: Number.isNaN(at) ? now : at })
-        }
+        yield* deliverSignals(record.sessionId, now)
         const liveness = probed._tag === "None" ? undefined : probed.value.get(record.runtime!.id)
         const alive = liveness?._tag === "Alive"
         const readScreen = alive && agent.readsScreen && now - state.lastSignalAt >= SCREEN_FALLBACK_AFTER_MS

@@ -1,5 +1,5 @@
 /** Reading the newest activity signal of a session without reading its whole `activity.jsonl`. */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs"
+import { closeSync, fstatSync, openSync, readSync, watch, type FSWatcher } from "node:fs"
 import { parseSignal, type ActivitySignal } from "../domain/activity.ts"
 
 const TAIL_BYTES = 8192
@@ -50,5 +50,21 @@ export const readSignalsSince = (file: string, offset: number): { readonly signa
     return { signals, offset: offset + Buffer.byteLength(text.slice(0, complete)) }
   } finally {
     closeSync(fd)
+  }
+}
+
+/**
+ * Calls `onChange` when the session's activity file is written (inotify on its directory: no polling, no
+ * subprocess). Undefined when the directory cannot be watched; the probe cycle still reads the file.
+ */
+export const watchActivity = (sessionDir: string, onChange: () => void): FSWatcher | undefined => {
+  try {
+    const watcher = watch(sessionDir, { persistent: false }, (_event, name) => {
+      if (name === null || name === "activity.jsonl") onChange()
+    })
+    watcher.on("error", () => watcher.close())
+    return watcher
+  } catch {
+    return undefined
   }
 }

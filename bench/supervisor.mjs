@@ -1,0 +1,113 @@
+// The supervisor at rest: 50 and 100 live sessions (tmux + the `command` agent idling) under one supervisor.
+// Over 60 s: RSS, CPU, and the processes it launches (tmux and git are wrapped by counting shims on its PATH);
+// then the delay from a change (an agent signal) to its event in the log, p50/p95.
+// Targets at 50 sessions: under 150 MB RSS, under 2% of one core, under 30 process launches a minute.
+import { execFileSync, spawnSync } from "node:child_process"
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { machine, ms, ORCH, percentile, recordSection } from "./lib.mjs"
+
+const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 60)
+const SIZES = (process.env.BENCH_SIZES ?? "50,100").split(",").map(Number)
+const CLK_TCK = 100
+const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
+
+const measure = async (size) => {
+  const root = mkdtempSync(join(tmpdir(), "orch-bench-sup-"))
+  const home = join(root, "home")
+  const socket = join(root, "tmux.sock")
+  const counter = join(root, "launches.log")
+  const shims = join(root, "shims")
+  mkdirSync(shims)
+  for (const tool of ["tmux", "git"]) {
+    const real = execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim()
+    writeFileSync(join(shims, tool), `#!/bin/sh\necho ${tool} >> ${counter}\nexec ${real} "$@"\n`)
+    chmodSync(join(shims, tool), 0o755)
+  }
+  const repo = join(root, "app")
+  execFileSync("git", ["init", "-q", "--bare", "-b", "main", join(root, "origin.git")])
+  execFileSync("git", ["init", "-q", "-b", "main", repo])
+  execFileSync("git", ["-C", repo, "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-q", "--allow-empty", "-m", "init"])
+  execFileSync("git", ["-C", repo, "remote", "add", "origin", join(root, "origin.git")])
+  execFileSync("git", ["-C", repo, "push", "-q", "origin", "main"])
+  const config = join(root, "orchestrator.yaml")
+  writeFileSync(config, `projects:\n  app:\n    repo: acme/app\n    path: ${repo}\n    agent: command\n    agentConfig: { command: cat }\n    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:9" }\n`)
+  const env = { ...process.env, HOME: home, ORCH_TMUX_SOCKET: socket, ORCH_CONFIG_PATH: config }
+  delete env.TMUX
+  const orch = (args, extra = {}) => {
+    const result = spawnSync(process.execPath, [ORCH, ...args], { env: { ...env, ...extra }, encoding: "utf8" })
+    if (result.status !== 0) throw new Error(`orch ${args.join(" ")}: ${result.stderr}`)
+    return result.stdout
+  }
+  try {
+    for (let i = 0; i < size; i += 25) orch(["batch-spawn", "app", ...Array.from({ length: Math.min(25, size - i) }, (_, k) => String(i + k + 1))])
+    orch(["start", "app", "--detach"], { PATH: `${shims}:${process.env.PATH}` })
+    const { pid } = JSON.parse(readFileSync(join(home, ".orchestrator", "supervisor.json"), "utf8"))
+    await sleep(10_000) // adoption and the first cycles
+    const cpu = () => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ").slice(11, 13).reduce((a, b) => a + Number(b), 0)
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024
+    writeFileSync(counter, "")
+    const cpuStart = cpu()
+    let rssMax = 0
+    for (let t = 0; t < WINDOW_S; t += 5) {
+      await sleep(5000)
+      rssMax = Math.max(rssMax, rss())
+    }
+    const cpuPercent = ((cpu() - cpuStart) / CLK_TCK / WINDOW_S) * 100
+    const launches = readFileSync(counter, "utf8").trim().split("\n").filter(Boolean)
+    const perMinute = (launches.length / WINDOW_S) * 60
+    const byTool = Object.entries(launches.reduce((acc, tool) => ({ ...acc, [tool]: (acc[tool] ?? 0) + 1 }), {}))
+
+    // Change → event: an agent signal appended to a session's activity file, until its event is in the log.
+    const events = join(home, ".orchestrator", "events.jsonl")
+    const delays = []
+    for (let i = 0; i < 20; i++) {
+      const session = `app-${(Math.floor(i / 2) % size) + 1}`
+      const activity = join(home, ".orchestrator", "sessions", "app", session, "activity.jsonl")
+      const [event, expected] = i % 2 === 0 ? ["Stop", "session.ready"] : ["PreToolUse", "session.working"]
+      const before = readFileSync(events, "utf8").length
+      const start = process.hrtime.bigint()
+      appendFileSync(activity, `${JSON.stringify({ event, ts: new Date().toISOString() })}\n`)
+      for (;;) {
+        const fresh = readFileSync(events, "utf8").slice(before)
+        if (fresh.includes(`"type":"${expected}","sessionId":"${session}"`)) break
+        if (Number(process.hrtime.bigint() - start) > 10e9) throw new Error(`no ${expected} for ${session}`)
+        await sleep(2)
+      }
+      delays.push(Number(process.hrtime.bigint() - start) / 1e6)
+    }
+    return { size, rssMax, cpuPercent, perMinute, byTool, delays }
+  } finally {
+    try {
+      orch(["stop"])
+    } catch {}
+    try {
+      execFileSync("tmux", ["-S", socket, "kill-server"], { stdio: "ignore" })
+    } catch {}
+    rmSync(root, { recursive: true, force: true })
+  }
+}
+
+const results = []
+for (const size of SIZES) {
+  const result = await measure(size)
+  results.push(result)
+  console.log(JSON.stringify(result))
+}
+const fifty = results.find((r) => r.size === 50)
+const body = [
+  `${machine()}; ${WINDOW_S} s at rest per size, ${new Date().toISOString().slice(0, 10)}. Agent: \`command\` (cat), runtime tmux.`,
+  "",
+  "| live sessions | RSS (max) | CPU (one core) | process launches / min | change → event p50 | p95 |",
+  "|---|---|---|---|---|---|",
+  ...results.map((r) =>
+    `| ${r.size} | ${r.rssMax.toFixed(0)} MB | ${r.cpuPercent.toFixed(2)}% | ${r.perMinute.toFixed(1)} (${r.byTool.map(([t, n]) => `${t} ${n}`).join(", ") || "none"}) | ${ms(percentile(r.delays, 50))} | ${ms(percentile(r.delays, 95))} |`
+  ),
+  "",
+  fifty
+    ? `Targets at 50 sessions: RSS under 150 MB — ${fifty.rssMax < 150 ? "met" : "NOT met"}; CPU under 2% — ${fifty.cpuPercent < 2 ? "met" : "NOT met"}; under 30 launches a minute — ${fifty.perMinute < 30 ? "met" : "NOT met"}. For comparison, the tool users would otherwise run used 29% of a core, 107 MB and about 960 launches a minute at 50 idle sessions.`
+    : ""
+].join("\n")
+recordSection("Supervisor at rest (`bench/supervisor.mjs`)", body)
+console.log(body)
