@@ -13,6 +13,7 @@ import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { SupervisorRpcs } from "../src/ipc/protocol.ts"
 import { makeInbox } from "../src/plugins/notifier/inbox.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
+import { markSupervisorProcess } from "../src/plugins/runtime/process.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
@@ -87,6 +88,7 @@ const announce = (options: AppOptions) =>
   }))
 
 export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) => {
+  markSupervisorProcess()
   const router = Layer.unwrap(Effect.map(buildNotifiers(config, makeInbox(options.root)), (notifiers) =>
     NotifierRouter.layer(notifiers, config.notificationRouting)))
   const core = Supervisor.layer(config).pipe(

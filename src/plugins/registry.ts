@@ -18,6 +18,7 @@ import { makeCodexAgent } from "./agent/codex.ts"
 import { makeCodingAgent } from "./agent/coding-agent.ts"
 import { makeCommandAgent } from "./agent/command.ts"
 import { defaultTmuxSocket, makeMultiplexer } from "./runtime/multiplexer.ts"
+import { makeProcessRuntime } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
 import { makeRepohostTracker } from "./tracker/repohost.ts"
 import { Tracker } from "./tracker/Tracker.ts"
@@ -40,7 +41,8 @@ export class UnknownPlugin extends Schema.TaggedError<UnknownPlugin>()("UnknownP
 type Builtins<A> = Readonly<Record<string, (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, never, ChildProcessSpawner.ChildProcessSpawner>>>
 
 export const RUNTIMES: Builtins<Runtime["Service"]> = {
-  multiplexer: (_project, host) => makeMultiplexer(defaultTmuxSocket(host.env))
+  multiplexer: (_project, host) => makeMultiplexer(defaultTmuxSocket(host.env)),
+  process: () => Effect.succeed(makeProcessRuntime())
 }
 export const AGENTS: Builtins<AgentShape> = {
   "coding-agent": (project) => Effect.succeed(makeCodingAgent(project.agentConfig)),

@@ -15,7 +15,7 @@ import { DeliveryUnconfirmed, Runtime, RuntimeError, type LaunchSpec, type Liven
 
 const PLUGIN = "multiplexer"
 const ENTER_ATTEMPTS = 3
-const CONFIRM_POLLS = 30
+const CONFIRM_POLLS = 20
 const CONFIRM_POLL_INTERVAL = "50 millis"
 
 export const defaultTmuxSocket = (env: Readonly<Record<string, string | undefined>>): string =>
@@ -76,6 +76,10 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     const buffer = `orch-${handle.id}-${Date.now().toString(36)}`
     yield* tmuxOk("load-buffer", ["load-buffer", "-b", buffer, "-"], { stdin: message })
     yield* tmuxOk("paste-buffer", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", target(handle)])
+    // Let the agent draw the pasted text first (a slow one may take a moment), so Enter is judged fairly.
+    for (let poll = 0; poll < CONFIRM_POLLS && !stillPending(yield* screen(handle), message); poll++) {
+      yield* Effect.sleep(CONFIRM_POLL_INTERVAL)
+    }
     for (let attempt = 1; attempt <= ENTER_ATTEMPTS; attempt++) {
       yield* tmuxOk("send-keys", ["send-keys", "-t", target(handle), "Enter"])
       for (let poll = 0; poll < CONFIRM_POLLS; poll++) {

@@ -1,0 +1,101 @@
+/**
+ * Runtime `process`: the agent in a pseudo-terminal (node-pty) owned by the running supervisor, for machines
+ * without tmux. Its sessions live as long as the supervisor does; spawning one needs a supervisor (the CLI
+ * then goes through it). The "screen" is the tail of the terminal's output with escape sequences removed.
+ */
+import * as Effect from "effect/Effect"
+import { createRequire } from "node:module"
+import type { IPty } from "node-pty"
+import type { RuntimeHandle } from "../../domain/session.ts"
+import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+
+const PLUGIN = "process"
+const TAIL_BYTES = 256 * 1024
+const CONFIRM_POLLS = 40
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]/g
+
+interface OwnedPty {
+  readonly pty: IPty
+  tail: string
+  exit?: { readonly exitCode: number; readonly signal?: number }
+}
+
+/** The terminals this process owns. Only the supervisor's process may own agents. */
+const owned = new Map<string, OwnedPty>()
+let supervisorProcess = false
+export const markSupervisorProcess = () => {
+  supervisorProcess = true
+}
+
+const fail = (operation: string, reason: string) => new RuntimeError({ plugin: PLUGIN, operation, reason })
+
+/** Plain text of a terminal's output: escape sequences removed, carriage returns resolved per line. */
+export const plainScreen = (raw: string, lines: number): string =>
+  raw.replace(ANSI, "").split(/\r?\n/).map((line) => line.split("\r").at(-1) ?? "").slice(-lines).join("\n")
+
+export const makeProcessRuntime = (): RuntimeShape => {
+  const entry = (operation: string, handle: RuntimeHandle) => {
+    const found = owned.get(handle.id)
+    return found === undefined
+      ? Effect.fail(fail(operation, `no terminal ${handle.id} in this supervisor (it ends when the supervisor that started it stops)`))
+      : Effect.succeed(found)
+  }
+
+  const create = Effect.fn("Runtime.process.create")(function*(spec: LaunchSpec) {
+    if (!supervisorProcess) {
+      return yield* fail("create", "runtime process keeps agents inside the supervisor: start one first with `orch start <project>`")
+    }
+    const { spawn } = createRequire(import.meta.url)("node-pty") as typeof import("node-pty")
+    const env = { ...spec.env }
+    for (const name of spec.unsetEnv) delete env[name]
+    const pty = yield* Effect.try({
+      try: () => spawn("/bin/sh", ["-c", spec.command], { name: "xterm-256color", cols: 200, rows: 50, cwd: spec.workingDir, env }),
+      catch: (cause) => fail("create", cause instanceof Error ? cause.message : String(cause))
+    })
+    const state: OwnedPty = { pty, tail: "" }
+    pty.onData((chunk) => {
+      state.tail = (state.tail + chunk).slice(-TAIL_BYTES)
+    })
+    pty.onExit(({ exitCode, signal }) => {
+      state.exit = signal ? { exitCode, signal } : { exitCode }
+    })
+    owned.set(spec.sessionId, state)
+    return { plugin: PLUGIN, id: spec.sessionId, data: { pid: pty.pid } } satisfies RuntimeHandle
+  })
+
+  const send = Effect.fn("Runtime.process.send")(function*(handle: RuntimeHandle, text: string) {
+    const state = yield* entry("send", handle)
+    if (state.exit !== undefined) return yield* fail("send", "the agent has exited")
+    const before = state.tail.length
+    state.pty.write(`${text.replace(/\s+$/, "")}\r`)
+    // Taken when the terminal answers (echo, or the agent's own drawing).
+    for (let poll = 0; poll < CONFIRM_POLLS; poll++) {
+      if (state.tail.length !== before) return
+      yield* Effect.sleep("50 millis")
+    }
+    return yield* new DeliveryUnconfirmed({ target: handle.id, attempts: 1 })
+  })
+
+  return {
+    name: PLUGIN,
+    create,
+    send,
+    capture: (handle, scrollback = 0) => Effect.map(entry("capture", handle), (state) => plainScreen(state.tail, 50 + scrollback)),
+    probe: (handles) =>
+      Effect.succeed(new Map(handles.map((handle): [string, Liveness] => {
+        const state = owned.get(handle.id)
+        return [handle.id, state === undefined ? { _tag: "Gone" } : state.exit === undefined ? { _tag: "Alive" } : { _tag: "Exited", ...state.exit }]
+      }))),
+    list: () => Effect.succeed([...owned.keys()]),
+    destroy: (handle) =>
+      Effect.sync(() => {
+        const state = owned.get(handle.id)
+        owned.delete(handle.id)
+        try {
+          state?.pty.kill()
+        } catch {
+          // already gone
+        }
+      })
+  }
+}

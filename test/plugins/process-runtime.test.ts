@@ -1,0 +1,42 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import { makeProcessRuntime, markSupervisorProcess, plainScreen } from "../../src/plugins/runtime/process.ts"
+
+const eventually = <A, E>(effect: Effect.Effect<A, E>, check: (a: A) => boolean) =>
+  effect.pipe(Effect.filterOrFail(check, () => "not yet" as const), Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 100 }))
+
+describe("runtime process (node-pty, owned by the supervisor)", () => {
+  it.live("refuses to start agents outside a supervisor", () =>
+    Effect.gen(function*() {
+      const error = yield* makeProcessRuntime().create({ sessionId: "p-0", workingDir: "/", command: "true", env: {}, unsetEnv: [] }).pipe(Effect.flip)
+      assert.include(error.message, "orch start")
+    }))
+
+  it.live("runs the agent in a pty: input, screen, exit, destroy", () =>
+    Effect.gen(function*() {
+      markSupervisorProcess()
+      const runtime = makeProcessRuntime()
+      const handle = yield* runtime.create({
+        sessionId: "p-1",
+        workingDir: "/tmp",
+        command: `echo "ready $WHO in $(pwd) token=\${GITHUB_TOKEN:-none}"; read line; echo "got: $line"; exit 4`,
+        env: { PATH: process.env.PATH ?? "", WHO: "p-1", GITHUB_TOKEN: "leak" },
+        unsetEnv: ["GITHUB_TOKEN"]
+      })
+      assert.strictEqual(handle.plugin, "process")
+      yield* eventually(runtime.capture(handle), (s) => s.includes("ready p-1 in /tmp token=none"))
+      assert.deepStrictEqual((yield* runtime.probe([handle])).get("p-1"), { _tag: "Alive" })
+      yield* runtime.send(handle, "hello")
+      yield* eventually(runtime.capture(handle), (s) => s.includes("got: hello"))
+      const exited = yield* eventually(runtime.probe([handle]), (m) => m.get("p-1")?._tag === "Exited")
+      assert.deepStrictEqual(exited.get("p-1"), { _tag: "Exited", exitCode: 4 })
+      assert.deepStrictEqual(yield* runtime.list!(), ["p-1"])
+      yield* runtime.destroy(handle)
+      assert.deepStrictEqual((yield* runtime.probe([handle])).get("p-1"), { _tag: "Gone" })
+    }))
+
+  it("the screen is the output's tail without escape sequences", () => {
+    assert.strictEqual(plainScreen("\x1b[1mbold\x1b[0m\r\nprogress 10%\rprogress 99%\r\n\x1b]0;title\x07done", 3), "bold\nprogress 99%\ndone")
+  })
+})
