@@ -1,6 +1,8 @@
 // Spawn speed: `orch spawn` against its floor (bare node start + `git worktree add` + `tmux new-session`),
 // `orch status --json` over 200 records against bare node, and `batch-spawn` of 20 issues against 20
 // sequential spawns. Targets: spawn within floor + 150 ms; status under 4× node; batch under half.
+// Spawn is measured twice: by the CLI alone (it loads Effect, the command tree and the config: ~300 ms before any
+// work), and through a running supervisor (the CLI's fast path: a few lines of node:net, the work done warm).
 import { execFile, execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -82,6 +84,12 @@ try {
     statusSamples.push(await orch("status", "--json"))
   }
 
+  // The same spawn through a running supervisor (the CLI then loads no config; the supervisor is warm).
+  execFileSync(process.execPath, [ORCH, "start", "app", "--detach"], { env })
+  const viaSupervisor = []
+  for (let i = 0; i < RUNS; i++) viaSupervisor.push(await orch("spawn", "app", String(++issue)))
+  execFileSync(process.execPath, [ORCH, "stop"], { env })
+
   const batchIssues = Array.from({ length: 20 }, () => String(++issue))
   const batchMs = await orch("batch-spawn", "app", ...batchIssues)
   const sequentialStart = process.hrtime.bigint()
@@ -97,7 +105,8 @@ try {
     "",
     "| measure | median | p95 | against | target |",
     "|---|---|---|---|---|",
-    `| \`orch spawn\` | ${ms(spawnMedian)} | ${ms(percentile(spawnSamples, 95))} | floor ${ms(floorMedian)} (+${ms(spawnMedian - floorMedian)}) | floor + 150 ms: ${spawnMedian - floorMedian <= 150 ? "met" : "NOT met"} |`,
+    `| \`orch spawn\`, no supervisor (the CLI does it all) | ${ms(spawnMedian)} | ${ms(percentile(spawnSamples, 95))} | floor ${ms(floorMedian)} (+${ms(spawnMedian - floorMedian)}) | floor + 150 ms: ${spawnMedian - floorMedian <= 150 ? "met" : "NOT met"} |`,
+    `| \`orch spawn\` through a running supervisor | ${ms(median(viaSupervisor))} | ${ms(percentile(viaSupervisor, 95))} | floor ${ms(floorMedian)} (+${ms(median(viaSupervisor) - floorMedian)}) | floor + 150 ms: ${median(viaSupervisor) - floorMedian <= 150 ? "met" : "NOT met"} |`,
     `| floor: \`node -e 0\` + \`git worktree add\` + \`tmux new-session\` | ${ms(floorMedian)} | ${ms(percentile(floorSamples, 95))} | | |`,
     `| \`orch status --json\`, 200 records | ${ms(statusMedian)} | ${ms(percentile(statusSamples, 95))} | node ${ms(nodeMedian)} (${ratio(statusMedian, nodeMedian)}) | under 4×: ${statusMedian / nodeMedian < 4 ? "met" : "NOT met"} |`,
     `| \`orch batch-spawn\`, 20 issues | ${ms(batchMs)} | | 20 sequential spawns ${ms(sequentialMs)} (${ratio(batchMs, sequentialMs)}) | under 0.5×: ${batchMs / sequentialMs < 0.5 ? "met" : "NOT met"} |`

@@ -1,11 +1,20 @@
 #!/usr/bin/env node
-/** Entry point of the `orch` command. Loads the command tree only when there is more to do than print the version. */
+/**
+ * Entry point of the `orch` command. What needs little gets little: the version is printed without loading
+ * anything, `spawn` and `send` go straight to a running supervisor when there is one (src/ipc/fast-path.ts),
+ * and only the rest loads the command tree.
+ */
 import { VERSION } from "../src/version.ts"
 
 const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   process.stdout.write(`orch v${VERSION}\n`)
 } else {
-  const { main } = await import("../src/cli/main.ts")
-  main(argv)
+  const fast = argv[0] === "spawn" || argv[0] === "send" ? await (await import("../src/ipc/fast-path.ts")).runFast(argv) : undefined
+  if (fast !== undefined) {
+    process.exitCode = fast
+  } else {
+    const { main } = await import("../src/cli/main.ts")
+    main(argv)
+  }
 }

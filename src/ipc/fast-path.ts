@@ -1,0 +1,98 @@
+/**
+ * The fast path for the commands agents run most (`orch spawn`, `orch send`): when a supervisor runs, speak its
+ * socket directly with nothing but `node:net`, skipping the command tree and the config (about 250 ms of
+ * loading). It prints exactly what the full CLI prints. It only handles the plain forms (no flags); anything
+ * else, or no supervisor to reach, returns `undefined` and the full CLI runs instead. Once a request is sent,
+ * it never falls back (that could do the work twice).
+ *
+ * The messages are effect/rpc's socket protocol as `src/ipc/protocol.ts` defines it (newline-delimited JSON);
+ * test/ipc/fast-path.test.ts keeps the two in step against a real supervisor.
+ */
+import { existsSync, readFileSync } from "node:fs"
+import { connect } from "node:net"
+import { join } from "node:path"
+import { homedir } from "node:os"
+
+interface Exchange {
+  readonly tag: "Spawn" | "Send"
+  readonly payload: Record<string, unknown>
+  readonly print: (value: any) => { readonly stdout: string; readonly stderr: string }
+}
+
+const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
+  if (argv.some((arg) => arg.startsWith("-"))) return undefined
+  const [command, first, ...rest] = argv
+  if (command === "spawn" && first !== undefined && rest.length === 1) {
+    return {
+      tag: "Spawn",
+      payload: { project: first, issue: rest[0] },
+      print: (value: { record: { sessionId: string }; warnings: ReadonlyArray<string> }) => ({
+        stdout: `${value.record.sessionId}\n`,
+        stderr: value.warnings.map((w) => `orch: warning: ${w}\n`).join("")
+      })
+    }
+  }
+  if (command === "send" && first !== undefined && rest.length > 0 && rest.join(" ").trim() !== "") {
+    return { tag: "Send", payload: { sessionId: first, message: rest.join(" ") }, print: () => ({ stdout: `delivered to ${first}\n`, stderr: "" }) }
+  }
+  return undefined
+}
+
+const supervisorSocket = (env: NodeJS.ProcessEnv): string | undefined => {
+  const root = env.ORCH_HOME || join(env.HOME || homedir(), ".orchestrator")
+  try {
+    const file = JSON.parse(readFileSync(join(root, "supervisor.json"), "utf8")) as { pid?: unknown; socket?: unknown }
+    if (typeof file.pid !== "number" || typeof file.socket !== "string" || !existsSync(file.socket)) return undefined
+    process.kill(file.pid, 0)
+    return file.socket
+  } catch {
+    return undefined
+  }
+}
+
+/** Runs the command through the supervisor; resolves to its exit code, or undefined to use the full CLI. */
+export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> => {
+  const exchange = plan(argv)
+  const socket = exchange === undefined ? undefined : supervisorSocket(env)
+  if (exchange === undefined || socket === undefined) return Promise.resolve(undefined)
+  return new Promise((resolve) => {
+    let sent = false
+    let done = false
+    let buffer = ""
+    const finish = (code: number | undefined, stdout = "", stderr = "") => {
+      if (done) return
+      done = true
+      client.destroy()
+      process.stdout.write(stdout)
+      process.stderr.write(stderr)
+      resolve(code)
+    }
+    const client = connect(socket, () => {
+      sent = true
+      client.write(`${JSON.stringify({ _tag: "Request", id: "1", tag: exchange.tag, payload: exchange.payload, headers: [] })}\n`)
+    })
+    client.setEncoding("utf8")
+    client.on("data", (chunk: string) => {
+      buffer += chunk
+      for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+        const line = buffer.slice(0, end)
+        buffer = buffer.slice(end + 1)
+        let message: { _tag?: string; requestId?: string; exit?: { _tag: string; value?: unknown; cause?: Array<{ _tag: string; error?: { reason?: string; exitCode?: number } }> } }
+        try {
+          message = JSON.parse(line)
+        } catch {
+          return finish(1, "", "orch: the supervisor sent an answer orch cannot read\n")
+        }
+        if (message._tag !== "Exit" || message.requestId !== "1" || message.exit === undefined) continue
+        if (message.exit._tag === "Success") {
+          const { stdout, stderr } = exchange.print(message.exit.value)
+          return finish(0, stdout, stderr)
+        }
+        const failure = message.exit.cause?.find((reason) => reason._tag === "Fail")?.error
+        return finish(failure?.exitCode ?? 1, "", `orch: ${failure?.reason ?? "the supervisor failed to carry out the command"}\n`)
+      }
+    })
+    client.on("error", (error) => (sent ? finish(1, "", `orch: lost the supervisor: ${error.message}\n`) : finish(undefined)))
+    client.on("close", () => (sent ? finish(1, "", "orch: the supervisor closed the connection without answering\n") : finish(undefined)))
+  })
+}

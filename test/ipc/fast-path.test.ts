@@ -1,0 +1,45 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { runFast } from "../../src/ipc/fast-path.ts"
+import { sandbox } from "../support/orch-sandbox.ts"
+
+/** Runs the fast path in this process, capturing what it prints. */
+const fast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
+  Effect.promise(async () => {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const [stdout, stderr] = [process.stdout.write, process.stderr.write]
+    process.stdout.write = ((chunk: string) => out.push(chunk) > 0) as typeof process.stdout.write
+    process.stderr.write = ((chunk: string) => err.push(chunk) > 0) as typeof process.stderr.write
+    try {
+      const code = await runFast(argv, env)
+      return { code, stdout: out.join(""), stderr: err.join("") }
+    } finally {
+      process.stdout.write = stdout
+      process.stderr.write = stderr
+    }
+  })
+
+describe("fast path to the supervisor (spawn, send)", () => {
+  it.live("speaks the supervisor's protocol and prints what the full CLI prints", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const env = { ...process.env, HOME: s.home, ORCH_HOME: "" }
+      assert.isUndefined((yield* fast(["spawn", "app", "1"], env)).code, "no supervisor: the full CLI runs")
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach"])).code, 0)
+
+      const spawned = yield* fast(["spawn", "app", "1"], env)
+      assert.strictEqual(spawned.code, 0)
+      assert.strictEqual(spawned.stdout, "app-1\n")
+      assert.match(spawned.stderr, /^orch: warning: repohost http:\/\/127\.0\.0\.1:9 unavailable: .*; spawning with the issue id alone\n$/)
+      assert.deepStrictEqual(yield* fast(["send", "app-1", "hello", "there"], env), { code: 0, stdout: "delivered to app-1\n", stderr: "" })
+      assert.deepStrictEqual(yield* fast(["spawn", "nope", "1"], env), { code: 2, stdout: "", stderr: "orch: no project \"nope\" in the config (projects: app)\n" })
+      assert.deepStrictEqual(yield* fast(["send", "app-7", "hi"], env), { code: 1, stdout: "", stderr: "orch: no session app-7\n" })
+      assert.isUndefined((yield* fast(["spawn", "app", "2", "--json"], env)).code, "flags take the full CLI")
+      assert.isUndefined((yield* fast(["send", "app-1"], env)).code, "an empty message takes the full CLI (and its usage error)")
+
+      const viaBin = yield* s.orch(["spawn", "app", "2"])
+      assert.strictEqual(viaBin.stdout, "app-2\n")
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 60_000)
+})
