@@ -50,7 +50,7 @@ const detach = (root: string, project: string) =>
   Effect.gen(function*() {
     mkdirSync(root, { recursive: true })
     const log = openSync(join(root, "supervisor.log"), "a")
-    const child = spawnProcess(process.execPath, [cliPath(), "start", project, "--no-open"], { detached: true, stdio: ["ignore", log, log] })
+    const child = spawnProcess(process.execPath, [cliPath(), "start", project], { detached: true, stdio: ["ignore", log, log] })
     child.unref()
     const running = yield* Effect.suspend(() => {
       const file = runningSupervisor(root)
@@ -66,8 +66,7 @@ export const start = Command.make(
   "start",
   {
     project: Argument.String("project").pipe(Argument.withDescription("Project id or key")),
-    detach: Flag.Boolean("detach").pipe(Flag.withDefault(false), Flag.withDescription("Run the supervisor in the background and return once it answers")),
-    noOpen: Flag.Boolean("no-open").pipe(Flag.withDefault(false), Flag.withDescription("Do not open the dashboard in a browser"))
+    detach: Flag.Boolean("detach").pipe(Flag.withDefault(false), Flag.withDescription("Run the supervisor in the background and return once it answers"))
   },
   Effect.fn("cli.start")(function*({ project, detach: background }) {
     const root = dataDir(yield* Host)

@@ -29,7 +29,9 @@ describe("orch basics", () => {
   it("--help lists the commands", () => {
     const run = orch(["--help"])
     assert.strictEqual(run.code, 0)
-    for (const command of ["init", "config"]) assert.match(run.stdout, new RegExp(`^\\s+${command}\\s`, "m"))
+    for (const command of ["start", "stop", "spawn", "batch-spawn", "status", "send", "session", "notify", "notifications", "init", "config"]) {
+      assert.match(run.stdout, new RegExp(`^\\s+${command}\\s`, "m"), command)
+    }
   })
 
   it("a usage error is exit 2 with a short message and no stack trace", () => {
