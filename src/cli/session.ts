@@ -36,8 +36,11 @@ const kill = Command.make("kill", { session: sessionId }, Effect.fn("cli.session
 
 const restore = Command.make("restore", { session: sessionId }, Effect.fn("cli.session.restore")(function*({ session }) {
   const { withSessions } = yield* Effect.promise(loadSessions)
-  yield* withSessions((sessions) => sessions.restore(session))
+  const record = yield* withSessions((sessions) => sessions.restore(session))
   yield* Console.log(`restored ${session}`)
+  if (record.rescueRef !== undefined) {
+    yield* Console.log(`work saved when it was last removed is in ${record.rescueRef}; bring it back with: git checkout ${record.rescueRef} -- .`)
+  }
 })).pipe(Command.withDescription("Start a dead session's agent again in its worktree, resuming its conversation"))
 
 const cleanup = Command.make(

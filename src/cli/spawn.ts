@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { Argument, Command, Flag } from "effect/cli"
-import type { BatchOutcome } from "../sessions/SessionManager.ts"
+import type { BatchOutcome } from "../sessions/SessionOps.ts"
 
 const project = Argument.String("project").pipe(Argument.withDescription("Project id or its key in the config"))
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))

@@ -14,7 +14,6 @@ import { Agent } from "../plugins/agent/Agent.ts"
 import { projectPlugins } from "../plugins/registry.ts"
 import { Runtime, type Liveness } from "../plugins/runtime/Runtime.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
-import { SessionNotFound } from "../store/errors.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
@@ -25,7 +24,6 @@ import { startOrchestrator } from "./orchestrator.ts"
 import { agentContext, nowIso, spawnSession } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 
-export type { BatchOutcome, CleanupItem }
 
 /** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
 const ORPHAN_RESERVATION_MS = 60_000
@@ -253,4 +251,3 @@ export class SessionManager extends Context.Service<SessionManager, Effect.Succe
     SessionManager.layerNoDeps(config).pipe(Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer)))
 }
 
-export { SessionNotFound }
