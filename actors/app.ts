@@ -8,6 +8,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { OrchestratorConfig } from "../src/config/schema.ts"
+import { dashboardLayer } from "../src/dashboard/server.ts"
 import { isEnded } from "../src/domain/session.ts"
 import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { SupervisorRpcs } from "../src/ipc/protocol.ts"
@@ -21,6 +22,8 @@ import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/st
 import { NotifierRouter } from "./notifier-router.ts"
 import { Supervisor } from "./supervisor.ts"
 
+export const DASHBOARD_HOST = "127.0.0.1"
+
 export interface AppOptions {
   /** The data directory. */
   readonly root: string
@@ -29,6 +32,9 @@ export interface AppOptions {
   readonly version: string
   /** Completing it stops the supervisor (the `Stop` RPC does). */
   readonly shutdown: Deferred.Deferred<void>
+  /** The dashboard's token, and its URL with the token. */
+  readonly token: string
+  readonly dashboardUrl: string
 }
 
 const handlers = (options: AppOptions) =>
@@ -47,7 +53,7 @@ const handlers = (options: AppOptions) =>
           startedAt,
           projects: supervisor.projects.map((p) => p.id),
           sessions,
-          dashboardUrl: ""
+          dashboardUrl: options.dashboardUrl
         })),
       Spawn: ({ project, issue }) => remote(supervisor.ops.spawn(project, issue)),
       BatchSpawn: ({ project, issues }) => remote(supervisor.ops.batchSpawn(project, issues, () => Effect.void)),
@@ -58,7 +64,7 @@ const handlers = (options: AppOptions) =>
       Start: ({ project }) =>
         remote(manager.orchestrate(project, options.cliPath)).pipe(
           Effect.tap(() => supervisor.cycle().pipe(Effect.ignore)),
-          Effect.map(({ record, reused }) => ({ project, orchestratorSessionId: record.sessionId, reused, dashboardUrl: "" }))
+          Effect.map(({ record, reused }) => ({ project, orchestratorSessionId: record.sessionId, reused, dashboardUrl: options.dashboardUrl }))
         ),
       Stop: ({ killSessions }) =>
         (killSessions ? killAll : Effect.void).pipe(
@@ -76,7 +82,7 @@ const announce = (options: AppOptions) =>
     const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     yield* Effect.acquireRelease(
       Effect.andThen(
-        writeSupervisorFile(options.root, { pid: process.pid, socket: socketPath(options.root), startedAt, version: options.version, dashboardUrl: "" }),
+        writeSupervisorFile(options.root, { pid: process.pid, socket: socketPath(options.root), startedAt, version: options.version, dashboardUrl: options.dashboardUrl }),
         events.append({ type: "supervisor.started", message: `pid ${process.pid}`, data: { version: options.version } })
       ),
       () =>
@@ -89,14 +95,16 @@ const announce = (options: AppOptions) =>
 
 export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) => {
   markSupervisorProcess()
-  const router = Layer.unwrap(Effect.map(buildNotifiers(config, makeInbox(options.root)), (notifiers) =>
+  const inbox = makeInbox(options.root)
+  const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) =>
     NotifierRouter.layer(notifiers, config.notificationRouting)))
   const core = Supervisor.layer(config).pipe(
     Layer.provideMerge(SessionManager.layerNoDeps(config)),
     Layer.provideMerge(router),
     Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
   )
-  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), announce(options)).pipe(Layer.provideMerge(core))
+  const dashboard = dashboardLayer({ port: config.port, host: DASHBOARD_HOST, token: options.token, inbox })
+  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options)).pipe(Layer.provideMerge(core))
 }
 
 

@@ -29,12 +29,33 @@ export class SupervisorUnavailable extends Schema.TaggedError<SupervisorUnavaila
 const cliPath = () => process.argv[1] ?? "orch"
 const loadClient = () => import("../ipc/client.ts")
 
-const report = (started: { readonly project: string; readonly orchestratorSessionId: string; readonly reused: boolean }, pid: number) =>
+interface StartedReport {
+  readonly project: string
+  readonly orchestratorSessionId: string
+  readonly reused: boolean
+  readonly dashboardUrl: string
+}
+
+/** Opens the dashboard in a browser where there is one to open it with; quietly does nothing otherwise. */
+const openBrowser = (url: string) =>
+  Effect.sync(() => {
+    const opener = process.platform === "darwin" ? "open" : "xdg-open"
+    try {
+      const child = spawnProcess(opener, [url], { detached: true, stdio: "ignore" })
+      child.on("error", () => {})
+      child.unref()
+    } catch {
+      // no browser here
+    }
+  })
+
+const report = (started: StartedReport, pid: number, open: boolean) =>
   Console.log([
     `supervisor running (pid ${pid})`,
     `orchestrator session ${started.orchestratorSessionId} ${started.reused ? "is already running" : "started"} for ${started.project}`,
-    `attach: tmux attach -t ${started.orchestratorSessionId}`
-  ].join("\n"))
+    `attach: tmux attach -t ${started.orchestratorSessionId}`,
+    `dashboard: ${started.dashboardUrl}`
+  ].join("\n")).pipe(Effect.andThen(open ? openBrowser(started.dashboardUrl) : Effect.void))
 
 /** Asks the running supervisor at `socket` to start the project's orchestrator. */
 const startThere = (socket: string, project: string) =>
@@ -50,7 +71,7 @@ const detach = (root: string, project: string) =>
   Effect.gen(function*() {
     mkdirSync(root, { recursive: true })
     const log = openSync(join(root, "supervisor.log"), "a")
-    const child = spawnProcess(process.execPath, [cliPath(), "start", project], { detached: true, stdio: ["ignore", log, log] })
+    const child = spawnProcess(process.execPath, [cliPath(), "start", project, "--no-open"], { detached: true, stdio: ["ignore", log, log] })
     child.unref()
     const running = yield* Effect.suspend(() => {
       const file = runningSupervisor(root)
@@ -66,14 +87,15 @@ export const start = Command.make(
   "start",
   {
     project: Argument.String("project").pipe(Argument.withDescription("Project id or key")),
-    detach: Flag.Boolean("detach").pipe(Flag.withDefault(false), Flag.withDescription("Run the supervisor in the background and return once it answers"))
+    detach: Flag.Boolean("detach").pipe(Flag.withDefault(false), Flag.withDescription("Run the supervisor in the background and return once it answers")),
+    noOpen: Flag.Boolean("no-open").pipe(Flag.withDefault(false), Flag.withDescription("Print the dashboard URL without opening a browser"))
   },
-  Effect.fn("cli.start")(function*({ project, detach: background }) {
+  Effect.fn("cli.start")(function*({ project, detach: background, noOpen }) {
     const root = dataDir(yield* Host)
     const existing = runningSupervisor(root)
     if (existing !== undefined) {
       const { started, pid } = yield* startThere(existing.socket, project)
-      return yield* report(started, pid)
+      return yield* report(started, pid, !noOpen)
     }
     const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
     const config = yield* loadConfig()
@@ -81,15 +103,19 @@ export const start = Command.make(
       const running = yield* detach(root, project)
       const { started, pid } = yield* startThere(running.socket, project)
       // The new supervisor itself started the orchestrator a moment ago.
-      return yield* report({ ...started, reused: false }, pid)
+      return yield* report({ ...started, reused: false }, pid, !noOpen)
     }
-    const [{ supervisorApp }, { SessionManager }] = yield* Effect.promise(() => Promise.all([import("../../actors/app.ts"), import("../sessions/SessionManager.ts")]))
+    const [{ supervisorApp, DASHBOARD_HOST }, { SessionManager }, { ensureToken }] = yield* Effect.promise(() =>
+      Promise.all([import("../../actors/app.ts"), import("../sessions/SessionManager.ts"), import("../dashboard/token.ts")])
+    )
     const shutdown = yield* Deferred.make<void>()
+    const token = ensureToken(root)
+    const dashboardUrl = `http://${DASHBOARD_HOST}:${config.port}/?token=${token}`
     yield* Effect.scoped(Effect.gen(function*() {
-      const context = yield* Layer.build(supervisorApp(config, { root, cliPath: cliPath(), version: VERSION, shutdown }))
+      const context = yield* Layer.build(supervisorApp(config, { root, cliPath: cliPath(), version: VERSION, shutdown, token, dashboardUrl }))
       const manager = yield* SessionManager.use(Effect.succeed).pipe(Effect.provide(context))
       const { record, reused } = yield* manager.orchestrate(project, cliPath())
-      yield* report({ project, orchestratorSessionId: record.sessionId, reused }, process.pid)
+      yield* report({ project, orchestratorSessionId: record.sessionId, reused, dashboardUrl }, process.pid, !noOpen)
       yield* Console.log("Ctrl-C (or `orch stop`) stops the supervisor; agent sessions keep running.")
       yield* Deferred.await(shutdown)
     }))

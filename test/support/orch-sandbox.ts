@@ -4,6 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import { execFileSync, spawn as spawnProcess } from "node:child_process"
+import { createServer as createNetServer, type AddressInfo } from "node:net"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { stringify } from "yaml"
@@ -23,8 +24,18 @@ export interface SandboxOptions {
   readonly config?: Record<string, unknown>
 }
 
+/** A port nothing listens on right now. */
+export const freePort = Effect.callback<number>((resume) => {
+  const server = createNetServer()
+  server.listen(0, "127.0.0.1", () => {
+    const { port } = server.address() as AddressInfo
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
 export const sandbox = (options: SandboxOptions = {}) =>
   Effect.gen(function*() {
+    const port = yield* freePort
     const root = yield* tempDir("orch-e2e-")
     const { socket } = yield* privateTmux
     const home = join(root, "home")
@@ -32,6 +43,7 @@ export const sandbox = (options: SandboxOptions = {}) =>
     const config = join(root, "orchestrator.yaml")
     const writeConfig = (project: Record<string, unknown> = {}) =>
       writeFileSync(config, stringify({
+        port,
         ...options.config,
         projects: {
           app: {
@@ -65,5 +77,5 @@ export const sandbox = (options: SandboxOptions = {}) =>
         return ""
       }
     }
-    return { root, home, socket, repo, config, env, orch, orchAsync, dataDir, record, events, writeConfig, screen, sessions: () => tmuxSessions(socket) }
+    return { root, home, port, socket, repo, config, env, orch, orchAsync, dataDir, record, events, writeConfig, screen, sessions: () => tmuxSessions(socket) }
   })
