@@ -4,7 +4,7 @@
  * produced. No effects: the session actor persists and publishes what this returns.
  */
 import type { NewEvent } from "../src/domain/event.ts"
-import { isEnded, type Activity, type PullRequest, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
+import { isEnded, type Activity, type FailingCheck, type PullRequest, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
 
 export type Checks = "pending" | "passing" | "failing"
 export type Review = "pending" | "approved" | "changes_requested"
@@ -23,6 +23,8 @@ export type Observation =
     readonly checks: Checks | null
     readonly review: Review | null
     readonly mergeable: boolean | null
+    /** The failing checks, with links, for the message the `ci-failed` reaction sends. */
+    readonly failingChecks?: ReadonlyArray<FailingCheck>
   }
 
 export interface LifecycleRules {
@@ -70,7 +72,15 @@ const observe = (record: SessionRecord, observation: Observation, now: number, r
         : { ...record, deadProbes }
     }
     case "PullRequest":
-      return { ...record, pr: observation.pr, checks: observation.checks, review: observation.review, mergeable: observation.mergeable }
+      return {
+        ...record,
+        pr: observation.pr,
+        checks: observation.checks,
+        review: observation.review,
+        mergeable: observation.mergeable,
+        ...(observation.failingChecks !== undefined && observation.failingChecks.length > 0 ? { failingChecks: observation.failingChecks } : {}),
+        ...(observation.checks !== "failing" ? { failingChecks: [] } : {})
+      }
   }
 }
 

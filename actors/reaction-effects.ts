@@ -9,6 +9,7 @@ import { newNotification } from "../src/domain/notification.ts"
 import type { EventPriority } from "../src/domain/priority.ts"
 import type { SessionRecord } from "../src/domain/session.ts"
 import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
+import type { ScmShape } from "../src/plugins/scm/Scm.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { NotifierRouterShape } from "./notifier-router.ts"
 import type { ReactionEffect } from "./reactions.ts"
@@ -32,13 +33,42 @@ export const sessionSummary = (record: SessionRecord): string =>
     record.pr ? `PR #${record.pr.number} ${record.pr.state}: ${record.pr.url}` : "no PR yet"
   ].join("; ")
 
+/** The message a send-to-agent reaction types: its own text, then what the agent needs to act on it. */
+export const agentMessage = (reaction: ReactionKey, message: string, record: SessionRecord): string => {
+  const failing = record.failingChecks ?? []
+  if (reaction !== "ci-failed" || failing.length === 0) return message
+  return [
+    message,
+    "",
+    "Failing checks:",
+    ...failing.map((check) => `- ${check.name}${check.summary ? `: ${check.summary}` : ""}${check.url ? ` (${check.url})` : ""}`)
+  ].join("\n")
+}
+
 export interface EffectContext {
   readonly project: ProjectConfig
   readonly record: SessionRecord
   readonly runtime: RuntimeShape
+  /** Where the PR lives, when the project has one that orch can use. */
+  readonly scm?: ScmShape
   readonly events: EventLogShape
   readonly router: NotifierRouterShape
 }
+
+/** Merges only when the PR, looked at again right now, is green, approved, not a draft and free of conflicts. */
+const checkThenMerge = Effect.fnUntraced(function*(scm: ScmShape, record: SessionRecord) {
+  const view = yield* scm.observe(record.branch).pipe(Effect.option)
+  if (view._tag === "None" || view.value.pr === null) return "its pull request could not be read"
+  const { pr, checks, review, mergeable } = view.value
+  const blockers = [
+    pr.state !== "open" ? `it is ${pr.state}` : undefined,
+    checks !== "passing" ? `its checks are ${checks ?? "missing"}` : undefined,
+    review !== "approved" ? "it is not approved" : undefined,
+    mergeable === false ? "it has conflicts" : undefined
+  ].filter((reason): reason is string => reason !== undefined)
+  if (blockers.length > 0) return blockers.join(", ")
+  return yield* scm.merge(pr.number, "squash").pipe(Effect.as(undefined), Effect.catch((error) => Effect.succeed(error.message)))
+})
 
 export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext, effect: ReactionEffect) {
   const { record, events, router } = ctx
@@ -65,7 +95,7 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
         ? "the reaction has no message to send"
         : record.runtime === null
         ? "the session has no terminal"
-        : yield* ctx.runtime.send(record.runtime, effect.message).pipe(
+        : yield* ctx.runtime.send(record.runtime, agentMessage(effect.reaction, effect.message, record)).pipe(
           Effect.as(undefined),
           Effect.catch((error) => Effect.succeed(error.message))
         )
@@ -82,9 +112,14 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
       return yield* notify(effect.priority, TITLES[effect.reaction], message, `reaction.${effect.reaction}`)
     }
     case "AutoMerge": {
-      // The repohost plugin performs merges; until a project has one that can, say so instead of pretending.
-      yield* triggered("auto-merge", { failed: "no repohost plugin that can merge is configured for this project" })
-      return yield* notify("action", "ready to merge", "The PR is approved and green, but orch cannot merge it here: merge it yourself.", "reaction.approved-and-green")
+      const failure = ctx.scm === undefined || record.pr === null
+        ? "no repohost plugin that can merge is configured for this project"
+        : yield* checkThenMerge(ctx.scm, record)
+      yield* triggered("auto-merge", failure === undefined ? { merged: true } : { failed: failure })
+      if (failure !== undefined) {
+        yield* notify("action", "ready to merge, but not merged", `orch did not merge the PR: ${failure}. Merge it yourself.`, "reaction.approved-and-green")
+      }
+      return
     }
     case "Escalate": {
       yield* events.append({ type: "reaction.escalated", ...base, reaction: effect.reaction, message: effect.reason })

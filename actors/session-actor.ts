@@ -11,6 +11,7 @@ import { projectReactions } from "../src/config/normalize.ts"
 import type { OrchestratorConfig } from "../src/config/schema.ts"
 import { parseDuration } from "../src/domain/duration.ts"
 import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
+import type { ScmShape } from "../src/plugins/scm/Scm.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { SessionStoreShape } from "../src/store/SessionStore.ts"
 import { decide, type LifecycleRules, type Observation } from "./lifecycle.ts"
@@ -33,6 +34,7 @@ export interface ActorContext {
   readonly config: OrchestratorConfig
   readonly project: ProjectConfig
   readonly runtime: RuntimeShape
+  readonly scm?: ScmShape
   readonly store: SessionStoreShape
   readonly events: EventLogShape
   readonly router: NotifierRouterShape
@@ -47,7 +49,7 @@ export const handleObservation = Effect.fnUntraced(function*(ctx: ActorContext, 
   if (next !== record) yield* ctx.store.write(next)
   for (const event of decision.events) yield* ctx.events.append(event)
   for (const effect of plan.effects) {
-    yield* runReactionEffect({ project: ctx.project, record: next, runtime: ctx.runtime, events: ctx.events, router: ctx.router }, effect)
+    yield* runReactionEffect({ project: ctx.project, record: next, runtime: ctx.runtime, events: ctx.events, router: ctx.router, ...(ctx.scm ? { scm: ctx.scm } : {}) }, effect)
   }
   return next
 })

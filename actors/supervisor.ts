@@ -22,6 +22,7 @@ import { isEnded, type SessionRecord } from "../src/domain/session.ts"
 import { Agent, type AgentShape } from "../src/plugins/agent/Agent.ts"
 import { projectPlugins } from "../src/plugins/registry.ts"
 import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
+import { Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
@@ -44,6 +45,8 @@ interface ProjectRuntime {
   readonly project: ProjectConfig
   readonly runtime: RuntimeShape
   readonly agent: AgentShape
+  /** Where its pull requests are, when the project has an scm. */
+  readonly scm?: ScmShape
 }
 
 interface ActorState {
@@ -68,7 +71,12 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   const projects = new Map<string, ProjectRuntime>()
   for (const project of Object.values(config.projects)) {
     const context = yield* Layer.build(projectPlugins(config, project, store.paths.locks))
-    projects.set(project.id, { project, runtime: Context.get(context, Runtime), agent: Context.get(context, Agent) })
+    projects.set(project.id, {
+      project,
+      runtime: Context.get(context, Runtime),
+      agent: Context.get(context, Agent),
+      ...(project.scm !== undefined ? { scm: Context.get(context, Scm) } : {})
+    })
   }
   const isLive = (record: SessionRecord) => !isEnded(record.status) && record.status !== "spawning" && projects.has(record.projectId)
 
@@ -109,7 +117,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
       const state: ActorState = { record, mailbox: yield* Queue.bounded<Observation>(MAILBOX_CAPACITY), lock: yield* Semaphore.make(1), offset: 0, lastSignalAt: 0 }
       actors.set(record.sessionId, state)
       const watcher = watchActivity(store.paths.session(record.projectId, record.sessionId), () => Queue.offerUnsafe(wakeups, record.sessionId))
-      const ctx = { config, project: owner.project, runtime: owner.runtime, store, events, router }
+      const ctx = { config, project: owner.project, runtime: owner.runtime, ...(owner.scm ? { scm: owner.scm } : {}), store, events, router }
       const loop = Effect.forever(
         Effect.flatMap(Queue.take(state.mailbox), (observation) => state.lock.withPermits(1)(handleObservation(ctx, record.sessionId, observation)))
       )
@@ -154,6 +162,10 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   /** One probe cycle: sync actors with the records, probe every runtime once, read signals, let time pass. */
   const cycle = Effect.fn("Supervisor.cycle")(function*() {
     const { records } = yield* store.list
+    // A merged or closed PR ends its session: terminal and worktree go (unsaved work is rescued first).
+    if (records.some((r) => r.endedAt === undefined && (r.pr?.state === "merged" || r.pr?.state === "closed"))) {
+      yield* manager.cleanup({ dryRun: false }).pipe(Effect.ignore)
+    }
     const live = records.filter(isLive)
     yield* allComplete(records, live.filter((r) => r.role === undefined).length)
     const liveIds = new Set(live.map((r) => r.sessionId))
@@ -231,6 +243,17 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     }))
   })
 
+  /** One repohost poll: each live worker's pull request, as seen by its project's scm, to its actor. */
+  const pollPullRequests = Effect.fn("Supervisor.pollPullRequests")(function*() {
+    for (const state of [...actors.values()]) {
+      const record = state.record
+      const scm = projects.get(record.projectId)?.scm
+      if (scm === undefined || record.role !== undefined) continue
+      const view = yield* scm.observe(record.branch).pipe(Effect.option)
+      if (view._tag === "Some") yield* observe(record.sessionId, { _tag: "PullRequest", ...view.value })
+    }
+  })
+
   /** Runs a procedure on one session while its actor holds still. */
   const exclusive = <A, E>(sessionId: string, effect: Effect.Effect<A, E>) => {
     const state = actors.get(sessionId)
@@ -247,7 +270,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
   }
 
-  return { adopt, cycle, ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
+  return { adopt, cycle, pollPullRequests, ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
 })
 
 export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {
@@ -256,10 +279,15 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
     Layer.effect(
       Supervisor,
       Effect.tap(makeSupervisor(config), (supervisor) =>
-        Effect.andThen(
-          supervisor.adopt(),
-          supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
-        ))
+        Effect.gen(function*() {
+          yield* supervisor.adopt()
+          yield* supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
+          yield* supervisor.pollPullRequests().pipe(
+            Effect.catchCause(() => Effect.void),
+            Effect.repeat(Schedule.spaced(config.pollIntervalMs)),
+            Effect.forkScoped
+          )
+        }))
     )
 }
 

@@ -49,6 +49,14 @@ export type PullRequest = typeof PullRequest.Type
  * What a spawn has made so far, written before each step, so a spawn killed half-way can be undone by the
  * next command. Removed when the spawn completes.
  */
+/** A failing check on a session's PR, as told to the agent by the `ci-failed` reaction. */
+export const FailingCheck = Schema.Struct({
+  name: Schema.String,
+  url: Schema.optionalKey(Schema.String),
+  summary: Schema.optionalKey(Schema.String)
+})
+export type FailingCheck = typeof FailingCheck.Type
+
 export const SpawnJournal = Schema.Struct({
   pid: Schema.Int,
   startedAt: Schema.String,
@@ -91,12 +99,15 @@ export const SessionRecord = Schema.Struct({
   checks: Schema.optionalKey(Schema.NullOr(Schema.Literals(["pending", "passing", "failing"]))),
   review: Schema.optionalKey(Schema.NullOr(Schema.Literals(["pending", "approved", "changes_requested"]))),
   mergeable: Schema.optionalKey(Schema.NullOr(Schema.Boolean)),
+  failingChecks: Schema.optionalKey(Schema.Array(FailingCheck)),
   /** Per reaction key: attempts made and when the condition first triggered; survives restarts. */
   reactions: Schema.optionalKey(Schema.Record(Schema.String, Schema.Struct({
     attempts: Schema.Int,
     firstTriggeredAt: Schema.String,
     escalated: Schema.optionalKey(Schema.Boolean)
   }))),
+  /** When orch released the session's terminal and workspace (kill, cleanup). */
+  endedAt: Schema.optionalKey(Schema.String),
   /** Where unsaved work went when the workspace was removed. */
   rescueRef: Schema.optionalKey(Schema.String),
   spawn: Schema.optionalKey(SpawnJournal)

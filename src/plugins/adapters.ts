@@ -8,6 +8,7 @@ import type { Activity, RuntimeHandle } from "../domain/session.ts"
 import { AgentError, type AgentLaunch, type AgentShape } from "./agent/Agent.ts"
 import { callPlugin, type LoadedPlugin } from "./loader.ts"
 import { RuntimeError, type Liveness, type RuntimeShape } from "./runtime/Runtime.ts"
+import { ScmError, type PullRequestView, type ScmShape } from "./scm/Scm.ts"
 import { IssueNotFound, TrackerUnavailable, type Issue, type TrackerShape } from "./tracker/Tracker.ts"
 import { WorkspaceError, type WorkspaceShape } from "./workspace/Workspace.ts"
 
@@ -135,3 +136,19 @@ export const trackerFromPlugin = ({ manifest, component }: LoadedPlugin): Tracke
       })
     )
 })
+
+export const scmFromPlugin = ({ manifest, component }: LoadedPlugin): ScmShape => {
+  const call = (operation: string, ...args: ReadonlyArray<unknown>) =>
+    callPlugin(manifest.name, component, operation, ...args).pipe(
+      Effect.mapError((error) => new ScmError({ plugin: manifest.name, operation, reason: error.reason }))
+    )
+  return {
+    name: manifest.name,
+    observe: (branch) =>
+      Effect.map(call("observe", branch), (view) => {
+        const v = (view ?? {}) as Partial<PullRequestView>
+        return { pr: v.pr ?? null, checks: v.checks ?? null, review: v.review ?? null, mergeable: v.mergeable ?? null, failingChecks: v.failingChecks ?? [] }
+      }),
+    merge: (prNumber, method) => Effect.asVoid(call("merge", prNumber, method))
+  }
+}

@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 import type { ChildProcessSpawner } from "effect/process"
 import { Host, type HostShape } from "../config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
-import { agentFromPlugin, runtimeFromPlugin, trackerFromPlugin, workspaceFromPlugin } from "./adapters.ts"
+import { agentFromPlugin, runtimeFromPlugin, scmFromPlugin, trackerFromPlugin, workspaceFromPlugin } from "./adapters.ts"
 import { loadPlugin, type LoadedPlugin, type ModuleSource, type PluginLoadError, type Slot } from "./loader.ts"
 import { Agent, type AgentShape } from "./agent/Agent.ts"
 import { makeAiderAgent } from "./agent/aider.ts"
@@ -20,6 +20,8 @@ import { makeCommandAgent } from "./agent/command.ts"
 import { defaultTmuxSocket, makeMultiplexer } from "./runtime/multiplexer.ts"
 import { makeProcessRuntime } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
+import { makeRepohostScm } from "./scm/repohost.ts"
+import { Scm, ScmError } from "./scm/Scm.ts"
 import { makeRepohostTracker } from "./tracker/repohost.ts"
 import { Tracker } from "./tracker/Tracker.ts"
 import { makeCloneWorkspace } from "./workspace/clone.ts"
@@ -53,6 +55,15 @@ export const AGENTS: Builtins<AgentShape> = {
 export const WORKSPACES: Builtins<Workspace["Service"]> = {
   worktree: (_project, _host, locksDir) => makeWorktreeWorkspace(locksDir),
   clone: () => makeCloneWorkspace()
+}
+export const SCMS: Builtins<Scm["Service"]> = {
+  repohost: (project, host) => Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env))
+}
+/** For projects without an scm: no pull requests to see, nothing to merge. */
+const noScm: Scm["Service"] = {
+  name: "none",
+  observe: () => Effect.succeed({ pr: null, checks: null, review: null, mergeable: null, failingChecks: [] }),
+  merge: () => Effect.fail(new ScmError({ plugin: "none", operation: "merge", reason: "the project has no scm configured" }))
 }
 export const TRACKERS: Builtins<Tracker["Service"]> = {
   repohost: (project, host) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env))
@@ -93,7 +104,9 @@ export const projectPlugins = (config: OrchestratorConfig, project: ProjectConfi
     const agent = yield* resolve(config, project, "agent", project.agent, AGENTS, agentFromPlugin)
     const workspace = yield* resolve(config, project, "workspace", project.workspace, WORKSPACES, workspaceFromPlugin)
     const tracker = yield* resolve(config, project, "tracker", project.tracker.plugin, TRACKERS, trackerFromPlugin, project.tracker)
+    const scm = project.scm === undefined ? undefined : yield* resolve(config, project, "scm", project.scm.plugin, SCMS, scmFromPlugin, project.scm)
     return Context.make(Runtime, yield* runtime(project, host, locksDir)).pipe(
+      Context.add(Scm, scm === undefined ? noScm : yield* scm(project, host, locksDir)),
       Context.add(Agent, yield* agent(project, host, locksDir)),
       Context.add(Workspace, yield* workspace(project, host, locksDir)),
       Context.add(Tracker, yield* tracker(project, host, locksDir))

@@ -150,6 +150,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     const killed = yield* update(record, {
       status: "killed",
       activity: "exited",
+      endedAt: yield* nowIso,
       ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {})
     })
     yield* events.append({ type: "session.killed", sessionId, projectId: record.projectId, ...(removed.rescuedTo ? { data: { rescueRef: removed.rescuedTo } } : {}) })
@@ -183,7 +184,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     const { records } = yield* store.list
     const candidates: Array<CleanupItem> = []
     for (const record of records) {
-      if (isEnded(record.status) || record.status === "spawning") continue
+      if (record.endedAt !== undefined || record.status === "killed" || record.status === "spawning") continue
       const project = projects.find((p) => p.id === record.projectId)
       if (project === undefined) continue
       if (record.pr?.state === "merged" || record.pr?.state === "closed") {
@@ -212,6 +213,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
       yield* update(record, {
         status: record.pr?.state === "merged" ? "merged" : "done",
         activity: "exited",
+        endedAt: yield* nowIso,
         ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {})
       })
       yield* events.append({ type: "session.cleaned", sessionId: record.sessionId, projectId: record.projectId, message: item.reason })

@@ -1,0 +1,33 @@
+/** The scm slot: where a session's pull request, its checks and its reviews live, and how it is merged. */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { FailingCheck, PullRequest } from "../../domain/session.ts"
+
+export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
+  plugin: Schema.String,
+  operation: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.plugin}: ${this.operation} failed: ${this.reason}`
+  }
+}
+
+/** Everything the lifecycle needs to know about a branch's pull request. */
+export interface PullRequestView {
+  readonly pr: PullRequest | null
+  readonly checks: "pending" | "passing" | "failing" | null
+  readonly review: "pending" | "approved" | "changes_requested" | null
+  readonly mergeable: boolean | null
+  readonly failingChecks: ReadonlyArray<FailingCheck>
+}
+
+export interface ScmShape {
+  readonly name: string
+  /** The newest pull request whose head is `branch`, with its checks and reviews. */
+  readonly observe: (branch: string) => Effect.Effect<PullRequestView, ScmError>
+  readonly merge: (prNumber: number, method: "squash" | "merge" | "rebase") => Effect.Effect<void, ScmError>
+}
+
+export class Scm extends Context.Service<Scm, ScmShape>()("orch/plugins/Scm") {}

@@ -1,0 +1,60 @@
+/**
+ * The PR path end to end, against the repohost emulator: a session's branch gets a PR, CI fails and the agent is
+ * told which check failed, a fix turns it green, an approval with `auto-merge` merges it in the real repository.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { startEmulator } from "../../src/demo/emulator.ts"
+import { eventually } from "../support/eventually.ts"
+import { ECHO_AGENT, sandbox } from "../support/orch-sandbox.ts"
+import { git } from "../support/repo.ts"
+
+describe("pull requests through the repohost emulator", () => {
+  it.live("ci-failed reaches the agent with the failing check; green and approved merges with auto-merge", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ agentCommand: ECHO_AGENT })
+      const emulator = yield* Effect.acquireRelease(
+        Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }], ci: ({ message }) => (message.includes("[fail]") ? "failure" : "success") })),
+        (e) => Effect.promise(() => e.close())
+      )
+      const issue = emulator.addIssue("acme/app", { title: "Make the answer 2" })
+      s.writeConfig({ tracker: { plugin: "repohost", apiUrl: emulator.url }, scm: { plugin: "repohost", apiUrl: emulator.url } })
+      writeFileSync(s.config, `pollIntervalMs: 1000\nreactions:\n  approved-and-green:\n    action: auto-merge\n${readFileSync(s.config, "utf8")}`)
+
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      const spawned = yield* s.orch(["spawn", "app", String(issue)])
+      assert.strictEqual(spawned.code, 0, spawned.stderr)
+      const worktree = join(s.dataDir, "worktrees", "app", "app-1")
+      const commit = (message: string) => {
+        git(worktree, "-c", "user.email=a@b", "-c", "user.name=A", "commit", "-q", "--allow-empty", "-m", message)
+        git(worktree, "push", "-q", "origin", `HEAD:feat/${issue}`)
+      }
+      commit("answer is 3 [fail]")
+      const created = yield* Effect.promise(() =>
+        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: `feat/${issue}`, base: "main", title: "Make the answer 2" }) }))
+      assert.strictEqual(created.status, 201)
+      const prNumber = ((yield* Effect.promise(() => created.json())) as { number: number }).number
+
+      yield* eventually("the failing check in the agent's terminal", () => s.screen("app-1").includes("got: - ci: 1 test failed"), 20_000)
+      assert.include(s.screen("app-1"), "got: CI is failing on your pull request")
+      const types = () => s.events().map((e) => e.type)
+      assert.includeMembers(types(), ["pr.created", "ci.failed", "reaction.triggered"])
+      assert.deepInclude(s.events().find((e) => e.type === "reaction.triggered"), { reaction: "ci-failed", action: "send-to-agent", sessionId: "app-1" })
+      assert.strictEqual(s.record("app-1").status, "ci_failed")
+
+      commit("answer is 2")
+      yield* eventually("CI to pass", () => types().includes("ci.passed"), 20_000)
+      emulator.review("acme/app", prNumber, "APPROVED")
+      yield* eventually("the merge", () => types().includes("pr.merged"), 20_000)
+      assert.isTrue(emulator.pull("acme/app", prNumber)?.merged)
+      git(s.repo.path, "fetch", "-q", "origin")
+      assert.strictEqual(git(s.repo.path, "log", "-1", "--format=%s", "origin/main"), `Make the answer 2 (#${prNumber})`)
+      assert.strictEqual(s.record("app-1").status, "merged")
+      yield* eventually("the merged session's cleanup", () => s.record("app-1").endedAt !== undefined && !s.sessions().includes("app-1"), 20_000)
+      assert.deepInclude(s.events().find((e) => e.type === "session.cleaned"), { sessionId: "app-1", message: `PR #${prNumber} merged` })
+      assert.isAbove(emulator.stats.notModified, 0, "unchanged answers come back as 304s")
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 90_000)
+})
