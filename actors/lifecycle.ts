@@ -4,7 +4,7 @@
  * produced. No effects: the session actor persists and publishes what this returns.
  */
 import type { NewEvent } from "../src/domain/event.ts"
-import { isEnded, type Activity, type FailingCheck, type PullRequest, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
+import { isEnded, type Activity, type FailingCheck, type PullRequest, type ReviewComment, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
 
 export type Checks = "pending" | "passing" | "failing"
 export type Review = "pending" | "approved" | "changes_requested"
@@ -25,6 +25,8 @@ export type Observation =
     readonly mergeable: boolean | null
     /** The failing checks, with links, for the message the `ci-failed` reaction sends. */
     readonly failingChecks?: ReadonlyArray<FailingCheck>
+    /** What reviewers asked for, for the message the `changes-requested` reaction sends. */
+    readonly reviewComments?: ReadonlyArray<ReviewComment>
   }
 
 export interface LifecycleRules {
@@ -79,7 +81,8 @@ const observe = (record: SessionRecord, observation: Observation, now: number, r
         review: observation.review,
         mergeable: observation.mergeable,
         ...(observation.failingChecks !== undefined && observation.failingChecks.length > 0 ? { failingChecks: observation.failingChecks } : {}),
-        ...(observation.checks !== "failing" ? { failingChecks: [] } : {})
+        ...(observation.checks !== "failing" ? { failingChecks: [] } : {}),
+        reviewComments: observation.review === "changes_requested" ? observation.reviewComments ?? [] : []
       }
   }
 }

@@ -36,13 +36,24 @@ export const sessionSummary = (record: SessionRecord): string =>
 /** The message a send-to-agent reaction types: its own text, then what the agent needs to act on it. */
 export const agentMessage = (reaction: ReactionKey, message: string, record: SessionRecord): string => {
   const failing = record.failingChecks ?? []
-  if (reaction !== "ci-failed" || failing.length === 0) return message
-  return [
-    message,
-    "",
-    "Failing checks:",
-    ...failing.map((check) => `- ${check.name}${check.summary ? `: ${check.summary}` : ""}${check.url ? ` (${check.url})` : ""}`)
-  ].join("\n")
+  const comments = record.reviewComments ?? []
+  if (reaction === "ci-failed" && failing.length > 0) {
+    return [
+      message,
+      "",
+      "Failing checks:",
+      ...failing.map((check) => `- ${check.name}${check.summary ? `: ${check.summary}` : ""}${check.url ? ` (${check.url})` : ""}`)
+    ].join("\n")
+  }
+  if (reaction === "changes-requested" && comments.length > 0) {
+    return [
+      message,
+      "",
+      "Review comments:",
+      ...comments.map((c) => `- ${c.author}${c.path ? ` on ${c.path}${c.line !== undefined ? `:${c.line}` : ""}` : ""}: ${c.body.replace(/\s*\n\s*/g, " ")}`)
+    ].join("\n")
+  }
+  return message
 }
 
 export interface EffectContext {

@@ -15,6 +15,7 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
 import type { ChildProcessSpawner } from "effect/process"
+import { join } from "node:path"
 import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { activityOf, type ActivitySignal } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
@@ -26,6 +27,7 @@ import { Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
+import { writeFileAtomic } from "../src/store/files.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import type { Observation } from "./lifecycle.ts"
@@ -251,6 +253,14 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
       if (scm === undefined || record.role !== undefined) continue
       const view = yield* scm.observe(record.branch).pipe(Effect.option)
       if (view._tag === "Some") yield* observe(record.sessionId, { _tag: "PullRequest", ...view.value })
+    }
+    // What is left of the repohost's rate limit, for `orch status` (which reads files only).
+    const budgets = Object.fromEntries([...projects.values()].flatMap(({ project, scm }) => {
+      const budget = scm?.budget?.()
+      return budget === undefined ? [] : [[project.id, budget]]
+    }))
+    if (Object.keys(budgets).length > 0) {
+      yield* writeFileAtomic(join(store.paths.root, "repohost.json"), `${JSON.stringify({ checkedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), budgets })}\n`).pipe(Effect.ignore)
     }
   })
 

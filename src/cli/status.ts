@@ -3,6 +3,8 @@ import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command, Flag } from "effect/cli"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { activityOf, type ActivitySignal } from "../domain/activity.ts"
 import { isEnded, type SessionRecord } from "../domain/session.ts"
 import { age, table } from "./format.ts"
@@ -12,6 +14,20 @@ export const withLatestActivity = (record: SessionRecord, signal: ActivitySignal
   if (isEnded(record.status) || signal?.ts === undefined || Date.parse(signal.ts) < Date.parse(record.updatedAt) - 1000) return record
   const activity = activityOf(signal)
   return activity === undefined ? record : { ...record, activity }
+}
+
+/** "repohost budget: …" from what the supervisor last saw, when one is running. */
+const repohostBudget = (root: string): string | undefined => {
+  try {
+    const file = JSON.parse(readFileSync(join(root, "repohost.json"), "utf8")) as {
+      budgets: Record<string, { limit: number; remaining: number; reset: number }>
+    }
+    const parts = Object.entries(file.budgets).map(([project, b]) =>
+      `${project} ${b.remaining}/${b.limit} requests left, resets ${new Date(b.reset * 1000).toISOString().slice(11, 16)} UTC`)
+    return parts.length > 0 ? `repohost budget: ${parts.join("; ")}` : undefined
+  } catch {
+    return undefined
+  }
 }
 
 const prCell = (record: SessionRecord) => (record.pr === null ? "-" : `#${record.pr.number} ${record.pr.state}`)
@@ -44,5 +60,7 @@ export const status = Command.make(
     if (json) return yield* Console.log(JSON.stringify(sorted))
     if (sorted.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
     yield* Console.log(statusTable(sorted, yield* Clock.currentTimeMillis))
+    const budget = repohostBudget(paths.root)
+    if (budget !== undefined) yield* Console.log(budget)
   })
 ).pipe(Command.withDescription("List all sessions with their status and activity"))

@@ -62,8 +62,18 @@ interface CheckRun {
   readonly output: { readonly title: string; readonly summary: string; readonly text: string }
 }
 
+interface ReviewComment {
+  readonly id: number
+  readonly user: { readonly login: string }
+  readonly body: string
+  readonly path: string
+  readonly line: number
+  readonly html_url: string
+}
+
 interface RepoState {
   readonly options: EmulatedRepoOptions
+  readonly comments: Map<number, Array<ReviewComment>>
   readonly issues: Map<number, { number: number; title: string; body: string; labels: Array<string>; state: "open" | "closed" }>
   readonly pulls: Map<number, Pull>
   readonly reviews: Map<number, Array<Review>>
@@ -82,7 +92,14 @@ export interface Emulator {
   readonly url: string
   readonly stats: EmulatorStats
   readonly addIssue: (repo: string, issue: { readonly title: string; readonly body?: string; readonly labels?: ReadonlyArray<string> }) => number
-  readonly review: (repo: string, pull: number, state: Review["state"], body?: string) => void
+  /** A review; line comments come with it, as on GitHub. */
+  readonly review: (
+    repo: string,
+    pull: number,
+    state: Review["state"],
+    body?: string,
+    comments?: ReadonlyArray<{ readonly path: string; readonly line: number; readonly body: string }>
+  ) => void
   readonly setConflicts: (repo: string, pull: number, conflicts: boolean) => void
   readonly pull: (repo: string, number: number) => Pull | undefined
   readonly close: () => Promise<void>
@@ -100,7 +117,7 @@ const tryGit = (gitDir: string, ...args: Array<string>) => {
 const NOW = () => new Date().toISOString()
 
 export const startEmulator = (options: EmulatorOptions): Promise<Emulator> => {
-  const repos = new Map<string, RepoState>(options.repos.map((repo) => [repo.repo, { options: repo, issues: new Map(), pulls: new Map(), reviews: new Map(), checks: new Map(), next: 1 }]))
+  const repos = new Map<string, RepoState>(options.repos.map((repo) => [repo.repo, { options: repo, comments: new Map(), issues: new Map(), pulls: new Map(), reviews: new Map(), checks: new Map(), next: 1 }]))
   const stats: EmulatorStats = { counted: 0, notModified: 0 }
   const limit = options.rateLimit ?? 5000
   let checkIds = 1
@@ -210,10 +227,14 @@ export const startEmulator = (options: EmulatorOptions): Promise<Emulator> => {
       if (pull === undefined) return { status: 404, body: { message: "Not Found" } }
       if (req.method === "POST") {
         const state = body.event === "APPROVE" ? "APPROVED" : body.event === "REQUEST_CHANGES" ? "CHANGES_REQUESTED" : "COMMENTED"
-        emulator.review(repo.options.repo, pull.number, state, String(body.body ?? ""))
+        const comments = Array.isArray(body.comments) ? (body.comments as Array<{ path: string; line: number; body: string }>) : []
+        emulator.review(repo.options.repo, pull.number, state, String(body.body ?? ""), comments)
         return { status: 200, body: repo.reviews.get(pull.number)!.at(-1) }
       }
       return { status: 200, body: repo.reviews.get(pull.number) ?? [] }
+    }
+    if ((m = /^\/pulls\/(\d+)\/comments$/.exec(path)) && req.method === "GET") {
+      return repo.pulls.has(Number(m[1])) ? { status: 200, body: repo.comments.get(Number(m[1])) ?? [] } : { status: 404, body: { message: "Not Found" } }
     }
     if ((m = /^\/pulls\/(\d+)\/merge$/.exec(path)) && req.method === "PUT") {
       const pull = repo.pulls.get(Number(m[1]))
@@ -270,12 +291,18 @@ export const startEmulator = (options: EmulatorOptions): Promise<Emulator> => {
       state.issues.set(number, { number, title: issue.title, body: issue.body ?? "", labels: [...(issue.labels ?? [])], state: "open" })
       return number
     },
-    review: (repo, pull, state, reviewBody = "") => {
+    review: (repo, pull, state, reviewBody = "", comments = []) => {
       const r = repos.get(repo)!
       const p = r.pulls.get(pull)!
       const list = r.reviews.get(pull) ?? []
       list.push({ id: reviewIds++, user: { login: "reviewer" }, state, body: reviewBody, submitted_at: NOW(), commit_id: headSha(r, p.head) ?? "" })
       r.reviews.set(pull, list)
+      const lines = r.comments.get(pull) ?? []
+      for (const comment of comments) {
+        const id = reviewIds++
+        lines.push({ id, user: { login: "reviewer" }, ...comment, html_url: `${base}/${repo}/pull/${pull}#discussion_r${id}` })
+      }
+      r.comments.set(pull, lines)
     },
     setConflicts: (repo, pull, conflicts) => {
       repos.get(repo)!.pulls.get(pull)!.conflicts = conflicts

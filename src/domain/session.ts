@@ -57,6 +57,16 @@ export const FailingCheck = Schema.Struct({
 })
 export type FailingCheck = typeof FailingCheck.Type
 
+/** A reviewer's comment on a session's PR, as told to the agent by the `changes-requested` reaction. */
+export const ReviewComment = Schema.Struct({
+  author: Schema.String,
+  body: Schema.String,
+  path: Schema.optionalKey(Schema.String),
+  line: Schema.optionalKey(Schema.Int),
+  url: Schema.optionalKey(Schema.String)
+})
+export type ReviewComment = typeof ReviewComment.Type
+
 export const SpawnJournal = Schema.Struct({
   pid: Schema.Int,
   startedAt: Schema.String,
@@ -100,6 +110,7 @@ export const SessionRecord = Schema.Struct({
   review: Schema.optionalKey(Schema.NullOr(Schema.Literals(["pending", "approved", "changes_requested"]))),
   mergeable: Schema.optionalKey(Schema.NullOr(Schema.Boolean)),
   failingChecks: Schema.optionalKey(Schema.Array(FailingCheck)),
+  reviewComments: Schema.optionalKey(Schema.Array(ReviewComment)),
   /** Per reaction key: attempts made and when the condition first triggered; survives restarts. */
   reactions: Schema.optionalKey(Schema.Record(Schema.String, Schema.Struct({
     attempts: Schema.Int,

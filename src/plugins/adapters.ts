@@ -147,7 +147,14 @@ export const scmFromPlugin = ({ manifest, component }: LoadedPlugin): ScmShape =
     observe: (branch) =>
       Effect.map(call("observe", branch), (view) => {
         const v = (view ?? {}) as Partial<PullRequestView>
-        return { pr: v.pr ?? null, checks: v.checks ?? null, review: v.review ?? null, mergeable: v.mergeable ?? null, failingChecks: v.failingChecks ?? [] }
+        return {
+          pr: v.pr ?? null,
+          checks: v.checks ?? null,
+          review: v.review ?? null,
+          mergeable: v.mergeable ?? null,
+          failingChecks: v.failingChecks ?? [],
+          reviewComments: v.reviewComments ?? []
+        }
       }),
     merge: (prNumber, method) => Effect.asVoid(call("merge", prNumber, method))
   }

@@ -62,7 +62,7 @@ export const SCMS: Builtins<Scm["Service"]> = {
 /** For projects without an scm: no pull requests to see, nothing to merge. */
 const noScm: Scm["Service"] = {
   name: "none",
-  observe: () => Effect.succeed({ pr: null, checks: null, review: null, mergeable: null, failingChecks: [] }),
+  observe: () => Effect.succeed({ pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }),
   merge: () => Effect.fail(new ScmError({ plugin: "none", operation: "merge", reason: "the project has no scm configured" }))
 }
 export const TRACKERS: Builtins<Tracker["Service"]> = {

@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { startEmulator } from "../../src/demo/emulator.ts"
 import { eventually } from "../support/eventually.ts"
@@ -43,9 +43,15 @@ describe("pull requests through the repohost emulator", () => {
       assert.includeMembers(types(), ["pr.created", "ci.failed", "reaction.triggered"])
       assert.deepInclude(s.events().find((e) => e.type === "reaction.triggered"), { reaction: "ci-failed", action: "send-to-agent", sessionId: "app-1" })
       assert.strictEqual(s.record("app-1").status, "ci_failed")
+      yield* eventually("the budget in orch status", () => existsSync(join(s.dataDir, "repohost.json")), 10_000)
+      assert.match((yield* s.orch(["status"])).stdout, /^repohost budget: app \d+\/5000 requests left, resets \d\d:\d\d UTC$/m)
 
       commit("answer is 2")
       yield* eventually("CI to pass", () => types().includes("ci.passed"), 20_000)
+      emulator.review("acme/app", prNumber, "CHANGES_REQUESTED", "Almost there.", [{ path: "src/answer.ts", line: 3, body: "Name the constant." }])
+      yield* eventually("the review comments in the agent's terminal", () => s.screen("app-1").includes("got: - reviewer on src/answer.ts:3: Name the constant."), 20_000)
+      assert.include(s.screen("app-1"), "got: - reviewer: Almost there.")
+      assert.strictEqual(s.record("app-1").status, "changes_requested")
       emulator.review("acme/app", prNumber, "APPROVED")
       yield* eventually("the merge", () => types().includes("pr.merged"), 20_000)
       assert.isTrue(emulator.pull("acme/app", prNumber)?.merged)

@@ -2,7 +2,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { FailingCheck, PullRequest } from "../../domain/session.ts"
+import type { FailingCheck, PullRequest, ReviewComment } from "../../domain/session.ts"
 
 export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
   plugin: Schema.String,
@@ -21,6 +21,8 @@ export interface PullRequestView {
   readonly review: "pending" | "approved" | "changes_requested" | null
   readonly mergeable: boolean | null
   readonly failingChecks: ReadonlyArray<FailingCheck>
+  /** What reviewers asked for (their review text and line comments), when changes were requested. */
+  readonly reviewComments: ReadonlyArray<ReviewComment>
 }
 
 export interface ScmShape {
@@ -28,6 +30,8 @@ export interface ScmShape {
   /** The newest pull request whose head is `branch`, with its checks and reviews. */
   readonly observe: (branch: string) => Effect.Effect<PullRequestView, ScmError>
   readonly merge: (prNumber: number, method: "squash" | "merge" | "rebase") => Effect.Effect<void, ScmError>
+  /** The API's rate-limit budget as last seen, where the host has one. */
+  readonly budget?: () => { readonly limit: number; readonly remaining: number; readonly reset: number } | undefined
 }
 
 export class Scm extends Context.Service<Scm, ScmShape>()("orch/plugins/Scm") {}

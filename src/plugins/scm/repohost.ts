@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { ScmConfig } from "../../config/schema.ts"
-import type { FailingCheck, PullRequest } from "../../domain/session.ts"
+import type { FailingCheck, PullRequest, ReviewComment } from "../../domain/session.ts"
 import { repohostHeaders, repohostToken } from "../tracker/repohost.ts"
 import { makeGateway } from "./gateway.ts"
 import type { PullRequestView, ScmShape } from "./Scm.ts"
@@ -30,6 +30,15 @@ interface CheckRun {
 interface GitHubReview {
   readonly user: { readonly login: string } | null
   readonly state: string
+  readonly body?: string | null
+  readonly html_url?: string
+}
+interface GitHubReviewComment {
+  readonly user: { readonly login: string } | null
+  readonly body: string
+  readonly path?: string
+  readonly line?: number | null
+  readonly html_url?: string
 }
 
 const FAILED = ["failure", "timed_out", "cancelled", "action_required", "startup_failure"]
@@ -59,6 +68,22 @@ export const summarizeReviews = (reviews: ReadonlyArray<GitHubReview>): PullRequ
   return reviews.length > 0 ? "pending" : null
 }
 
+/** What the reviewers asked: the text of change requests, then the line comments. */
+export const reviewComments = (reviews: ReadonlyArray<GitHubReview>, comments: ReadonlyArray<GitHubReviewComment>): Array<ReviewComment> => [
+  ...reviews.filter((r) => r.state === "CHANGES_REQUESTED" && (r.body ?? "").trim() !== "").map((r) => ({
+    author: r.user?.login ?? "reviewer",
+    body: r.body!.trim(),
+    ...(r.html_url ? { url: r.html_url } : {})
+  })),
+  ...comments.map((c) => ({
+    author: c.user?.login ?? "reviewer",
+    body: c.body.trim(),
+    ...(c.path ? { path: c.path } : {}),
+    ...(typeof c.line === "number" ? { line: c.line } : {}),
+    ...(c.html_url ? { url: c.html_url } : {})
+  }))
+]
+
 const prState = (pull: GitHubPull): PullRequest["state"] =>
   pull.merged === true || (pull.merged_at ?? null) !== null ? "merged" : pull.state === "closed" ? "closed" : pull.draft ? "draft" : "open"
 
@@ -70,23 +95,29 @@ export const makeRepohostScm = (repo: string, config: ScmConfig, env: Readonly<R
   const observe = Effect.fn("Scm.repohost.observe")(function*(branch: string) {
     const pulls = yield* gateway.get<ReadonlyArray<GitHubPull>>(`/repos/${repo}/pulls?head=${encodeURIComponent(`${owner}:${branch}`)}&state=all`)
     const newest = [...pulls].sort((a, b) => b.number - a.number)[0]
-    if (newest === undefined) return { pr: null, checks: null, review: null, mergeable: null, failingChecks: [] } satisfies PullRequestView
+    if (newest === undefined) return { pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] } satisfies PullRequestView
     const pull = yield* gateway.get<GitHubPull>(`/repos/${repo}/pulls/${newest.number}`)
     const [runs, reviews] = yield* Effect.all([
       gateway.get<{ readonly check_runs: ReadonlyArray<CheckRun> }>(`/repos/${repo}/commits/${pull.head.sha}/check-runs`),
       gateway.get<ReadonlyArray<GitHubReview>>(`/repos/${repo}/pulls/${pull.number}/reviews`)
     ], { concurrency: 2 })
+    const review = summarizeReviews(reviews)
+    const comments = review === "changes_requested"
+      ? yield* gateway.get<ReadonlyArray<GitHubReviewComment>>(`/repos/${repo}/pulls/${pull.number}/comments`)
+      : []
     return {
       pr: { number: pull.number, url: pull.html_url, state: prState(pull) },
       ...summarizeChecks(runs.check_runs),
-      review: summarizeReviews(reviews),
-      mergeable: pull.mergeable ?? null
+      review,
+      mergeable: pull.mergeable ?? null,
+      reviewComments: review === "changes_requested" ? reviewComments(reviews, comments) : []
     } satisfies PullRequestView
   })
 
   return {
     name: "repohost",
     observe,
-    merge: (prNumber, method) => Effect.asVoid(gateway.send("PUT", `/repos/${repo}/pulls/${prNumber}/merge`, { merge_method: method }))
+    merge: (prNumber, method) => Effect.asVoid(gateway.send("PUT", `/repos/${repo}/pulls/${prNumber}/merge`, { merge_method: method })),
+    budget: gateway.budget
   }
 }
