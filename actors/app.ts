@@ -103,7 +103,10 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
     Layer.provideMerge(router),
     Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
   )
-  const dashboard = dashboardLayer({ port: config.port, host: DASHBOARD_HOST, token: options.token, inbox })
+  const webhooks = Object.values(config.projects).flatMap((project) =>
+    typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])
+  const dashboard = Layer.unwrap(Effect.map(Supervisor, (supervisor: Supervisor["Service"]) =>
+    dashboardLayer({ port: config.port, host: DASHBOARD_HOST, token: options.token, inbox, webhooks, onBranchChanged: supervisor.branchChanged })))
   return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options)).pipe(Layer.provideMerge(core))
 }
 

@@ -264,6 +264,15 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     }
   })
 
+  /** A webhook said `branch` of `repo` changed: look at its PR now rather than at the next poll. */
+  const branchChanged = (repo: string, branch: string) =>
+    Effect.forEach([...actors.values()].filter((state) => state.record.branch === branch && projects.get(state.record.projectId)?.project.repo === repo), (state) => {
+      const scm = projects.get(state.record.projectId)?.scm
+      return scm === undefined
+        ? Effect.void
+        : scm.observe(branch).pipe(Effect.flatMap((view) => observe(state.record.sessionId, { _tag: "PullRequest", ...view })), Effect.ignore)
+    }, { discard: true })
+
   /** Runs a procedure on one session while its actor holds still. */
   const exclusive = <A, E>(sessionId: string, effect: Effect.Effect<A, E>) => {
     const state = actors.get(sessionId)
@@ -280,7 +289,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
   }
 
-  return { adopt, cycle, pollPullRequests, ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
+  return { adopt, cycle, pollPullRequests, branchChanged, ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
 })
 
 export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {

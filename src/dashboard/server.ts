@@ -15,12 +15,16 @@ import { EventLog } from "../store/EventLog.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { renderPage } from "./page.ts"
 import { sameToken } from "./token.ts"
+import { receive, type WebhookProject } from "./webhooks.ts"
 
 export interface DashboardOptions {
   readonly port: number
   readonly host: string
   readonly token: string
   readonly inbox: InboxShape
+  /** Projects that receive repohost webhooks, and what to do with a delivery about a branch. */
+  readonly webhooks: ReadonlyArray<WebhookProject>
+  readonly onBranchChanged: (repo: string, branch: string) => Effect.Effect<void>
 }
 
 const COOKIE = "orch_token"
@@ -52,6 +56,18 @@ const routes = (options: DashboardOptions) =>
         ? yield* HttpServerResponse.setCookie(HttpServerResponse.redirect("/", { status: 302 }), COOKIE, options.token, { httpOnly: true, sameSite: "strict", path: "/" })
         : page
     })))
+    const deliveries = new Set<string>()
+    yield* router.add("POST", "/webhooks/repohost", Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const body = yield* request.text
+      const outcome = receive(options.webhooks, deliveries, {
+        ...(request.headers["x-github-event"] !== undefined ? { event: request.headers["x-github-event"] } : {}),
+        ...(request.headers["x-github-delivery"] !== undefined ? { delivery: request.headers["x-github-delivery"] } : {}),
+        ...(request.headers["x-hub-signature-256"] !== undefined ? { signature: request.headers["x-hub-signature-256"] } : {})
+      }, body)
+      if (outcome.status === 202) yield* options.onBranchChanged(outcome.repo, outcome.branch)
+      return yield* HttpServerResponse.json(outcome.status === 202 ? { accepted: `${outcome.repo} ${outcome.branch}` } : { message: outcome.message }, { status: outcome.status })
+    }))
     yield* router.add("GET", "/api/sessions", guarded(Effect.flatMap(store.list, ({ records }) => HttpServerResponse.json(records))))
     yield* router.add("GET", "/api/notifications", guarded(Effect.flatMap(options.inbox.list({ limit: 200 }), (entries) => HttpServerResponse.json(entries))))
     yield* router.add("GET", "/api/events", guarded(Effect.succeed(HttpServerResponse.stream(

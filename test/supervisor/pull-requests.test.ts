@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { signature } from "../../src/dashboard/webhooks.ts"
 import { startEmulator } from "../../src/demo/emulator.ts"
 import { eventually } from "../support/eventually.ts"
 import { ECHO_AGENT, sandbox } from "../support/orch-sandbox.ts"
@@ -63,4 +64,39 @@ describe("pull requests through the repohost emulator", () => {
       assert.isAbove(emulator.stats.notModified, 0, "unchanged answers come back as 304s")
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 90_000)
+
+  it.live("a signed webhook makes the supervisor look at the PR at once; a bad signature is 401", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ agentCommand: ECHO_AGENT })
+      const emulator = yield* Effect.acquireRelease(
+        Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }], ci: () => "failure" })),
+        (e) => Effect.promise(() => e.close())
+      )
+      s.writeConfig({ tracker: { plugin: "repohost", apiUrl: emulator.url }, scm: { plugin: "repohost", apiUrl: emulator.url, webhookSecret: "${HOOK_SECRET}" } })
+      // A poll far away: only the webhook can bring the news in time.
+      writeFileSync(s.config, `pollIntervalMs: 600000\n${readFileSync(s.config, "utf8")}`)
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"], { HOOK_SECRET: "hook-s3cret" })).code, 0)
+      emulator.addIssue("acme/app", { title: "Issue one" })
+      const spawned = yield* s.orch(["spawn", "app", "1"])
+      assert.strictEqual(spawned.code, 0, spawned.stderr)
+      const worktree = join(s.dataDir, "worktrees", "app", "app-1")
+      git(worktree, "-c", "user.email=a@b", "-c", "user.name=A", "commit", "-q", "--allow-empty", "-m", "wip")
+      git(worktree, "push", "-q", "origin", "HEAD:feat/1")
+      yield* Effect.promise(() => fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/1", base: "main", title: "wip" }) }))
+
+      const payload = JSON.stringify({ action: "opened", repository: { full_name: "acme/app" }, pull_request: { head: { ref: "feat/1" } } })
+      const deliver = (sig: string, delivery: string) =>
+        Effect.promise(() => fetch(`http://127.0.0.1:${s.port}/webhooks/repohost`, {
+          method: "POST",
+          headers: { "x-github-event": "pull_request", "x-github-delivery": delivery, "x-hub-signature-256": sig, "content-type": "application/json" },
+          body: payload
+        }))
+      assert.strictEqual((yield* deliver(signature("wrong", payload), "d0")).status, 401)
+      const start = Date.now()
+      assert.strictEqual((yield* deliver(signature("hook-s3cret", payload), "d1")).status, 202)
+      yield* eventually("the CI failure in the agent's terminal", () => s.screen("app-1").includes("got: CI is failing on your pull request"), 10_000)
+      assert.isBelow(Date.now() - start, 5000)
+      assert.strictEqual((yield* deliver(signature("hook-s3cret", payload), "d1")).status, 200, "a replayed delivery is ignored")
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 60_000)
 })
