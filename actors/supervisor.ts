@@ -32,6 +32,7 @@ import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import type { Observation } from "./lifecycle.ts"
 import { NotifierRouter } from "./notifier-router.ts"
+import { nextPollDelay } from "./poll-pace.ts"
 import { handleObservation } from "./session-actor.ts"
 
 export const PROBE_INTERVAL = "5 seconds"
@@ -245,6 +246,12 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     }))
   })
 
+  const budgetsByProject = () =>
+    [...projects.values()].flatMap(({ project, scm }) => {
+      const budget = scm?.budget?.()
+      return budget === undefined ? [] : [[project.id, budget] as const]
+    })
+
   /** One repohost poll: each live worker's pull request, as seen by its project's scm, to its actor. */
   const pollPullRequests = Effect.fn("Supervisor.pollPullRequests")(function*() {
     for (const state of [...actors.values()]) {
@@ -255,10 +262,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
       if (view._tag === "Some") yield* observe(record.sessionId, { _tag: "PullRequest", ...view.value })
     }
     // What is left of the repohost's rate limit, for `orch status` (which reads files only).
-    const budgets = Object.fromEntries([...projects.values()].flatMap(({ project, scm }) => {
-      const budget = scm?.budget?.()
-      return budget === undefined ? [] : [[project.id, budget]]
-    }))
+    const budgets = Object.fromEntries(budgetsByProject())
     if (Object.keys(budgets).length > 0) {
       yield* writeFileAtomic(join(store.paths.root, "repohost.json"), `${JSON.stringify({ checkedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), budgets })}\n`).pipe(Effect.ignore)
     }
@@ -289,7 +293,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
   }
 
-  return { adopt, cycle, pollPullRequests, branchChanged, ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
+  return { adopt, cycle, pollPullRequests, branchChanged, budgets: () => budgetsByProject().map(([, budget]) => budget), ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
 })
 
 export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {
@@ -301,11 +305,11 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
         Effect.gen(function*() {
           yield* supervisor.adopt()
           yield* supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
-          yield* supervisor.pollPullRequests().pipe(
-            Effect.catchCause(() => Effect.void),
-            Effect.repeat(Schedule.spaced(config.pollIntervalMs)),
-            Effect.forkScoped
-          )
+          // The poll paces itself by the rate-limit budget (actors/poll-pace.ts).
+          yield* Effect.gen(function*() {
+            yield* supervisor.pollPullRequests().pipe(Effect.catchCause(() => Effect.void))
+            yield* Effect.sleep(nextPollDelay(config.pollIntervalMs, supervisor.budgets(), yield* Clock.currentTimeMillis))
+          }).pipe(Effect.forever, Effect.forkScoped)
         }))
     )
 }

@@ -261,12 +261,16 @@ export const startEmulator = (options: EmulatorOptions): Promise<Emulator> => {
 
   const server: Server = createServer((req, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://localhost")
-    handle(req, url).then(({ status, body }) => {
+    // A spent budget answers like GitHub's primary rate limit: 403, nothing left, the reset time.
+    const spent = stats.counted >= limit
+      ? Promise.resolve({ status: 403, body: { message: "API rate limit exceeded" } })
+      : undefined
+    ;(spent ?? handle(req, url)).then(({ status, body }) => {
       const text = body === undefined ? "" : JSON.stringify(body)
       const etag = `W/"${createHash("sha1").update(text).digest("hex")}"`
       const fresh = req.method === "GET" && status === 200 && req.headers["if-none-match"] === etag
       if (fresh) stats.notModified++
-      else stats.counted++
+      else if (status !== 403 || stats.counted < limit) stats.counted++
       res.writeHead(fresh ? 304 : status, {
         "content-type": "application/json; charset=utf-8",
         ...(req.method === "GET" && status === 200 ? { etag } : {}),

@@ -31,7 +31,7 @@ export interface ScmShape {
   readonly observe: (branch: string) => Effect.Effect<PullRequestView, ScmError>
   readonly merge: (prNumber: number, method: "squash" | "merge" | "rebase") => Effect.Effect<void, ScmError>
   /** The API's rate-limit budget as last seen, where the host has one. */
-  readonly budget?: () => { readonly limit: number; readonly remaining: number; readonly reset: number } | undefined
+  readonly budget?: () => { readonly limit: number; readonly remaining: number; readonly reset: number; readonly blockedUntil?: number } | undefined
 }
 
 export class Scm extends Context.Service<Scm, ScmShape>()("orch/plugins/Scm") {}

@@ -10,6 +10,8 @@ export interface RateBudget {
   readonly remaining: number
   /** Unix seconds. */
   readonly reset: number
+  /** Unix ms before which the host asked for no requests (Retry-After, secondary limits). */
+  readonly blockedUntil?: number
 }
 
 export interface Gateway {
@@ -30,15 +32,23 @@ const errorMessage = (text: string): string => {
 export const makeGateway = (plugin: string, apiUrl: string, headers: Readonly<Record<string, string>>): Gateway => {
   const cache = new Map<string, { readonly etag: string; readonly body: unknown }>()
   let budget: RateBudget | undefined
+  let blockedUntil: number | undefined
   const remember = (response: Response) => {
     const limit = Number(response.headers.get("x-ratelimit-limit"))
     const remaining = Number(response.headers.get("x-ratelimit-remaining"))
     const reset = Number(response.headers.get("x-ratelimit-reset"))
     if (Number.isFinite(limit) && Number.isFinite(remaining) && response.headers.has("x-ratelimit-remaining")) budget = { limit, remaining, reset }
+    // 429, or a 403 secondary limit: wait as told (Retry-After), or until the reset when the budget is spent.
+    if (response.status === 429 || (response.status === 403 && (response.headers.has("retry-after") || remaining === 0))) {
+      const retryAfter = Number(response.headers.get("retry-after"))
+      blockedUntil = Number.isFinite(retryAfter) && retryAfter > 0 ? Date.now() + retryAfter * 1000 : Number.isFinite(reset) ? reset * 1000 : Date.now() + 60_000
+    }
   }
   const failed = (operation: string, reason: string) => new ScmError({ plugin, operation, reason })
   const request = (method: string, path: string, body?: unknown, etag?: string) =>
-    Effect.tryPromise({
+    blockedUntil !== undefined && blockedUntil > Date.now()
+      ? Effect.fail(failed(`${method} ${path}`, `rate limited until ${new Date(blockedUntil).toISOString()}`))
+      : Effect.tryPromise({
       try: async (signal) => {
         const response = await fetch(`${apiUrl}${path}`, {
           method,
@@ -68,6 +78,6 @@ export const makeGateway = (plugin: string, apiUrl: string, headers: Readonly<Re
       }),
     send: <A>(method: "POST" | "PUT" | "PATCH", path: string, body: unknown) =>
       Effect.flatMap(request(method, path, body), (response) => parse(`${method} ${path}`, response.status, response.text) as Effect.Effect<A, ScmError>),
-    budget: () => budget
+    budget: () => (budget === undefined ? undefined : { ...budget, ...(blockedUntil !== undefined ? { blockedUntil } : {}) })
   }
 }
