@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { existsSync, readFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
 import { issuesServer } from "../support/issues-server.ts"
@@ -110,5 +110,18 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
       const run = yield* s.orch(["spawn", "nope", "1"])
       assert.strictEqual(run.code, 2)
       assert.strictEqual(run.stderr, "orch: no project \"nope\" in the config (projects: app)\n")
+    }))
+
+  it.live("with no token in the config or the environment, the GitHub CLI's token is used", () =>
+    Effect.gen(function*() {
+      const tracker = yield* issuesServer("acme/app", { "3": { title: "Three" } })
+      const s = yield* sandbox({ trackerUrl: tracker.url })
+      const bin = join(s.root, "bin")
+      mkdirSync(bin)
+      writeFileSync(join(bin, "gh"), "#!/bin/sh\n[ \"$1 $2\" = \"auth token\" ] && echo gho_from_gh_cli\n")
+      chmodSync(join(bin, "gh"), 0o755)
+      const run = yield* s.orch(["spawn", "app", "3"], { PATH: `${bin}:${process.env.PATH}` })
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(tracker.requests[0]?.headers.authorization, "Bearer gho_from_gh_cli")
     }))
 })

@@ -3,13 +3,28 @@
  * https://api.github.com). Token: `token` in the tracker config, else GITHUB_TOKEN, else GH_TOKEN.
  */
 import * as Effect from "effect/Effect"
+import { execFileSync } from "node:child_process"
 import type { TrackerConfig } from "../../config/schema.ts"
 import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type TrackerShape } from "./Tracker.ts"
 
 const DEFAULT_API_URL = "https://api.github.com"
 
+/** The GitHub CLI's token (`gh auth token`), asked once per process, when `gh` is installed and logged in. */
+let ghToken: string | null | undefined
+const ghAuthToken = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
+  if (ghToken === undefined) {
+    try {
+      ghToken = execFileSync("gh", ["auth", "token"], { encoding: "utf8", timeout: 3000, stdio: ["ignore", "pipe", "ignore"], env: env as NodeJS.ProcessEnv }).trim() || null
+    } catch {
+      ghToken = null
+    }
+  }
+  return ghToken ?? undefined
+}
+
+/** Token: `token` in the plugin's config, else $GITHUB_TOKEN, else $GH_TOKEN, else `gh auth token`. */
 export const repohostToken = (config: TrackerConfig, env: Readonly<Record<string, string | undefined>>): string | undefined =>
-  (typeof config.token === "string" && config.token !== "" ? config.token : undefined) || env.GITHUB_TOKEN || env.GH_TOKEN || undefined
+  (typeof config.token === "string" && config.token !== "" ? config.token : undefined) || env.GITHUB_TOKEN || env.GH_TOKEN || ghAuthToken(env)
 
 export const repohostHeaders = (token: string | undefined): Record<string, string> => ({
   accept: "application/vnd.github+json",
