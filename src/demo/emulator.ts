@@ -81,6 +81,13 @@ interface RepoState {
   next: number
 }
 
+export interface LoggedRequest {
+  readonly method: string
+  /** Path and query, as sent. */
+  readonly url: string
+  readonly body: unknown
+}
+
 export interface EmulatorStats {
   /** Requests answered with a body (they count against the rate limit). */
   counted: number
@@ -91,6 +98,8 @@ export interface EmulatorStats {
 export interface Emulator {
   readonly url: string
   readonly stats: EmulatorStats
+  /** Every request received, in order. */
+  readonly requests: ReadonlyArray<LoggedRequest>
   readonly addIssue: (repo: string, issue: { readonly title: string; readonly body?: string; readonly labels?: ReadonlyArray<string> }) => number
   /** A review; line comments come with it, as on GitHub. */
   readonly review: (
@@ -119,6 +128,7 @@ const NOW = () => new Date().toISOString()
 export const startEmulator = (options: EmulatorOptions): Promise<Emulator> => {
   const repos = new Map<string, RepoState>(options.repos.map((repo) => [repo.repo, { options: repo, comments: new Map(), issues: new Map(), pulls: new Map(), reviews: new Map(), checks: new Map(), next: 1 }]))
   const stats: EmulatorStats = { counted: 0, notModified: 0 }
+  const requests: Array<LoggedRequest> = []
   const limit = options.rateLimit ?? 5000
   let checkIds = 1
   let reviewIds = 1
@@ -190,6 +200,7 @@ export const startEmulator = (options: EmulatorOptions): Promise<Emulator> => {
       req.on("data", (chunk) => (data += chunk))
       req.on("end", () => resolve(data ? JSON.parse(data) : {}))
     })
+    requests.push({ method: req.method ?? "GET", url: req.url ?? "/", body: req.method === "GET" ? undefined : body })
     if (url.pathname === "/rate_limit") return { status: 200, body: { resources: { core: { limit, remaining: limit - stats.counted } } } }
     const match = /^\/repos\/([^/]+\/[^/]+)(\/.*)$/.exec(url.pathname)
     const repo = match ? repos.get(match[1]!) : undefined
@@ -289,6 +300,7 @@ export const startEmulator = (options: EmulatorOptions): Promise<Emulator> => {
   const emulator: Emulator = {
     url: "",
     stats,
+    requests,
     addIssue: (repo, issue) => {
       const state = repos.get(repo)!
       const number = state.next++
