@@ -38,6 +38,16 @@ export const sandbox = (options: SandboxOptions = {}) =>
     const port = yield* freePort
     const root = yield* tempDir("orch-e2e-")
     const { socket } = yield* privateTmux
+    // A supervisor a test started is stopped with the test, even when the test fails half-way.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        try {
+          const { pid } = JSON.parse(readFileSync(join(root, "home", ".orchestrator", "supervisor.json"), "utf8")) as { pid: number }
+          process.kill(pid, "SIGKILL")
+        } catch {
+          // none running
+        }
+      }))
     const home = join(root, "home")
     const repo = makeRepo(root)
     const config = join(root, "orchestrator.yaml")
