@@ -14,7 +14,6 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
-import type { ChildProcessSpawner } from "effect/process"
 import { join } from "node:path"
 import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { activityOf, type ActivitySignal } from "../src/domain/activity.ts"
@@ -314,4 +313,3 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
     )
 }
 
-export type SupervisorRequirements = SessionStore | EventLog | NotifierRouter | SessionManager | ChildProcessSpawner.ChildProcessSpawner

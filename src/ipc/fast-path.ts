@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { connect } from "node:net"
 import { join } from "node:path"
 import { homedir } from "node:os"
+import { dataDir } from "../store/paths.ts"
 
 interface Exchange {
   readonly tag: "Spawn" | "Send"
@@ -39,7 +40,7 @@ const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
 }
 
 const supervisorSocket = (env: NodeJS.ProcessEnv): string | undefined => {
-  const root = env.ORCH_HOME || join(env.HOME || homedir(), ".orchestrator")
+  const root = dataDir({ env, homeDir: env.HOME || homedir(), cwd: process.cwd() })
   try {
     const file = JSON.parse(readFileSync(join(root, "supervisor.json"), "utf8")) as { pid?: unknown; socket?: unknown }
     if (typeof file.pid !== "number" || typeof file.socket !== "string" || !existsSync(file.socket)) return undefined

@@ -5,13 +5,11 @@
  * ORCH_TMUX_SOCKET names one, and is passed explicitly so every orch process talks to the same server.
  */
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import { ChildProcessSpawner } from "effect/process"
 import { join } from "node:path"
-import { Host, type HostShape } from "../../config/host.ts"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
-import { DeliveryUnconfirmed, Runtime, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
 
 const PLUGIN = "multiplexer"
 const ENTER_ATTEMPTS = 3
@@ -128,8 +126,3 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
 
   return { name: PLUGIN, create, send, capture, probe, list, destroy } satisfies RuntimeShape
 })
-
-export const multiplexerLayer = Layer.effect(
-  Runtime,
-  Effect.flatMap(Host, (host: HostShape) => makeMultiplexer(defaultTmuxSocket(host.env)))
-)
