@@ -1,0 +1,86 @@
+/** The emulator's REST routes: GitHub's v3 shapes for the subset orch uses (and the demo's agent calls). */
+import type { Model, Review } from "./model.ts"
+import { tryGit } from "./model.ts"
+
+export interface Answer {
+  readonly status: number
+  readonly body?: unknown
+}
+
+const notFound: Answer = { status: 404, body: { message: "Not Found", documentation_url: "https://docs.github.com/rest" } }
+
+export const restRoute = (model: Model, method: string, url: URL, body: Record<string, unknown>, baseUrl: string): Answer => {
+  const match = /^\/repos\/([^/]+\/[^/]+)(\/.*)$/.exec(url.pathname)
+  const repo = match ? model.repos.get(match[1]!) : undefined
+  if (match === null || repo === undefined) return notFound
+  const path = match[2]!
+  let m: RegExpExecArray | null
+
+  if ((m = /^\/issues\/(\d+)$/.exec(path)) && method === "GET") {
+    const issue = repo.issues.get(Number(m[1]))
+    return issue
+      ? { status: 200, body: { ...issue, labels: issue.labels.map((name) => ({ name })), html_url: `${baseUrl}/${repo.fullName}/issues/${issue.number}` } }
+      : notFound
+  }
+  if (path === "/pulls" && method === "GET") {
+    const head = url.searchParams.get("head")?.split(":").at(-1)
+    const state = url.searchParams.get("state") ?? "open"
+    return {
+      status: 200,
+      body: [...repo.pulls.values()]
+        .filter((p) => (head === undefined || p.head === head) && (state === "all" || p.state === state))
+        .map((p) => model.pullPayload(repo, p))
+    }
+  }
+  if (path === "/pulls" && method === "POST") {
+    const head = String(body.head ?? "").split(":").at(-1)!
+    const pull = model.openPull(repo, {
+      head,
+      base: String(body.base ?? "main"),
+      title: String(body.title ?? head),
+      body: String(body.body ?? ""),
+      draft: body.draft === true
+    })
+    return pull === undefined
+      ? { status: 422, body: { message: "Validation Failed", errors: [{ resource: "PullRequest", field: "head", code: "invalid" }] } }
+      : { status: 201, body: model.pullPayload(repo, pull) }
+  }
+  const pullMatch = /^\/pulls\/(\d+)(\/[a-z]+)?$/.exec(path)
+  const pull = pullMatch ? repo.pulls.get(Number(pullMatch[1])) : undefined
+  if (pullMatch !== null && pull === undefined) return notFound
+  if (pull !== undefined) {
+    switch (`${method} ${pullMatch![2] ?? ""}`) {
+      case "GET ":
+        return { status: 200, body: model.pullPayload(repo, pull) }
+      case "GET /reviews":
+        return { status: 200, body: repo.reviews.get(pull.number) ?? [] }
+      case "POST /reviews": {
+        const state: Review["state"] = body.event === "APPROVE" ? "APPROVED" : body.event === "REQUEST_CHANGES" ? "CHANGES_REQUESTED" : "COMMENTED"
+        const comments = Array.isArray(body.comments) ? (body.comments as Array<{ path: string; line: number; body: string }>) : []
+        return { status: 200, body: model.review(repo, pull, { state, body: String(body.body ?? ""), comments }) }
+      }
+      case "GET /comments":
+        return { status: 200, body: (repo.threads.get(pull.number) ?? []).flatMap((thread) => thread.comments) }
+      case "PUT /merge": {
+        const merged = model.merge(repo, pull)
+        return "error" in merged
+          ? { status: 405, body: { message: merged.error } }
+          : { status: 200, body: { sha: merged.sha, merged: true, message: "Pull Request successfully merged" } }
+      }
+    }
+  }
+  if ((m = /^\/commits\/([^/]+)\/(check-runs|status)$/.exec(path)) && method === "GET") {
+    const ref = decodeURIComponent(m[1]!)
+    const sha = tryGit(repo.gitDir, "rev-parse", "--verify", "--quiet", `${ref}^{commit}`)
+    if (sha === undefined) return { status: 422, body: { message: `No commit found for SHA: ${ref}` } }
+    if (m[2] === "status") {
+      const statuses = repo.statuses.get(sha) ?? []
+      const state = statuses.some((s) => s.state === "failure" || s.state === "error") ? "failure" : statuses.some((s) => s.state === "pending") ? "pending" : "success"
+      return { status: 200, body: { state, sha, statuses, total_count: statuses.length } }
+    }
+    const branch = [...repo.pulls.values()].find((p) => model.headSha(repo, p.head) === sha)?.head ?? ref
+    const runs = model.runCi(repo, sha, branch)
+    return { status: 200, body: { total_count: runs.length, check_runs: runs.map(({ branch: _, ...run }) => run) } }
+  }
+  return notFound
+}

@@ -1,0 +1,251 @@
+/**
+ * A local stand-in for GitHub (the REST v3 and GraphQL v4 subset orch uses), backed by real git repositories on
+ * disk: issues, pull requests, a CI that runs on every pushed commit (passing or failing by the caller's rule),
+ * commit statuses, reviews and review threads, real squash merges, ETags with 304s, rate limits per resource
+ * (`core` and `graphql`, counted as GitHub counts them), webhook deliveries with signatures, and injected
+ * failures. Used by the tests, the benchmarks and `orch demo`.
+ */
+import { createHash } from "node:crypto"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { makeDeliveries, type Delivery, type Hook } from "./deliveries.ts"
+import { makeGraphql } from "./graphql.ts"
+import { makeModel, type Actor, type CiRun, type CiVerdict, type CommitStatus, type Pull, type Review } from "./model.ts"
+import { installPushHook, parseRefUpdates, removePushHook } from "./push-hook.ts"
+import { restRoute, type Answer } from "./rest.ts"
+
+export type { CheckConclusion, CiRun, CiVerdict } from "./model.ts"
+
+export interface EmulatedRepoOptions {
+  /** owner/name */
+  readonly repo: string
+  /** The bare repository pushes go to (the project's `origin`). */
+  readonly gitDir: string
+}
+
+export interface EmulatorOptions {
+  readonly repos: ReadonlyArray<EmulatedRepoOptions>
+  /** CI's verdict for a pushed head commit; default: success. */
+  readonly ci?: (run: CiRun) => CiVerdict
+  /** How long a check run stays in progress; default 0. */
+  readonly ciDelayMs?: number
+  /** Requests an hour for REST (`core`) and points for GraphQL; default 5000 each. */
+  readonly rateLimit?: number
+  readonly webhooks?: ReadonlyArray<Hook>
+  /** Port to listen on; default any free one. */
+  readonly port?: number
+}
+
+export interface LoggedRequest {
+  readonly method: string
+  /** Path and query, as sent. */
+  readonly url: string
+  readonly body: unknown
+}
+
+export interface EmulatorStats {
+  /** REST requests answered with a body (they count against the `core` rate limit). */
+  counted: number
+  /** REST requests answered 304 Not Modified (free). */
+  notModified: number
+  /** GraphQL queries answered, and the points they cost. */
+  graphqlQueries: number
+  graphqlPoints: number
+}
+
+export interface Emulator {
+  readonly url: string
+  readonly stats: EmulatorStats
+  /** Every request received, in order. */
+  readonly requests: ReadonlyArray<LoggedRequest>
+  readonly deliveries: ReadonlyArray<Delivery>
+  readonly addIssue: (repo: string, issue: { readonly title: string; readonly body?: string; readonly labels?: ReadonlyArray<string> }) => number
+  readonly issue: (repo: string, number: number) => { readonly state: "open" | "closed" } | undefined
+  /** A review; line comments come with it and open review threads, as on GitHub. */
+  readonly review: (
+    repo: string,
+    pull: number,
+    state: Review["state"],
+    body?: string,
+    comments?: ReadonlyArray<{ readonly path: string; readonly line: number; readonly body: string }>,
+    user?: Actor
+  ) => void
+  readonly resolveThreads: (repo: string, pull: number) => void
+  readonly setConflicts: (repo: string, pull: number, conflicts: boolean) => void
+  readonly setStatus: (repo: string, sha: string, status: CommitStatus) => void
+  readonly pull: (repo: string, number: number) => Pull | undefined
+  readonly pullForBranch: (repo: string, branch: string) => Pull | undefined
+  readonly addWebhook: (hook: Hook) => void
+  /** The next `count` API requests fail with `status` (a 5xx storm, say). */
+  readonly failNext: (count: number, status: number) => void
+  /** Resolves once every webhook delivery so far has been attempted. */
+  readonly settled: () => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve, reject) => {
+    let data = ""
+    req.setEncoding("utf8")
+    req.on("data", (chunk: string) => (data += chunk))
+    req.on("end", () => resolve(data))
+    req.on("error", reject)
+  })
+
+const parseJson = (text: string): Record<string, unknown> | undefined => {
+  if (text === "") return {}
+  try {
+    const value = JSON.parse(text) as unknown
+    return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export const startEmulator = async (options: EmulatorOptions): Promise<Emulator> => {
+  const stats: EmulatorStats = { counted: 0, notModified: 0, graphqlQueries: 0, graphqlPoints: 0 }
+  const requests: Array<LoggedRequest> = []
+  const limit = options.rateLimit ?? 5000
+  const resetAt = () => Math.floor(Date.now() / 1000) + 3600
+  const deliveries = makeDeliveries()
+  for (const hook of options.webhooks ?? []) deliveries.add(hook)
+  let base = ""
+  let failures: { count: number; status: number } = { count: 0, status: 500 }
+
+  const model = makeModel(options.repos, {
+    ...(options.ci ? { ci: options.ci } : {}),
+    ...(options.ciDelayMs !== undefined ? { ciDelayMs: options.ciDelayMs } : {}),
+    baseUrl: () => base,
+    emit: (event, repo, payload) =>
+      deliveries.emit(event, {
+        ...payload,
+        repository: { full_name: repo.fullName, name: repo.fullName.split("/")[1], owner: { login: repo.fullName.split("/")[0] }, html_url: `${base}/${repo.fullName}` },
+        sender: { login: "emulator", type: "User" }
+      })
+  })
+  const runGraphql = makeGraphql(model, () => ({ limit, remaining: Math.max(0, limit - stats.graphqlPoints), used: stats.graphqlPoints, resetAt: new Date(resetAt() * 1000).toISOString() }))
+
+  const rateHeaders = (resource: "core" | "graphql", used: number) => ({
+    "x-ratelimit-limit": String(limit),
+    "x-ratelimit-remaining": String(Math.max(0, limit - used)),
+    "x-ratelimit-used": String(used),
+    "x-ratelimit-resource": resource,
+    "x-ratelimit-reset": String(resetAt())
+  })
+
+  const send = (res: ServerResponse, status: number, headers: Record<string, string>, body?: unknown) => {
+    res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers })
+    res.end(body === undefined ? undefined : JSON.stringify(body))
+  }
+
+  const handleGraphql = async (res: ServerResponse, body: Record<string, unknown>) => {
+    if (stats.graphqlPoints >= limit) {
+      return send(res, 200, rateHeaders("graphql", stats.graphqlPoints), { errors: [{ type: "RATE_LIMITED", message: "API rate limit exceeded for user." }] })
+    }
+    const query = typeof body.query === "string" ? body.query : ""
+    const variables = body.variables !== null && typeof body.variables === "object" ? (body.variables as Record<string, unknown>) : undefined
+    const result = await runGraphql(query, variables)
+    const valid = result.data !== undefined && result.data !== null
+    if (valid) {
+      stats.graphqlQueries++
+      stats.graphqlPoints++
+    }
+    send(res, 200, rateHeaders("graphql", stats.graphqlPoints), valid ? result : { errors: result.errors?.map((e) => ({ message: e.message, locations: e.locations })) })
+  }
+
+  const handleRest = (req: IncomingMessage, res: ServerResponse, url: URL, body: Record<string, unknown>) => {
+    const answer: Answer = stats.counted >= limit
+      ? { status: 403, body: { message: "API rate limit exceeded", documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api" } }
+      : url.pathname === "/rate_limit"
+      ? { status: 200, body: { resources: { core: { limit, remaining: limit - stats.counted }, graphql: { limit, remaining: limit - stats.graphqlPoints } } } }
+      : restRoute(model, req.method ?? "GET", url, body, base)
+    const text = answer.body === undefined ? "" : JSON.stringify(answer.body)
+    const etag = `W/"${createHash("sha1").update(text).digest("hex")}"`
+    const fresh = req.method === "GET" && answer.status === 200 && req.headers["if-none-match"] === etag
+    if (fresh) stats.notModified++
+    else if (stats.counted < limit) stats.counted++
+    res.writeHead(fresh ? 304 : answer.status, {
+      "content-type": "application/json; charset=utf-8",
+      ...(req.method === "GET" && answer.status === 200 ? { etag } : {}),
+      ...rateHeaders("core", stats.counted)
+    })
+    res.end(fresh ? undefined : text)
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://localhost")
+    readBody(req).then(async (text) => {
+      // Git's post-receive hook (not part of GitHub's API; never rate limited or failed on purpose).
+      const push = /^\/_emulator\/push\/([^/]+\/[^/]+)$/.exec(url.pathname)
+      if (push !== null) {
+        const repo = model.repos.get(push[1]!)
+        if (repo !== undefined) model.pushed(repo, parseRefUpdates(text))
+        return send(res, repo === undefined ? 404 : 204, {})
+      }
+      const body = parseJson(text)
+      requests.push({ method: req.method ?? "GET", url: req.url ?? "/", body: req.method === "GET" ? undefined : body })
+      if (failures.count > 0) {
+        failures.count--
+        return send(res, failures.status, {}, { message: "Server Error" })
+      }
+      if (body === undefined) return send(res, 400, {}, { message: "Problems parsing JSON" })
+      if (req.method === "POST" && (url.pathname === "/graphql" || url.pathname === "/api/graphql")) return handleGraphql(res, body)
+      handleRest(req, res, url, body)
+    }).catch((error: unknown) => send(res, 500, {}, { message: String(error) }))
+  })
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  for (const repo of options.repos) installPushHook(repo.gitDir, `${base}/_emulator/push/${repo.repo}`)
+
+  const repoOf = (name: string) => {
+    const repo = model.repos.get(name)
+    if (repo === undefined) throw new Error(`the emulator does not serve ${name}`)
+    return repo
+  }
+  const pullOf = (name: string, number: number) => {
+    const pull = repoOf(name).pulls.get(number)
+    if (pull === undefined) throw new Error(`${name} has no pull request #${number}`)
+    return pull
+  }
+
+  return {
+    url: base,
+    stats,
+    requests,
+    deliveries: deliveries.log,
+    addIssue: (name, issue) => {
+      const repo = repoOf(name)
+      const number = repo.next++
+      repo.issues.set(number, { number, title: issue.title, body: issue.body ?? "", labels: [...(issue.labels ?? [])], state: "open" })
+      return number
+    },
+    issue: (name, number) => repoOf(name).issues.get(number),
+    review: (name, number, state, body = "", comments = [], user) => {
+      model.review(repoOf(name), pullOf(name, number), { state, body, comments, ...(user ? { user } : {}) })
+    },
+    resolveThreads: (name, number) => {
+      for (const thread of repoOf(name).threads.get(number) ?? []) thread.resolved = true
+    },
+    setConflicts: (name, number, conflicts) => {
+      pullOf(name, number).conflicts = conflicts
+    },
+    setStatus: (name, sha, status) => {
+      const repo = repoOf(name)
+      repo.statuses.set(sha, [...(repo.statuses.get(sha) ?? []).filter((s) => s.context !== status.context), status])
+    },
+    pull: (name, number) => model.repos.get(name)?.pulls.get(number),
+    pullForBranch: (name, branch) => [...(model.repos.get(name)?.pulls.values() ?? [])].filter((p) => p.head === branch).at(-1),
+    addWebhook: deliveries.add,
+    failNext: (count, status) => {
+      failures = { count, status }
+    },
+    settled: deliveries.settled,
+    close: async () => {
+      model.close()
+      for (const repo of options.repos) removePushHook(repo.gitDir)
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}
