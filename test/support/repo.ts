@@ -1,7 +1,9 @@
 /** A project repository for tests: a bare `origin` and a clone with one commit on `main`, in a temp dir. */
-import { execFileSync } from "node:child_process"
+import * as Effect from "effect/Effect"
+import { execFile, execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { promisify } from "node:util"
 
 export const git = (cwd: string, ...args: Array<string>) =>
   execFileSync("git", ["-C", cwd, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
@@ -30,3 +32,10 @@ export const makeRepo = (root: string, name = "app") => {
   git(path, "push", "-q", "origin", "main")
   return { origin, path }
 }
+
+/**
+ * `git` without blocking the event loop: needed for a push to a repository the in-process repohost emulator
+ * serves, whose post-receive hook calls back into this process.
+ */
+export const gitAsync = (cwd: string, ...args: Array<string>) =>
+  Effect.promise(() => promisify(execFile)("git", ["-C", cwd, ...args], { encoding: "utf8" }).then(({ stdout }) => stdout.trim()))

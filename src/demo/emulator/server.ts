@@ -144,12 +144,13 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
     }
     const query = typeof body.query === "string" ? body.query : ""
     const variables = body.variables !== null && typeof body.variables === "object" ? (body.variables as Record<string, unknown>) : undefined
+    // The query's cost is charged before it runs (its `rateLimit` shows what is left after it); a document that
+    // does not validate costs nothing.
+    stats.graphqlPoints++
     const result = await runGraphql(query, variables)
     const valid = result.data !== undefined && result.data !== null
-    if (valid) {
-      stats.graphqlQueries++
-      stats.graphqlPoints++
-    }
+    if (valid) stats.graphqlQueries++
+    else stats.graphqlPoints--
     send(res, 200, rateHeaders("graphql", stats.graphqlPoints), valid ? result : { errors: result.errors?.map((e) => ({ message: e.message, locations: e.locations })) })
   }
 
