@@ -42,7 +42,10 @@ export const agentMessage = (reaction: ReactionKey, message: string, record: Ses
       message,
       "",
       "Failing checks:",
-      ...failing.map((check) => `- ${check.name}${check.summary ? `: ${check.summary}` : ""}${check.url ? ` (${check.url})` : ""}`)
+      ...failing.flatMap((check) => [
+        `- ${check.name}${check.summary ? `: ${check.summary}` : ""}${check.url ? ` (${check.url})` : ""}`,
+        ...(check.log ? check.log.split("\n").map((line) => `    ${line}`) : [])
+      ])
     ].join("\n")
   }
   if (reaction === "changes-requested" && comments.length > 0) {
@@ -50,7 +53,7 @@ export const agentMessage = (reaction: ReactionKey, message: string, record: Ses
       message,
       "",
       "Review comments:",
-      ...comments.map((c) => `- ${c.author}${c.path ? ` on ${c.path}${c.line !== undefined ? `:${c.line}` : ""}` : ""}: ${c.body.replace(/\s*\n\s*/g, " ")}`)
+      ...comments.map((c) => `- ${c.author}${c.bot ? " (bot)" : ""}${c.path ? ` on ${c.path}${c.line !== undefined ? `:${c.line}` : ""}` : ""}: ${c.body.replace(/\s*\n\s*/g, " ")}`)
     ].join("\n")
   }
   return message

@@ -253,13 +253,23 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
 
   /** One repohost poll: each live worker's pull request, as seen by its project's scm, to its actor. */
   const pollPullRequests = Effect.fn("Supervisor.pollPullRequests")(function*() {
-    for (const state of [...actors.values()]) {
-      const record = state.record
-      const scm = projects.get(record.projectId)?.scm
-      if (scm === undefined || record.role !== undefined) continue
-      const view = yield* scm.observe(record.branch).pipe(Effect.option)
-      if (view._tag === "Some") yield* observe(record.sessionId, { _tag: "PullRequest", ...view.value })
-    }
+    const workers = [...actors.values()].map((state) => state.record).filter((record) => record.role === undefined)
+    yield* Effect.forEach([...projects.values()], ({ project, scm }) => {
+      const records = workers.filter((record) => record.projectId === project.id)
+      if (scm === undefined || records.length === 0) return Effect.void
+      // One batched question per project where the scm can (one GraphQL query for up to 25 branches).
+      const views = scm.observeMany !== undefined
+        ? scm.observeMany(records.map((record) => record.branch))
+        : Effect.map(Effect.forEach(records, (record) => Effect.map(scm.observe(record.branch), (view) => [record.branch, view] as const)), (entries) => new Map(entries))
+      return views.pipe(
+        Effect.flatMap((byBranch) =>
+          Effect.forEach(records, (record) => {
+            const view = byBranch.get(record.branch)
+            return view === undefined ? Effect.void : observe(record.sessionId, { _tag: "PullRequest", ...view })
+          }, { discard: true })),
+        Effect.ignore
+      )
+    }, { discard: true })
     // What is left of the repohost's rate limit, for `orch status` (which reads files only).
     const budgets = Object.fromEntries(budgetsByProject())
     if (Object.keys(budgets).length > 0) {

@@ -53,13 +53,17 @@ export type PullRequest = typeof PullRequest.Type
 export const FailingCheck = Schema.Struct({
   name: Schema.String,
   url: Schema.optionalKey(Schema.String),
-  summary: Schema.optionalKey(Schema.String)
+  summary: Schema.optionalKey(Schema.String),
+  /** The end of the check's log, where the host offers it. */
+  log: Schema.optionalKey(Schema.String)
 })
 export type FailingCheck = typeof FailingCheck.Type
 
 /** A reviewer's comment on a session's PR, as told to the agent by the `changes-requested` reaction. */
 export const ReviewComment = Schema.Struct({
   author: Schema.String,
+  /** The author is a bot (a linter, a review bot), not a person. */
+  bot: Schema.optionalKey(Schema.Boolean),
   body: Schema.String,
   path: Schema.optionalKey(Schema.String),
   line: Schema.optionalKey(Schema.Int),

@@ -1,10 +1,12 @@
 /**
- * Every request orch makes to the repohost, checked against GitHub's published OpenAPI description
- * (@octokit/openapi): the path and method exist, query parameters are declared, body fields are in the schema.
+ * Every request orch makes to the repohost, checked against GitHub's published descriptions: REST requests
+ * against the OpenAPI description (@octokit/openapi: the path and method exist, query parameters are declared,
+ * body fields are in the schema), GraphQL documents against the GraphQL schema (@octokit/graphql-schema).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
+import { buildClientSchema, parse, validate } from "graphql"
 import { readFileSync } from "node:fs"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { makeRepohostScm } from "../../src/plugins/scm/repohost.ts"
@@ -72,7 +74,13 @@ describe("repohost requests are GitHub's", () => {
       emulator.review("acme/app", created.number, "APPROVED")
       yield* scm.merge(created.number, "squash")
       const requests = emulator.requests.slice(ours)
-      assert.isAtLeast(requests.length, 8)
-      assert.deepStrictEqual(requests.flatMap((r) => problems(r.method, r.url, r.body)), [])
+      const graphql = requests.filter((r) => r.url === "/graphql")
+      const rest = requests.filter((r) => r.url !== "/graphql")
+      assert.lengthOf(graphql, 3)
+      assert.lengthOf(rest, 2)
+      assert.deepStrictEqual(rest.flatMap((r) => problems(r.method, r.url, r.body)), [])
+      const schemaJson = JSON.parse(readFileSync("node_modules/@octokit/graphql-schema/schema.json", "utf8"))
+      const schema = buildClientSchema(schemaJson.data ?? schemaJson)
+      assert.deepStrictEqual(graphql.flatMap((r) => validate(schema, parse((r.body as { query: string }).query)).map((e) => e.message)), [])
     }))
 })

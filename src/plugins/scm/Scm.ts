@@ -7,7 +7,9 @@ import type { FailingCheck, PullRequest, ReviewComment } from "../../domain/sess
 export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
   plugin: Schema.String,
   operation: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** The host's HTTP status, when it answered. */
+  status: Schema.optionalKey(Schema.Int)
 }) {
   override get message() {
     return `${this.plugin}: ${this.operation} failed: ${this.reason}`
@@ -29,6 +31,8 @@ export interface ScmShape {
   readonly name: string
   /** The newest pull request whose head is `branch`, with its checks and reviews. */
   readonly observe: (branch: string) => Effect.Effect<PullRequestView, ScmError>
+  /** The pull requests of many branches at once (one batched query where the host allows it). */
+  readonly observeMany?: (branches: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, PullRequestView>, ScmError>
   readonly merge: (prNumber: number, method: "squash" | "merge" | "rebase") => Effect.Effect<void, ScmError>
   /** The API's rate-limit budget as last seen, where the host has one. */
   readonly budget?: () => { readonly limit: number; readonly remaining: number; readonly reset: number; readonly blockedUntil?: number } | undefined

@@ -1,10 +1,11 @@
 /**
  * Tracker `repohost`: a GitHub issue's title, body, labels and URL through the REST API (`apiUrl`, default
- * https://api.github.com). Token: `token` in the tracker config, else GITHUB_TOKEN, else GH_TOKEN.
+ * https://api.github.com), through the credential's shared gateway (ETags, budget). Token: `token` in the tracker config, else GITHUB_TOKEN, else GH_TOKEN.
  */
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import type { TrackerConfig } from "../../config/schema.ts"
+import { gatewayFor } from "../scm/gateway.ts"
 import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type TrackerShape } from "./Tracker.ts"
 
 const DEFAULT_API_URL = "https://api.github.com"
@@ -53,15 +54,13 @@ export const makeRepohostTracker = (
   const getIssue = Effect.fn("Tracker.repohost.getIssue")(function*(issueId: string) {
     const number = issueId.replace(/^#/, "")
     if (!/^\d+$/.test(number)) return yield* new InvalidIssueId({ issueId, expected: `an issue number of ${repo}, like 42` })
-    // Node's built-in fetch (undici, already in the runtime) costs a CLI process nothing to load.
-    const response = yield* Effect.tryPromise({
-      try: (signal) => fetch(`${apiUrl}/repos/${repo}/issues/${number}`, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]) }),
-      catch: (cause) => unavailable(cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause))
-    })
-    const text = yield* Effect.tryPromise({ try: () => response.text(), catch: (cause) => unavailable(String(cause)) })
-    if (response.status === 404 || response.status === 410) return yield* new IssueNotFound({ issueId: `#${number}`, where: repo })
-    if (response.status !== 200) return yield* unavailable(`HTTP ${response.status}`)
-    const issue = yield* Effect.try({ try: () => JSON.parse(text) as GitHubIssue, catch: () => unavailable("the answer was not JSON") })
+    const issue = yield* gatewayFor("repohost", apiUrl, headers).get<GitHubIssue>(`/repos/${repo}/issues/${number}`).pipe(
+      Effect.mapError((error): IssueNotFound | TrackerUnavailable =>
+        error.status === 404 || error.status === 410
+          ? new IssueNotFound({ issueId: `#${number}`, where: repo })
+          : unavailable(error.status !== undefined ? `HTTP ${error.status}` : error.reason)
+      )
+    )
     return {
       id: number,
       title: issue.title,
