@@ -5,7 +5,7 @@ import { chmodSync, rmSync } from "node:fs"
 
 rmSync("dist", { recursive: true, force: true })
 await build({
-  entryPoints: { orch: "bin/orch.ts", index: "src/index.ts" },
+  entryPoints: { orch: "bin/orch.ts", index: "src/index.ts", "demo-agent": "src/demo/agent.ts" },
   outdir: "dist",
   outExtension: { ".js": ".mjs" },
   bundle: true,

@@ -16,6 +16,13 @@ import { restRoute, type Answer } from "./rest.ts"
 
 export type { CheckConclusion, CiRun, CiVerdict } from "./model.ts"
 
+export interface PullSnapshot {
+  readonly headSha: string
+  readonly ci: "pending" | "success" | "failure" | null
+  readonly merged: boolean
+  readonly reviews: ReadonlyArray<{ readonly state: string; readonly commit: string }>
+}
+
 export interface EmulatedRepoOptions {
   /** owner/name */
   readonly repo: string
@@ -75,6 +82,8 @@ export interface Emulator {
   readonly setStatus: (repo: string, sha: string, status: CommitStatus) => void
   readonly pull: (repo: string, number: number) => Pull | undefined
   readonly pullForBranch: (repo: string, branch: string) => Pull | undefined
+  /** A pull request's head, its CI on that head, and its reviews (with the commit each was made on). */
+  readonly snapshot: (repo: string, number: number) => PullSnapshot
   readonly addWebhook: (hook: Hook) => void
   /** The next `count` API requests fail with `status` (a 5xx storm, say). */
   readonly failNext: (count: number, status: number) => void
@@ -237,6 +246,18 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
     },
     pull: (name, number) => model.repos.get(name)?.pulls.get(number),
     pullForBranch: (name, branch) => [...(model.repos.get(name)?.pulls.values() ?? [])].filter((p) => p.head === branch).at(-1),
+    snapshot: (name, number) => {
+      const repo = repoOf(name)
+      const pull = pullOf(name, number)
+      const headSha = model.headSha(repo, pull.head) ?? ""
+      const runs = repo.checks.get(headSha) ?? []
+      return {
+        headSha,
+        ci: runs.length === 0 ? null : runs.some((r) => r.conclusion === "failure") ? "failure" : runs.every((r) => r.status === "completed") ? "success" : "pending",
+        merged: pull.merged,
+        reviews: (repo.reviews.get(number) ?? []).map((r) => ({ state: r.state, commit: r.commit_id }))
+      }
+    },
     addWebhook: deliveries.add,
     failNext: (count, status) => {
       failures = { count, status }
