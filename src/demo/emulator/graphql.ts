@@ -130,7 +130,7 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
     const opinions = latestOpinionated(reviews)
     return {
       number: pull.number,
-      url: `${model.pullPayload(repo, pull).html_url}`,
+      url: model.pullUrl(repo, pull),
       state: pull.merged ? "MERGED" : pull.state.toUpperCase(),
       isDraft: pull.draft,
       merged: pull.merged,

@@ -152,6 +152,7 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
   const headSha = (repo: Repo, branch: string) => tryGit(repo.gitDir, "rev-parse", "--verify", "--quiet", `refs/heads/${branch}`)
   const pullsWithHead = (repo: Repo, branch: string) => [...repo.pulls.values()].filter((pull) => pull.head === branch && pull.state === "open")
 
+  const pullUrl = (repo: Repo, pull: Pull) => htmlUrl(repo, `pull/${pull.number}`)
   const pullPayload = (repo: Repo, pull: Pull) => {
     const sha = headSha(repo, pull.head) ?? ZERO_SHA
     return {
@@ -165,7 +166,7 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
       merge_commit_sha: pull.mergeCommit,
       mergeable: pull.state === "open" ? !pull.conflicts : null,
       mergeable_state: pull.conflicts ? "dirty" : "clean",
-      html_url: htmlUrl(repo, `pull/${pull.number}`),
+      html_url: pullUrl(repo, pull),
       url: `${options.baseUrl()}/repos/${repo.fullName}/pulls/${pull.number}`,
       head: { ref: pull.head, sha },
       base: { ref: pull.base },
@@ -306,6 +307,7 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
   return {
     repos: state,
     headSha,
+    pullUrl,
     pullPayload,
     runCi,
     pushed,
