@@ -23,6 +23,7 @@ import { Agent, type AgentShape } from "../src/plugins/agent/Agent.ts"
 import { projectPlugins } from "../src/plugins/registry.ts"
 import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
+import { Tracker, type TrackerShape } from "../src/plugins/tracker/Tracker.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
@@ -33,8 +34,11 @@ import type { Observation } from "./lifecycle.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { nextPollDelay } from "./poll-pace.ts"
 import { handleObservation } from "./session-actor.ts"
+import { followSessionEvents } from "./tracker-updates.ts"
 
 export const PROBE_INTERVAL = "5 seconds"
+/** How often trackers that can tell issue states (tracker-b) are asked which sessions' issues are over. */
+export const ISSUE_POLL_INTERVAL = "1 minute"
 export const MAILBOX_CAPACITY = 64
 export const MAX_RESTARTS = 5
 export const RESTART_WINDOW_MS = 60_000
@@ -49,6 +53,7 @@ interface ProjectRuntime {
   readonly agent: AgentShape
   /** Where its pull requests are, when the project has an scm. */
   readonly scm?: ScmShape
+  readonly tracker: TrackerShape
 }
 
 interface ActorState {
@@ -77,9 +82,11 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
       project,
       runtime: Context.get(context, Runtime),
       agent: Context.get(context, Agent),
+      tracker: Context.get(context, Tracker),
       ...(project.scm !== undefined ? { scm: Context.get(context, Scm) } : {})
     })
   }
+  yield* followSessionEvents({ events, store, trackers: new Map([...projects].map(([id, p]) => [id, p.tracker])) })
   const isLive = (record: SessionRecord) => !isEnded(record.status) && record.status !== "spawning" && projects.has(record.projectId)
 
   const escalate = (sessionId: string, reason: string) =>
@@ -277,6 +284,14 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     }
   })
 
+  /** One tracker poll: sessions whose issue is completed (done, canceled) end like those whose PR merged. */
+  const pollIssues = Effect.fn("Supervisor.pollIssues")(function*() {
+    if (![...projects.values()].some((p) => p.tracker.issueStates !== undefined)) return
+    const { records } = yield* store.list
+    const states = yield* manager.issueStates(records.filter((r) => isLive(r) && r.role === undefined))
+    if ([...states.values()].some((state) => state.completed)) yield* manager.cleanup({ dryRun: false })
+  })
+
   /** A webhook said `branch` of `repo` changed: look at its PR now rather than at the next poll. */
   const branchChanged = (repo: string, branch: string) =>
     Effect.forEach([...actors.values()].filter((state) => state.record.branch === branch && projects.get(state.record.projectId)?.project.repo === repo), (state) => {
@@ -302,7 +317,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
   }
 
-  return { adopt, cycle, pollPullRequests, branchChanged, budgets: () => budgetsByProject().map(([, budget]) => budget), ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
+  return { adopt, cycle, pollPullRequests, pollIssues, branchChanged, budgets: () => budgetsByProject().map(([, budget]) => budget), ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
 })
 
 export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {
@@ -314,6 +329,7 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
         Effect.gen(function*() {
           yield* supervisor.adopt()
           yield* supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
+          yield* supervisor.pollIssues().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(ISSUE_POLL_INTERVAL)), Effect.forkScoped)
           // The poll paces itself by the rate-limit budget (actors/poll-pace.ts).
           yield* Effect.gen(function*() {
             yield* supervisor.pollPullRequests().pipe(Effect.catchCause(() => Effect.void))

@@ -55,7 +55,7 @@ const cleanup = Command.make(
       yield* Console.log(`${dryRun ? "would clean" : "cleaned"} ${item.record.sessionId}: ${item.reason}${item.rescuedTo ? `; unsaved work saved to ${item.rescuedTo}` : ""}`)
     }
   })
-).pipe(Command.withDescription("Remove sessions whose PR merged or closed, or whose agent is gone"))
+).pipe(Command.withDescription("Remove sessions whose PR merged or closed, whose issue is completed, or whose agent is gone"))
 
 export const session = Command.make("session").pipe(
   Command.withDescription("Manage sessions: ls, kill, restore, cleanup"),

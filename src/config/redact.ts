@@ -1,5 +1,5 @@
 /** Hides secrets before a config is shown: values under secret-looking keys, and passwords inside URLs. */
-const SECRET_KEY = /token|secret|password|passwd|api[-_]?key|auth|credential|cookie|webhook(url)?$|^smtp$/i
+export const SECRET_KEY = /token|secret|password|passwd|api[-_]?key|auth|credential|cookie|webhook(url)?$|^smtp$/i
 export const REDACTED = "<redacted>"
 
 const redactUrlPassword = (value: string): string =>

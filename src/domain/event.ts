@@ -35,7 +35,8 @@ export const EVENT_TYPES = [
   "supervisor.stopped",
   "supervisor.escalated",
   "session.adopted",
-  "session.orphaned"
+  "session.orphaned",
+  "tracker.update_failed"
 ] as const
 export const EventType = Schema.Literals(EVENT_TYPES)
 export type EventType = typeof EventType.Type

@@ -9,7 +9,7 @@ import { AgentError, type AgentLaunch, type AgentShape } from "./agent/Agent.ts"
 import { callPlugin, type LoadedPlugin } from "./loader.ts"
 import { RuntimeError, type Liveness, type RuntimeShape } from "./runtime/Runtime.ts"
 import { ScmError, type PullRequestView, type ScmShape } from "./scm/Scm.ts"
-import { IssueNotFound, TrackerUnavailable, type Issue, type TrackerShape } from "./tracker/Tracker.ts"
+import { IssueNotFound, TrackerUnavailable, type Issue, type IssueState, type SessionUpdate, type TrackerShape } from "./tracker/Tracker.ts"
 import { WorkspaceError, type WorkspaceShape } from "./workspace/Workspace.ts"
 
 const has = (component: Record<string, unknown>, method: string) => typeof component[method] === "function"
@@ -118,24 +118,51 @@ export const workspaceFromPlugin = ({ manifest, component }: LoadedPlugin): Work
   }
 }
 
-export const trackerFromPlugin = ({ manifest, component }: LoadedPlugin): TrackerShape => ({
-  name: manifest.name,
-  getIssue: (issueId) =>
-    callPlugin(manifest.name, component, "getIssue", issueId).pipe(
-      Effect.mapError((error) => new TrackerUnavailable({ tracker: manifest.name, reason: error.reason })),
-      Effect.flatMap((found) => {
-        const issue = found as Partial<Issue> | null | undefined
-        if (issue === null || issue === undefined) return Effect.fail(new IssueNotFound({ issueId, where: manifest.name }))
-        return Effect.succeed({
-          id: String(issue.id ?? issueId),
-          title: String(issue.title ?? ""),
-          body: String(issue.body ?? ""),
-          labels: Array.isArray(issue.labels) ? issue.labels.map(String) : [],
-          ...(typeof issue.url === "string" ? { url: issue.url } : {})
-        })
-      })
+const issueStateOf = (value: unknown): IssueState | undefined => {
+  const state = value as { name?: unknown; completed?: unknown } | null | undefined
+  return typeof state?.name === "string" ? { name: state.name, completed: state.completed === true } : undefined
+}
+
+export const trackerFromPlugin = ({ manifest, component }: LoadedPlugin): TrackerShape => {
+  const call = (method: string, ...args: ReadonlyArray<unknown>) =>
+    callPlugin(manifest.name, component, method, ...args).pipe(
+      Effect.mapError((error) => new TrackerUnavailable({ tracker: manifest.name, reason: error.reason }))
     )
-})
+  return {
+    name: manifest.name,
+    namesBranches: component.namesBranches === true,
+    getIssue: (issueId) =>
+      call("getIssue", issueId).pipe(
+        Effect.flatMap((found) => {
+          const issue = found as Partial<Issue> | null | undefined
+          if (issue === null || issue === undefined) return Effect.fail(new IssueNotFound({ issueId, where: manifest.name }))
+          const state = issueStateOf(issue.state)
+          return Effect.succeed({
+            id: String(issue.id ?? issueId),
+            title: String(issue.title ?? ""),
+            body: String(issue.body ?? ""),
+            labels: Array.isArray(issue.labels) ? issue.labels.map(String) : [],
+            ...(typeof issue.url === "string" ? { url: issue.url } : {}),
+            ...(typeof issue.branchName === "string" ? { branchName: issue.branchName } : {}),
+            ...(state !== undefined ? { state } : {})
+          })
+        })
+      ),
+    ...(has(component, "issueStates")
+      ? {
+        issueStates: (issueIds: ReadonlyArray<string>) =>
+          call("issueStates", issueIds).pipe(Effect.map((found) => {
+            const entries = found instanceof Map ? [...found] : Object.entries((found ?? {}) as Record<string, unknown>)
+            return new Map(entries.flatMap(([id, value]) => {
+              const state = issueStateOf(value)
+              return state === undefined ? [] : [[String(id), state] as const]
+            }))
+          }))
+      }
+      : {}),
+    ...(has(component, "onSessionEvent") ? { onSessionEvent: (update: SessionUpdate) => Effect.asVoid(call("onSessionEvent", update)) } : {})
+  }
+}
 
 export const scmFromPlugin = ({ manifest, component }: LoadedPlugin): ScmShape => {
   const call = (operation: string, ...args: ReadonlyArray<unknown>) =>

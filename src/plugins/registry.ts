@@ -23,7 +23,8 @@ import { Runtime } from "./runtime/Runtime.ts"
 import { makeRepohostScm } from "./scm/repohost.ts"
 import { Scm, ScmError } from "./scm/Scm.ts"
 import { makeRepohostTracker } from "./tracker/repohost.ts"
-import { Tracker } from "./tracker/Tracker.ts"
+import { makeLinearTracker } from "./tracker/tracker-b.ts"
+import { Tracker, type TrackerConfigError } from "./tracker/Tracker.ts"
 import { makeCloneWorkspace } from "./workspace/clone.ts"
 import { makeWorktreeWorkspace } from "./workspace/worktree.ts"
 import { Workspace } from "./workspace/Workspace.ts"
@@ -40,7 +41,7 @@ export class UnknownPlugin extends Schema.TaggedError<UnknownPlugin>()("UnknownP
   }
 }
 
-type Builtins<A> = Readonly<Record<string, (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, never, ChildProcessSpawner.ChildProcessSpawner>>>
+type Builtins<A, E = never> = Readonly<Record<string, (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, E, ChildProcessSpawner.ChildProcessSpawner>>>
 
 export const RUNTIMES: Builtins<Runtime["Service"]> = {
   multiplexer: (_project, host) => makeMultiplexer(defaultTmuxSocket(host.env)),
@@ -65,25 +66,27 @@ const noScm: Scm["Service"] = {
   observe: () => Effect.succeed({ pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }),
   merge: () => Effect.fail(new ScmError({ plugin: "none", operation: "merge", reason: "the project has no scm configured" }))
 }
-export const TRACKERS: Builtins<Tracker["Service"]> = {
-  repohost: (project, host) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env))
+/** Built-in trackers check their own keys when created (TrackerConfigError). */
+export const TRACKERS: Builtins<Tracker["Service"], TrackerConfigError> = {
+  repohost: (project, host) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env)),
+  "tracker-b": (project) => makeLinearTracker(project)
 }
 
-type Resolved<A> = (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, PluginLoadError, ChildProcessSpawner.ChildProcessSpawner>
+type Resolved<A, E> = (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, E | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner>
 
 /**
  * The implementation behind a plugin name: a module from the slot's own `package`/`path`, else a built-in,
  * else a module named under `plugins`.
  */
-const resolve = <A>(
+const resolve = <A, E = never>(
   config: OrchestratorConfig,
   project: ProjectConfig,
   slot: Slot,
   name: string,
-  builtins: Builtins<A>,
+  builtins: Builtins<A, E>,
   fromPlugin: (plugin: LoadedPlugin) => A,
   inline?: ModuleSource & { readonly [key: string]: unknown }
-): Effect.Effect<Resolved<A>, UnknownPlugin> => {
+): Effect.Effect<Resolved<A, E>, UnknownPlugin> => {
   const module = inline?.package !== undefined || inline?.path !== undefined ? inline : config.plugins[name]
   const builtin = builtins[name]
   if (builtin !== undefined && module === undefined) return Effect.succeed(builtin)

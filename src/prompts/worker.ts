@@ -37,7 +37,8 @@ export const buildWorkerPrompt = (input: WorkerPromptInput): WorkerPrompt => {
   const task = issue === undefined
     ? `Work on issue ${input.issueId} of ${project.repo}. (Its text could not be fetched; look it up if you can.)`
     : [
-      `Work on issue #${issue.id} of ${project.repo}: ${issue.title}`,
+      // Repohost issues are numbers of the repository; other trackers' ids (ENG-123) stand alone.
+      `Work on issue ${/^\d+$/.test(issue.id) ? `#${issue.id} of ${project.repo}` : issue.id}: ${issue.title}`,
       ...(issue.url ? [issue.url] : []),
       ...(issue.labels.length > 0 ? [`Labels: ${issue.labels.join(", ")}`] : []),
       "",

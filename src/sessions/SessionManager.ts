@@ -13,6 +13,7 @@ import { isEnded, type SessionRecord } from "../domain/session.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { projectPlugins } from "../plugins/registry.ts"
 import { Runtime, type Liveness } from "../plugins/runtime/Runtime.ts"
+import { Tracker, type IssueState } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
@@ -179,16 +180,43 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     return restored
   })
 
-  /** Sessions whose PR merged or closed, or whose agent is gone, and what cleaning would do. */
+  /**
+   * The workflow state of live workers' issues, per session id: one request per project whose tracker can
+   * tell (`issueStates`). A tracker that cannot be asked tells nothing; cleanup goes on without it.
+   */
+  const issueStates = Effect.fn("Sessions.issueStates")(function*(records: ReadonlyArray<SessionRecord>) {
+    const states = new Map<string, IssueState>()
+    for (const project of projects) {
+      const mine = records.filter((r) => r.projectId === project.id && r.role === undefined && r.endedAt === undefined)
+      if (mine.length === 0) continue
+      const byIssue = yield* Tracker.use((tracker) => tracker.issueStates?.([...new Set(mine.map((r) => r.issueId))]) ?? Effect.succeed(new Map<string, IssueState>())).pipe(
+        withPlugins(project),
+        Effect.orElseSucceed((): ReadonlyMap<string, IssueState> => new Map())
+      )
+      for (const record of mine) {
+        const state = byIssue.get(record.issueId)
+        if (state !== undefined) states.set(record.sessionId, state)
+      }
+    }
+    return states
+  })
+
+  /** Sessions whose PR merged or closed, whose issue is completed, or whose agent is gone, and what cleaning would do. */
   const cleanupCandidates = Effect.fn("Sessions.cleanupCandidates")(function*() {
     const { records } = yield* store.list
     const candidates: Array<CleanupItem> = []
+    const states = yield* issueStates(records)
     for (const record of records) {
       if (record.endedAt !== undefined || record.status === "killed" || record.status === "spawning") continue
       const project = projects.find((p) => p.id === record.projectId)
       if (project === undefined) continue
       if (record.pr?.state === "merged" || record.pr?.state === "closed") {
         candidates.push({ record, reason: `PR #${record.pr.number} ${record.pr.state}` })
+        continue
+      }
+      const issueState = states.get(record.sessionId)
+      if (issueState?.completed === true) {
+        candidates.push({ record, reason: `issue ${record.issueId} is ${issueState.name}` })
         continue
       }
       const state = yield* liveness(record).pipe(withPlugins(project))
@@ -242,7 +270,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(project), orchestrating.withPermits(1))
   })
 
-  return { config, spawn, batchSpawn, send, kill, restore, cleanup, reconcile, probeAll, orchestrate, read: store.read }
+  return { config, spawn, batchSpawn, send, kill, restore, cleanup, issueStates, reconcile, probeAll, orchestrate, read: store.read }
 })
 
 export class SessionManager extends Context.Service<SessionManager, Effect.Success<ReturnType<typeof makeSessionManager>>>()(

@@ -1,7 +1,9 @@
 /**
  * The environment an agent starts with: the caller's, less orch's own repohost token (unless the project asks
- * for it with `agentConfig.shareRepohostToken: true`) and tmux's variables, plus the session's ORCH_* variables.
+ * for it with `agentConfig.shareRepohostToken: true`), the variables carrying the tracker's secrets (tracker-b's
+ * `apiKey: ${LINEAR_API_KEY}`) and tmux's variables, plus the session's ORCH_* variables.
  */
+import { SECRET_KEY } from "../config/redact.ts"
 import type { ProjectConfig } from "../config/schema.ts"
 import type { AgentContext } from "../plugins/agent/Agent.ts"
 import type { LaunchSpec } from "../plugins/runtime/Runtime.ts"
@@ -15,7 +17,11 @@ export const agentEnvironment = (
   agentEnv: Readonly<Record<string, string>>,
   callerEnv: Readonly<Record<string, string | undefined>> = process.env
 ): Pick<LaunchSpec, "env" | "unsetEnv"> => {
-  const unsetEnv = [...NEVER_PASSED, ...(project.agentConfig.shareRepohostToken === true ? [] : REPOHOST_TOKENS)]
+  const secrets = project.tracker.plugin === "repohost"
+    ? []
+    : Object.entries(project.tracker).flatMap(([key, value]) => (SECRET_KEY.test(key) && typeof value === "string" && value !== "" ? [value] : []))
+  const carryingSecrets = Object.entries(callerEnv).flatMap(([name, value]) => (value !== undefined && secrets.includes(value) ? [name] : []))
+  const unsetEnv = [...NEVER_PASSED, ...(project.agentConfig.shareRepohostToken === true ? [] : REPOHOST_TOKENS), ...carryingSecrets]
   const inherited = Object.entries(callerEnv).filter(
     (entry): entry is [string, string] => entry[1] !== undefined && !unsetEnv.includes(entry[0])
   )

@@ -21,6 +21,7 @@ import { EventLog } from "../store/EventLog.ts"
 import { writeFileAtomic } from "../store/files.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
+import { sessionBranch } from "./branch-name.ts"
 import { SpawnFailed } from "./errors.ts"
 
 export interface Spawned {
@@ -90,6 +91,8 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
 
   const spawned = yield* Effect.scoped(Effect.gen(function*() {
     const issueFiber = yield* Effect.forkScoped(lookup)
+    // A tracker that names branches is waited for: the branch is made next.
+    const early = tracker.namesBranches === true ? yield* Fiber.join(issueFiber) : undefined
     const sessionId = yield* Effect.acquireRelease(
       store.reserve(project.id, project.sessionPrefix).pipe(Effect.mapError(failed("reserving a session id"))),
       (id, exit) => (Exit.isFailure(exit) ? store.release(project.id, id).pipe(Effect.ignore) : Effect.void)
@@ -101,7 +104,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       issueId,
       status: "spawning",
       activity: "unknown",
-      branch: `feat/${issueId}`,
+      branch: sessionBranch(issueId, early),
       workspacePath: store.paths.worktree(project.id, sessionId),
       runtime: null,
       agent: { plugin: agent.name, conversationId: randomUUID() },

@@ -3,6 +3,14 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import type { OrchEvent } from "../../domain/event.ts"
+import type { PullRequest } from "../../domain/session.ts"
+
+/** Where an issue is in the tracker's workflow; `completed` when its work is over (done or canceled). */
+export interface IssueState {
+  readonly name: string
+  readonly completed: boolean
+}
 
 export interface Issue {
   readonly id: string
@@ -10,6 +18,18 @@ export interface Issue {
   readonly body: string
   readonly labels: ReadonlyArray<string>
   readonly url?: string
+  /** The branch the tracker suggests for this issue's work (Linear's `branchName`). */
+  readonly branchName?: string
+  readonly state?: IssueState
+}
+
+/** What a tracker hears about a session's issue (see `onSessionEvent`). */
+export interface SessionUpdate {
+  readonly event: OrchEvent
+  readonly issueId: string
+  readonly sessionId: string
+  readonly branch: string
+  readonly pr: PullRequest | null
 }
 
 /** The tracker answered: there is no such issue. Spawning stops. */
@@ -43,9 +63,40 @@ export class TrackerUnavailable extends Schema.TaggedError<TrackerUnavailable>()
   }
 }
 
+/** The tracker refused orch's credentials: a configuration error, named by its config key (never its value). */
+export class TrackerAuthFailed extends Schema.TaggedError<TrackerAuthFailed>()("TrackerAuthFailed", {
+  tracker: Schema.String,
+  key: Schema.String,
+  reason: Schema.String
+}) {
+  override readonly [Runtime.errorExitCode] = 2
+  override get message() {
+    return `${this.tracker} refused the API key in ${this.key}: ${this.reason}`
+  }
+}
+
+/** A tracker's settings are missing or wrong: it cannot be created. */
+export class TrackerConfigError extends Schema.TaggedError<TrackerConfigError>()("TrackerConfigError", {
+  key: Schema.String,
+  reason: Schema.String
+}) {
+  override readonly [Runtime.errorExitCode] = 2
+  override get message() {
+    return `${this.key}: ${this.reason}`
+  }
+}
+
+export type TrackerError = IssueNotFound | InvalidIssueId | TrackerUnavailable | TrackerAuthFailed
+
 export interface TrackerShape {
   readonly name: string
-  readonly getIssue: (issueId: string) => Effect.Effect<Issue, IssueNotFound | InvalidIssueId | TrackerUnavailable>
+  readonly getIssue: (issueId: string) => Effect.Effect<Issue, TrackerError>
+  /** The tracker's issues name their branch (`Issue.branchName`): a spawn waits for the issue before branching. */
+  readonly namesBranches?: boolean
+  /** The workflow state of each issue it knows, in one request; for cleaning up sessions whose issue is over. */
+  readonly issueStates?: (issueIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, IssueState>, TrackerUnavailable | TrackerAuthFailed>
+  /** Hears each event of a session while a supervisor runs; e.g. comments on the issue. */
+  readonly onSessionEvent?: (update: SessionUpdate) => Effect.Effect<void, TrackerError>
 }
 
 export class Tracker extends Context.Service<Tracker, TrackerShape>()("orch/plugins/Tracker") {}

@@ -1,0 +1,54 @@
+/**
+ * Tells each project's tracker about its sessions' events while the supervisor runs (tracker-b comments on
+ * the Linear issue for the event types in its `commentOn`). It follows the event log's stream, so a slow or
+ * failing tracker never holds up a session actor; a failure is recorded as a `tracker.update_failed` event.
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type { OrchEvent } from "../src/domain/event.ts"
+import type { TrackerShape } from "../src/plugins/tracker/Tracker.ts"
+import type { EventLogShape } from "../src/store/EventLog.ts"
+import type { SessionStoreShape } from "../src/store/SessionStore.ts"
+
+export const TRACKER_UPDATE_TIMEOUT = "30 seconds"
+
+const reasonOf = (cause: Cause.Cause<unknown>) => {
+  const error = Cause.squash(cause)
+  return error instanceof Error ? error.message : String(error)
+}
+
+export interface TrackerUpdatesContext {
+  readonly events: EventLogShape
+  readonly store: SessionStoreShape
+  /** The tracker of each project, by project id. */
+  readonly trackers: ReadonlyMap<string, TrackerShape>
+}
+
+/** Delivers one event to the tracker of its session's project, if that tracker listens. */
+export const tellTracker = Effect.fnUntraced(function*(ctx: TrackerUpdatesContext, event: OrchEvent) {
+  // Its own failures are not told again: a tracker that fails on them would never stop.
+  if (event.sessionId === undefined || event.type === "tracker.update_failed") return
+  const record = yield* ctx.store.read(event.sessionId).pipe(Effect.option)
+  if (record._tag === "None" || record.value.role !== undefined) return
+  const { sessionId, projectId, issueId, branch, pr } = record.value
+  const listener = ctx.trackers.get(projectId)?.onSessionEvent
+  if (listener === undefined) return
+  yield* listener({ event, issueId, sessionId, branch, pr }).pipe(
+    Effect.timeout(TRACKER_UPDATE_TIMEOUT),
+    Effect.catchCause((cause) =>
+      ctx.events.append({
+        type: "tracker.update_failed",
+        sessionId,
+        projectId,
+        issueId,
+        message: `${ctx.trackers.get(projectId)!.name} could not be told about ${event.type}: ${reasonOf(cause)}`
+      }).pipe(Effect.ignore))
+  )
+})
+
+/** Follows the event log for as long as the calling scope lives. Subscribes before it returns. */
+export const followSessionEvents = (ctx: TrackerUpdatesContext) =>
+  [...ctx.trackers.values()].some((tracker) => tracker.onSessionEvent !== undefined)
+    ? ctx.events.stream.pipe(Stream.runForEach((event) => tellTracker(ctx, event)), Effect.forkScoped({ startImmediately: true }), Effect.asVoid)
+    : Effect.void

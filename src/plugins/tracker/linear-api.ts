@@ -1,0 +1,103 @@
+/**
+ * Linear's GraphQL API as tracker `tracker-b` uses it: the documents it sends (each validated against Linear's
+ * published schema in test/plugins/linear-schema.test.ts), one request, and how Linear's answers read.
+ * Linear reports most failures in `errors[]` (with `extensions.type`/`code`), under HTTP 200 or 400, so an
+ * answer is read body first and by status only when the body says nothing.
+ */
+import * as Effect from "effect/Effect"
+
+export const DEFAULT_LINEAR_API_URL = "https://api.linear.app/graphql"
+
+export const ISSUE_QUERY = `query OrchIssue($id: String!) {
+  issue(id: $id) {
+    identifier
+    title
+    description
+    url
+    branchName
+    state { name type }
+    team { id key }
+    labels(first: 50) { nodes { name } }
+  }
+}`
+
+/** States of many issues in one request: by team and number (`issue(id:)` cannot be batched without aliases). */
+export const ISSUE_STATES_QUERY = `query OrchIssueStates($filter: IssueFilter!, $first: Int!) {
+  issues(filter: $filter, first: $first, includeArchived: true) {
+    nodes { identifier number state { name type } }
+  }
+}`
+
+export const COMMENT_MUTATION = `mutation OrchComment($input: CommentCreateInput!) {
+  commentCreate(input: $input) { success }
+}`
+
+/** Workflow state types whose issue's work is over. (`duplicate` issues are closed as duplicates.) */
+export const COMPLETED_STATE_TYPES: ReadonlyArray<string> = ["completed", "canceled", "duplicate"]
+
+export type LinearAnswer =
+  | { readonly _tag: "Data"; readonly data: unknown }
+  | { readonly _tag: "NotFound"; readonly message: string }
+  | { readonly _tag: "AuthFailed"; readonly message: string }
+  | { readonly _tag: "Failed"; readonly reason: string }
+
+interface GraphQLErrorBody {
+  readonly message?: string
+  readonly extensions?: { readonly type?: string; readonly code?: string; readonly userPresentableMessage?: string }
+}
+
+const resetTime = (header: string | null): string => {
+  const at = Number(header)
+  return header !== null && Number.isFinite(at) && at > 0 ? ` until ${new Date(at).toISOString()}` : ""
+}
+
+/** One HTTP answer of Linear's, read. Pure. */
+export const readAnswer = (status: number, text: string, header: (name: string) => string | null): LinearAnswer => {
+  let body: { readonly data?: unknown; readonly errors?: ReadonlyArray<GraphQLErrorBody> } | undefined
+  try {
+    body = JSON.parse(text) as typeof body
+  } catch {
+    body = undefined
+  }
+  const rateLimited = (): LinearAnswer => ({ _tag: "Failed", reason: `rate limited${resetTime(header("x-ratelimit-requests-reset"))}` })
+  const first = body?.errors?.[0]
+  if (first !== undefined) {
+    const kind = `${first.extensions?.code ?? ""} ${first.extensions?.type ?? ""}`.toLowerCase()
+    const message = first.extensions?.userPresentableMessage ?? first.message ?? "unknown error"
+    if (/authentication/.test(kind)) return { _tag: "AuthFailed", message }
+    if (/forbidden/.test(kind)) return { _tag: "AuthFailed", message: `not allowed: ${message}` }
+    if (/ratelimited/.test(kind)) return rateLimited()
+    if (/^entity not found/i.test(first.message ?? "")) return { _tag: "NotFound", message: first.message! }
+    return { _tag: "Failed", reason: (body?.errors ?? []).map((e) => e.message ?? "unknown error").join("; ") }
+  }
+  if (status === 401 || status === 403) return { _tag: "AuthFailed", message: `HTTP ${status}` }
+  if (status === 429) return rateLimited()
+  if (status !== 200) return { _tag: "Failed", reason: `HTTP ${status}` }
+  if (body?.data === undefined || body.data === null) return { _tag: "Failed", reason: "the answer had no data" }
+  return { _tag: "Data", data: body.data }
+}
+
+export interface LinearEndpoint {
+  readonly apiUrl: string
+  readonly apiKey: string
+}
+
+/** Sends one document. Fails only when Linear could not be reached (the reason, for a warning). */
+export const linearRequest = (endpoint: LinearEndpoint, query: string, variables: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const describe = (cause: unknown) => (cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause))
+    // Node's built-in fetch (undici, already in the runtime) costs a CLI process nothing to load.
+    const response = yield* Effect.tryPromise({
+      try: (signal) =>
+        fetch(endpoint.apiUrl, {
+          method: "POST",
+          // Linear's personal API keys go as they are, without "Bearer".
+          headers: { authorization: endpoint.apiKey, "content-type": "application/json", "user-agent": "orch" },
+          body: JSON.stringify({ query, variables }),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)])
+        }),
+      catch: describe
+    })
+    const text = yield* Effect.tryPromise({ try: () => response.text(), catch: describe })
+    return readAnswer(response.status, text, (name) => response.headers.get(name))
+  })
