@@ -9,7 +9,7 @@ import { newNotification } from "../src/domain/notification.ts"
 import type { EventPriority } from "../src/domain/priority.ts"
 import type { SessionRecord } from "../src/domain/session.ts"
 import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
-import type { ScmShape } from "../src/plugins/scm/Scm.ts"
+import { type MergeMethod, mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { NotifierRouterShape } from "./notifier-router.ts"
 import type { ReactionEffect } from "./reactions.ts"
@@ -70,7 +70,7 @@ export interface EffectContext {
 }
 
 /** Merges only when the PR, looked at again right now, is green, approved, not a draft and free of conflicts. */
-const checkThenMerge = Effect.fnUntraced(function*(scm: ScmShape, record: SessionRecord) {
+const checkThenMerge = Effect.fnUntraced(function*(scm: ScmShape, record: SessionRecord, method: MergeMethod) {
   const view = yield* scm.observe(record.branch).pipe(Effect.option)
   if (view._tag === "None" || view.value.pr === null) return "its pull request could not be read"
   const { pr, checks, review, mergeable } = view.value
@@ -81,7 +81,7 @@ const checkThenMerge = Effect.fnUntraced(function*(scm: ScmShape, record: Sessio
     mergeable === false ? "it has conflicts" : undefined
   ].filter((reason): reason is string => reason !== undefined)
   if (blockers.length > 0) return blockers.join(", ")
-  return yield* scm.merge(pr.number, "squash").pipe(Effect.as(undefined), Effect.catch((error) => Effect.succeed(error.message)))
+  return yield* scm.merge(pr.number, method).pipe(Effect.as(undefined), Effect.catch((error) => Effect.succeed(error.message)))
 })
 
 export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext, effect: ReactionEffect) {
@@ -128,7 +128,7 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
     case "AutoMerge": {
       const failure = ctx.scm === undefined || record.pr === null
         ? "no repohost plugin that can merge is configured for this project"
-        : yield* checkThenMerge(ctx.scm, record)
+        : yield* checkThenMerge(ctx.scm, record, mergeMethodOf(ctx.project.scm))
       yield* triggered("auto-merge", failure === undefined ? { merged: true } : { failed: failure })
       if (failure !== undefined) {
         yield* notify("action", "ready to merge, but not merged", `orch did not merge the PR: ${failure}. Merge it yourself.`, "reaction.approved-and-green")

@@ -119,9 +119,15 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
       }
     })
 
+  /**
+   * `all-complete`: whether a worker was live since the last time none was. Set when its actor starts too, so a
+   * session that begins and ends between two probe cycles still counts.
+   */
+  let hadLiveSessions = false
   const startActor = (record: SessionRecord) =>
     Effect.gen(function*() {
       if (actors.has(record.sessionId) || escalated.has(record.sessionId)) return
+      if (record.role === undefined) hadLiveSessions = true
       const owner = projects.get(record.projectId)!
       const state: ActorState = { record, mailbox: yield* Queue.bounded<Observation>(MAILBOX_CAPACITY), lock: yield* Semaphore.make(1), offset: 0, lastSignalAt: 0 }
       actors.set(record.sessionId, state)
@@ -235,7 +241,6 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   })
 
   /** `all-complete`: when the last live session ends, once per time it happens. */
-  let hadLiveSessions = false
   const allComplete = Effect.fnUntraced(function*(records: ReadonlyArray<SessionRecord>, liveCount: number) {
     const had = hadLiveSessions
     hadLiveSessions = liveCount > 0

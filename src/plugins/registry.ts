@@ -21,10 +21,11 @@ import { defaultTmuxSocket, makeMultiplexer } from "./runtime/multiplexer.ts"
 import { makeProcessRuntime } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
 import { makeRepohostScm } from "./scm/repohost.ts"
-import { Scm, ScmError } from "./scm/Scm.ts"
+import { checkMergeMethod, Scm, ScmError } from "./scm/Scm.ts"
 import { makeRepohostTracker } from "./tracker/repohost.ts"
 import { makeLinearTracker } from "./tracker/tracker-b.ts"
-import { Tracker, type TrackerConfigError } from "./tracker/Tracker.ts"
+import { Tracker } from "./tracker/Tracker.ts"
+import type { PluginConfigError } from "./config-error.ts"
 import { makeCloneWorkspace } from "./workspace/clone.ts"
 import { makeWorktreeWorkspace } from "./workspace/worktree.ts"
 import { Workspace } from "./workspace/Workspace.ts"
@@ -57,8 +58,9 @@ export const WORKSPACES: Builtins<Workspace["Service"]> = {
   worktree: (_project, _host, locksDir) => makeWorktreeWorkspace(locksDir),
   clone: () => makeCloneWorkspace()
 }
-export const SCMS: Builtins<Scm["Service"]> = {
-  repohost: (project, host) => Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env))
+export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {
+  repohost: (project, host) =>
+    Effect.as(checkMergeMethod(project.scm, `projects.${project.id}.scm`), makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env))
 }
 /** For projects without an scm: no pull requests to see, nothing to merge. */
 const noScm: Scm["Service"] = {
@@ -66,8 +68,8 @@ const noScm: Scm["Service"] = {
   observe: () => Effect.succeed({ pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }),
   merge: () => Effect.fail(new ScmError({ plugin: "none", operation: "merge", reason: "the project has no scm configured" }))
 }
-/** Built-in trackers check their own keys when created (TrackerConfigError). */
-export const TRACKERS: Builtins<Tracker["Service"], TrackerConfigError> = {
+/** Built-in trackers and scms check their own keys when created (PluginConfigError). */
+export const TRACKERS: Builtins<Tracker["Service"], PluginConfigError> = {
   repohost: (project, host) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env)),
   "tracker-b": (project) => makeLinearTracker(project)
 }

@@ -6,6 +6,7 @@ import { runReactionEffect, type EffectContext } from "../../actors/reaction-eff
 import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import { RuntimeError, type RuntimeShape } from "../../src/plugins/runtime/Runtime.ts"
+import type { PullRequestView, ScmShape } from "../../src/plugins/scm/Scm.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { tempDir } from "../support/host.ts"
 
@@ -75,5 +76,20 @@ describe("reaction effects", () => {
       yield* runReactionEffect(t.ctx, { _tag: "AutoMerge", reaction: "approved-and-green" })
       assert.include(t.logged()[0].data.failed, "no repohost plugin that can merge")
       assert.strictEqual(t.notified[0]!.priority, "action")
+    }))
+
+  it.effect("auto-merge looks once more, then merges with the project's mergeMethod; a blocked PR says why", () =>
+    Effect.gen(function*() {
+      const t = yield* setup()
+      const merged: Array<[number, string]> = []
+      let view: PullRequestView = { pr: record.pr, checks: "passing", review: "approved", mergeable: true, failingChecks: [], reviewComments: [] }
+      const scm: ScmShape = { name: "fake", observe: () => Effect.sync(() => view), merge: (n, method) => Effect.sync(() => void merged.push([n, method])) }
+      const ctx = { ...t.ctx, scm, project: { scm: { plugin: "repohost", mergeMethod: "rebase" } } as unknown as EffectContext["project"] }
+      yield* runReactionEffect(ctx, { _tag: "AutoMerge", reaction: "approved-and-green" })
+      assert.deepStrictEqual(merged, [[9, "rebase"]])
+      view = { ...view, checks: "failing", mergeable: false }
+      yield* runReactionEffect(ctx, { _tag: "AutoMerge", reaction: "approved-and-green" })
+      assert.strictEqual(merged.length, 1)
+      assert.include(t.logged()[1].data.failed, "its checks are failing, it has conflicts")
     }))
 })

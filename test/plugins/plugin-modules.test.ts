@@ -70,4 +70,12 @@ describe("plugin modules (manifest + create)", () => {
       assert.strictEqual(run.code, 2)
       assert.strictEqual(run.stderr, "orch: project \"app\": unknown agent plugin \"claud\" (known: coding-agent, codex, aider, command)\n")
     }))
+
+  it.live("a built-in plugin refuses a bad setting when it is created, naming the key", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { scm: { plugin: "repohost", mergeMethod: "fast-forward" } } })
+      const run = yield* s.orch(["spawn", "app", "1"])
+      assert.strictEqual(run.code, 2)
+      assert.strictEqual(run.stderr, "orch: projects.app.scm.mergeMethod: must be squash, merge or rebase, not \"fast-forward\"\n")
+    }))
 })

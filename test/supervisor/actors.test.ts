@@ -125,6 +125,16 @@ describe("supervisor under TestClock", () => {
       assert.strictEqual(yield* t.supervisor.actorCount, 0)
     }).pipe(Effect.scoped))
 
+  it.effect("all-complete: also for sessions that start and end between two probe cycles", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      yield* t.supervisor.adopt()
+      yield* t.store.write({ ...t.current(), status: "merged", pr: { number: 4, url: "https://github.com/acme/app/pull/4", state: "merged" } })
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.deepStrictEqual(t.notified.map((n) => n.type), ["reaction.all-complete"])
+    }).pipe(Effect.scoped))
+
   it.effect("a crashing actor restarts after 1, 2, 4, 8, 16 s and escalates after more than MAX_RESTARTS in the window", () =>
     Effect.gen(function*() {
       const t = yield* setup

@@ -1,7 +1,9 @@
 /** The scm slot: where a session's pull request, its checks and its reviews live, and how it is merged. */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { ScmConfig } from "../../config/schema.ts"
+import { PluginConfigError } from "../config-error.ts"
 import type { FailingCheck, PullRequest, ReviewComment } from "../../domain/session.ts"
 
 export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
@@ -33,9 +35,22 @@ export interface ScmShape {
   readonly observe: (branch: string) => Effect.Effect<PullRequestView, ScmError>
   /** The pull requests of many branches at once (one batched query where the host allows it). */
   readonly observeMany?: (branches: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, PullRequestView>, ScmError>
-  readonly merge: (prNumber: number, method: "squash" | "merge" | "rebase") => Effect.Effect<void, ScmError>
+  readonly merge: (prNumber: number, method: MergeMethod) => Effect.Effect<void, ScmError>
   /** The API's rate-limit budget as last seen, where the host has one. */
   readonly budget?: () => { readonly limit: number; readonly remaining: number; readonly reset: number; readonly blockedUntil?: number } | undefined
 }
+
+export const MERGE_METHODS = ["squash", "merge", "rebase"] as const
+export type MergeMethod = (typeof MERGE_METHODS)[number]
+
+/** How the project's PRs are merged: `scm.mergeMethod`, default squash. */
+export const mergeMethodOf = (config: ScmConfig | undefined): MergeMethod =>
+  MERGE_METHODS.find((method) => method === config?.mergeMethod) ?? "squash"
+
+/** Refuses a `mergeMethod` that is not one of MERGE_METHODS, naming the key. */
+export const checkMergeMethod = (config: ScmConfig | undefined, where: string): Effect.Effect<void, PluginConfigError> =>
+  config?.mergeMethod === undefined || MERGE_METHODS.some((method) => method === config.mergeMethod)
+    ? Effect.void
+    : Effect.fail(new PluginConfigError({ key: `${where}.mergeMethod`, reason: `must be squash, merge or rebase, not ${JSON.stringify(config.mergeMethod)}` }))
 
 export class Scm extends Context.Service<Scm, ScmShape>()("orch/plugins/Scm") {}

@@ -75,16 +75,6 @@ export class TrackerAuthFailed extends Schema.TaggedError<TrackerAuthFailed>()("
   }
 }
 
-/** A tracker's settings are missing or wrong: it cannot be created. */
-export class TrackerConfigError extends Schema.TaggedError<TrackerConfigError>()("TrackerConfigError", {
-  key: Schema.String,
-  reason: Schema.String
-}) {
-  override readonly [Runtime.errorExitCode] = 2
-  override get message() {
-    return `${this.key}: ${this.reason}`
-  }
-}
 
 export type TrackerError = IssueNotFound | InvalidIssueId | TrackerUnavailable | TrackerAuthFailed
 

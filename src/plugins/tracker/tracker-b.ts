@@ -5,6 +5,7 @@
  * types that get a comment on the issue while a supervisor runs; default none). The API key is sent only in
  * the Authorization header: no message, event or log names it, only where it is configured.
  */
+import { PluginConfigError } from "../config-error.ts"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -25,7 +26,6 @@ import {
   InvalidIssueId,
   IssueNotFound,
   TrackerAuthFailed,
-  TrackerConfigError,
   TrackerUnavailable,
   type Issue,
   type IssueState,
@@ -46,8 +46,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const STATES_PAGE = 250
 
 /** The plugin's keys, checked. Pure. */
-export const trackerBSettings = (config: TrackerConfig, where: string): Result.Result<TrackerBSettings, TrackerConfigError> => {
-  const fail = (key: string, reason: string) => Result.fail(new TrackerConfigError({ key: `${where}.${key}`, reason }))
+export const trackerBSettings = (config: TrackerConfig, where: string): Result.Result<TrackerBSettings, PluginConfigError> => {
+  const fail = (key: string, reason: string) => Result.fail(new PluginConfigError({ key: `${where}.${key}`, reason }))
   const unknown = Object.keys(config).find((key) => !(TRACKER_B_KEYS as ReadonlyArray<string>).includes(key))
   if (unknown !== undefined) return fail(unknown, `unknown tracker-b key${didYouMean(unknown, TRACKER_B_KEYS)}`)
   const { teamId, apiKey, apiUrl = DEFAULT_LINEAR_API_URL, useBranchName = true, commentOn = [] } = config
@@ -104,7 +104,7 @@ export const commentFor = (update: SessionUpdate): string => {
   }
 }
 
-export const makeLinearTracker = (project: ProjectConfig): Effect.Effect<TrackerShape, TrackerConfigError> =>
+export const makeLinearTracker = (project: ProjectConfig): Effect.Effect<TrackerShape, PluginConfigError> =>
   Effect.gen(function*() {
     const where = `projects.${project.key}.tracker`
     const settings = yield* Effect.fromResult(trackerBSettings(project.tracker, where))
