@@ -23,6 +23,7 @@ import { Agent, type AgentShape } from "../src/plugins/agent/Agent.ts"
 import { projectPlugins } from "../src/plugins/registry.ts"
 import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
+import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
@@ -32,6 +33,7 @@ import { SessionStore } from "../src/store/SessionStore.ts"
 import type { Observation } from "./lifecycle.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { nextPollDelay } from "./poll-pace.ts"
+import { checkThenMerge } from "./reaction-effects.ts"
 import { handleObservation } from "./session-actor.ts"
 
 export const PROBE_INTERVAL = "5 seconds"
@@ -292,7 +294,23 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
   }
 
-  return { adopt, cycle, pollPullRequests, branchChanged, budgets: () => budgetsByProject().map(([, budget]) => budget), ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
+  /** A person asked to merge a session's PR (the dashboard): merged only as auto-merge would, looked at again now. */
+  const merge = (sessionId: string) =>
+    exclusive(sessionId, Effect.gen(function*() {
+      const record = yield* store.read(sessionId)
+      const scm = projects.get(record.projectId)?.scm
+      if (scm === undefined || record.pr === null) return yield* new MergeRefused({ sessionId, reason: "it has no pull request orch can merge" })
+      const blocker = yield* checkThenMerge(scm, record)
+      if (blocker !== undefined) return yield* new MergeRefused({ sessionId, reason: blocker })
+      return { prNumber: record.pr.number, branch: record.branch, scm }
+    })).pipe(
+      // Look at the PR once more, so the session shows it merged now rather than at the next poll.
+      Effect.tap(({ branch, scm }) =>
+        scm.observe(branch).pipe(Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view })), Effect.ignore)),
+      Effect.map(({ prNumber }) => ({ prNumber }))
+    )
+
+  return { adopt, cycle, pollPullRequests, branchChanged, merge, budgets: () => budgetsByProject().map(([, budget]) => budget), ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
 })
 
 export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {
