@@ -23,6 +23,7 @@ import type { SessionRecord } from "../domain/session.ts"
 import { processTerminal } from "../plugins/runtime/process.ts"
 import { SessionStore, type SessionStoreShape } from "../store/SessionStore.ts"
 import { originAllowed, requestToken } from "./auth.ts"
+import { isLive } from "./board.ts"
 import { sameToken } from "./token.ts"
 
 export const CLOSE_NO_TERMINAL = 4404
@@ -206,7 +207,7 @@ const terminalServer = (
       Effect.runPromise(Effect.option(store.read(viewer.sessionId))).then((found) => {
         if (found._tag === "None") return socket.close(CLOSE_NO_TERMINAL, `no session ${viewer.sessionId}`)
         const record = found.value
-        if (record.endedAt !== undefined || record.runtime === null) return socket.close(CLOSE_NO_TERMINAL, `${record.sessionId} is not running (${record.status})`)
+        if (!isLive(record) || record.runtime === null) return socket.close(CLOSE_NO_TERMINAL, `${record.sessionId} is not running (${record.status})`)
         attach(socket, viewer, record)
       })
     })

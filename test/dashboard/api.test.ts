@@ -142,6 +142,7 @@ describe("dashboard API (a real supervisor)", () => {
       const restored = yield* api.post("/api/sessions/app-1/restore")
       assert.strictEqual(restored.status, 200, restored.text)
       assert.strictEqual(decode(SessionRecord, restored.json).status, "working")
+      assert.isUndefined(decode(SessionRecord, restored.json).endedAt, "running again, so not ended")
       yield* eventually("the restored agent", () => s.screen("app-1").includes("ready app-1"))
       assert.strictEqual((yield* api.post("/api/sessions/app-1/restore")).status, 409, "it is running already")
       assert.strictEqual((yield* api.post("/api/sessions/nope/kill")).status, 404)
