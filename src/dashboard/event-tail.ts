@@ -55,13 +55,13 @@ const visitLine = (line: Buffer, visit: (event: OrchEvent) => boolean): boolean 
   return isEvent(value) ? visit(value) : true
 }
 
-/** The newest `limit` events of one session, oldest first. */
-export const sessionEvents = (path: string, sessionId: string, limit: number): Array<OrchEvent> => {
+/** The newest `limit` events of one session within the log's last `maxBytes`, oldest first. */
+export const sessionEvents = (path: string, sessionId: string, limit: number, maxBytes = 64 * 1024 * 1024): Array<OrchEvent> => {
   const found: Array<OrchEvent> = []
   visitEventsBackward(path, (event) => {
     if (event.sessionId === sessionId) found.push(event)
     return found.length < limit
-  })
+  }, maxBytes)
   return found.reverse()
 }
 

@@ -10,10 +10,11 @@ import { execFileSync } from "node:child_process"
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, BrowserContextOptions, Page } from "playwright-core"
+import { parse, stringify } from "yaml"
 import { startEmulator } from "../../src/demo/emulator.ts"
 import { eventually } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
-import { git } from "../support/repo.ts"
+import { git, makeRepo } from "../support/repo.ts"
 import { hasChromium, launchChromium, NO_CHROMIUM, on, screenshot } from "./chromium.ts"
 import { dashboardClient } from "./client.ts"
 
@@ -155,15 +156,30 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 120_000)
 
-  it.live("a session page: typing in its terminal reaches tmux and the output shows; send, kill and restore; the orchestrator's page; a phone", () =>
+  it.live("the project filter; a session page: typing in its terminal reaches tmux and the output shows; send, kill and restore; the orchestrator's page; a phone", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
+      // A second project, to filter the board by.
+      const web = makeRepo(s.root, "web")
+      const config = parse(readFileSync(s.config, "utf8"))
+      config.projects.web = { ...config.projects.app, repo: "acme/web", path: web.path }
+      writeFileSync(s.config, stringify(config))
       const started = yield* s.orch(["start", "app", "--detach", "--no-open"])
       assert.strictEqual(started.code, 0)
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "web", "5"])).code, 0)
       const api = dashboardClient(s)
       const page = yield* newPage()
-      yield* on(page, (p) => p.goto(`${api.base}/sessions/app-1?token=${api.token}`))
+      yield* on(page, (p) => p.goto(`${api.base}/?token=${api.token}`))
+      yield* waitFor(page, "[data-session=web-1]", "the other project's session")
+      yield* on(page, (p) => p.selectOption(".project-filter", "web"))
+      yield* on(page, (p) => p.waitForFunction(() => document.querySelectorAll(".board [data-session]").length === 1))
+      assert.deepStrictEqual(yield* on(page, (p) => p.locator("[data-count]").allInnerTexts()), ["0", "0", "1", "0"])
+      assert.strictEqual(new URL(page.url()).search, "?project=web")
+      yield* on(page, (p) => p.selectOption(".project-filter", ""))
+      yield* on(page, (p) => p.waitForFunction(() => document.querySelectorAll(".board [data-session]").length === 2))
+
+      yield* on(page, (p) => p.click("[data-session=app-1] .session-id"))
       yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "a connected terminal")
       yield* waitForText(page, ".xterm-rows", "ready app-1")
 
@@ -206,6 +222,15 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "the terminal again")
       yield* waitForText(page, ".xterm-rows", "ready app-1")
       assert.include(s.sessions(), "app-1")
+
+      // The supervisor restarts: the terminal says it is disconnected, then reconnects by itself.
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+      yield* waitFor(page, ".terminal-host[data-terminal-status=disconnected]", "the terminal disconnected")
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "the terminal reconnected")
+      yield* on(page, (p) => p.click(".terminal-host"))
+      yield* on(page, (p) => p.keyboard.type("after the restart\n"))
+      yield* eventually("typing after the reconnect", () => s.screen("app-1").includes("got: after the restart"))
 
       // `orch start` printed (and would open) the orchestrator's own page, with its terminal.
       const orchestratorUrl = /^orchestrator page: (.+)$/m.exec(started.stdout)![1]!
