@@ -19,12 +19,14 @@ import { lastEvents } from "./event-tail.ts"
 /** How much of the event log's end is read to find each session's last event at start. */
 const LAST_EVENTS_SCAN_BYTES = 8 * 1024 * 1024
 /** The inbox entries a page gets: the newest ones. */
-export const INBOX_ENTRIES = 100
+const INBOX_ENTRIES = 100
 /** Writes to the inbox come in bursts (a notification, then its read marker); one read after them. */
 const INBOX_SETTLE_MS = 20
 
 export interface LiveHub {
   readonly snapshot: Effect.Effect<Snapshot>
+  /** The inbox as the pages were last told. */
+  readonly inbox: Effect.Effect<InboxState>
   /** The snapshot, then every change, for one subscriber. */
   readonly stream: Stream.Stream<LiveMessage>
   /** Re-reads the inbox and tells the pages when it changed (the file watcher does this too). */
@@ -101,5 +103,5 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     return Stream.concat(Stream.succeed<LiveMessage>({ kind: "snapshot", ...first }), Stream.fromSubscription(subscription))
   }))
 
-  return { snapshot, stream, inboxChanged } satisfies LiveHub
+  return { snapshot, inbox: Effect.sync(() => inboxState), stream, inboxChanged } satisfies LiveHub
 })

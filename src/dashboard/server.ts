@@ -17,6 +17,7 @@ import { OrchEvent } from "../domain/event.ts"
 import { SessionRecord } from "../domain/session.ts"
 import { Killed } from "../ipc/protocol.ts"
 import type { InboxShape } from "../plugins/notifier/inbox.ts"
+import { SessionNotRunning } from "../sessions/errors.ts"
 import type { OpError } from "../sessions/SessionOps.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { SessionStore } from "../store/SessionStore.ts"
@@ -24,8 +25,8 @@ import { ApiError, type Boot, InboxState, LiveMessage, MarkReadRequest, Merged, 
 import { findAssetsDir, loadAssets } from "./assets.ts"
 import { COOKIE, originAllowed, requestToken } from "./auth.ts"
 import { sessionEvents } from "./event-tail.ts"
-import { INBOX_ENTRIES, makeLiveHub } from "./live.ts"
-import { openOnThisMachine } from "./open.ts"
+import { makeLiveHub } from "./live.ts"
+import { type OpenFailed, openOnThisMachine } from "./open.ts"
 import { renderPage, unbuiltPage } from "./page.ts"
 import { terminalsLayer } from "./terminals.ts"
 import { sameToken } from "./token.ts"
@@ -111,11 +112,11 @@ const routes = (options: DashboardOptions) =>
         return handler
       })
     const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
-    /** The action's result as JSON, or its failure as an ApiError. */
-    const action = <A, B, I>(schema: Schema.Codec<B, I>, run: (sessionId: string) => Effect.Effect<A, unknown>, toBody: (a: A) => B) =>
+    /** An action on the session in the path: its result as JSON, or its failure as an ApiError. */
+    const action = <A, I, R>(schema: Schema.Codec<A, I>, run: (sessionId: string) => Effect.Effect<A, unknown, R>) =>
       guarded(Effect.flatMap(param("id"), (sessionId) =>
         run(sessionId).pipe(
-          Effect.map((result) => json(schema, toBody(result))),
+          Effect.map((result) => json(schema, result)),
           Effect.catch((error) => Effect.succeed(failed(error)))
         )))
     const body = <A, I>(schema: Schema.Codec<A, I>) =>
@@ -162,7 +163,7 @@ const routes = (options: DashboardOptions) =>
       const timeline: Array<OrchEvent> = sessionEvents(events.path, id, Number.isInteger(limit) && limit > 0 ? Math.min(limit, TIMELINE_LIMIT) : TIMELINE_LIMIT)
       return json(Schema.Array(OrchEvent), timeline)
     })))
-    yield* router.add("GET", "/api/notifications", guarded(Effect.map(hub.snapshot, ({ inbox }) => json(InboxState, inbox))))
+    yield* router.add("GET", "/api/notifications", guarded(Effect.map(hub.inbox, (inbox) => json(InboxState, inbox))))
     yield* router.add("GET", "/api/events", guarded(Effect.succeed(HttpServerResponse.stream(
       Stream.concat(
         Stream.succeed("retry: 2000\n\n"),
@@ -174,32 +175,23 @@ const routes = (options: DashboardOptions) =>
       { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
     ))))
 
-    yield* router.add("POST", "/api/sessions/:id/send", guarded(Effect.gen(function*() {
-      const sessionId = yield* param("id")
-      return yield* body(SendRequest).pipe(
-        Effect.flatMap(({ message }) => options.actions.send(sessionId, message)),
-        Effect.map(() => json(Sent, { sent: true })),
-        Effect.catch((error) => Effect.succeed(failed(error)))
-      )
-    })))
-    yield* router.add("POST", "/api/sessions/:id/kill", action(Killed, options.actions.kill, (killed) => killed))
-    yield* router.add("POST", "/api/sessions/:id/restore", action(SessionRecord, options.actions.restore, (record) => record))
-    yield* router.add("POST", "/api/sessions/:id/merge", action(Merged, options.actions.merge, ({ prNumber }) => ({ merged: true, prNumber })))
-    yield* router.add("POST", "/api/sessions/:id/open", action(
-      Opened,
-      (sessionId) =>
-        Effect.flatMap(store.read(sessionId), (record) =>
-          existsSync(record.workspacePath)
-            ? Effect.as(openOnThisMachine(record.workspacePath), record.workspacePath)
-            : Effect.fail({ _tag: "SessionNotRunning", message: `the worktree ${record.workspacePath} does not exist (any more)` })),
-      (path) => ({ opened: path })
-    ))
+    yield* router.add("POST", "/api/sessions/:id/send", action(Sent, (sessionId) =>
+      body(SendRequest).pipe(Effect.flatMap(({ message }) => options.actions.send(sessionId, message)), Effect.as({ sent: true }))))
+    yield* router.add("POST", "/api/sessions/:id/kill", action(Killed, options.actions.kill))
+    yield* router.add("POST", "/api/sessions/:id/restore", action(SessionRecord, options.actions.restore))
+    yield* router.add("POST", "/api/sessions/:id/merge", action(Merged, (sessionId) =>
+      Effect.map(options.actions.merge(sessionId), ({ prNumber }) => ({ merged: true, prNumber }))))
+    yield* router.add("POST", "/api/sessions/:id/open", action(Opened, (sessionId) =>
+      Effect.flatMap(store.read(sessionId), (record): Effect.Effect<typeof Opened.Type, SessionNotRunning | OpenFailed> =>
+        existsSync(record.workspacePath)
+          ? Effect.as(openOnThisMachine(record.workspacePath), { opened: record.workspacePath })
+          : Effect.fail(new SessionNotRunning({ sessionId, state: `its worktree ${record.workspacePath} is gone` })))))
     yield* router.add("POST", "/api/notifications/read", guarded(
       body(MarkReadRequest).pipe(
         Effect.flatMap((request) => request.all === true ? options.inbox.markAllRead() : options.inbox.markRead(request.ids ?? [])),
         Effect.andThen(hub.inboxChanged),
-        Effect.andThen(hub.snapshot),
-        Effect.map(({ inbox }) => json(InboxState, { unread: inbox.unread, entries: inbox.entries.slice(0, INBOX_ENTRIES) })),
+        Effect.andThen(hub.inbox),
+        Effect.map((inbox) => json(InboxState, inbox)),
         Effect.catch((error) => Effect.succeed(failed(error)))
       )
     ))

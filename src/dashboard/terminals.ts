@@ -104,13 +104,24 @@ const sender = (socket: WebSocket, pause: () => void, resume: () => void) => {
   }
 }
 
+/** Closes with a reason cut to what a close frame holds (123 bytes); closing twice is harmless. */
+const close = (socket: WebSocket, code: number, reason: string) => {
+  let cut = reason
+  while (Buffer.byteLength(cut) > 123) cut = cut.slice(0, -1)
+  try {
+    socket.close(code, cut)
+  } catch {
+    socket.terminate()
+  }
+}
+
 const loadPty = () => createRequire(import.meta.url)("node-pty") as typeof import("node-pty")
 
 /** A tmux viewer: its own `tmux attach` client in a pty of the viewer's size. */
 const attachTmux = (socket: WebSocket, viewer: Viewer, record: SessionRecord) => {
   const tmuxSocket = record.runtime?.data.socket
   if (record.runtime?.plugin !== "multiplexer" || typeof tmuxSocket !== "string") {
-    return socket.close(CLOSE_NO_TERMINAL, "this session's terminal is not a tmux session")
+    return close(socket, CLOSE_NO_TERMINAL, "this session's terminal is not a tmux session")
   }
   const target = `=${record.runtime.id}`
   const env: Record<string, string> = {}
@@ -123,7 +134,7 @@ const attachTmux = (socket: WebSocket, viewer: Viewer, record: SessionRecord) =>
       "attach-session", ...(viewer.readOnly ? ["-r"] : []), "-t", target
     ], { name: "xterm-256color", cols: viewer.cols, rows: viewer.rows, cwd: homedir(), env: { ...env, TERM: "xterm-256color" } })
   } catch (error) {
-    return socket.close(CLOSE_NO_TERMINAL, `cannot start tmux: ${error instanceof Error ? error.message : String(error)}`.slice(0, 120))
+    return close(socket, CLOSE_NO_TERMINAL, `cannot start tmux: ${error instanceof Error ? error.message : String(error)}`)
   }
   const send = sender(socket, () => pty.pause(), () => pty.resume())
   let last = ""
@@ -133,7 +144,7 @@ const attachTmux = (socket: WebSocket, viewer: Viewer, record: SessionRecord) =>
   })
   pty.onExit(() => {
     const said = last.replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, "").trim().split("\n").at(-1)?.trim() ?? ""
-    socket.close(CLOSE_ENDED, (said || "the terminal ended").slice(0, 120))
+    close(socket, CLOSE_ENDED, said || "the terminal ended")
   })
   socket.on("message", (data) => {
     const message = parseMessage(data)
@@ -153,14 +164,14 @@ const attachTmux = (socket: WebSocket, viewer: Viewer, record: SessionRecord) =>
 const attachDirect = (socket: WebSocket, viewer: Viewer, record: SessionRecord) => {
   const terminal = record.runtime?.plugin === "process" ? processTerminal(record.runtime.id) : undefined
   if (terminal === undefined || terminal.exited()) {
-    return socket.close(CLOSE_NO_TERMINAL, "this session has no live terminal in this supervisor")
+    return close(socket, CLOSE_NO_TERMINAL, "this session has no live terminal in this supervisor")
   }
   // The pty is shared, so it cannot wait for one slow viewer: that viewer is dropped, and reconnects to a replay.
-  const send = sender(socket, () => socket.close(CLOSE_TOO_SLOW, "fell behind the terminal's output"), () => {})
+  const send = sender(socket, () => close(socket, CLOSE_TOO_SLOW, "fell behind the terminal's output"), () => {})
   send(terminal.replay())
   if (!viewer.readOnly) terminal.resize(viewer.cols, viewer.rows)
   const offData = terminal.onData(send)
-  const offExit = terminal.onExit(() => socket.close(CLOSE_ENDED, "the agent's process ended"))
+  const offExit = terminal.onExit(() => close(socket, CLOSE_ENDED, "the agent's process ended"))
   socket.on("message", (data) => {
     const message = parseMessage(data)
     if (viewer.readOnly || message === undefined) return
@@ -205,11 +216,11 @@ const terminalServer = (
     if (viewer === undefined) return refuse(raw, 404, "Not Found")
     sockets.handleUpgrade(request, raw, Buffer.alloc(0), (socket) => {
       Effect.runPromise(Effect.option(store.read(viewer.sessionId))).then((found) => {
-        if (found._tag === "None") return socket.close(CLOSE_NO_TERMINAL, `no session ${viewer.sessionId}`)
+        if (found._tag === "None") return close(socket, CLOSE_NO_TERMINAL, `no session ${viewer.sessionId}`)
         const record = found.value
-        if (!isLive(record) || record.runtime === null) return socket.close(CLOSE_NO_TERMINAL, `${record.sessionId} is not running (${record.status})`)
+        if (!isLive(record) || record.runtime === null) return close(socket, CLOSE_NO_TERMINAL, `${record.sessionId} is not running (${record.status})`)
         attach(socket, viewer, record)
-      })
+      }).catch(() => socket.terminate())
     })
   })
   return { server, viewers: sockets.clients }

@@ -69,6 +69,11 @@ describe("terminal sockets (a real supervisor)", () => {
       assert.deepStrictEqual(yield* open(url("cols=80&rows=24"), { cookie: `orch_token=${token}`, origin: `http://127.0.0.1:${s.port + 1}` }), { refused: 403 })
       assert.deepStrictEqual(yield* open(`ws://127.0.0.1:${s.directTerminalPort}/terminal/app-1`, {}), { refused: 401 })
 
+      const nobody = viewer(yield* open(`ws://127.0.0.1:${s.terminalPort}/terminal/${encodeURIComponent("é".repeat(200))}`, { authorization: `Bearer ${token}` }))
+      const refusal = yield* Effect.promise(() => nobody.closed)
+      assert.strictEqual(refusal.code, 4404)
+      assert.match(refusal.reason, /^no session éé/, "a reason too long for a close frame is cut, not thrown")
+
       // Two people at once: a laptop and a phone, each drawn at its own size by its own tmux client.
       const laptop = viewer(yield* open(url("cols=120&rows=40"), { cookie: `orch_token=${token}`, origin: dashboard }))
       const phone = viewer(yield* open(url("cols=50&rows=20"), { authorization: `Bearer ${token}` }))

@@ -5,6 +5,7 @@
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
 import { byNewest, countGroups, type Group, groupOf, GROUPS, isEscalated, toneOf } from "../board.ts"
+import { sessionPath } from "../urls.ts"
 import { h, replaceChildren, time, words } from "./dom.ts"
 import { navigate } from "./router.ts"
 import type { Store } from "./state.ts"
@@ -42,7 +43,7 @@ const lastEventLine = (event: OrchEvent | undefined) =>
     : h("div.last", { title: event.message ?? event.type }, h("span.event-type", {}, event.type), " · ", time(event.timestamp))
 
 const card = (record: SessionRecord, last: OrchEvent | undefined) => {
-  const href = `/sessions/${encodeURIComponent(record.sessionId)}`
+  const href = sessionPath(record.sessionId)
   return h(
     "article.card",
     {
@@ -93,7 +94,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
         ? null
         : [
           h("span.label", {}, "Orchestrator"),
-          records.map((r) => h("a.orchestrator", { href: `/sessions/${encodeURIComponent(r.sessionId)}`, "data-session": r.sessionId }, r.sessionId, statusPill(r)))
+          records.map((r) => h("a.orchestrator", { href: sessionPath(r.sessionId), "data-session": r.sessionId }, r.sessionId, statusPill(r)))
         ]
     )
   }

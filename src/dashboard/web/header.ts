@@ -92,7 +92,7 @@ export const header = (store: Store, boot: Boot, openInbox: () => void) => {
   const element = h(
     "header.topbar",
     {},
-    h("a.brand", { href: "/" }, h("span.logo", { "aria-hidden": "true" }), "orch"),
+    h("a.brand", { href: "/", title: `orch ${boot.version}` }, h("span.logo", { "aria-hidden": "true" }), "orch"),
     filter,
     h("span.spacer"),
     connection,

@@ -3,6 +3,7 @@
  * mark-as-read; and, with the browser's permission, a system notification for each new urgent or action one.
  */
 import type { InboxEntry, InboxState } from "../api.ts"
+import { sessionPath } from "../urls.ts"
 import { h, replaceChildren, time } from "./dom.ts"
 import { post } from "./http.ts"
 import { navigate } from "./router.ts"
@@ -20,7 +21,7 @@ export const notifyArrivals = (arrived: ReadonlyArray<InboxEntry>) => {
     const shown = new Notification(entry.title, { body: entry.message, tag: entry.id })
     shown.onclick = () => {
       window.focus()
-      if (entry.sessionId !== undefined) navigate(`/sessions/${encodeURIComponent(entry.sessionId)}`)
+      if (entry.sessionId !== undefined) navigate(sessionPath(entry.sessionId))
     }
   }
 }
@@ -78,7 +79,7 @@ export const inboxDrawer = (store: Store, toast: (text: string, bad?: boolean) =
           "div.note-meta",
           {},
           h("span", {}, n.priority),
-          n.sessionId !== undefined ? h("a", { href: `/sessions/${encodeURIComponent(n.sessionId)}`, onclick: () => toggle(false) }, n.sessionId) : null,
+          n.sessionId !== undefined ? h("a", { href: sessionPath(n.sessionId), onclick: () => toggle(false) }, n.sessionId) : null,
           n.prUrl !== undefined ? h("a", { href: n.prUrl, target: "_blank", rel: "noopener" }, "PR") : null,
           time(n.timestamp)
         )
