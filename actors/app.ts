@@ -22,8 +22,6 @@ import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/st
 import { NotifierRouter } from "./notifier-router.ts"
 import { Supervisor } from "./supervisor.ts"
 
-export const DASHBOARD_HOST = "127.0.0.1"
-
 export interface AppOptions {
   /** The data directory. */
   readonly root: string
@@ -106,7 +104,19 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   const webhooks = Object.values(config.projects).flatMap((project) =>
     typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])
   const dashboard = Layer.unwrap(Effect.map(Supervisor, (supervisor: Supervisor["Service"]) =>
-    dashboardLayer({ port: config.port, host: DASHBOARD_HOST, token: options.token, inbox, webhooks, onBranchChanged: supervisor.branchChanged })))
+    dashboardLayer({
+      host: config.host,
+      port: config.port,
+      terminalPort: config.terminalPort,
+      directTerminalPort: config.directTerminalPort,
+      token: options.token,
+      version: options.version,
+      projects: Object.values(config.projects).map((p) => ({ id: p.id, name: p.name, repo: p.repo })),
+      inbox,
+      actions: { send: supervisor.ops.send, kill: supervisor.ops.kill, restore: supervisor.ops.restore, merge: supervisor.merge },
+      webhooks,
+      onBranchChanged: supervisor.branchChanged
+    })))
   return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options)).pipe(Layer.provideMerge(core))
 }
 

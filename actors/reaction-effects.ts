@@ -69,8 +69,11 @@ export interface EffectContext {
   readonly router: NotifierRouterShape
 }
 
-/** Merges only when the PR, looked at again right now, is green, approved, not a draft and free of conflicts. */
-const checkThenMerge = Effect.fnUntraced(function*(scm: ScmShape, record: SessionRecord, method: MergeMethod) {
+/**
+ * Merges only when the PR, looked at again right now, is green, approved, not a draft and free of conflicts;
+ * otherwise (or when the merge fails) says why.
+ */
+export const checkThenMerge = Effect.fnUntraced(function*(scm: ScmShape, record: SessionRecord, method: MergeMethod) {
   const view = yield* scm.observe(record.branch).pipe(Effect.option)
   if (view._tag === "None" || view.value.pr === null) return "its pull request could not be read"
   const { pr, checks, review, mergeable } = view.value

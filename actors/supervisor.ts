@@ -22,8 +22,9 @@ import { isEnded, type SessionRecord } from "../src/domain/session.ts"
 import { Agent, type AgentShape } from "../src/plugins/agent/Agent.ts"
 import { projectPlugins } from "../src/plugins/registry.ts"
 import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
-import { Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
+import { mergeMethodOf, Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { Tracker, type TrackerShape } from "../src/plugins/tracker/Tracker.ts"
+import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
@@ -33,6 +34,7 @@ import { SessionStore } from "../src/store/SessionStore.ts"
 import type { Observation } from "./lifecycle.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { nextPollDelay } from "./poll-pace.ts"
+import { checkThenMerge } from "./reaction-effects.ts"
 import { handleObservation } from "./session-actor.ts"
 import { followSessionEvents } from "./tracker-updates.ts"
 
@@ -322,7 +324,23 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
   }
 
-  return { adopt, cycle, pollPullRequests, pollIssues, branchChanged, budgets: () => budgetsByProject().map(([, budget]) => budget), ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
+  /** A person asked to merge a session's PR (the dashboard): merged only as auto-merge would, looked at again now. */
+  const merge = (sessionId: string) =>
+    exclusive(sessionId, Effect.gen(function*() {
+      const record = yield* store.read(sessionId)
+      const scm = projects.get(record.projectId)?.scm
+      if (scm === undefined || record.pr === null) return yield* new MergeRefused({ sessionId, reason: "it has no pull request orch can merge" })
+      const blocker = yield* checkThenMerge(scm, record, mergeMethodOf(projects.get(record.projectId)?.project.scm))
+      if (blocker !== undefined) return yield* new MergeRefused({ sessionId, reason: blocker })
+      return { prNumber: record.pr.number, branch: record.branch, scm }
+    })).pipe(
+      // Look at the PR once more, so the session shows it merged now rather than at the next poll.
+      Effect.tap(({ branch, scm }) =>
+        scm.observe(branch).pipe(Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view })), Effect.ignore)),
+      Effect.map(({ prNumber }) => ({ prNumber }))
+    )
+
+  return { adopt, cycle, pollPullRequests, pollIssues, branchChanged, merge, budgets: () => budgetsByProject().map(([, budget]) => budget), ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
 })
 
 export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {

@@ -34,7 +34,7 @@ const measure = async (mode) => {
   execFileSync("git", ["-C", repo, "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-q", "--allow-empty", "-m", "init"])
   execFileSync("git", ["-C", repo, "remote", "add", "origin", origin])
   execFileSync("git", ["-C", repo, "push", "-q", "origin", "main"])
-  const port = await freePort()
+  const [port, terminalPort, directTerminalPort] = [await freePort(), await freePort(), await freePort()]
   const secret = "bench-secret"
   const emulator = await startEmulator({
     repos: [{ repo: "acme/app", gitDir: origin }],
@@ -45,6 +45,8 @@ const measure = async (mode) => {
   const config = join(root, "orchestrator.yaml")
   writeFileSync(config, [
     `port: ${port}`,
+    `terminalPort: ${terminalPort}`,
+    `directTerminalPort: ${directTerminalPort}`,
     `pollIntervalMs: ${mode === "webhook" ? 600000 : POLL_MS}`,
     "defaults: { notifiers: [hosted] }",
     "projects:",

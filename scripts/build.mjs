@@ -1,10 +1,11 @@
-// Builds dist/: the `orch` command as one bundled ESM file (plus lazily loaded chunks) and the library entry.
+// Builds dist/: the `orch` command as one bundled ESM file (plus lazily loaded chunks) and the library entry,
+// and dist/web/: the dashboard's browser code and CSS (xterm's included), which the supervisor serves.
 // Bundling is what makes `orch` start fast: loading effect's modules one file at a time costs over a second.
 import { build } from "esbuild"
 import { chmodSync, rmSync } from "node:fs"
 
 rmSync("dist", { recursive: true, force: true })
-await build({
+const cli = build({
   entryPoints: { orch: "bin/orch.ts", index: "src/index.ts", "demo-agent": "src/demo/agent.ts" },
   outdir: "dist",
   outExtension: { ".js": ".mjs" },
@@ -21,4 +22,19 @@ await build({
   sourcemap: "linked",
   logLevel: "warning"
 })
+const web = build({
+  entryPoints: { app: "src/dashboard/web/main.ts" },
+  outdir: "dist/web",
+  bundle: true,
+  splitting: true, // the terminal (xterm.js) loads only on session pages
+  format: "esm",
+  platform: "browser",
+  target: ["chrome111", "firefox113", "safari16.4"],
+  chunkNames: "chunks/[name]-[hash]",
+  legalComments: "none",
+  minify: true,
+  sourcemap: "linked",
+  logLevel: "warning"
+})
+await Promise.all([cli, web])
 chmodSync("dist/orch.mjs", 0o755)

@@ -15,6 +15,8 @@ import { spawn as spawnProcess } from "node:child_process"
 import { mkdirSync, openSync } from "node:fs"
 import { join } from "node:path"
 import { Host } from "../config/host.ts"
+import { openOnThisMachine } from "../dashboard/open.ts"
+import { dashboardUrl as makeDashboardUrl, pageUrl, sessionPath } from "../dashboard/urls.ts"
 import { dataDir } from "../store/paths.ts"
 import { runningSupervisor } from "../store/supervisor-file.ts"
 import { VERSION } from "../version.ts"
@@ -36,26 +38,17 @@ interface StartedReport {
   readonly dashboardUrl: string
 }
 
-/** Opens the dashboard in a browser where there is one to open it with; quietly does nothing otherwise. */
-const openBrowser = (url: string) =>
-  Effect.sync(() => {
-    const opener = process.platform === "darwin" ? "open" : "xdg-open"
-    try {
-      const child = spawnProcess(opener, [url], { detached: true, stdio: "ignore" })
-      child.on("error", () => {})
-      child.unref()
-    } catch {
-      // no browser here
-    }
-  })
-
-const report = (started: StartedReport, pid: number, open: boolean) =>
-  Console.log([
+/** Prints where everything is, and opens the orchestrator's page (where a browser can be opened; quietly not otherwise). */
+const report = (started: StartedReport, pid: number, open: boolean) => {
+  const orchestratorPage = pageUrl(started.dashboardUrl, sessionPath(started.orchestratorSessionId))
+  return Console.log([
     `supervisor running (pid ${pid})`,
     `orchestrator session ${started.orchestratorSessionId} ${started.reused ? "is already running" : "started"} for ${started.project}`,
     `attach: tmux attach -t ${started.orchestratorSessionId}`,
-    `dashboard: ${started.dashboardUrl}`
-  ].join("\n")).pipe(Effect.andThen(open ? openBrowser(started.dashboardUrl) : Effect.void))
+    `dashboard: ${started.dashboardUrl}`,
+    `orchestrator page: ${orchestratorPage}`
+  ].join("\n")).pipe(Effect.andThen(open ? Effect.ignore(openOnThisMachine(orchestratorPage)) : Effect.void))
+}
 
 /** Asks the running supervisor at `socket` to start the project's orchestrator. */
 const startThere = (socket: string, project: string) =>
@@ -105,12 +98,12 @@ export const start = Command.make(
       // The new supervisor itself started the orchestrator a moment ago.
       return yield* report({ ...started, reused: false }, pid, !noOpen)
     }
-    const [{ supervisorApp, DASHBOARD_HOST }, { SessionManager }, { ensureToken }] = yield* Effect.promise(() =>
+    const [{ supervisorApp }, { SessionManager }, { ensureToken }] = yield* Effect.promise(() =>
       Promise.all([import("../../actors/app.ts"), import("../sessions/SessionManager.ts"), import("../dashboard/token.ts")])
     )
     const shutdown = yield* Deferred.make<void>()
     const token = ensureToken(root)
-    const dashboardUrl = `http://${DASHBOARD_HOST}:${config.port}/?token=${token}`
+    const dashboardUrl = makeDashboardUrl(config, token)
     yield* Effect.scoped(Effect.gen(function*() {
       const context = yield* Layer.build(supervisorApp(config, { root, cliPath: cliPath(), version: VERSION, shutdown, token, dashboardUrl }))
       const manager = yield* SessionManager.use(Effect.succeed).pipe(Effect.provide(context))

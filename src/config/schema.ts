@@ -155,6 +155,7 @@ export type PluginModule = typeof PluginModule.Type
 
 export const OrchestratorConfig = Schema.Struct({
   $schema: Schema.optionalKey(Schema.String),
+  host: NonEmpty.pipe(withDefault("127.0.0.1", "Address the dashboard and its terminal sockets listen on; 0.0.0.0 for every interface")),
   port: Port.pipe(withDefault(3000, "Web dashboard port")),
   terminalPort: Port.pipe(withDefault(3001, "Terminal WebSocket port")),
   directTerminalPort: Port.pipe(withDefault(3003, "Direct terminal WebSocket port")),

@@ -38,6 +38,7 @@ export const renderInitConfig = (defaults: OrchestratorConfig, project?: InitPro
     "# Values may use environment variables: ${VAR} or ${VAR:-default}. Keep secrets there, not in this file.",
     "# Commented lines show the defaults.",
     "",
+    `# host: ${defaults.host}             # address the dashboard listens on (0.0.0.0: every interface)`,
     `# port: ${defaults.port}                  # web dashboard`,
     `# terminalPort: ${defaults.terminalPort}          # terminal WebSocket`,
     `# directTerminalPort: ${defaults.directTerminalPort}    # direct terminal WebSocket`,

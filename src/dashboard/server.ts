@@ -1,87 +1,220 @@
 /**
- * The supervisor's HTTP server on `port` (127.0.0.1 only): a JSON API and a live event stream (Server-Sent
- * Events) that the dashboard page subscribes to once. Every request needs the per-install token: the URL
- * `orch start` prints carries it once, the page keeps it in an HttpOnly cookie; scripts send
- * `Authorization: Bearer <token>`.
+ * The supervisor's dashboard on `port`: the page (the board at `/`, a session at `/sessions/<id>`), its static
+ * files, a JSON API under `/api`, the live stream `/api/events` (Server-Sent Events, one per page), the
+ * repohost webhook receiver, and the two terminal sockets (terminals.ts). It binds `host` (127.0.0.1 unless
+ * configured). Every request needs the per-install token (auth.ts); actions are POSTs, and a browser's must
+ * come from the dashboard's own origin.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { existsSync } from "node:fs"
 import { createServer } from "node:http"
+import { OrchEvent } from "../domain/event.ts"
+import { SessionRecord } from "../domain/session.ts"
+import { Killed } from "../ipc/protocol.ts"
 import type { InboxShape } from "../plugins/notifier/inbox.ts"
+import { SessionNotRunning } from "../sessions/errors.ts"
+import type { OpError } from "../sessions/SessionOps.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { SessionStore } from "../store/SessionStore.ts"
-import { renderPage } from "./page.ts"
+import { ApiError, type Boot, InboxState, LiveMessage, MarkReadRequest, Merged, Opened, type ProjectSummary, SendRequest, Sent } from "./api.ts"
+import { findAssetsDir, loadAssets } from "./assets.ts"
+import { COOKIE, originAllowed, requestToken } from "./auth.ts"
+import { sessionEvents } from "./event-tail.ts"
+import { makeLiveHub } from "./live.ts"
+import { type OpenFailed, openOnThisMachine } from "./open.ts"
+import { renderPage, unbuiltPage } from "./page.ts"
+import { terminalsLayer } from "./terminals.ts"
 import { sameToken } from "./token.ts"
 import { receive, type WebhookProject } from "./webhooks.ts"
 
+/** What a person may do to a session from the dashboard: the supervisor's own procedures. */
+export interface DashboardActions {
+  readonly send: (sessionId: string, message: string) => Effect.Effect<void, OpError>
+  readonly kill: (sessionId: string) => Effect.Effect<typeof Killed.Type, OpError>
+  readonly restore: (sessionId: string) => Effect.Effect<SessionRecord, OpError>
+  readonly merge: (sessionId: string) => Effect.Effect<{ readonly prNumber: number }, OpError>
+}
+
 export interface DashboardOptions {
-  readonly port: number
   readonly host: string
+  readonly port: number
+  readonly terminalPort: number
+  readonly directTerminalPort: number
   readonly token: string
+  readonly version: string
+  readonly projects: ReadonlyArray<ProjectSummary>
   readonly inbox: InboxShape
+  readonly actions: DashboardActions
   /** Projects that receive repohost webhooks, and what to do with a delivery about a branch. */
   readonly webhooks: ReadonlyArray<WebhookProject>
   readonly onBranchChanged: (repo: string, branch: string) => Effect.Effect<void>
+  /** Where the built page files are; found beside the running code when not given. */
+  readonly assetsDir?: string
 }
 
-const COOKIE = "orch_token"
-
-/** The request's token: `Authorization: Bearer`, the cookie, or `?token=` (the printed URL). */
-const requestToken = (request: HttpServerRequest.HttpServerRequest) => {
-  const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? "")?.[1]
-  return bearer ?? request.cookies[COOKIE] ?? new URL(request.url, "http://x").searchParams.get("token") ?? undefined
+const TIMELINE_LIMIT = 500
+/** Refusals a person can fix (409); anything else that fails is the server's problem (500). */
+const CONFLICTS = new Set(["SessionNotRunning", "SessionRunning", "MergeRefused", "DeliveryUnconfirmed", "OpenFailed"])
+const PAGE_HEADERS = {
+  "cache-control": "no-store",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer"
 }
 
-const unauthorized = HttpServerResponse.json({ error: "unauthorized", message: "this needs the orch dashboard token" }, { status: 401 })
+const apiError = (status: number, error: string, message: string) =>
+  HttpServerResponse.jsonUnsafe(Schema.encodeSync(ApiError)({ error, message }), { status, headers: { "cache-control": "no-store" } })
+
+class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", { reason: Schema.String }) {
+  override get message() {
+    return `bad request body: ${this.reason}`
+  }
+}
+
+/** A failed action as the API tells it: 400 for a bad body, 404 for no such session, 409 for a refusal, else 500. */
+const failed = (error: unknown) => {
+  const tag = typeof (error as { _tag?: unknown })?._tag === "string" ? (error as { _tag: string })._tag : "Error"
+  const message = (error as { message?: unknown })?.message
+  const status = tag === "BadRequest" ? 400 : tag === "SessionNotFound" ? 404 : CONFLICTS.has(tag) ? 409 : 500
+  return apiError(status, tag, typeof message === "string" && message !== "" ? message : String(error))
+}
+
+const json = <A, I>(schema: Schema.Codec<A, I>, value: A, status = 200) =>
+  HttpServerResponse.jsonUnsafe(Schema.encodeSync(schema)(value), { status, headers: { "cache-control": "no-store" } })
+
+const htmlPage = (body: string, status = 200) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: PAGE_HEADERS })
+
+const sseFrame = (message: LiveMessage) => `event: ${message.kind}\ndata: ${JSON.stringify(Schema.encodeSync(LiveMessage)(message))}\n\n`
 
 const routes = (options: DashboardOptions) =>
   HttpRouter.use(Effect.fn(function*(router) {
     const store = yield* SessionStore
     const events = yield* EventLog
+    const hub = yield* makeLiveHub({ store, events, inbox: options.inbox })
+    const assetsDir = options.assetsDir ?? findAssetsDir()
+    const assets = assetsDir !== undefined && existsSync(assetsDir) ? loadAssets(assetsDir) : new Map()
+    const boot: Boot = { version: options.version, terminalPort: options.terminalPort, directTerminalPort: options.directTerminalPort, projects: options.projects }
+
+    /** Runs `handler` only for requests with the token (and, for POSTs from a browser, from the dashboard's origin). */
     const guarded = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-      Effect.flatMap(
-        HttpServerRequest.HttpServerRequest,
-        (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R> =>
-          sameToken(requestToken(request), options.token) ? handler : unauthorized
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+        const token = requestToken({ url: request.url, authorization: request.headers.authorization, cookie: request.headers.cookie })
+        if (!sameToken(token, options.token)) return Effect.succeed(apiError(401, "unauthorized", "this needs the orch dashboard token: open the URL `orch start` printed"))
+        if (request.method === "POST" && !originAllowed(request.headers.origin, request.headers.host, options.port)) {
+          return Effect.succeed(apiError(403, "forbidden", "actions are accepted only from the dashboard's own page"))
+        }
+        return handler
+      })
+    const param = (name: string) => Effect.map(HttpRouter.params, (params) => params[name] ?? "")
+    /** An action on the session in the path: its result as JSON, or its failure as an ApiError. */
+    const action = <A, I, R>(schema: Schema.Codec<A, I>, run: (sessionId: string) => Effect.Effect<A, unknown, R>) =>
+      guarded(Effect.flatMap(param("id"), (sessionId) =>
+        run(sessionId).pipe(
+          Effect.map((result) => json(schema, result)),
+          Effect.catch((error) => Effect.succeed(failed(error)))
+        )))
+    const body = <A, I>(schema: Schema.Codec<A, I>) =>
+      HttpServerRequest.schemaBodyJson(schema).pipe(
+        Effect.mapError((error) => new BadRequest({ reason: (error.message || String(error)).split("\n")[0]! }))
       )
 
-    yield* router.add("GET", "/", guarded(Effect.gen(function*() {
+    const page = guarded(Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const page = HttpServerResponse.html(renderPage())
-      // The token came in the URL: keep it in a cookie so it need not stay in the address bar.
-      return new URL(request.url, "http://x").searchParams.has("token")
-        ? yield* HttpServerResponse.setCookie(HttpServerResponse.redirect("/", { status: 302 }), COOKIE, options.token, { httpOnly: true, sameSite: "strict", path: "/" })
-        : page
+      const url = new URL(request.url, "http://x")
+      // The token came in the URL: keep it in a cookie, and take it out of the address bar (and history).
+      if (url.searchParams.has("token")) {
+        url.searchParams.delete("token")
+        return yield* HttpServerResponse.setCookie(
+          HttpServerResponse.redirect(url.pathname + url.search, { status: 302, headers: PAGE_HEADERS }),
+          COOKIE,
+          options.token,
+          { httpOnly: true, sameSite: "strict", path: "/" }
+        )
+      }
+      return assets.has("app.js") ? htmlPage(renderPage(boot)) : htmlPage(unbuiltPage, 503)
+    }))
+    yield* router.add("GET", "/", page)
+    yield* router.add("GET", "/sessions/:id", page)
+
+    yield* router.add("GET", "/assets/*", guarded(Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const asset = assets.get(yield* param("*"))
+      if (asset === undefined) return apiError(404, "not_found", "no such file")
+      const headers = { etag: asset.etag, "cache-control": "no-cache", "x-content-type-options": "nosniff" }
+      return request.headers["if-none-match"] === asset.etag
+        ? HttpServerResponse.empty({ status: 304, headers })
+        : HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
     })))
+
+    yield* router.add("GET", "/api/sessions", guarded(Effect.map(store.list, ({ records }) => json(Schema.Array(SessionRecord), records))))
+    yield* router.add("GET", "/api/sessions/:id", guarded(Effect.flatMap(param("id"), (id) =>
+      store.read(id).pipe(Effect.map((record) => json(SessionRecord, record)), Effect.catch((error) => Effect.succeed(failed(error))))
+    )))
+    yield* router.add("GET", "/api/sessions/:id/events", guarded(Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const limit = Number(new URL(request.url, "http://x").searchParams.get("limit") ?? TIMELINE_LIMIT)
+      const id = yield* param("id")
+      const timeline: Array<OrchEvent> = sessionEvents(events.path, id, Number.isInteger(limit) && limit > 0 ? Math.min(limit, TIMELINE_LIMIT) : TIMELINE_LIMIT)
+      return json(Schema.Array(OrchEvent), timeline)
+    })))
+    yield* router.add("GET", "/api/notifications", guarded(Effect.map(hub.inbox, (inbox) => json(InboxState, inbox))))
+    yield* router.add("GET", "/api/events", guarded(Effect.succeed(HttpServerResponse.stream(
+      Stream.concat(
+        Stream.succeed("retry: 2000\n\n"),
+        hub.stream.pipe(
+          Stream.map(sseFrame),
+          Stream.merge(Stream.tick("15 seconds").pipe(Stream.map(() => ": ping\n\n")), { haltStrategy: "left" })
+        )
+      ).pipe(Stream.encodeText),
+      { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
+    ))))
+
+    yield* router.add("POST", "/api/sessions/:id/send", action(Sent, (sessionId) =>
+      body(SendRequest).pipe(Effect.flatMap(({ message }) => options.actions.send(sessionId, message)), Effect.as({ sent: true }))))
+    yield* router.add("POST", "/api/sessions/:id/kill", action(Killed, options.actions.kill))
+    yield* router.add("POST", "/api/sessions/:id/restore", action(SessionRecord, options.actions.restore))
+    yield* router.add("POST", "/api/sessions/:id/merge", action(Merged, (sessionId) =>
+      Effect.map(options.actions.merge(sessionId), ({ prNumber }) => ({ merged: true, prNumber }))))
+    yield* router.add("POST", "/api/sessions/:id/open", action(Opened, (sessionId) =>
+      Effect.flatMap(store.read(sessionId), (record): Effect.Effect<typeof Opened.Type, SessionNotRunning | OpenFailed> =>
+        existsSync(record.workspacePath)
+          ? Effect.as(openOnThisMachine(record.workspacePath), { opened: record.workspacePath })
+          : Effect.fail(new SessionNotRunning({ sessionId, state: `its worktree ${record.workspacePath} is gone` })))))
+    yield* router.add("POST", "/api/notifications/read", guarded(
+      body(MarkReadRequest).pipe(
+        Effect.flatMap((request) => request.all === true ? options.inbox.markAllRead() : options.inbox.markRead(request.ids ?? [])),
+        Effect.andThen(hub.inboxChanged),
+        Effect.andThen(hub.inbox),
+        Effect.map((inbox) => json(InboxState, inbox)),
+        Effect.catch((error) => Effect.succeed(failed(error)))
+      )
+    ))
+
     const deliveries = new Set<string>()
     yield* router.add("POST", "/webhooks/repohost", Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const body = yield* request.text
+      const text = yield* request.text
       const outcome = receive(options.webhooks, deliveries, {
         ...(request.headers["x-github-event"] !== undefined ? { event: request.headers["x-github-event"] } : {}),
         ...(request.headers["x-github-delivery"] !== undefined ? { delivery: request.headers["x-github-delivery"] } : {}),
         ...(request.headers["x-hub-signature-256"] !== undefined ? { signature: request.headers["x-hub-signature-256"] } : {})
-      }, body)
+      }, text)
       if (outcome.status === 202) yield* options.onBranchChanged(outcome.repo, outcome.branch)
       return yield* HttpServerResponse.json(outcome.status === 202 ? { accepted: `${outcome.repo} ${outcome.branch}` } : { message: outcome.message }, { status: outcome.status })
     }))
-    yield* router.add("GET", "/api/sessions", guarded(Effect.flatMap(store.list, ({ records }) => HttpServerResponse.json(records))))
-    yield* router.add("GET", "/api/notifications", guarded(Effect.flatMap(options.inbox.list({ limit: 200 }), (entries) => HttpServerResponse.json(entries))))
-    yield* router.add("GET", "/api/events", guarded(Effect.succeed(HttpServerResponse.stream(
-      events.stream.pipe(
-        Stream.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
-        Stream.merge(Stream.tick("15 seconds").pipe(Stream.map(() => ": ping\n\n")), { haltStrategy: "left" }),
-        Stream.encodeText
-      ),
-      { contentType: "text/event-stream", headers: { "cache-control": "no-cache" } }
-    ))))
   }))
 
-/** The server as a Layer: listening while the layer lives. */
+/** The dashboard as a Layer: the HTTP server and both terminal sockets, listening while the layer lives. */
 export const dashboardLayer = (options: DashboardOptions) =>
-  HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host, gracefulShutdownTimeout: "1 second" }))
+  Layer.mergeAll(
+    HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host, gracefulShutdownTimeout: "1 second" }))
+    ),
+    terminalsLayer({ host: options.host, port: options.terminalPort, directPort: options.directTerminalPort, dashboardPort: options.port, token: options.token })
   )

@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto"
 import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { createServer, type AddressInfo } from "node:net"
 import { dirname, join } from "node:path"
+import { openOnThisMachine } from "../dashboard/open.ts"
 import { startEmulator, type Emulator } from "./emulator/server.ts"
 import { makeSandbox, writeDemoConfig, type DemoSandbox } from "./sandbox.ts"
 import { ciVerdict, DEMO_ISSUES, DEMO_PROJECT, DEMO_REPO, type DemoEvent, demoSteps, reviewerMove, type Story, WEBHOOK_SECRET_VAR } from "./scenario.ts"
@@ -124,9 +125,10 @@ const review = (emulator: Emulator, branches: ReadonlyMap<string, { readonly sto
 
 const play = (sandbox: DemoSandbox, emulator: Emulator, env: NodeJS.ProcessEnv, options: DemoOptions) =>
   Effect.gen(function*() {
-    const started = yield* orch(env, ["start", DEMO_PROJECT, "--detach", ...(options.headless ? ["--no-open"] : [])])
+    const started = yield* orch(env, ["start", DEMO_PROJECT, "--detach", "--no-open"])
     const dashboard = /^dashboard: (.*)$/m.exec(started)?.[1]
     yield* Console.log(`${BOLD}dashboard${RESET} ${dashboard ?? "(not started)"}\n`)
+    if (!options.headless && dashboard !== undefined) yield* Effect.ignore(openOnThisMachine(dashboard))
     const issues = DEMO_ISSUES.map((issue) => ({ ...issue, number: emulator.addIssue(DEMO_REPO, { title: issue.title, body: issue.body }) }))
     yield* Console.log(`${issues.length} open issues in ${DEMO_REPO}: ${issues.map((i) => `#${i.number} ${i.title}`).join(", ")}`)
     yield* Console.log(`$ orch batch-spawn ${DEMO_PROJECT} ${issues.map((i) => i.number).join(" ")}`)
@@ -181,10 +183,11 @@ export const runDemo = (options: DemoOptions) =>
       (e) => Effect.promise(e.close)
     )
     const port = options.port ?? (yield* freePort)
+    const [terminalPort, directTerminalPort] = [yield* freePort, yield* freePort]
     const secret = randomBytes(16).toString("hex")
     emulator.addWebhook({ url: `http://127.0.0.1:${port}/webhooks/repohost`, secret })
     const agent = join(dirname(cli()), "demo-agent.mjs")
-    writeDemoConfig(sandbox, { port, apiUrl: emulator.url, agentCommand: `"${process.execPath}" "${agent}" --api ${emulator.url} --repo ${DEMO_REPO}` })
+    writeDemoConfig(sandbox, { port, terminalPort, directTerminalPort, apiUrl: emulator.url, agentCommand: `"${process.execPath}" "${agent}" --api ${emulator.url} --repo ${DEMO_REPO}` })
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ORCH_HOME: sandbox.dataDir,

@@ -41,7 +41,10 @@ export const makeSandbox = (): DemoSandbox => {
 }
 
 export interface DemoConfigOptions {
+  /** The dashboard's port, and its two terminal sockets'. */
   readonly port: number
+  readonly terminalPort: number
+  readonly directTerminalPort: number
   readonly apiUrl: string
   /** The scripted agent's command line. */
   readonly agentCommand: string
@@ -51,6 +54,8 @@ export interface DemoConfigOptions {
 export const writeDemoConfig = (sandbox: DemoSandbox, options: DemoConfigOptions) =>
   writeFileSync(sandbox.configPath, stringify({
     port: options.port,
+    terminalPort: options.terminalPort,
+    directTerminalPort: options.directTerminalPort,
     // Webhooks bring the news at once; the poll is only the fallback.
     pollIntervalMs: 10_000,
     defaults: { notifiers: ["hosted"] },

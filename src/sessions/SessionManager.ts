@@ -175,7 +175,9 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
       const launch = yield* agent.resume(context)
       return yield* runtime.create({ sessionId, workingDir: record.workspacePath, command: launch.command, ...agentEnvironment(project, context, launch.env) })
     }).pipe(withPlugins(project))
-    const restored = yield* update(record, { status: "working", activity: "active", runtime: handle })
+    // Running again: it has not ended (a later cleanup must see it).
+    const { endedAt: _, ...running } = record
+    const restored = yield* update(running, { status: "working", activity: "active", runtime: handle })
     yield* events.append({ type: "session.restored", sessionId, projectId: record.projectId, issueId: record.issueId })
     return restored
   })

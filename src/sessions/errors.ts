@@ -40,3 +40,13 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
     return `spawn of ${this.project} issue ${this.issueId} failed while ${this.step}: ${this.reason} (nothing was left behind)`
   }
 }
+
+/** A merge asked for by a person was not done: the PR is not open, green, approved and free of conflicts. */
+export class MergeRefused extends Schema.TaggedError<MergeRefused>()("MergeRefused", {
+  sessionId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.sessionId}: not merged: ${this.reason}`
+  }
+}

@@ -5,7 +5,9 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { Host, type HostShape } from "../config/host.ts"
 import { SessionRecord } from "../domain/session.ts"
@@ -35,11 +37,19 @@ export interface SessionStoreShape {
   readonly reservations: Effect.Effect<ReadonlyArray<{ readonly projectId: string; readonly sessionId: string }>>
   /** Removes a session's directory (an undone spawn). */
   readonly release: (projectId: string, sessionId: string) => Effect.Effect<void, StoreError>
+  /** Records written (or, as `record: null`, released) through this store from now on: the dashboard's live board. */
+  readonly changes: Stream.Stream<SessionChange>
+}
+
+export interface SessionChange {
+  readonly sessionId: string
+  readonly record: SessionRecord | null
 }
 
 export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("orch/store/SessionStore") {
-  static readonly make = (root: string): SessionStoreShape => {
+  static readonly make = (root: string, bus?: PubSub.PubSub<SessionChange>): SessionStoreShape => {
     const paths = storePaths(root)
+    const publish = (change: SessionChange) => (bus === undefined ? Effect.void : Effect.asVoid(PubSub.publish(bus, change)))
 
     const readAt = (projectId: string, sessionId: string) => {
       const file = paths.record(projectId, sessionId)
@@ -111,15 +121,27 @@ export class SessionStore extends Context.Service<SessionStore, SessionStoreShap
     return {
       paths,
       reserve,
-      write: (record) => writeFileAtomic(paths.record(record.projectId, record.sessionId), `${JSON.stringify(record, null, 2)}\n`),
+      write: (record) =>
+        writeFileAtomic(paths.record(record.projectId, record.sessionId), `${JSON.stringify(record, null, 2)}\n`).pipe(
+          Effect.andThen(publish({ sessionId: record.sessionId, record }))
+        ),
       read,
       list,
       reservations,
       release: (projectId, sessionId) =>
-        attempt(paths.session(projectId, sessionId), () => rmSync(paths.session(projectId, sessionId), { recursive: true, force: true }))
+        attempt(paths.session(projectId, sessionId), () => rmSync(paths.session(projectId, sessionId), { recursive: true, force: true })).pipe(
+          Effect.andThen(publish({ sessionId, record: null }))
+        ),
+      changes: bus === undefined ? Stream.empty : Stream.fromPubSub(bus)
     }
   }
 
   /** The store in `~/.orchestrator` (or `ORCH_HOME`). */
-  static readonly layer = Layer.effect(SessionStore, Effect.map(Host, (host: HostShape) => SessionStore.make(dataDir(host))))
+  static readonly layer = Layer.effect(
+    SessionStore,
+    Effect.gen(function*() {
+      const host: HostShape = yield* Host
+      return SessionStore.make(dataDir(host), yield* PubSub.unbounded<SessionChange>())
+    })
+  )
 }

@@ -27,6 +27,7 @@ describe("defaults", () => {
   it.effect("a minimal config gets every default of the spec", () =>
     Effect.gen(function*() {
       const config = yield* valid({ projects: { app: project() } })
+      assert.strictEqual(config.host, "127.0.0.1")
       assert.strictEqual(config.port, 3000)
       assert.strictEqual(config.terminalPort, 3001)
       assert.strictEqual(config.directTerminalPort, 3003)

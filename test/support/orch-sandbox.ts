@@ -36,6 +36,9 @@ export const freePort = Effect.callback<number>((resume) => {
 export const sandbox = (options: SandboxOptions = {}) =>
   Effect.gen(function*() {
     const port = yield* freePort
+    // The supervisor also listens for terminal sockets: every sandbox gets its own ports for them.
+    const terminalPort = yield* freePort
+    const directTerminalPort = yield* freePort
     const root = yield* tempDir("orch-e2e-")
     const { socket } = yield* privateTmux
     // A supervisor a test started is stopped with the test, even when the test fails half-way.
@@ -54,6 +57,8 @@ export const sandbox = (options: SandboxOptions = {}) =>
     const writeConfig = (project: Record<string, unknown> = {}) =>
       writeFileSync(config, stringify({
         port,
+        terminalPort,
+        directTerminalPort,
         ...options.config,
         projects: {
           app: {
@@ -87,5 +92,5 @@ export const sandbox = (options: SandboxOptions = {}) =>
         return ""
       }
     }
-    return { root, home, port, socket, repo, config, env, orch, orchAsync, dataDir, record, events, writeConfig, screen, sessions: () => tmuxSessions(socket) }
+    return { root, home, port, terminalPort, directTerminalPort, socket, repo, config, env, orch, orchAsync, dataDir, record, events, writeConfig, screen, sessions: () => tmuxSessions(socket) }
   })

@@ -27,6 +27,40 @@ export const markSupervisorProcess = () => {
   supervisorProcess = true
 }
 
+/** A `process` session's terminal, for the dashboard's direct socket: what it printed so far, and live. */
+export interface ProcessTerminal {
+  /** The raw output kept so far (the last 256 KB), to draw the screen for a new viewer. */
+  readonly replay: () => string
+  readonly onData: (listener: (data: string) => void) => () => void
+  readonly onExit: (listener: () => void) => () => void
+  readonly exited: () => boolean
+  readonly write: (data: string) => void
+  readonly resize: (cols: number, rows: number) => void
+}
+
+export const processTerminal = (id: string): ProcessTerminal | undefined => {
+  const state = owned.get(id)
+  if (state === undefined) return undefined
+  return {
+    replay: () => state.tail,
+    onData: (listener) => {
+      const subscription = state.pty.onData(listener)
+      return () => subscription.dispose()
+    },
+    onExit: (listener) => {
+      const subscription = state.pty.onExit(listener)
+      return () => subscription.dispose()
+    },
+    exited: () => state.exit !== undefined || owned.get(id) !== state,
+    write: (data) => {
+      if (state.exit === undefined) state.pty.write(data)
+    },
+    resize: (cols, rows) => {
+      if (state.exit === undefined) state.pty.resize(cols, rows)
+    }
+  }
+}
+
 const fail = (operation: string, reason: string) => new RuntimeError({ plugin: PLUGIN, operation, reason })
 
 /** Plain text of a terminal's output: escape sequences removed, carriage returns resolved per line. */

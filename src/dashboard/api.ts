@@ -1,0 +1,59 @@
+/**
+ * The dashboard's payloads, as Schemas. Sessions, events and notifications are the very Schemas the CLI prints
+ * (`orch status --json`, events.jsonl, `orch notifications --json`); the rest wraps them.
+ */
+import * as Schema from "effect/Schema"
+import { OrchEvent } from "../domain/event.ts"
+import { Notification } from "../domain/notification.ts"
+import { SessionRecord } from "../domain/session.ts"
+
+export const InboxEntry = Schema.Struct({ ...Notification.fields, read: Schema.Boolean })
+export type InboxEntry = typeof InboxEntry.Type
+
+/** The hosted inbox as the page shows it: the unread count and the newest entries. */
+export const InboxState = Schema.Struct({ unread: Schema.Int, entries: Schema.Array(InboxEntry) })
+export type InboxState = typeof InboxState.Type
+
+/** Everything the board needs at once: every session, each one's last event, the inbox. */
+export const Snapshot = Schema.Struct({
+  sessions: Schema.Array(SessionRecord),
+  lastEvents: Schema.Record(Schema.String, OrchEvent),
+  inbox: InboxState
+})
+export type Snapshot = typeof Snapshot.Type
+
+/** What the live stream (`GET /api/events`, Server-Sent Events) carries; the SSE event name is `kind`. */
+export const LiveMessage = Schema.Union([
+  Schema.Struct({ kind: Schema.Literal("snapshot"), ...Snapshot.fields }),
+  /** A record as just written; `record: null` when its session was removed (an undone spawn). */
+  Schema.Struct({ kind: Schema.Literal("session"), sessionId: Schema.String, record: Schema.NullOr(SessionRecord) }),
+  Schema.Struct({ kind: Schema.Literal("event"), event: OrchEvent }),
+  Schema.Struct({ kind: Schema.Literal("inbox"), ...InboxState.fields })
+])
+export type LiveMessage = typeof LiveMessage.Type
+
+export const ProjectSummary = Schema.Struct({ id: Schema.String, name: Schema.String, repo: Schema.String })
+export type ProjectSummary = typeof ProjectSummary.Type
+
+/** What the page is told in its HTML: where the terminal sockets are, which projects exist. */
+export const Boot = Schema.Struct({
+  version: Schema.String,
+  terminalPort: Schema.Int,
+  directTerminalPort: Schema.Int,
+  projects: Schema.Array(ProjectSummary)
+})
+export type Boot = typeof Boot.Type
+
+export const SendRequest = Schema.Struct({ message: Schema.String.check(Schema.isMinLength(1, { message: "the message is empty" })) })
+export const MarkReadRequest = Schema.Struct({
+  ids: Schema.optionalKey(Schema.Array(Schema.String)),
+  all: Schema.optionalKey(Schema.Boolean)
+})
+
+export const Sent = Schema.Struct({ sent: Schema.Boolean })
+export const Merged = Schema.Struct({ merged: Schema.Boolean, prNumber: Schema.Int })
+export const Opened = Schema.Struct({ opened: Schema.String })
+
+/** Every failure of the API: a machine word and a sentence for people. */
+export const ApiError = Schema.Struct({ error: Schema.String, message: Schema.String })
+export type ApiError = typeof ApiError.Type

@@ -1,0 +1,107 @@
+/**
+ * The live hub behind `GET /api/events`: one place that follows the supervisor (records as they are written,
+ * events as they are appended, the inbox file as it changes) and fans each change out to every open page. A
+ * page gets a snapshot first, then every change, on one stream; nothing is polled, per page or at all.
+ */
+import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
+import * as Stream from "effect/Stream"
+import { appendFileSync, mkdirSync, watch } from "node:fs"
+import { dirname } from "node:path"
+import type { OrchEvent } from "../domain/event.ts"
+import type { InboxShape } from "../plugins/notifier/inbox.ts"
+import type { EventLogShape } from "../store/EventLog.ts"
+import type { SessionStoreShape } from "../store/SessionStore.ts"
+import type { InboxState, LiveMessage, Snapshot } from "./api.ts"
+import { showsOnCard } from "./board.ts"
+import { lastEvents } from "./event-tail.ts"
+
+/** How much of the event log's end is read to find each session's last event at start. */
+const LAST_EVENTS_SCAN_BYTES = 8 * 1024 * 1024
+/** The inbox entries a page gets: the newest ones. */
+const INBOX_ENTRIES = 100
+/** Writes to the inbox come in bursts (a notification, then its read marker); one read after them. */
+const INBOX_SETTLE_MS = 20
+
+export interface LiveHub {
+  readonly snapshot: Effect.Effect<Snapshot>
+  /** The inbox as the pages were last told. */
+  readonly inbox: Effect.Effect<InboxState>
+  /** The snapshot, then every change, for one subscriber. */
+  readonly stream: Stream.Stream<LiveMessage>
+  /** Re-reads the inbox and tells the pages when it changed (the file watcher does this too). */
+  readonly inboxChanged: Effect.Effect<void>
+}
+
+export const makeLiveHub = Effect.fnUntraced(function*(deps: {
+  readonly store: SessionStoreShape
+  readonly events: EventLogShape
+  readonly inbox: InboxShape
+}) {
+  const { store, events, inbox } = deps
+  const hub = yield* PubSub.unbounded<LiveMessage>()
+  yield* Effect.addFinalizer(() => PubSub.shutdown(hub))
+  const publish = (message: LiveMessage) => Effect.asVoid(PubSub.publish(hub, message))
+
+  const { records } = yield* store.list
+  const last = lastEvents(events.path, new Set(records.map((r) => r.sessionId)), showsOnCard, LAST_EVENTS_SCAN_BYTES)
+
+  yield* store.changes.pipe(
+    Stream.runForEach((change) => publish({ kind: "session", sessionId: change.sessionId, record: change.record })),
+    Effect.forkScoped({ startImmediately: true })
+  )
+  yield* events.stream.pipe(
+    Stream.runForEach((event: OrchEvent) => {
+      if (event.sessionId !== undefined && showsOnCard(event)) last.set(event.sessionId, event)
+      return publish({ kind: "event", event })
+    }),
+    Effect.forkScoped({ startImmediately: true })
+  )
+
+  const readInbox: Effect.Effect<InboxState> = inbox.list().pipe(
+    Effect.map((entries) => ({ unread: entries.filter((e) => !e.read).length, entries: entries.slice(0, INBOX_ENTRIES) })),
+    Effect.orElseSucceed(() => ({ unread: 0, entries: [] }))
+  )
+  let inboxState = yield* readInbox
+  const inboxChanged = Effect.gen(function*() {
+    const next = yield* readInbox
+    if (JSON.stringify(next) === JSON.stringify(inboxState)) return
+    inboxState = next
+    yield* publish({ kind: "inbox", ...next })
+  })
+
+  // The inbox is also written by other processes (`orch notify`, `orch notifications --mark-read`): watch the file.
+  yield* Effect.sync(() => {
+    mkdirSync(dirname(inbox.path), { recursive: true })
+    appendFileSync(inbox.path, "")
+  })
+  const context = yield* Effect.context<never>()
+  let settle: ReturnType<typeof setTimeout> | undefined
+  const watcher = watch(inbox.path, () => {
+    clearTimeout(settle)
+    settle = setTimeout(() => Effect.runForkWith(context)(inboxChanged), INBOX_SETTLE_MS)
+  })
+  yield* Effect.addFinalizer(() => Effect.sync(() => {
+    clearTimeout(settle)
+    watcher.close()
+  }))
+
+  const snapshot = Effect.gen(function*() {
+    const { records } = yield* store.list
+    const shown: Record<string, OrchEvent> = {}
+    for (const record of records) {
+      const event = last.get(record.sessionId)
+      if (event !== undefined) shown[record.sessionId] = event
+    }
+    return { sessions: records, lastEvents: shown, inbox: inboxState }
+  })
+
+  // Subscribe before reading the snapshot: a change in between arrives after it, and applying it twice is harmless.
+  const stream = Stream.unwrap(Effect.gen(function*() {
+    const subscription = yield* PubSub.subscribe(hub)
+    const first = yield* snapshot
+    return Stream.concat(Stream.succeed<LiveMessage>({ kind: "snapshot", ...first }), Stream.fromSubscription(subscription))
+  }))
+
+  return { snapshot, inbox: Effect.sync(() => inboxState), stream, inboxChanged } satisfies LiveHub
+})

@@ -1,0 +1,158 @@
+/**
+ * The board: sessions grouped by what they need from a person, with counts, filtered by project. Each card is
+ * redrawn on its own when its record or last event changes, and moved when its group does.
+ */
+import type { OrchEvent } from "../../domain/event.ts"
+import type { SessionRecord } from "../../domain/session.ts"
+import { byNewest, countGroups, type Group, groupOf, GROUPS, isEscalated, toneOf } from "../board.ts"
+import { sessionPath } from "../urls.ts"
+import { h, replaceChildren, time, words } from "./dom.ts"
+import { navigate } from "./router.ts"
+import type { Store } from "./state.ts"
+
+const CHECKS: Readonly<Record<string, string>> = { passing: "✓ CI passing", failing: "✗ CI failing", pending: "◌ CI running" }
+const REVIEWS: Readonly<Record<string, string>> = { approved: "✓ approved", changes_requested: "✎ changes requested", pending: "awaiting review" }
+
+/** The PR line: number (linked), state, CI, review. */
+export const prLine = (record: SessionRecord) =>
+  record.pr === null
+    ? h("span.muted", {}, "no PR yet")
+    : h(
+      "span.pr",
+      {},
+      h("a", { href: record.pr.url, target: "_blank", rel: "noopener" }, `PR #${record.pr.number}`),
+      record.pr.state !== "open" ? h("span", { "data-tone": record.pr.state === "merged" ? "good" : "muted" }, ` ${record.pr.state}`) : null,
+      record.checks ? h("span.check", { "data-tone": record.checks === "passing" ? "good" : record.checks === "failing" ? "bad" : "warn" }, CHECKS[record.checks]) : null,
+      record.review ? h("span.review", { "data-tone": record.review === "approved" ? "good" : record.review === "changes_requested" ? "warn" : "muted" }, REVIEWS[record.review]) : null
+    )
+
+export const statusPill = (record: SessionRecord) =>
+  h("span.pill", { "data-tone": toneOf(record.status), "data-status": record.status }, words(record.status))
+
+/** The issue's title and number (linked to the issue when its URL is known). */
+export const issueTitle = (record: SessionRecord) => {
+  const number = record.issue?.url
+    ? h("a.issue-link", { href: record.issue.url, target: "_blank", rel: "noopener" }, `#${record.issueId}`)
+    : h("span.issue-link.muted", {}, `#${record.issueId}`)
+  return record.issue === undefined ? h("span.issue", {}, "Issue ", number) : h("span.issue", {}, record.issue.title, " ", number)
+}
+
+const lastEventLine = (event: OrchEvent | undefined) =>
+  event === undefined
+    ? null
+    : h("div.last", { title: event.message ?? event.type }, h("span.event-type", {}, event.type), " · ", time(event.timestamp))
+
+const card = (record: SessionRecord, last: OrchEvent | undefined) => {
+  const href = sessionPath(record.sessionId)
+  return h(
+    "article.card",
+    {
+      "data-session": record.sessionId,
+      "data-status": record.status,
+      "data-group": groupOf(record),
+      onclick: (event: Event) => {
+        if ((event.target as Element).closest("a") === null) navigate(href)
+      }
+    },
+    h(
+      "div.card-top",
+      {},
+      h("a.session-id", { href }, record.sessionId),
+      statusPill(record),
+      isEscalated(record) ? h("span.pill", { "data-tone": "bad" }, "escalated") : null,
+      h("span.age", { title: `created ${new Date(record.createdAt).toLocaleString()}` }, time(record.createdAt, ""))
+    ),
+    h("div.title", {}, issueTitle(record)),
+    h("div.meta", {}, h("code.branch", {}, record.branch), h("span", {}, `activity: ${words(record.activity)}`)),
+    h("div.meta", {}, prLine(record)),
+    lastEventLine(last)
+  )
+}
+
+export const boardView = (store: Store, root: HTMLElement, project: string | undefined) => {
+  const { state } = store
+  const shown = (record: SessionRecord) => record.role === undefined && (project === undefined || record.projectId === project)
+  const lists = new Map<Group, HTMLElement>()
+  const counts = new Map<Group, HTMLElement>()
+  const cards = new Map<string, HTMLElement>()
+  const orchestrators = h("nav.orchestrators", { "aria-label": "Orchestrators" })
+
+  const sections = GROUPS.map(({ key, title, hint }) => {
+    const list = h("div.cards", { "data-list": key })
+    const count = h("span.count", { "data-count": key }, "0")
+    lists.set(key, list)
+    counts.set(key, count)
+    return h("section.group", { "data-group": key, "aria-label": title }, h("header", { title: hint }, h("h2", {}, title), count), list)
+  })
+  replaceChildren(root, h("div.board-page", {}, orchestrators, h("div.board", {}, sections)))
+
+  const drawOrchestrators = () => {
+    const records = [...state.sessions.values()].filter((r) => r.role === "orchestrator" && (project === undefined || r.projectId === project))
+    replaceChildren(
+      orchestrators,
+      records.length === 0
+        ? null
+        : [
+          h("span.label", {}, "Orchestrator"),
+          records.map((r) => h("a.orchestrator", { href: sessionPath(r.sessionId), "data-session": r.sessionId }, r.sessionId, statusPill(r)))
+        ]
+    )
+  }
+
+  const drawCounts = () => {
+    const all = countGroups([...state.sessions.values()].filter(shown))
+    for (const [group, element] of counts) element.textContent = String(all[group])
+    for (const [group, list] of lists) list.classList.toggle("empty", all[group] === 0)
+  }
+
+  /** Puts a card in its group's list, in order (newest first). */
+  const place = (record: SessionRecord, element: HTMLElement) => {
+    const list = lists.get(groupOf(record))!
+    const next = [...list.children].find((other) => {
+      const otherRecord = state.sessions.get((other as HTMLElement).dataset.session ?? "")
+      return otherRecord !== undefined && other !== element && byNewest(record, otherRecord) < 0
+    })
+    if (element.parentElement !== list || element.nextElementSibling !== (next ?? null)) list.insertBefore(element, next ?? null)
+  }
+
+  const drawSession = (sessionId: string) => {
+    const record = state.sessions.get(sessionId)
+    const old = cards.get(sessionId)
+    if (record === undefined || !shown(record)) {
+      old?.remove()
+      cards.delete(sessionId)
+    } else {
+      const element = card(record, state.lastEvents.get(sessionId))
+      if (old !== undefined) old.replaceWith(element)
+      cards.set(sessionId, element)
+      place(record, element)
+    }
+    drawCounts()
+  }
+
+  const drawAll = () => {
+    for (const list of lists.values()) list.replaceChildren()
+    cards.clear()
+    const records = [...state.sessions.values()].filter(shown).sort(byNewest)
+    for (const record of records) {
+      const element = card(record, state.lastEvents.get(record.sessionId))
+      cards.set(record.sessionId, element)
+      lists.get(groupOf(record))!.appendChild(element)
+    }
+    drawCounts()
+    drawOrchestrators()
+    root.dataset.loaded = String(state.loaded)
+  }
+
+  drawAll()
+  const unsubscribe = store.subscribe((change) => {
+    if (change.kind === "snapshot") drawAll()
+    else if (change.kind === "session") {
+      if (state.sessions.get(change.sessionId)?.role === "orchestrator") drawOrchestrators()
+      else drawSession(change.sessionId)
+    } else if (change.kind === "event" && change.event.sessionId !== undefined && cards.has(change.event.sessionId)) {
+      drawSession(change.event.sessionId)
+    }
+  })
+  return unsubscribe
+}

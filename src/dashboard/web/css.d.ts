@@ -1,0 +1,2 @@
+// Stylesheets are imported for their effect: esbuild gathers them into dist/web/app.css.
+declare module "*.css"

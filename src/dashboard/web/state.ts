@@ -1,0 +1,105 @@
+/**
+ * What the page knows, kept current by one subscription to the supervisor's live stream (`/api/events`):
+ * a snapshot first (again after every reconnect), then each record, event and inbox change as it happens.
+ * Views subscribe to the changes they draw.
+ */
+import type { InboxEntry, InboxState, LiveMessage } from "../api.ts"
+import { showsOnCard } from "../board.ts"
+import type { OrchEvent } from "../../domain/event.ts"
+import type { SessionRecord } from "../../domain/session.ts"
+
+export type Connection = "connecting" | "live" | "disconnected"
+
+export type Change =
+  | { readonly kind: "snapshot" }
+  | { readonly kind: "session"; readonly sessionId: string }
+  | { readonly kind: "event"; readonly event: OrchEvent }
+  | { readonly kind: "inbox"; readonly arrived: ReadonlyArray<InboxEntry> }
+  | { readonly kind: "connection" }
+
+export interface State {
+  connection: Connection
+  loaded: boolean
+  readonly sessions: Map<string, SessionRecord>
+  readonly lastEvents: Map<string, OrchEvent>
+  inbox: InboxState
+}
+
+export const createState = () => {
+  const state: State = { connection: "connecting", loaded: false, sessions: new Map(), lastEvents: new Map(), inbox: { unread: 0, entries: [] } }
+  const listeners = new Set<(change: Change) => void>()
+  const emit = (change: Change) => {
+    for (const listener of [...listeners]) listener(change)
+  }
+  const setInbox = (inbox: InboxState): ReadonlyArray<InboxEntry> => {
+    const known = new Set(state.inbox.entries.map((entry) => entry.id))
+    state.inbox = inbox
+    return inbox.entries.filter((entry) => !known.has(entry.id))
+  }
+
+  const apply = (message: LiveMessage) => {
+    switch (message.kind) {
+      case "snapshot": {
+        state.sessions.clear()
+        for (const record of message.sessions) state.sessions.set(record.sessionId, record)
+        state.lastEvents.clear()
+        for (const [id, event] of Object.entries(message.lastEvents)) state.lastEvents.set(id, event)
+        state.inbox = message.inbox
+        state.loaded = true
+        return emit({ kind: "snapshot" })
+      }
+      case "session": {
+        if (message.record === null) state.sessions.delete(message.sessionId)
+        else state.sessions.set(message.sessionId, message.record)
+        return emit({ kind: "session", sessionId: message.sessionId })
+      }
+      case "event": {
+        if (message.event.sessionId !== undefined && showsOnCard(message.event)) state.lastEvents.set(message.event.sessionId, message.event)
+        return emit({ kind: "event", event: message.event })
+      }
+      case "inbox":
+        return emit({ kind: "inbox", arrived: setInbox({ unread: message.unread, entries: message.entries }) })
+    }
+  }
+
+  const setConnection = (connection: Connection) => {
+    if (state.connection === connection) return
+    state.connection = connection
+    emit({ kind: "connection" })
+  }
+
+  /**
+   * Opens the stream. EventSource reconnects by itself after a dropped connection; a stream it gave up on
+   * (the supervisor was down long enough, or answered with an error) is opened again, less and less often.
+   * Every connection starts with a fresh snapshot, so nothing missed while away stays missing.
+   */
+  const connect = (attempt = 0) => {
+    const source = new EventSource("/api/events")
+    source.onerror = () => {
+      setConnection("disconnected")
+      if (source.readyState !== EventSource.CLOSED) return
+      source.close()
+      setTimeout(() => connect(attempt + 1), Math.min(1000 * 2 ** attempt, 30_000))
+    }
+    for (const kind of ["snapshot", "session", "event", "inbox"] as const) {
+      source.addEventListener(kind, (event) => {
+        attempt = 0
+        setConnection("live")
+        apply(JSON.parse((event as MessageEvent<string>).data) as LiveMessage)
+      })
+    }
+  }
+
+  return {
+    state,
+    connect: () => connect(),
+    subscribe: (listener: (change: Change) => void) => {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    /** The inbox as an action just left it (the stream says so too, a moment later). */
+    setInbox: (inbox: InboxState) => emit({ kind: "inbox", arrived: setInbox(inbox) })
+  }
+}
+
+export type Store = ReturnType<typeof createState>
