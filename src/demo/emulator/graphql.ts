@@ -23,8 +23,13 @@ enum IssueOrderField { CREATED_AT UPDATED_AT COMMENTS }
 enum OrderDirection { ASC DESC }
 input IssueOrder { field: IssueOrderField! direction: OrderDirection! }
 
+enum IssueState { OPEN CLOSED }
+enum IssueStateReason { REOPENED NOT_PLANNED COMPLETED }
+type Issue { number: Int! title: String! url: URI! state: IssueState! stateReason: IssueStateReason }
+
 type Repository {
   nameWithOwner: String!
+  issue(number: Int!): Issue
   pullRequests(states: [PullRequestState!], headRefName: String, orderBy: IssueOrder, first: Int, last: Int): PullRequestConnection!
 }
 
@@ -177,6 +182,16 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
       if (repo === undefined) return null
       return {
         nameWithOwner: repo.fullName,
+        issue: ({ number }: { number: number }) => {
+          const issue = repo.issues.get(number)
+          return issue === undefined ? null : {
+            number,
+            title: issue.title,
+            url: `${model.repoUrl(repo)}/issues/${number}`,
+            state: issue.state.toUpperCase(),
+            stateReason: issue.state === "closed" ? issue.stateReason ?? "COMPLETED" : null
+          }
+        },
         pullRequests: (args: Page & { readonly headRefName?: string | null; readonly states?: ReadonlyArray<string> | null; readonly orderBy?: { direction: string } | null }) => {
           const pulls = [...repo.pulls.values()]
             .filter((p) => (args.headRefName == null || p.head === args.headRefName))

@@ -35,6 +35,7 @@ export interface Issue {
   readonly body: string
   readonly labels: Array<string>
   state: "open" | "closed"
+  stateReason?: "COMPLETED" | "NOT_PLANNED"
 }
 
 export interface Pull {
@@ -152,6 +153,7 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
   const headSha = (repo: Repo, branch: string) => tryGit(repo.gitDir, "rev-parse", "--verify", "--quiet", `refs/heads/${branch}`)
   const pullsWithHead = (repo: Repo, branch: string) => [...repo.pulls.values()].filter((pull) => pull.head === branch && pull.state === "open")
 
+  const repoUrl = (repo: Repo) => `${options.baseUrl()}/${repo.fullName}`
   const pullUrl = (repo: Repo, pull: Pull) => htmlUrl(repo, `pull/${pull.number}`)
   const pullPayload = (repo: Repo, pull: Pull) => {
     const sha = headSha(repo, pull.head) ?? ZERO_SHA
@@ -307,6 +309,7 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
   return {
     repos: state,
     headSha,
+    repoUrl,
     pullUrl,
     pullPayload,
     runCi,

@@ -19,7 +19,18 @@ export const restRoute = (model: Model, method: string, url: URL, body: Record<s
   if ((m = /^\/issues\/(\d+)$/.exec(path)) && method === "GET") {
     const issue = repo.issues.get(Number(m[1]))
     return issue
-      ? { status: 200, body: { ...issue, labels: issue.labels.map((name) => ({ name })), html_url: `${baseUrl}/${repo.fullName}/issues/${issue.number}` } }
+      ? {
+        status: 200,
+        body: {
+          number: issue.number,
+          title: issue.title,
+          body: issue.body,
+          state: issue.state,
+          state_reason: issue.state === "closed" ? (issue.stateReason ?? "COMPLETED").toLowerCase() : null,
+          labels: issue.labels.map((name) => ({ name })),
+          html_url: `${baseUrl}/${repo.fullName}/issues/${issue.number}`
+        }
+      }
       : notFound
   }
   if (path === "/pulls" && method === "GET") {

@@ -68,6 +68,7 @@ export interface Emulator {
   readonly deliveries: ReadonlyArray<Delivery>
   readonly addIssue: (repo: string, issue: { readonly title: string; readonly body?: string; readonly labels?: ReadonlyArray<string> }) => number
   readonly issue: (repo: string, number: number) => { readonly state: "open" | "closed" } | undefined
+  readonly closeIssue: (repo: string, number: number, reason?: "COMPLETED" | "NOT_PLANNED") => void
   /** A review; line comments come with it and open review threads, as on GitHub. */
   readonly review: (
     repo: string,
@@ -231,6 +232,12 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
       return number
     },
     issue: (name, number) => repoOf(name).issues.get(number),
+    closeIssue: (name, number, reason = "COMPLETED") => {
+      const issue = repoOf(name).issues.get(number)
+      if (issue === undefined) throw new Error(`${name} has no issue #${number}`)
+      issue.state = "closed"
+      issue.stateReason = reason
+    },
     review: (name, number, state, body = "", comments = [], user) => {
       model.review(repoOf(name), pullOf(name, number), { state, body, comments, ...(user ? { user } : {}) })
     },

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import type { TrackerConfig } from "../../config/schema.ts"
 import { gatewayFor } from "../scm/gateway.ts"
-import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type TrackerShape } from "./Tracker.ts"
+import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type IssueState, type TrackerShape } from "./Tracker.ts"
 
 const DEFAULT_API_URL = "https://api.github.com"
 
@@ -40,7 +40,28 @@ interface GitHubIssue {
   readonly body: string | null
   readonly html_url: string
   readonly labels: ReadonlyArray<string | { readonly name?: string }>
+  readonly state?: "open" | "closed"
+  readonly state_reason?: string | null
 }
+
+/** A closed issue's work is over, whether completed or not planned; its name says which. */
+export const issueState = (state: string, reason: string | null | undefined): IssueState =>
+  state.toLowerCase() === "closed"
+    ? { name: reason ? `closed (${reason.toLowerCase().replace(/_/g, " ")})` : "closed", completed: true }
+    : { name: "open", completed: false }
+
+/** The states of many issues in one GraphQL query, one alias per issue; numbers travel as variables. */
+export const issueStatesQuery = (numbers: ReadonlyArray<number>) => ({
+  query: [
+    `query OrchIssueStates($owner: String!, $name: String!${numbers.map((_, i) => `, $i${i}: Int!`).join("")}) {`,
+    "  repository(owner: $owner, name: $name) {",
+    ...numbers.map((_, i) => `    i${i}: issue(number: $i${i}) { number state stateReason }`),
+    "  }",
+    "}"
+  ].join("\n"),
+  variables: (owner: string, name: string) => ({ owner, name, ...Object.fromEntries(numbers.map((n, i) => [`i${i}`, n])) })
+})
+const ISSUES_PER_QUERY = 50
 
 export const makeRepohostTracker = (
   repo: string,
@@ -66,8 +87,25 @@ export const makeRepohostTracker = (
       title: issue.title,
       body: issue.body ?? "",
       labels: issue.labels.map((label) => (typeof label === "string" ? label : label.name ?? "")).filter(Boolean),
-      url: issue.html_url
+      url: issue.html_url,
+      ...(issue.state !== undefined ? { state: issueState(issue.state, issue.state_reason) } : {})
     } satisfies Issue
   })
-  return { name: "repohost", getIssue }
+
+  const issueStates = Effect.fn("Tracker.repohost.issueStates")(function*(issueIds: ReadonlyArray<string>) {
+    const numbers = [...new Set(issueIds.map((id) => id.replace(/^#/, "")).filter((id) => /^\d+$/.test(id)).map(Number))]
+    const [owner, name] = repo.split("/") as [string, string]
+    const states = new Map<string, IssueState>()
+    for (let start = 0; start < numbers.length; start += ISSUES_PER_QUERY) {
+      const chunk = numbers.slice(start, start + ISSUES_PER_QUERY)
+      const { query, variables } = issueStatesQuery(chunk)
+      type Answer = { readonly repository: Record<string, { readonly number: number; readonly state: string; readonly stateReason: string | null } | null> | null }
+      const data = yield* gatewayFor("repohost", apiUrl, headers).graphql<Answer>(query, variables(owner, name)).pipe(Effect.mapError((error) => unavailable(error.reason)))
+      for (const issue of Object.values(data.repository ?? {})) {
+        if (issue !== null) states.set(String(issue.number), issueState(issue.state, issue.stateReason))
+      }
+    }
+    return states
+  })
+  return { name: "repohost", getIssue, issueStates }
 }
