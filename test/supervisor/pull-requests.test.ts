@@ -105,4 +105,33 @@ describe("pull requests through the repohost emulator", () => {
       assert.isTrue(emulator.deliveries.every((d) => d.status === 202 || d.status === 200), JSON.stringify(emulator.deliveries))
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 60_000)
+
+  it.live("a PR that stops merging cleanly sends the agent to rebase; a closed issue ends the session", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ agentCommand: ECHO_AGENT })
+      const emulator = yield* Effect.acquireRelease(
+        Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }] })),
+        (e) => Effect.promise(() => e.close())
+      )
+      const issue = emulator.addIssue("acme/app", { title: "Conflicting work" })
+      s.writeConfig({ tracker: { plugin: "repohost", apiUrl: emulator.url }, scm: { plugin: "repohost", apiUrl: emulator.url } })
+      writeFileSync(s.config, `pollIntervalMs: 1000\n${readFileSync(s.config, "utf8")}`)
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", String(issue)])).code, 0)
+      const worktree = join(s.dataDir, "worktrees", "app", "app-1")
+      git(worktree, "-c", "user.email=a@b", "-c", "user.name=A", "commit", "-q", "--allow-empty", "-m", "work")
+      yield* gitAsync(worktree, "push", "-q", "origin", `HEAD:feat/${issue}`)
+      const created = yield* Effect.promise(() =>
+        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: `feat/${issue}`, base: "main", title: "work" }) }).then((r) => r.json() as Promise<{ number: number }>))
+      yield* eventually("the PR seen", () => s.events().some((e) => e.type === "pr.created"), 10_000)
+
+      emulator.setConflicts("acme/app", created.number, true)
+      yield* eventually("the rebase message in the agent's terminal", () => s.screen("app-1").includes("got: Your branch has merge conflicts."), 10_000)
+      assert.deepInclude(s.events().find((e) => e.type === "merge.conflicts"), { sessionId: "app-1", prNumber: created.number })
+
+      emulator.closeIssue("acme/app", issue, "NOT_PLANNED")
+      assert.strictEqual((yield* s.orch(["session", "cleanup"])).code, 0)
+      assert.deepInclude(s.events().find((e) => e.type === "session.cleaned"), { sessionId: "app-1", message: `issue ${issue} is closed (not planned)` })
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 60_000)
 })
