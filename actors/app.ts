@@ -14,7 +14,7 @@ import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { SupervisorRpcs } from "../src/ipc/protocol.ts"
 import { makeInbox } from "../src/plugins/notifier/inbox.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
-import { markSupervisorProcess } from "../src/plugins/runtime/process.ts"
+import { endOwnedTerminals, markSupervisorProcess } from "../src/plugins/runtime/process.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
@@ -91,8 +91,10 @@ const announce = (options: AppOptions) =>
     )
   }))
 
+/** This process owns the `process` runtime's terminals while the supervisor runs, and ends them when it stops. */
+const ownTerminals = Layer.effectDiscard(Effect.acquireRelease(Effect.sync(markSupervisorProcess), () => Effect.sync(endOwnedTerminals)))
+
 export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) => {
-  markSupervisorProcess()
   const inbox = makeInbox(options.root)
   const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) =>
     NotifierRouter.layer(notifiers, config.notificationRouting)))
@@ -117,7 +119,10 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
       webhooks,
       onBranchChanged: supervisor.branchChanged
     })))
-  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options)).pipe(Layer.provideMerge(core))
+  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options)).pipe(
+    Layer.provideMerge(core),
+    Layer.provideMerge(ownTerminals)
+  )
 }
 
 

@@ -6,6 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import WebSocket from "ws"
 import { eventually } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
@@ -142,6 +144,16 @@ describe("terminal sockets (a real supervisor)", () => {
 
       assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
       assert.strictEqual((yield* Effect.promise(() => first.closed)).code, 4410)
+      const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+      // The orchestrator's pty ends with the supervisor, and so does the supervisor's process.
+      yield* eventually("the supervisor's process to end", () => {
+        try {
+          process.kill(pid, 0)
+          return false
+        } catch {
+          return true
+        }
+      })
     }), 60_000)
 })

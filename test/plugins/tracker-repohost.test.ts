@@ -12,7 +12,7 @@ describe("repohost tracker: issue states for cleanup", () => {
     const json = JSON.parse(readFileSync("node_modules/@octokit/graphql-schema/schema.json", "utf8"))
     const { query, variables } = issueStatesQuery([3, 5, 8])
     assert.deepStrictEqual(validate(buildClientSchema(json.data ?? json), parse(query)).map((e) => e.message), [])
-    assert.deepStrictEqual(variables("acme", "app"), { owner: "acme", name: "app", i0: 3, i1: 5, i2: 8 })
+    assert.deepStrictEqual<Record<string, unknown>>(variables("acme", "app"), { owner: "acme", name: "app", i0: 3, i1: 5, i2: 8 })
   })
 
   it.each([

@@ -27,6 +27,18 @@ export const markSupervisorProcess = () => {
   supervisorProcess = true
 }
 
+/** When the supervisor stops, its terminals end with it (an open pty would also keep the process alive). */
+export const endOwnedTerminals = () => {
+  for (const [id, state] of owned) {
+    owned.delete(id)
+    try {
+      state.pty.kill()
+    } catch {
+      // already gone
+    }
+  }
+}
+
 /** A `process` session's terminal, for the dashboard's direct socket: what it printed so far, and live. */
 export interface ProcessTerminal {
   /** The raw output kept so far (the last 256 KB), to draw the screen for a new viewer. */
