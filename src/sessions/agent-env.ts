@@ -1,6 +1,7 @@
 /**
  * The environment an agent starts with: the caller's, less orch's own repohost token (unless the project asks
- * for it with `agentConfig.shareRepohostToken: true`) and tmux's variables, plus the session's ORCH_* variables.
+ * for it with `agentConfig.shareRepohostToken: true`) and tmux's variables, plus the project's `agentConfig.env`, the
+ * session's ORCH_* variables and what the agent plugin sets.
  */
 import type { ProjectConfig } from "../config/schema.ts"
 import type { AgentContext } from "../plugins/agent/Agent.ts"
@@ -23,6 +24,7 @@ export const agentEnvironment = (
     unsetEnv,
     env: {
       ...Object.fromEntries(inherited),
+      ...project.agentConfig.env,
       ORCH_SESSION_ID: context.sessionId,
       ORCH_PROJECT_ID: project.id,
       ORCH_ISSUE_ID: context.issueId,
