@@ -10,12 +10,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { jsonAnswer, streamAnswer, type ToolCall } from "../../src/plugins/agent/anthropic-sse.ts"
 
-export interface ToolCall {
-  /** The agent's tool name: `Bash`, `Write`, `Edit`, … */
-  readonly tool: string
-  readonly input: Readonly<Record<string, unknown>>
-}
+export type { ToolCall }
 
 export type Step =
   | { readonly text: string; readonly hold?: Promise<unknown> }
@@ -92,42 +89,6 @@ export const nextStep = (turns: ReadonlyArray<Turn>, messages: ReadonlyArray<Mes
     return turn.steps[answered]
   }
   return undefined
-}
-
-const sse = (res: ServerResponse, type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
-
-let ids = 0
-const nextId = (prefix: string) => `${prefix}_${(++ids).toString().padStart(6, "0")}${Date.now().toString(36)}`
-
-const streamAnswer = (res: ServerResponse, model: string, step: { readonly text?: string; readonly tools?: ReadonlyArray<ToolCall> }) => {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "request-id": nextId("req") })
-  sse(res, "message_start", {
-    message: { id: nextId("msg"), type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } }
-  })
-  let index = 0
-  if (step.text !== undefined && step.text !== "") {
-    sse(res, "content_block_start", { index, content_block: { type: "text", text: "" } })
-    sse(res, "content_block_delta", { index, delta: { type: "text_delta", text: step.text } })
-    sse(res, "content_block_stop", { index })
-    index++
-  }
-  for (const call of step.tools ?? []) {
-    sse(res, "content_block_start", { index, content_block: { type: "tool_use", id: nextId("toolu"), name: call.tool, input: {} } })
-    sse(res, "content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(call.input) } })
-    sse(res, "content_block_stop", { index })
-    index++
-  }
-  sse(res, "message_delta", { delta: { stop_reason: (step.tools ?? []).length > 0 ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 12 } })
-  sse(res, "message_stop", {})
-  res.end()
-}
-
-const jsonAnswer = (res: ServerResponse, model: string, text: string) => {
-  res.writeHead(200, { "content-type": "application/json" })
-  res.end(JSON.stringify({
-    id: nextId("msg"), type: "message", role: "assistant", model, content: [{ type: "text", text }],
-    stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 10, output_tokens: 2 }
-  }))
 }
 
 const readBody = (req: IncomingMessage) =>
