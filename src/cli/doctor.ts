@@ -10,6 +10,7 @@ import * as Schema from "effect/Schema"
 import { Command, Flag } from "effect/cli"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { Host } from "../config/host.ts"
+import { VERIFIED_CLAUDE_VERSION } from "../plugins/agent/claude-screen.ts"
 import { exec } from "../process/exec.ts"
 import { dataDir } from "../store/paths.ts"
 
@@ -29,8 +30,8 @@ interface Line {
 
 /** What each built-in agent runs by default, and the version its behaviour was proven with (docs/agents.md). */
 const AGENTS: Readonly<Record<string, { readonly binary: string; readonly verified?: string }>> = {
-  "coding-agent": { binary: "claude", verified: "2.1.328" },
-  codex: { binary: "codex", verified: "0.169.0" },
+  "coding-agent": { binary: "claude", verified: VERIFIED_CLAUDE_VERSION },
+  codex: { binary: "codex" },
   aider: { binary: "aider" }
 }
 

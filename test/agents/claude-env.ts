@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
 export const CLAUDE_BIN = resolve("node_modules/.bin/claude")
-export const CLAUDE_VERSION = "2.1.328"
+export { VERIFIED_CLAUDE_VERSION as CLAUDE_VERSION } from "../../src/plugins/agent/claude-screen.ts"
 export const API_KEY = "sk-ant-orch-test-00000000000000000000000000"
 
 /** What the TUI asks once per machine, answered: trust is looked up at the repository root (worktrees included). */

@@ -21,9 +21,6 @@ import { streamAnswer } from "./anthropic-sse.ts"
 import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
 import { makeCodingAgent } from "./coding-agent.ts"
 
-/** The Claude Code version whose screens and hooks were recorded and proven end to end. */
-export const VERIFIED_CLAUDE_VERSION = "2.1.328"
-
 export interface CanaryCheck {
   readonly name: string
   readonly ok: boolean

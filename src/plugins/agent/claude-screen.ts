@@ -7,6 +7,9 @@
  */
 import type { Activity } from "../../domain/session.ts"
 
+/** The Claude Code version whose screens and hooks were recorded and proven end to end (docs/agents.md). */
+export const VERIFIED_CLAUDE_VERSION = "2.1.328"
+
 /** The agent asks a person something: a menu with a selected option, or a known question. */
 const QUESTION = /Do you want to proceed\?|Do you want to (make this edit|create|use this API key)|Esc to cancel|Yes, I trust this folder|Auto mode can't check actions/i
 const BUSY = /esc to interrupt/i
