@@ -130,7 +130,8 @@ describe("the real Claude Code CLI under orch", () => {
       const afterRestore = yield* eventually("the message after restore at the model", () =>
         model.mainRequests(worktree).find((r) => r.userTexts.at(-1)?.includes("ARE-YOU-BACK")), 30_000)
       assert.include(afterRestore.userTexts[0], "Make the answer 2", "the resumed conversation carries the task")
-      assert.isTrue(afterRestore.userTexts.some((t) => t.includes("QUEUED-NOTE")))
+      // (A SIGKILL can lose the agent's last moments of transcript, so the turn just before it is not asserted.)
+      assert.isTrue(afterRestore.userTexts.some((t) => t.includes("CI is failing on your pull request")), "earlier turns too")
       const starts = hookEvents(activityFile).filter((h) => h.event === "SessionStart")
       assert.deepStrictEqual(starts.map((h) => h.payload.source), ["startup", "resume"])
       assert.strictEqual(starts[1]!.payload.session_id, s.record("app-1").agent.conversationId)
