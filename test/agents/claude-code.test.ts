@@ -166,4 +166,18 @@ describe("the real Claude Code CLI under orch", () => {
       assert.include(s.events().filter((e) => e.sessionId === "app-1").map((e) => e.type), "session.needs_input")
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
     }), 120_000)
+
+  it.live("a project Claude Code does not trust yet fails the spawn at once, saying what to do", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const model = yield* Effect.acquireRelease(Effect.promise(() => startModelServer()), (m) => Effect.promise(() => m.close()))
+      writeClaudeHome(s.home, [])
+      s.writeConfig(claudeAgent(model.url))
+      const started = Date.now()
+      const spawned = yield* s.orch(["spawn", "app", "3"])
+      assert.strictEqual(spawned.code, 1)
+      assert.match(spawned.stderr, /^orch: spawn of app issue 3 failed while waiting for the agent: Claude Code asks whether to trust this folder: run `claude` once in the project's directory and accept \(nothing was left behind\)\n$/)
+      assert.isBelow(Date.now() - started, 30_000, "not the 60 s wait for a prompt that never comes")
+      assert.deepStrictEqual(s.sessions(), [])
+    }), 60_000)
 })
