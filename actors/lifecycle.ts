@@ -64,8 +64,10 @@ const observe = (record: SessionRecord, observation: Observation, now: number, r
       if (observation.liveness === "alive") {
         const alive = record.deadProbes ? { ...record, deadProbes: 0 } : record
         const revived = alive.activity === "exited" ? { ...alive, activity: "unknown" as const } : alive
-        return observation.screen !== undefined && observation.screen !== revived.activity
-          ? { ...revived, activity: observation.screen, activitySince: new Date(now).toISOString() }
+        // A screen cannot tell idle from ready (idle is ready that lasted): it must not wake an idle session.
+        const screen = observation.screen === "ready" && revived.activity === "idle" ? undefined : observation.screen
+        return screen !== undefined && screen !== revived.activity
+          ? { ...revived, activity: screen, activitySince: new Date(now).toISOString() }
           : revived
       }
       const deadProbes = (record.deadProbes ?? 0) + 1

@@ -2,6 +2,7 @@
 import { Command } from "effect/cli"
 import { config } from "./config.ts"
 import { demo } from "./demo.ts"
+import { doctor } from "./doctor.ts"
 import { init } from "./init.ts"
 import { notifications, notify } from "./notify.ts"
 import { send } from "./send.ts"
@@ -12,5 +13,5 @@ import { status } from "./status.ts"
 
 export const orch = Command.make("orch").pipe(
   Command.withDescription("Launch and supervise AI coding-agent sessions, one per issue"),
-  Command.withSubcommands([start, stop, spawn, batchSpawn, status, send, session, notify, notifications, init, config, demo])
+  Command.withSubcommands([start, stop, spawn, batchSpawn, status, send, session, notify, notifications, init, config, demo, doctor])
 )

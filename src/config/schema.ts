@@ -100,7 +100,10 @@ export type PluginConfig = TrackerConfig
 export const AgentConfig = Schema.StructWithRest(
   Schema.Struct({
     permissions: Schema.Literals(["skip", "auto-edit", "default"]).pipe(withDefault("skip", "skip: the agent runs without asking for permissions; auto-edit: edits allowed, commands ask; default: the agent's own prompts")),
-    model: Schema.optionalKey(NonEmpty)
+    model: Schema.optionalKey(NonEmpty),
+    env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String).annotate({
+      description: "Environment variables the agent starts with, over the supervisor's (e.g. ANTHROPIC_BASE_URL); use ${VAR} for secrets"
+    }))
   }),
   [Schema.Record(Schema.String, Schema.Unknown)]
 ).annotate({ description: "Agent-specific settings; unknown keys are passed to the agent plugin" })

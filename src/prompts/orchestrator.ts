@@ -2,7 +2,11 @@
 import { projectReactions } from "../config/normalize.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 
-export const buildOrchestratorPrompt = (config: OrchestratorConfig, project: ProjectConfig): string => {
+/**
+ * `orch` is the command the agent runs orch by: an absolute path, because agents' shells do not keep the PATH
+ * they were started with (Claude Code's Bash tool takes the login shell's PATH).
+ */
+export const buildOrchestratorPrompt = (config: OrchestratorConfig, project: ProjectConfig, orch = "orch"): string => {
   const reactions = Object.entries(projectReactions(config, project))
     .map(([key, r]) => `- ${key}: ${r.auto ? "" : "(off) "}${r.action}${r.priority ? ` (${r.priority})` : ""}${r.retries !== undefined ? `, ${r.retries} retries` : ""}${r.escalateAfter !== undefined ? `, escalates after ${r.escalateAfter}` : ""}${r.threshold !== undefined ? `, after ${r.threshold}` : ""}`)
   return [
@@ -15,6 +19,7 @@ export const buildOrchestratorPrompt = (config: OrchestratorConfig, project: Pro
     `- Agent: ${project.agent}; runtime: ${project.runtime}; workspace: ${project.workspace}.`,
     "",
     "## The orch commands you use (run them in your shell)",
+    ...(orch !== "orch" ? [`orch is \`${orch}\`: write that path wherever these commands say \`orch\`.`] : []),
     `- \`orch status --json\`: every session with its status, activity and PR. Read this before deciding anything.`,
     `- \`orch spawn ${project.key} <issue>\`: start a worker on one issue. \`orch batch-spawn ${project.key} <issue>...\` for several.`,
     "- `orch send <session> <message>`: tell a worker something (an answer, a hint, a change of plan).",

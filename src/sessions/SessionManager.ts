@@ -22,7 +22,7 @@ import { ProjectNotFound, SessionNotRunning, SessionRunning } from "./errors.ts"
 import type { BatchOutcome, CleanupItem } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { startOrchestrator } from "./orchestrator.ts"
-import { agentContext, nowIso, spawnSession } from "./spawn.ts"
+import { agentContext, nowIso, spawnSession, waitUntilReady } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 
 
@@ -173,7 +173,11 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
       }
       const context = agentContext(store, project, record, "")
       const launch = yield* agent.resume(context)
-      return yield* runtime.create({ sessionId, workingDir: record.workspacePath, command: launch.command, ...agentEnvironment(project, context, launch.env) })
+      const handle = yield* runtime.create({ sessionId, workingDir: record.workspacePath, command: launch.command, ...agentEnvironment(project, context, launch.env) })
+      // Return once the agent takes input, so a message sent right after restore is not typed into a starting TUI.
+      // An agent that never gets there is left to the supervisor's probes (it exits, or asks its question).
+      yield* waitUntilReady(runtime, agent, handle).pipe(Effect.ignore)
+      return handle
     }).pipe(withPlugins(project))
     // Running again: it has not ended (a later cleanup must see it).
     const { endedAt: _, ...running } = record

@@ -1,7 +1,8 @@
 /**
  * The environment an agent starts with: the caller's, less orch's own repohost token (unless the project asks
  * for it with `agentConfig.shareRepohostToken: true`), the variables carrying the tracker's secrets (tracker-b's
- * `apiKey: ${LINEAR_API_KEY}`) and tmux's variables, plus the session's ORCH_* variables.
+ * `apiKey: ${LINEAR_API_KEY}`) and tmux's variables, plus the project's `agentConfig.env`, the session's ORCH_*
+ * variables and what the agent plugin sets.
  */
 import { SECRET_KEY } from "../config/redact.ts"
 import type { ProjectConfig } from "../config/schema.ts"
@@ -29,6 +30,7 @@ export const agentEnvironment = (
     unsetEnv,
     env: {
       ...Object.fromEntries(inherited),
+      ...project.agentConfig.env,
       ORCH_SESSION_ID: context.sessionId,
       ORCH_PROJECT_ID: project.id,
       ORCH_ISSUE_ID: context.issueId,

@@ -73,12 +73,12 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
   if (!(yield* workspace.exists(base.workspacePath))) {
     yield* workspace.create({ project, sessionId, branch: base.branch, path: base.workspacePath })
   }
-  const prompt = buildOrchestratorPrompt(config, project)
+  const shimDir = yield* orchShim(store.paths.root, cliPath)
+  const prompt = buildOrchestratorPrompt(config, project, join(shimDir, "orch"))
   const context = agentContext(store, project, base, "Read `orch status --json`, then plan the work on the open issues and start it.")
   yield* writeFileAtomic(context.promptFile, `${prompt}\n`)
   yield* writeFileAtomic(context.systemPromptFile, prompt)
   const launch = yield* (existing._tag === "Some" ? agent.resume(context) : agent.launch(context))
-  const shimDir = yield* orchShim(store.paths.root, cliPath)
   const environment = agentEnvironment(project, context, {
     ...launch.env,
     ...(config.configPath !== undefined ? { ORCH_CONFIG_PATH: config.configPath } : {}),
@@ -86,7 +86,7 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
   })
   const handle = yield* runtime.create({ sessionId, workingDir: base.workspacePath, command: launch.command, ...environment })
   if (launch.initialMessage !== undefined && existing._tag === "None") {
-    yield* waitUntilReady(runtime, agent.isReadyForInput, handle).pipe(Effect.mapError((error) => new OrchestratorNotReady({ reason: typeof error === "string" ? error : error.message })))
+    yield* waitUntilReady(runtime, agent, handle).pipe(Effect.mapError((error) => new OrchestratorNotReady({ reason: typeof error === "string" ? error : error.message })))
     yield* runtime.send(handle, launch.initialMessage)
   }
   const record: SessionRecord = { ...base, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso }

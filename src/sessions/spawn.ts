@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import type { ProjectConfig } from "../config/schema.ts"
 import type { RuntimeHandle, SessionRecord } from "../domain/session.ts"
-import { Agent, type AgentContext } from "../plugins/agent/Agent.ts"
+import { Agent, type AgentContext, type AgentShape } from "../plugins/agent/Agent.ts"
 import { Runtime, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
 import { InvalidIssueId, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
@@ -35,11 +35,13 @@ const ISSUE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 const READY_POLL = "100 millis"
 const READY_POLLS = 600
 
-/** Waits until the agent shows it is ready for input (60 s at most), or fails if it exits first. */
-export const waitUntilReady = Effect.fnUntraced(function*(runtime: RuntimeShape, isReady: (screen: string) => boolean, handle: RuntimeHandle) {
+/** Waits until the agent shows it is ready for input (60 s at most); fails if it exits or asks a setup question first. */
+export const waitUntilReady = Effect.fnUntraced(function*(runtime: RuntimeShape, agent: Pick<AgentShape, "isReadyForInput" | "startBlocker">, handle: RuntimeHandle) {
   for (let poll = 0; poll < READY_POLLS; poll++) {
     const screen = yield* runtime.capture(handle)
-    if (isReady(screen)) return
+    if (agent.isReadyForInput(screen)) return
+    const blocker = agent.startBlocker?.(screen)
+    if (blocker !== undefined) return yield* Effect.fail(blocker)
     const liveness = (yield* runtime.probe([handle])).get(handle.id)
     if (liveness?._tag !== "Alive") {
       const last = (yield* runtime.capture(handle, 20).pipe(Effect.orElseSucceed(() => ""))).trim().split("\n").slice(-3).join(" | ")
@@ -156,7 +158,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       (h, exit) => (Exit.isFailure(exit) ? runtime.destroy(h).pipe(Effect.ignore) : Effect.void)
     )
     if (launch.initialMessage !== undefined) {
-      yield* waitUntilReady(runtime, agent.isReadyForInput, handle).pipe(Effect.mapError(failed("waiting for the agent")))
+      yield* waitUntilReady(runtime, agent, handle).pipe(Effect.mapError(failed("waiting for the agent")))
       yield* runtime.send(handle, launch.initialMessage).pipe(Effect.mapError(failed("giving the agent its task")))
     }
     const { spawn: _journal, ...rest } = record

@@ -41,7 +41,9 @@ describe("lifecycle: activity and time", () => {
     ["stuck clears on activity", session({ status: "stuck" }), { _tag: "Signal", activity: "active", at: T0 + 11 * MIN }, T0 + 11 * MIN, { status: "working" }, ["session.working"]],
     ["a permission prompt: needs_input", session(), { _tag: "Signal", activity: "waiting_input", at: T0 + MIN }, T0 + MIN, { status: "needs_input", activity: "waiting_input" }, ["session.needs_input"]],
     ["blocked also needs a person", session(), { _tag: "Signal", activity: "blocked", at: T0 + MIN }, T0 + MIN, { status: "needs_input", activity: "blocked" }, ["session.needs_input"]],
-    ["the screen is the fallback when the probe reads it", session({ activity: "unknown" }), { _tag: "Probe", liveness: "alive", screen: "ready" }, T0 + MIN, { status: "ready", activity: "ready" }, ["session.ready"]]
+    ["the screen is the fallback when the probe reads it", session({ activity: "unknown" }), { _tag: "Probe", liveness: "alive", screen: "ready" }, T0 + MIN, { status: "ready", activity: "ready" }, ["session.ready"]],
+    ["a screen showing the prompt does not wake an idle session", session({ status: "idle", activity: "idle" }), { _tag: "Probe", liveness: "alive", screen: "ready" }, T0 + 20 * MIN, { status: "idle", activity: "idle", activitySince: iso(T0) }, []],
+    ["a screen showing a question does", session({ status: "idle", activity: "idle" }), { _tag: "Probe", liveness: "alive", screen: "waiting_input" }, T0 + 20 * MIN, { status: "needs_input", activity: "waiting_input" }, ["session.needs_input"]]
   ])("%s", (_name, before, observation, now, expected, events) => {
     const decision = decide(before, observation, now, rules)
     expect(decision.record).toMatchObject(expected)

@@ -61,15 +61,7 @@ describe("agent coding-agent (Claude Code)", () => {
       assert.strictEqual(launch.initialMessage, "Do the task")
       assert.strictEqual((yield* agent.resume(context)).command.endsWith("--resume c0ffee"), true)
       assert.include((yield* makeCodingAgent({ permissions: "auto-edit" }).launch(context)).command, "--permission-mode acceptEdits")
-      assert.notInclude((yield* makeCodingAgent({ permissions: "default" }).launch(context)).command, "permission")
+      // Without a flag Claude Code 2.x starts in auto mode, which cannot run commands behind a local endpoint.
+      assert.include((yield* makeCodingAgent({ permissions: "default" }).launch(context)).command, "--permission-mode default")
     }).pipe(Effect.scoped)))
-
-  it("reads its screen", () => {
-    const agent = makeCodingAgent({})
-    assert.strictEqual(agent.activityFromScreen("✻ Thinking… (esc to interrupt)"), "active")
-    assert.strictEqual(agent.activityFromScreen("Do you want to proceed?\n❯ 1. Yes"), "waiting_input")
-    assert.strictEqual(agent.activityFromScreen("╭────╮\n│ > │\n╰────╯\n  ? for shortcuts"), "ready")
-    assert.isTrue(agent.isReadyForInput("│ > \n ? for shortcuts"))
-    assert.isFalse(agent.isReadyForInput("Loading…"))
-  })
 })

@@ -227,7 +227,7 @@ describe("activity from the agent's own signals", () => {
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
       const activity = () => Effect.map(s.orch(["status", "--json"]), (run) => JSON.parse(run.stdout)[0].activity)
       assert.strictEqual(yield* activity(), "active")
-      assert.strictEqual((yield* s.orch(["send", "app-1", "Notification"])).code, 0)
+      assert.strictEqual((yield* s.orch(["send", "app-1", "PermissionRequest"])).code, 0)
       yield* eventually("the signal", () => existsSync(join(s.dataDir, "sessions", "app", "app-1", "activity.jsonl")))
       assert.strictEqual(yield* activity(), "waiting_input")
       assert.strictEqual((yield* s.orch(["send", "app-1", "Stop"])).code, 0)

@@ -12,7 +12,8 @@ export const withHost = (host: Partial<HostShape>) => <A, E, R>(effect: Effect.E
 export const tempDir = (prefix = "orch-test-") =>
   Effect.acquireRelease(
     Effect.sync(() => mkdtempSync(join(tmpdir(), prefix))),
-    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    // Retries: an agent killed a moment ago may still be writing in it.
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }))
   )
 
 export const writeFile = (path: string, text: string) => {

@@ -48,6 +48,8 @@ export interface AgentShape {
   readonly resume: (context: AgentContext) => Effect.Effect<AgentLaunch, AgentError>
   /** Whether the screen shows the agent waiting at its input, so a message typed now is taken. */
   readonly isReadyForInput: (screen: string) => boolean
+  /** Why the agent cannot get to its input by itself (a trust or setup question on screen), when it shows one. */
+  readonly startBlocker?: (screen: string) => string | undefined
   /** Whether `activityFromScreen` can tell anything (the supervisor reads screens only for such agents). */
   readonly readsScreen: boolean
   /** Activity read off the screen, when hooks say nothing; undefined when the screen does not tell. */

@@ -7,12 +7,12 @@ import * as Effect from "effect/Effect"
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, isAbsolute, join } from "node:path"
 import { execFileSync } from "node:child_process"
-import type { Activity } from "../../domain/session.ts"
 import { AgentError, shellQuote, type AgentContext, type AgentShape } from "./Agent.ts"
+import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
 
 const PLUGIN = "coding-agent"
-export const HOOK_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Notification", "Stop"] as const
-const TOOL_EVENTS: ReadonlyArray<string> = ["PreToolUse", "PostToolUse"]
+export const HOOK_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Notification", "Stop"] as const
+const TOOL_EVENTS: ReadonlyArray<string> = ["PreToolUse", "PostToolUse", "PermissionRequest"]
 const SETTINGS_FILE = ".claude/settings.local.json"
 
 /** The hook command: reads the event JSON from stdin and appends `{"ts","event","payload"}` as one line. */
@@ -61,8 +61,16 @@ export const installHooks = (context: AgentContext) =>
     catch: (cause) => new AgentError({ plugin: PLUGIN, reason: `cannot install hooks: ${cause instanceof Error ? cause.message : String(cause)}` })
   })
 
+/**
+ * `default` names the mode explicitly: with no flag, Claude Code 2.x starts in "auto" mode, whose safety check
+ * runs on Anthropic's servers and blocks every command behind another API endpoint.
+ */
 const permissionFlags = (permissions: unknown): Array<string> =>
-  permissions === "skip" ? ["--dangerously-skip-permissions"] : permissions === "auto-edit" ? ["--permission-mode", "acceptEdits"] : []
+  permissions === "skip"
+    ? ["--dangerously-skip-permissions"]
+    : permissions === "auto-edit"
+    ? ["--permission-mode", "acceptEdits"]
+    : ["--permission-mode", "default"]
 
 export const makeCodingAgent = (agentConfig: Readonly<Record<string, unknown>>): AgentShape => {
   const binary = typeof agentConfig.command === "string" && agentConfig.command !== "" ? agentConfig.command : "claude"
@@ -82,13 +90,9 @@ export const makeCodingAgent = (agentConfig: Readonly<Record<string, unknown>>):
       })),
     resume: (context) =>
       Effect.map(installHooks(context), () => ({ command: [...base(context), "--resume", context.conversationId].join(" "), env: {} })),
-    isReadyForInput: (screen) => /\? for shortcuts|^\s*│?\s*>\s/m.test(screen) && !/esc to interrupt/i.test(screen),
+    isReadyForInput: (screen) => claudeActivityFromScreen(screen) === "ready",
+    startBlocker: claudeStartBlocker,
     readsScreen: true,
-    activityFromScreen: (screen): Activity | undefined => {
-      if (/Do you want to|❯\s*1\.\s*Yes|Allow .* to|requires approval/i.test(screen)) return "waiting_input"
-      if (/esc to interrupt/i.test(screen)) return "active"
-      if (/\? for shortcuts|^\s*│?\s*>\s/m.test(screen)) return "ready"
-      return undefined
-    }
+    activityFromScreen: claudeActivityFromScreen
   }
 }

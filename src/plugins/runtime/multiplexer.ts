@@ -31,6 +31,9 @@ const stillPending = (screen: Screen, text: string): boolean => {
   return tail !== "" && (screen.lines[screen.cursorY] ?? "").trimEnd().endsWith(tail)
 }
 
+/** The input line as drawn: where the cursor is and what its line shows. */
+const inputLine = (screen: Screen): string => `${screen.cursorY}:${(screen.lines[screen.cursorY] ?? "").trimEnd()}`
+
 const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found/i
 
 export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
@@ -69,19 +72,30 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
         return { lines, cursorY }
       }))
 
+  /**
+   * Pastes, waits for the agent to draw the paste, presses Enter, and confirms the input line changed. The paste
+   * is judged by the input line, not by finding the text: agents may show a long paste as a placeholder
+   * (Claude Code: "[Pasted text #1 +3 lines]"). An input line that still shows the paste after Enter is retried.
+   */
   const send = Effect.fn("Runtime.multiplexer.send")(function*(handle: RuntimeHandle, text: string) {
     const message = text.replace(/\s+$/, "")
     const buffer = `orch-${handle.id}-${Date.now().toString(36)}`
+    const before = inputLine(yield* screen(handle))
     yield* tmuxOk("load-buffer", ["load-buffer", "-b", buffer, "-"], { stdin: message })
     yield* tmuxOk("paste-buffer", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", target(handle)])
-    // Let the agent draw the pasted text first (a slow one may take a moment), so Enter is judged fairly.
-    for (let poll = 0; poll < CONFIRM_POLLS && !stillPending(yield* screen(handle), message); poll++) {
+    // Let the agent draw the paste first (a slow one may take a moment): until its input line changed and settled.
+    let pasted = before
+    for (let poll = 0; poll < CONFIRM_POLLS; poll++) {
+      const now = inputLine(yield* screen(handle))
+      if (now !== before && now === pasted) break
+      pasted = now
       yield* Effect.sleep(CONFIRM_POLL_INTERVAL)
     }
     for (let attempt = 1; attempt <= ENTER_ATTEMPTS; attempt++) {
       yield* tmuxOk("send-keys", ["send-keys", "-t", target(handle), "Enter"])
       for (let poll = 0; poll < CONFIRM_POLLS; poll++) {
-        if (!stillPending(yield* screen(handle), message)) return
+        const now = yield* screen(handle)
+        if (inputLine(now) !== pasted && !stillPending(now, message)) return
         yield* Effect.sleep(CONFIRM_POLL_INTERVAL)
       }
     }

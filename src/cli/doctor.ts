@@ -1,0 +1,132 @@
+/**
+ * `orch doctor`: is this machine ready to run orch? git and tmux, the config, each configured agent's binary
+ * and version, and for Claude Code the drift canary (its real screens and hooks, read by orch's detector);
+ * `--notify` sends a test notification through the routing. Prints one line per check; exits 1 if any failed.
+ */
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import { Command, Flag } from "effect/cli"
+import type { OrchestratorConfig } from "../config/schema.ts"
+import { Host } from "../config/host.ts"
+import { VERIFIED_CLAUDE_VERSION } from "../plugins/agent/claude-screen.ts"
+import { exec } from "../process/exec.ts"
+import { dataDir } from "../store/paths.ts"
+
+export class DoctorFailed extends Schema.TaggedError<DoctorFailed>()("DoctorFailed", { failed: Schema.Int }) {
+  override readonly [Runtime.errorExitCode] = 1
+  override get message() {
+    return `${this.failed} check${this.failed === 1 ? "" : "s"} failed`
+  }
+}
+
+type Level = "ok" | "warn" | "fail"
+interface Line {
+  readonly level: Level
+  readonly what: string
+  readonly detail: string
+}
+
+/** What each built-in agent runs by default, and the version its behaviour was proven with (docs/agents.md). */
+const AGENTS: Readonly<Record<string, { readonly binary: string; readonly verified?: string }>> = {
+  "coding-agent": { binary: "claude", verified: VERIFIED_CLAUDE_VERSION },
+  codex: { binary: "codex" },
+  aider: { binary: "aider" }
+}
+
+const version = (binary: string, args: ReadonlyArray<string>) =>
+  exec(binary, args, { timeout: "20 seconds" }).pipe(
+    Effect.map((r) => (r.exitCode === 0 ? { ok: true as const, text: `${r.stdout}${r.stderr}`.trim().split("\n")[0]! } : { ok: false as const, text: r.stderr.trim() || `exit ${r.exitCode}` })),
+    Effect.catch((error) => Effect.succeed({ ok: false as const, text: error.reason }))
+  )
+
+const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, canary: boolean) {
+  const lines: Array<Line> = []
+  const seen = new Set<string>()
+  for (const project of Object.values(config.projects)) {
+    const known = AGENTS[project.agent]
+    const command = typeof project.agentConfig.command === "string" && project.agentConfig.command !== "" ? project.agentConfig.command : known?.binary
+    if (command === undefined || seen.has(`${project.agent} ${command}`)) continue
+    seen.add(`${project.agent} ${command}`)
+    const what = `agent ${project.agent} (${command})`
+    if (known === undefined) {
+      // `command` and plugin-module agents: only that the program is there.
+      const program = command.trim().split(/\s+/)[0]!
+      const found = yield* exec("/bin/sh", ["-c", `command -v ${JSON.stringify(program)}`]).pipe(Effect.orElseSucceed(() => ({ exitCode: 1, stdout: "", stderr: "" })))
+      lines.push(found.exitCode === 0 ? { level: "ok", what, detail: found.stdout.trim() } : { level: "fail", what, detail: `${program} is not on PATH` })
+      continue
+    }
+    const installed = yield* version(command, ["--version"])
+    if (!installed.ok) {
+      lines.push({ level: "fail", what, detail: `cannot run it: ${installed.text}` })
+      continue
+    }
+    const number = /\d+\.\d+\.\d+/.exec(installed.text)?.[0]
+    lines.push(known.verified === undefined || number === known.verified
+      ? { level: "ok", what, detail: installed.text }
+      : { level: "warn", what, detail: `${installed.text}; orch's screen reading was verified with ${known.verified}${project.agent === "coding-agent" ? " (the canary below checks this one)" : ""}` })
+    if (project.agent === "coding-agent") {
+      const root = process.getuid?.() === 0
+      const sandboxed = Boolean(project.agentConfig.env?.IS_SANDBOX || process.env.IS_SANDBOX)
+      if (root && project.agentConfig.permissions === "skip" && !sandboxed) {
+        lines.push({ level: "warn", what: `project ${project.key}`, detail: "running as root, Claude Code refuses --dangerously-skip-permissions unless IS_SANDBOX=1 (agentConfig.env) says it runs in a sandbox" })
+      }
+      if (canary) {
+        const { claudeCanary } = yield* Effect.promise(() => import("../plugins/agent/claude-canary.ts"))
+        const checks = yield* claudeCanary(command).pipe(Effect.catch((error) => Effect.succeed([{ name: "start", ok: false, detail: error.message }])))
+        for (const check of checks) {
+          lines.push({ level: check.ok ? "ok" : "warn", what: `canary ${command}: ${check.name}`, detail: check.ok ? check.detail : `${check.detail}; orch may misread this agent's state (see docs/agents.md)` })
+        }
+      }
+    }
+  }
+  return lines
+})
+
+const notifyCheck = Effect.fnUntraced(function*(config: OrchestratorConfig) {
+  const [{ makeInbox }, { buildNotifiers }, { NotifierRouter }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
+    Promise.all([
+      import("../plugins/notifier/inbox.ts"),
+      import("../plugins/notifier/registry.ts"),
+      import("../../actors/notifier-router.ts"),
+      import("../store/EventLog.ts"),
+      import("../domain/notification.ts")
+    ])
+  )
+  const notifiers = yield* buildNotifiers(config, makeInbox(dataDir(yield* Host)))
+  const deliveries = yield* Effect.gen(function*() {
+    const router = yield* NotifierRouter.make(notifiers, config.notificationRouting)
+    return yield* router.deliver(yield* newNotification({ type: "test", priority: "info", title: "orch doctor", message: "This is a test notification from orch doctor." }))
+  }).pipe(Effect.provide(EventLog.layer), Effect.scoped)
+  if (deliveries.length === 0) return [{ level: "warn", what: "notify", detail: "priority info is routed to no notifier" } satisfies Line]
+  return deliveries.map((d): Line => (d.ok ? { level: "ok", what: `notify ${d.notifier}`, detail: "delivered" } : { level: "fail", what: `notify ${d.notifier}`, detail: d.reason ?? "failed" }))
+})
+
+export const doctor = Command.make(
+  "doctor",
+  {
+    notify: Flag.Boolean("notify").pipe(Flag.withDefault(false), Flag.withDescription("Also send a test notification through the routing")),
+    noCanary: Flag.Boolean("no-canary").pipe(Flag.withDefault(false), Flag.withDescription("Skip running the agents offline to check their screens"))
+  },
+  Effect.fn("cli.doctor")(function*({ notify, noCanary }) {
+    const lines: Array<Line> = [{ level: "ok", what: "node", detail: process.version }]
+    for (const [tool, args] of [["git", ["--version"]], ["tmux", ["-V"]]] as const) {
+      const found = yield* version(tool, args)
+      lines.push(found.ok ? { level: "ok", what: tool, detail: found.text } : { level: "fail", what: tool, detail: `not usable: ${found.text}` })
+    }
+    const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
+    const loaded = yield* loadConfig().pipe(Effect.map((config) => ({ config })), Effect.catch((error) => Effect.succeed({ error: error.message })))
+    if ("error" in loaded) {
+      lines.push({ level: "fail", what: "config", detail: loaded.error })
+    } else {
+      const { config } = loaded
+      lines.push({ level: "ok", what: "config", detail: `${config.configPath ?? "(defaults)"}: ${Object.keys(config.projects).length} project(s)` })
+      lines.push(...yield* agentChecks(config, !noCanary))
+      if (notify) lines.push(...yield* notifyCheck(config))
+    }
+    for (const line of lines) yield* Console.log(`${line.level.padEnd(4)}  ${line.what}: ${line.detail}`)
+    const failed = lines.filter((l) => l.level === "fail").length
+    if (failed > 0) return yield* new DoctorFailed({ failed })
+  })
+).pipe(Command.withDescription("Check git, tmux, the config, the agents (their versions, and offline whether orch still reads their screens) and, with --notify, the notifiers"))

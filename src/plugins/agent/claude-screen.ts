@@ -1,0 +1,44 @@
+/**
+ * Reading Claude Code's screen: the fallback when its hooks say nothing, and how orch knows the TUI takes input.
+ * The patterns were taken from the real CLI (2.1.328; screens in test/fixtures/agents/), where the prompt glyph
+ * is `❯`, a busy turn shows "esc to interrupt" in the footer, and every question to a person (permission,
+ * trust, API key, auto mode's blocked check) is a menu ending in "Esc to cancel". The input box keeps showing
+ * `❯` while the agent works, so "busy" is judged by the footer, never by the prompt alone.
+ */
+import type { Activity } from "../../domain/session.ts"
+
+/** The Claude Code version whose screens and hooks were recorded and proven end to end (docs/agents.md). */
+export const VERIFIED_CLAUDE_VERSION = "2.1.328"
+
+/** The agent asks a person something: a menu with a selected option, or a known question. */
+const QUESTION = /Do you want to proceed\?|Do you want to (make this edit|create|use this API key)|Esc to cancel|Yes, I trust this folder|Auto mode can't check actions/i
+const BUSY = /esc to interrupt/i
+/** The input box: a `❯` (older versions: `>`) at the start of a line, between horizontal rules. */
+const PROMPT = /^\s*(│\s*)?[❯>](\s|$)/m
+/** The footer of a ready TUI in any permission mode. */
+const FOOTER = /\? for shortcuts|bypass permissions on|accept edits on|manual mode on|plan mode on|auto mode on/i
+
+const bottom = (screen: string, lines: number) => screen.trimEnd().split("\n").slice(-lines).join("\n")
+
+/** What the screen says the agent is doing; undefined when it does not look like Claude Code's TUI. */
+export const claudeActivityFromScreen = (screen: string): Activity | undefined => {
+  const tail = bottom(screen, 15)
+  if (QUESTION.test(tail)) return "waiting_input"
+  if (BUSY.test(tail)) return "active"
+  if (PROMPT.test(tail) && FOOTER.test(tail)) return "ready"
+  return undefined
+}
+
+/** Whether a message typed now lands in the input box and is taken as a turn (busy counts: it is queued). */
+export const claudeTakesInput = (screen: string): boolean => {
+  const activity = claudeActivityFromScreen(screen)
+  return activity === "ready" || activity === "active"
+}
+
+/** A one-line reason the agent cannot start its work by itself, when the screen shows one. */
+export const claudeStartBlocker = (screen: string): string | undefined => {
+  if (/Yes, I trust this folder/i.test(screen)) return "Claude Code asks whether to trust this folder: run `claude` once in the project's directory and accept"
+  if (/use this API key\?/i.test(screen)) return "Claude Code asks whether to use the API key from the environment: run `claude` once and answer Yes"
+  if (/Auto mode can't check actions/i.test(screen)) return "Claude Code's auto mode cannot check actions through this API endpoint: set agentConfig.permissions to skip, auto-edit or default"
+  return undefined
+}

@@ -1,0 +1,50 @@
+/**
+ * `orch doctor` on the real machine: git, tmux, the config, the installed Claude Code (version and the drift
+ * canary: its real screens and hooks read by orch's detector), a test notification; and what it says when an
+ * agent no longer looks like the one orch knows.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { chmodSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { sandbox } from "../support/orch-sandbox.ts"
+import { CLAUDE_BIN, CLAUDE_VERSION } from "./claude-env.ts"
+
+describe("orch doctor", () => {
+  it.live("checks the tools, the config, the installed Claude Code with the canary, and notifies", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { agent: "coding-agent", agentConfig: { command: CLAUDE_BIN, env: { IS_SANDBOX: "1" } } } })
+      const run = yield* s.orch(["doctor", "--notify"])
+      assert.strictEqual(run.code, 0, run.stdout + run.stderr)
+      const lines = run.stdout.trim().split("\n")
+      assert.match(lines[1]!, /^ok {4}git: git version \d/)
+      assert.match(lines[2]!, /^ok {4}tmux: tmux \d/)
+      assert.include(run.stdout, `ok    config: ${s.config}: 1 project(s)`)
+      assert.include(run.stdout, `ok    agent coding-agent (${CLAUDE_BIN}): ${CLAUDE_VERSION} (Claude Code)`)
+      for (const check of ["ready screen: recognised as ready", "message delivery: typed and submitted", "busy screen: recognised as active", "permission prompt: recognised as waiting_input", "hooks: fired: SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest"]) {
+        assert.include(run.stdout, `ok    canary ${CLAUDE_BIN}: ${check}`)
+      }
+      assert.include(run.stdout, "ok    notify hosted: delivered")
+      assert.notInclude(run.stdout, "warn")
+    }), 90_000)
+
+  it.live("warns when the agent drifted (another version, screens it cannot read); fails without a config", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const fake = join(s.root, "claude")
+      writeFileSync(fake, `#!/bin/sh\nif [ "$1" = --version ]; then echo "9.9.9 (Claude Code)"; exit 0; fi\necho "Welcome to a new UI"; sleep 1\n`)
+      chmodSync(fake, 0o755)
+      s.writeConfig({ agent: "coding-agent", agentConfig: { command: fake, permissions: "skip" } })
+      const run = yield* s.orch(["doctor"])
+      assert.strictEqual(run.code, 0, "warnings do not fail")
+      assert.include(run.stdout, `warn  agent coding-agent (${fake}): 9.9.9 (Claude Code); orch's screen reading was verified with ${CLAUDE_VERSION}`)
+      assert.match(run.stdout, /warn {2}canary .*claude: ready screen: the agent exited: .*; orch may misread this agent's state/, run.stdout)
+      if (process.getuid?.() === 0) assert.include(run.stdout, "warn  project app: running as root, Claude Code refuses --dangerously-skip-permissions unless IS_SANDBOX=1")
+      assert.notMatch((yield* s.orch(["doctor", "--no-canary"])).stdout, /^\w+ +canary /m)
+
+      const missing = yield* s.orch(["doctor"], { ORCH_CONFIG_PATH: join(s.root, "nope.yaml") })
+      assert.strictEqual(missing.code, 1)
+      assert.match(missing.stdout, /^fail {2}config: /m)
+      assert.strictEqual(missing.stderr, "orch: 1 check failed\n")
+    }), 60_000)
+})
