@@ -39,6 +39,8 @@ import { handleObservation } from "./session-actor.ts"
 import { followSessionEvents } from "./tracker-updates.ts"
 
 export const PROBE_INTERVAL = "5 seconds"
+/** How long a webhook-driven look at a PR waits for the rest of a burst of deliveries. */
+export const WEBHOOK_SETTLE = "50 millis"
 /** How often trackers that can tell issue states (tracker-b) are asked which sessions' issues are over. */
 export const ISSUE_POLL_INTERVAL = "1 minute"
 export const MAILBOX_CAPACITY = 64
@@ -299,13 +301,41 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     if ([...states.values()].some((state) => state.completed)) yield* manager.cleanup({ dryRun: false })
   })
 
-  /** A webhook said `branch` of `repo` changed: look at its PR now rather than at the next poll. */
+  /**
+   * A webhook said `branch` of `repo` changed: look at its PR now rather than at the next poll. Deliveries come
+   * in bursts (a push brings `push`, `pull_request` and later `check_run`, `check_suite`): the look waits
+   * WEBHOOK_SETTLE for the rest of a burst, and deliveries while it is on its way ask for one more look after
+   * it, not one each.
+   */
+  const asked = new Map<string, boolean>()
+  const lookAt = (sessionId: string, branch: string, scm: ScmShape): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      if (asked.has(sessionId)) {
+        asked.set(sessionId, true)
+        return Effect.void
+      }
+      asked.set(sessionId, false)
+      // Deliveries that come with this one (a push and its pull_request; a check_run and its check_suite) are
+      // answered by the same look.
+      const settle = Effect.andThen(Effect.sleep(WEBHOOK_SETTLE), Effect.sync(() => asked.set(sessionId, false)))
+      const look: Effect.Effect<void> = scm.observe(branch).pipe(
+        Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view })),
+        Effect.ignore,
+        Effect.andThen(Effect.suspend(() => {
+          if (asked.get(sessionId) === true) {
+            asked.set(sessionId, false)
+            return look
+          }
+          asked.delete(sessionId)
+          return Effect.void
+        }))
+      )
+      return Effect.andThen(settle, look).pipe(Effect.onInterrupt(() => Effect.sync(() => asked.delete(sessionId))))
+    })
   const branchChanged = (repo: string, branch: string) =>
     Effect.forEach([...actors.values()].filter((state) => state.record.branch === branch && projects.get(state.record.projectId)?.project.repo === repo), (state) => {
       const scm = projects.get(state.record.projectId)?.scm
-      return scm === undefined
-        ? Effect.void
-        : scm.observe(branch).pipe(Effect.flatMap((view) => observe(state.record.sessionId, { _tag: "PullRequest", ...view })), Effect.ignore)
+      return scm === undefined ? Effect.void : lookAt(state.record.sessionId, branch, scm)
     }, { discard: true })
 
   /** Runs a procedure on one session while its actor holds still. */

@@ -205,7 +205,8 @@ const routes = (options: DashboardOptions) =>
         ...(request.headers["x-github-delivery"] !== undefined ? { delivery: request.headers["x-github-delivery"] } : {}),
         ...(request.headers["x-hub-signature-256"] !== undefined ? { signature: request.headers["x-hub-signature-256"] } : {})
       }, text)
-      if (outcome.status === 202) yield* options.onBranchChanged(outcome.repo, outcome.branch)
+      // Answered at once, as GitHub wants; the look at the PR goes on after (and coalesces a burst of deliveries).
+      if (outcome.status === 202) yield* Effect.forkDetach(options.onBranchChanged(outcome.repo, outcome.branch))
       return yield* HttpServerResponse.json(outcome.status === 202 ? { accepted: `${outcome.repo} ${outcome.branch}` } : { message: outcome.message }, { status: outcome.status })
     }))
   }))

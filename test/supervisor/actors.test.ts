@@ -23,14 +23,17 @@ import { tempDir, withHost } from "../support/host.ts"
 const MIN = 60_000
 const iso = (ms: number) => new Date(ms).toISOString()
 
-const setup = Effect.gen(function*() {
+const setup = (project: Record<string, unknown> = {}) => Effect.gen(function*() {
   const root = yield* tempDir()
   const log = join(root, "runtime-log.json")
   process.env.FIXTURE_RUNTIME_LOG = log
   const config = yield* validateConfig({
     readyThresholdMs: 5 * MIN,
-    plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
-    projects: { app: { repo: "acme/app", path: join(root, "app"), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true" } } }
+    plugins: {
+      "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") },
+      "fixture-scm": { path: resolve("test/fixtures/plugins/fixture-scm.mjs") }
+    },
+    projects: { app: { repo: "acme/app", path: join(root, "app"), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true" }, ...project } }
   }).pipe(withHost({ cwd: root, homeDir: root, env: {} }))
   const store = SessionStore.make(root)
   const events = yield* EventLog.make(join(root, "events.jsonl"))
@@ -64,7 +67,7 @@ const setup = Effect.gen(function*() {
 describe("supervisor under TestClock", () => {
   it.effect("ready → idle after readyThresholdMs, from the agent's own Stop signal", () =>
     Effect.gen(function*() {
-      const t = yield* setup
+      const t = yield* setup()
       t.signal("Stop", 0)
       yield* t.supervisor.cycle()
       yield* t.settle
@@ -82,7 +85,7 @@ describe("supervisor under TestClock", () => {
 
   it.effect("no activity for the agent-stuck threshold (10m): stuck, and an urgent notification", () =>
     Effect.gen(function*() {
-      const t = yield* setup
+      const t = yield* setup()
       yield* TestClock.adjust(10 * MIN)
       yield* t.supervisor.cycle()
       yield* t.settle
@@ -99,7 +102,7 @@ describe("supervisor under TestClock", () => {
 
   it.effect("a runtime gone for three probes in a row: exited, session.exited, agent-exited notification", () =>
     Effect.gen(function*() {
-      const t = yield* setup
+      const t = yield* setup()
       writeFileSync(`${t.log}.fx-app-1.dead`, "")
       for (const expected of ["active", "active", "exited"]) {
         yield* t.supervisor.cycle()
@@ -113,7 +116,7 @@ describe("supervisor under TestClock", () => {
 
   it.effect("all-complete: when the last live session ends, one notification with the summary", () =>
     Effect.gen(function*() {
-      const t = yield* setup
+      const t = yield* setup()
       yield* t.supervisor.cycle()
       yield* t.settle
       yield* t.store.write({ ...t.current(), status: "merged", pr: { number: 4, url: "https://github.com/acme/app/pull/4", state: "merged" } })
@@ -127,7 +130,7 @@ describe("supervisor under TestClock", () => {
 
   it.effect("all-complete: also for sessions that start and end between two probe cycles", () =>
     Effect.gen(function*() {
-      const t = yield* setup
+      const t = yield* setup()
       yield* t.supervisor.adopt()
       yield* t.store.write({ ...t.current(), status: "merged", pr: { number: 4, url: "https://github.com/acme/app/pull/4", state: "merged" } })
       yield* t.supervisor.cycle()
@@ -137,7 +140,7 @@ describe("supervisor under TestClock", () => {
 
   it.effect("a crashing actor restarts after 1, 2, 4, 8, 16 s and escalates after more than MAX_RESTARTS in the window", () =>
     Effect.gen(function*() {
-      const t = yield* setup
+      const t = yield* setup()
       yield* t.supervisor.cycle()
       yield* t.settle
       writeFileSync(t.store.paths.record("app", "app-1"), "{ corrupt")
@@ -157,5 +160,28 @@ describe("supervisor under TestClock", () => {
       assert.include(t.types(), "supervisor.escalated")
       assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["urgent", "supervisor.escalated"]])
       assert.strictEqual(yield* t.supervisor.actorCount, 0)
+    }).pipe(Effect.scoped))
+
+  it.effect("a burst of webhook deliveries for one branch is answered by one look at its PR, and a late one by one more", () =>
+    Effect.gen(function*() {
+      const t = yield* setup({ scm: { plugin: "fixture-scm" } })
+      yield* t.supervisor.adopt()
+      const looks = () => (globalThis as unknown as { fixtureScmLooks: Array<string> }).fixtureScmLooks
+      const waitForLooks = (n: number) => Effect.repeat(Effect.promise(() => new Promise((r) => setTimeout(r, 5))), { until: () => looks().length >= n, times: 200 })
+      const deliver = t.supervisor.branchChanged("acme/app", "feat/1").pipe(Effect.forkChild)
+      yield* deliver
+      yield* deliver
+      yield* deliver
+      yield* t.settle
+      assert.lengthOf(looks(), 0, "waiting for the rest of the burst")
+      yield* TestClock.adjust("50 millis")
+      yield* waitForLooks(1)
+      yield* t.settle
+      assert.deepStrictEqual(looks(), ["feat/1"])
+      yield* deliver
+      yield* t.settle
+      yield* TestClock.adjust("50 millis")
+      yield* waitForLooks(2)
+      assert.deepStrictEqual(looks(), ["feat/1", "feat/1"])
     }).pipe(Effect.scoped))
 })
