@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import WebSocket from "ws"
-import { eventually } from "../support/eventually.ts"
+import { eventually, processGone } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 import { dashboardClient } from "./client.ts"
 
@@ -147,13 +147,6 @@ describe("terminal sockets (a real supervisor)", () => {
       const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
       // The orchestrator's pty ends with the supervisor, and so does the supervisor's process.
-      yield* eventually("the supervisor's process to end", () => {
-        try {
-          process.kill(pid, 0)
-          return false
-        } catch {
-          return true
-        }
-      })
+      yield* eventually("the supervisor's process to end", () => processGone(pid))
     }), 60_000)
 })

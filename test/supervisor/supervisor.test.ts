@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { eventually } from "../support/eventually.ts"
+import { eventually, processGone } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 
 /** An agent that reports `Stop` (ready) after each line it reads. */
@@ -58,14 +58,7 @@ describe("orch start / stop (real supervisor, tmux, IPC)", () => {
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
       const { pid } = supervisorFile(s.dataDir)!
       process.kill(pid, "SIGKILL")
-      yield* eventually("the supervisor to die", () => {
-        try {
-          process.kill(pid, 0)
-          return false
-        } catch {
-          return true
-        }
-      })
+      yield* eventually("the supervisor to die", () => processGone(pid))
       for (const line of readFileSync(join(s.dataDir, "events.jsonl"), "utf8").trim().split("\n")) JSON.parse(line)
       assert.strictEqual(s.record("app-1").status, "working")
 

@@ -10,3 +10,13 @@ export const eventually = <A>(what: string, probe: () => A | undefined | false, 
     Effect.retry({ schedule: Schedule.spaced("50 millis"), times: Math.ceil(ms / 50) }),
     Effect.mapError((what) => new Error(`timed out waiting for ${what}`))
   )
+
+/** Whether a process is gone (signal 0 finds no such process). */
+export const processGone = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch {
+    return true
+  }
+}
