@@ -26,6 +26,7 @@ const freePort = () =>
   })
 
 const measure = async (mode) => {
+  const failedAt = new Map()
   const root = mkdtempSync(join(tmpdir(), "orch-bench-react-"))
   const origin = join(root, "origin.git")
   const repo = join(root, "app")
@@ -38,7 +39,12 @@ const measure = async (mode) => {
   const secret = "bench-secret"
   const emulator = await startEmulator({
     repos: [{ repo: "acme/app", gitDir: origin }],
-    ci: ({ message }) => (message.includes("[fail]") ? "failure" : "success"),
+    // The moment CI fails at the emulator (it completes at once) is where each sample starts.
+    ci: ({ message, branch }) => {
+      if (!message.includes("[fail]")) return "success"
+      failedAt.set(branch, performance.now())
+      return "failure"
+    },
     ...(mode === "webhook" ? { webhooks: [{ url: `http://127.0.0.1:${port}/webhooks/repohost`, secret }] } : {})
   })
   const socket = join(root, "tmux.sock")
@@ -70,6 +76,7 @@ const measure = async (mode) => {
     }
   }
   const latencies = []
+  const pushes = []
   try {
     for (let i = 1; i <= SAMPLES; i++) emulator.addIssue("acme/app", { title: `Issue ${i}` })
     await orch(["start", "app", "--detach", "--no-open"])
@@ -83,36 +90,38 @@ const measure = async (mode) => {
       // Let the supervisor see the green PR first, at a random point of the poll cycle.
       await sleep((mode === "webhook" ? 300 : POLL_MS + 500) + Math.random() * 500)
       await commit("break it [fail]")
-      // The clock starts before the push: CI fails while git is still pushing, so this bounds the latency from above.
-      const start = performance.now()
+      const pushStart = performance.now()
       await exec("git", ["-C", worktree, "push", "-q", "origin", `HEAD:feat/${i}`])
+      pushes.push(performance.now() - pushStart)
       while (!screen(`app-${i}`).includes("got: CI is failing")) {
-        if (performance.now() - start > POLL_MS * 3 + 10_000) throw new Error(`app-${i}: no ci-failed message`)
+        if (performance.now() - pushStart > POLL_MS * 3 + 10_000) throw new Error(`app-${i}: no ci-failed message`)
         await sleep(10)
       }
-      latencies.push(performance.now() - start)
+      latencies.push(performance.now() - failedAt.get(`feat/${i}`))
     }
   } finally {
     await orch(["stop", "--kill-sessions"]).catch(() => {})
     await emulator.close()
     rmSync(root, { recursive: true, force: true })
   }
-  return latencies
+  return { latencies, pushes }
 }
 
 const webhook = await measure("webhook")
 const polling = await measure("polling")
-const row = (name, values, target, met) =>
-  `| ${name} | ${values.length} | ${ms(percentile(values, 50))} | ${ms(percentile(values, 95))} | ${ms(Math.max(...values))} | ${target} | ${met ? "met" : "NOT met"} |`
+const row = (name, { latencies: values, pushes }, target, met) =>
+  `| ${name} | ${values.length} | ${ms(percentile(values, 50))} | ${ms(percentile(values, 95))} | ${ms(Math.max(...values))} | ${ms(percentile(pushes, 50))} | ${target} | ${met ? "met" : "NOT met"} |`
 const body = [
-  `${machine()}, ${new Date().toISOString().slice(0, 10)}. From the start of the push whose check fails (CI completes during the push) to the ci-failed`,
-  "message on the agent's tmux screen (captured every 10 ms), real supervisor, `command` agent, one session per sample.",
+  `${machine()}, ${new Date().toISOString().slice(0, 10)}. From the moment CI fails at the emulator (during the push, when its`,
+  "post-receive hook reports the new commit) to the ci-failed message on the agent's tmux screen (captured every 10 ms); real",
+  "supervisor, `command` agent, one session per sample.",
   "",
-  "| path | samples | p50 | p95 | max | target | |",
-  "|---|---|---|---|---|---|---|",
-  row("webhook (signed delivery to the dashboard port)", webhook, "< 1 s", Math.max(...webhook) < 1000),
-  row(`polling (pollIntervalMs ${POLL_MS}, no webhooks)`, polling, `< ${ms(POLL_MS + 1000)}`, Math.max(...polling) < POLL_MS + 1000),
+  "| path | samples | p50 | p95 | max | the git push, for scale (p50) | target | |",
+  "|---|---|---|---|---|---|---|---|",
+  row("webhook (signed delivery to the dashboard port)", webhook, "< 1 s", Math.max(...webhook.latencies) < 1000),
+  row(`polling (pollIntervalMs ${POLL_MS}, no webhooks)`, polling, `< ${ms(POLL_MS + 1000)}`, Math.max(...polling.latencies) < POLL_MS + 1000),
   "",
+  "The webhook path includes a 50 ms wait for the rest of a burst of deliveries before the supervisor looks at the PR.",
   "The polling samples spread over the poll interval by design (the failure lands at a random point of the cycle); what",
   "matters is the bound: the message arrives within one poll interval plus the time to deliver it."
 ].join("\n")
