@@ -16,14 +16,30 @@ export const withLatestActivity = (record: SessionRecord, signal: ActivitySignal
   return activity === undefined ? record : { ...record, activity }
 }
 
+interface SeenBudget {
+  readonly limit: number
+  readonly remaining: number
+  readonly reset: number
+  readonly resource?: string
+  readonly blockedUntil?: number
+}
+
+const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
+
+/** One project's part of the budget line: what is left of the tightest resource, and a pause the host asked for. */
+export const budgetPart = (project: string, budget: SeenBudget, nowMs: number): string => {
+  const unit = budget.resource === "graphql" ? "GraphQL points" : "requests"
+  const left = budget.limit > 0 ? `${budget.remaining}/${budget.limit} ${unit} left, resets ${hhmm(budget.reset * 1000)}` : "no budget seen yet"
+  return budget.blockedUntil !== undefined && budget.blockedUntil > nowMs
+    ? `${project} ${left}; paused until ${hhmm(budget.blockedUntil)} (the host asked)`
+    : `${project} ${left}`
+}
+
 /** "repohost budget: …" from what the supervisor last saw, when one is running. */
-const repohostBudget = (root: string): string | undefined => {
+const repohostBudget = (root: string, nowMs: number): string | undefined => {
   try {
-    const file = JSON.parse(readFileSync(join(root, "repohost.json"), "utf8")) as {
-      budgets: Record<string, { limit: number; remaining: number; reset: number }>
-    }
-    const parts = Object.entries(file.budgets).map(([project, b]) =>
-      `${project} ${b.remaining}/${b.limit} requests left, resets ${new Date(b.reset * 1000).toISOString().slice(11, 16)} UTC`)
+    const file = JSON.parse(readFileSync(join(root, "repohost.json"), "utf8")) as { budgets: Record<string, SeenBudget> }
+    const parts = Object.entries(file.budgets).map(([project, budget]) => budgetPart(project, budget, nowMs))
     return parts.length > 0 ? `repohost budget: ${parts.join("; ")}` : undefined
   } catch {
     return undefined
@@ -59,8 +75,9 @@ export const status = Command.make(
     const sorted = sortRecords(records).map((record) => withLatestActivity(record, latestSignal(paths.activity(record.projectId, record.sessionId))))
     if (json) return yield* Console.log(JSON.stringify(sorted))
     if (sorted.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
-    yield* Console.log(statusTable(sorted, yield* Clock.currentTimeMillis))
-    const budget = repohostBudget(paths.root)
+    const now = yield* Clock.currentTimeMillis
+    yield* Console.log(statusTable(sorted, now))
+    const budget = repohostBudget(paths.root, now)
     if (budget !== undefined) yield* Console.log(budget)
   })
 ).pipe(Command.withDescription("List all sessions with their status and activity"))
