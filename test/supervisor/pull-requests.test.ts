@@ -47,7 +47,7 @@ describe("pull requests through the repohost emulator", () => {
       assert.deepInclude(s.events().find((e) => e.type === "reaction.triggered"), { reaction: "ci-failed", action: "send-to-agent", sessionId: "app-1" })
       assert.strictEqual(s.record("app-1").status, "ci_failed")
       yield* eventually("the budget in orch status", () => existsSync(join(s.dataDir, "repohost.json")), 10_000)
-      assert.match((yield* s.orch(["status"])).stdout, /^repohost budget: app \d+\/5000 requests left, resets \d\d:\d\d UTC$/m)
+      assert.match((yield* s.orch(["status"])).stdout, /^repohost budget: app \d+\/5000 (requests|GraphQL points) left, resets \d\d:\d\d UTC$/m)
 
       yield* commit("answer is 2")
       yield* eventually("CI to pass", () => types().includes("ci.passed"), 20_000)
