@@ -184,4 +184,21 @@ describe("supervisor under TestClock", () => {
       yield* waitForLooks(2)
       assert.deepStrictEqual(looks(), ["feat/1", "feat/1"])
     }).pipe(Effect.scoped))
+
+  it.effect("an agent with hooks is never read from its screen while its hooks speak; after 60 s of silence, once per cycle", () =>
+    Effect.gen(function*() {
+      const t = yield* setup({ agent: "coding-agent", agentConfig: {} })
+      const captures = () => (existsSync(t.log) ? (JSON.parse(readFileSync(t.log, "utf8")) as Array<{ call: string }>) : []).filter((e) => e.call === "getOutput").length
+      for (let at = 0; at < 10 * MIN; at += 30_000) {
+        t.signal(at % 60_000 === 0 ? "PreToolUse" : "PostToolUse", at)
+        yield* t.supervisor.cycle()
+        yield* t.settle
+        yield* TestClock.adjust(30_000)
+      }
+      assert.strictEqual(captures(), 0, "ten minutes of hook signals: no screen read")
+      yield* TestClock.adjust(60_000)
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.strictEqual(captures(), 1, "a minute without hooks: the screen fallback")
+    }).pipe(Effect.scoped))
 })
