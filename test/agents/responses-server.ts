@@ -10,10 +10,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
+/** A command, or one the model asks to run outside the sandbox (`require_escalated`: Codex asks the user first). */
+export type Command = string | { readonly cmd: string; readonly justification: string }
+
 export type Step =
   | { readonly text: string; readonly hold?: Promise<unknown> }
   /** Shell commands Codex runs with its `exec_command` tool (one function call each), then an optional text. */
-  | { readonly shell: ReadonlyArray<string>; readonly text?: string; readonly hold?: Promise<unknown> }
+  | { readonly shell: ReadonlyArray<Command>; readonly text?: string; readonly hold?: Promise<unknown> }
 
 export interface Turn {
   readonly when: string | RegExp
@@ -22,6 +25,8 @@ export interface Turn {
 
 export interface ResponsesRequest {
   readonly at: number
+  /** From `<cwd>…</cwd>` in Codex's environment context: which agent asked. */
+  readonly cwd: string | undefined
   /** The texts of the developer messages: Codex's own prompt, then `developer_instructions` and its context. */
   readonly developerTexts: ReadonlyArray<string>
   /** The text of every user message, in order (Codex's own context messages included). */
@@ -36,7 +41,8 @@ export interface ResponsesRequest {
 export interface ResponsesServer {
   readonly url: string
   readonly requests: Array<ResponsesRequest>
-  readonly mainRequests: () => Array<ResponsesRequest>
+  /** Conversation calls only (they offer tools), optionally only one agent's (by its working directory). */
+  readonly mainRequests: (cwd?: string) => Array<ResponsesRequest>
   readonly script: (turns: ReadonlyArray<Turn>) => void
   readonly close: () => Promise<void>
 }
@@ -92,7 +98,8 @@ export const streamResponse = (res: ServerResponse, model: string, step: Step) =
   send(res, "response.created", { response })
   const items: Array<Record<string, unknown>> = []
   for (const command of "shell" in step ? step.shell : []) {
-    items.push({ type: "function_call", id: nextId("fc"), call_id: nextId("call"), name: "exec_command", arguments: JSON.stringify({ cmd: command }), status: "completed" })
+    const args = typeof command === "string" ? { cmd: command } : { ...command, sandbox_permissions: "require_escalated" }
+    items.push({ type: "function_call", id: nextId("fc"), call_id: nextId("call"), name: "exec_command", arguments: JSON.stringify(args), status: "completed" })
   }
   const text = "shell" in step ? step.text : step.text
   if (text !== undefined && text !== "") {
@@ -134,10 +141,12 @@ export const startResponsesServer = (turns: ReadonlyArray<Turn> = []): Promise<R
     const body = JSON.parse(raw) as Record<string, unknown>
     const input = (Array.isArray(body.input) ? body.input : []) as ReadonlyArray<InputItem>
     const main = Array.isArray(body.tools) && body.tools.length > 0
+    const userTexts = input.filter(isUserMessage).map(itemText)
     requests.push({
       at: Date.now(),
+      cwd: userTexts.map((t) => /<cwd>(.*?)<\/cwd>/.exec(t)?.[1]).find((cwd) => cwd !== undefined),
       developerTexts: input.filter((i) => i.role === "developer").flatMap(contentTexts),
-      userTexts: input.filter(isUserMessage).map(itemText),
+      userTexts,
       toolOutputs: input.filter((i) => i.type === "function_call_output" || i.type === "custom_tool_call_output").map((i) => outputText(i.output)),
       main,
       body
@@ -158,7 +167,7 @@ export const startResponsesServer = (turns: ReadonlyArray<Turn> = []): Promise<R
       resolve({
         url: `http://127.0.0.1:${port}/v1`,
         requests,
-        mainRequests: () => requests.filter((r) => r.main),
+        mainRequests: (cwd) => requests.filter((r) => r.main && (cwd === undefined || r.cwd === cwd)),
         script: (next) => {
           scenario = next
         },
