@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 
 export const CODEX_BIN = resolve("node_modules/.bin/codex")
-export const CODEX_VERSION = "0.169.0"
+export { VERIFIED_CODEX_VERSION as CODEX_VERSION } from "../../src/plugins/agent/codex.ts"
 export const API_KEY = "sk-orch-test-codex"
 
 /** `OPENAI_BASE_URL` alone leaves Codex at its sign-in menu; a configured provider gets past it. */

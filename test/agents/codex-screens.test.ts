@@ -22,14 +22,16 @@ describe("Codex 0.169.0: recorded screens", () => {
     ["busy-tool", "active", false],
     ["busy-queued", "active", false],
     ["approval-command", "waiting_input", false],
-    ["sign-in", "waiting_input", false]
+    ["sign-in", "waiting_input", false],
+    ["trust-folder", "waiting_input", false]
   ] as const)("%s → %s", (name, activity, ready) => {
     expect(agent.activityFromScreen(screen(name))).toBe(activity)
     expect(agent.isReadyForInput(screen(name))).toBe(ready)
   })
 
-  it("the sign-in screen stops a spawn at once with what to do", () => {
+  it("the sign-in and trust questions stop a spawn at once with what to do", () => {
     expect(agent.startBlocker?.(screen("sign-in"))).toMatch(/codex login --with-api-key/)
+    expect(agent.startBlocker?.(screen("trust-folder"))).toMatch(/run `codex` once in the project's directory/)
     expect(agent.startBlocker?.(screen("ready"))).toBeUndefined()
   })
 })

@@ -50,8 +50,8 @@ describe("the real Codex CLI under orch", () => {
         { when: "ARE-YOU-BACK", steps: [{ text: "Back, same conversation." }] },
         { when: "issue 6", steps: [{ shell: [{ cmd: "touch approved-file && echo touched", justification: "Create approved-file?" }] }, { text: "Touched." }] }
       ])
-      // Trust is looked up per directory: the repository does not cover orch's worktrees.
-      writeCodexHome(s.home, model.url, [s.repo.path, worktree("app-orchestrator"), worktree("app-1"), worktree("app-2")])
+      // Trusting the repository covers orch's worktrees of it.
+      writeCodexHome(s.home, model.url, [s.repo.path])
       s.writeConfig(codexAgent("skip"))
 
       // The orchestrator: its system prompt (as developer instructions) and task reach the model.

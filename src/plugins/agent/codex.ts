@@ -9,6 +9,8 @@ import type { Activity } from "../../domain/session.ts"
 import { AgentError, shellQuote, type AgentContext, type AgentShape } from "./Agent.ts"
 
 const PLUGIN = "codex"
+/** The Codex CLI version this plugin's flags and screens were proven with (docs/agents.md); `orch doctor` compares. */
+export const VERIFIED_CODEX_VERSION = "0.169.0"
 
 /**
  * Codex's own presets: `skip` is "Full Access", `auto-edit` writes in the workspace and asks for anything
@@ -24,11 +26,19 @@ const permissionFlags = (permissions: unknown): Array<string> =>
 /**
  * Codex 0.169.0's screens (test/fixtures/agents/codex-0.169.0/): the input box `› …` and the footer
  * "? for shortcuts" stay on screen while it works; a working turn shows "esc to interrupt"; a command
- * approval ends in "Press enter to confirm or esc to cancel" and hides the footer.
+ * approval ends in "Press enter to confirm or esc to cancel" and hides the footer. Questions asked before
+ * the input shows (sign-in, trust of the folder) keep it from ever getting there.
  */
+export const codexStartBlocker = (screen: string): string | undefined =>
+  /Sign in with ChatGPT/i.test(screen)
+    ? "Codex asks how to sign in: run `codex login --with-api-key` or configure a model provider first"
+    : /Trust this folder\?/i.test(screen)
+    ? "Codex asks whether to trust this folder: run `codex` once in the project's directory and trust it (a trusted repository covers its worktrees)"
+    : undefined
+
 export const codexActivityFromScreen = (screen: string): Activity | undefined => {
   const tail = screen.trimEnd().split("\n").slice(-15).join("\n")
-  if (/Would you like to run the following command\?|Press enter to confirm or esc to cancel|Sign in with ChatGPT/i.test(tail)) return "waiting_input"
+  if (/Would you like to run the following command\?|Press enter to confirm or esc to cancel/i.test(tail) || codexStartBlocker(tail) !== undefined) return "waiting_input"
   if (/esc to interrupt/i.test(tail)) return "active"
   if (/^\s*› /m.test(tail) && /\? for shortcuts/i.test(tail)) return "ready"
   return undefined
@@ -68,8 +78,7 @@ export const makeCodexAgent = (agentConfig: Readonly<Record<string, unknown>>): 
     resume: (context) =>
       Effect.map(writeInstructions(context), (instructions) => ({ command: [binary, "resume", "--last", ...flags, instructions].join(" "), env: {} })),
     isReadyForInput: (screen) => codexActivityFromScreen(screen) === "ready",
-    startBlocker: (screen) =>
-      /Sign in with ChatGPT/i.test(screen) ? "Codex asks how to sign in: run `codex login --with-api-key` or configure a model provider first" : undefined,
+    startBlocker: codexStartBlocker,
     readsScreen: true,
     activityFromScreen: codexActivityFromScreen
   }
