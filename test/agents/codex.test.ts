@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 import { join } from "node:path"
+import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { eventually } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 import { git } from "../support/repo.ts"
@@ -40,32 +41,40 @@ describe("the real Codex CLI under orch", () => {
     Effect.gen(function*() {
       const s = yield* sandbox({ config: { readyThresholdMs: 3000, pollIntervalMs: 1000 } })
       const model = yield* Effect.acquireRelease(Effect.promise(() => startResponsesServer()), (m) => Effect.promise(() => m.close()))
+      // The tracker: an issue with a body makes the task several lines long (a bracketed paste into Codex).
+      const emulator = yield* Effect.acquireRelease(
+        Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }] })),
+        (e) => Effect.promise(() => e.close())
+      )
+      const issue = emulator.addIssue("acme/app", { title: "Write the answer", body: "The answer goes in answer.txt.\nCommit it." })
       const worktree = (id: string) => join(s.dataDir, "worktrees", "app", id)
       model.script([
         {
-          when: "issue 5",
+          when: "Write the answer",
           steps: [{ shell: ["printf 'codex\\n' > answer.txt && git add answer.txt && git commit -qm 'Answer from codex' && echo committed"] }, { text: "Committed the answer." }]
         },
         { when: "PING-AFTER", steps: [{ text: "PONG-FROM-MODEL" }] },
         { when: "ARE-YOU-BACK", steps: [{ text: "Back, same conversation." }] },
-        { when: "issue 6", steps: [{ shell: [{ cmd: "touch approved-file && echo touched", justification: "Create approved-file?" }] }, { text: "Touched." }] }
+        { when: "Touch a file", steps: [{ shell: [{ cmd: "touch approved-file && echo touched", justification: "Create approved-file?" }] }, { text: "Touched." }] }
       ])
       // Trusting the repository covers orch's worktrees of it.
       writeCodexHome(s.home, model.url, [s.repo.path])
-      s.writeConfig(codexAgent("skip"))
+      s.writeConfig({ ...codexAgent("skip"), tracker: { plugin: "repohost", apiUrl: emulator.url } })
 
       // The orchestrator: its system prompt (as developer instructions) and task reach the model.
       const started = yield* s.orch(["start", "app", "--detach", "--no-open"])
       assert.strictEqual(started.code, 0, started.stderr)
       const orchestratorFirst = yield* eventually("the orchestrator's first model call", () => model.mainRequests(worktree("app-orchestrator"))[0], 30_000)
       assert.isTrue(orchestratorFirst.developerTexts.some((t) => t.startsWith("You are the orchestrator of app (acme/app)")))
+      assert.include(orchestratorFirst.userTexts.at(-1), "Read `orch status --json`")
 
       // A worker: its prompt and task reach the model; it commits through Codex's shell tool; the answer shows.
-      const spawned = yield* s.orch(["spawn", "app", "5"])
+      const spawned = yield* s.orch(["spawn", "app", String(issue)])
       assert.strictEqual(spawned.code, 0, spawned.stderr)
       const first = yield* eventually("the worker's first model call", () => model.mainRequests(worktree("app-1"))[0], 30_000)
       assert.isTrue(first.developerTexts.some((t) => t.startsWith("You are a coding agent working on one issue of acme/app, in session app-1 managed by orch.")))
-      assert.include(first.userTexts.at(-1), "issue 5")
+      assert.include(first.userTexts.at(-1), `Work on issue #${issue} of acme/app: Write the answer`)
+      assert.include(first.userTexts.at(-1), "The answer goes in answer.txt.\nCommit it.", "the whole multi-line task, as one message")
       const output = yield* eventually("the command's output at the model", () => model.mainRequests(worktree("app-1")).flatMap((r) => r.toolOutputs)[0], 30_000)
       assert.include(output, "Process exited with code 0")
       assert.include(output, "committed")
@@ -89,16 +98,16 @@ describe("the real Codex CLI under orch", () => {
       assert.strictEqual((yield* s.orch(["send", "app-1", "ARE-YOU-BACK?"])).code, 0)
       const back = yield* eventually("the message after restore at the model", () =>
         model.mainRequests(worktree("app-1")).find((r) => r.userTexts.at(-1)?.startsWith("ARE-YOU-BACK")), 30_000)
-      assert.isTrue(back.userTexts.some((t) => t.includes("issue 5")), "the resumed conversation carries the task")
+      assert.isTrue(back.userTexts.some((t) => t.includes("Write the answer")), "the resumed conversation carries the task")
       assert.isTrue(back.userTexts.some((t) => t.startsWith("PING-AFTER")), "and the later turn")
 
       // permissions: default is read-only, asking: a command the model wants run outside the sandbox waits for
       // approval, and orch reads that screen as needs_input. Approving it ("y") runs it. (The supervisor spawns
       // with the config it started with, so it starts again.)
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
-      s.writeConfig(codexAgent("default"))
+      s.writeConfig({ ...codexAgent("default"), tracker: { plugin: "repohost", apiUrl: emulator.url } })
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
-      const asking = yield* s.orch(["spawn", "app", "6"])
+      const asking = yield* s.orch(["spawn", "app", String(emulator.addIssue("acme/app", { title: "Touch a file", body: "" }))])
       assert.strictEqual(asking.code, 0, asking.stderr)
       yield* onScreen(s, "app-2", "Would you like to run the following command?", 30_000)
       yield* eventually("needs_input", () => s.record("app-2").status === "needs_input", 20_000)
