@@ -11,6 +11,7 @@ import { Command, Flag } from "effect/cli"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { Host } from "../config/host.ts"
 import { VERIFIED_CLAUDE_VERSION } from "../plugins/agent/claude-screen.ts"
+import { VERIFIED_CODEX_VERSION } from "../plugins/agent/codex.ts"
 import { exec } from "../process/exec.ts"
 import { dataDir } from "../store/paths.ts"
 
@@ -31,7 +32,7 @@ interface Line {
 /** What each built-in agent runs by default, and the version its behaviour was proven with (docs/agents.md). */
 const AGENTS: Readonly<Record<string, { readonly binary: string; readonly verified?: string }>> = {
   "coding-agent": { binary: "claude", verified: VERIFIED_CLAUDE_VERSION },
-  codex: { binary: "codex" },
+  codex: { binary: "codex", verified: VERIFIED_CODEX_VERSION },
   aider: { binary: "aider" }
 }
 

@@ -9,6 +9,7 @@ import { chmodSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { sandbox } from "../support/orch-sandbox.ts"
 import { CLAUDE_BIN, CLAUDE_VERSION } from "./claude-env.ts"
+import { CODEX_BIN, CODEX_VERSION } from "./codex-env.ts"
 
 describe("orch doctor", () => {
   it.live("checks the tools, the config, the installed Claude Code with the canary, and notifies", () =>
@@ -47,4 +48,18 @@ describe("orch doctor", () => {
       assert.match(missing.stdout, /^fail {2}config: /m)
       assert.strictEqual(missing.stderr, "orch: 1 check failed\n")
     }), 60_000)
+
+  it.live("reports the installed Codex and its version, and warns on another version (Codex has no canary)", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { agent: "codex", agentConfig: { command: CODEX_BIN } } })
+      const run = yield* s.orch(["doctor"])
+      assert.strictEqual(run.code, 0, run.stdout + run.stderr)
+      assert.include(run.stdout, `ok    agent codex (${CODEX_BIN}): codex-cli ${CODEX_VERSION}\n`)
+      assert.notMatch(run.stdout, /^\w+ +canary /m)
+      const fake = join(s.root, "codex")
+      writeFileSync(fake, `#!/bin/sh\necho "codex-cli 0.170.1"\n`)
+      chmodSync(fake, 0o755)
+      s.writeConfig({ agent: "codex", agentConfig: { command: fake } })
+      assert.include((yield* s.orch(["doctor"])).stdout, `warn  agent codex (${fake}): codex-cli 0.170.1; orch's screen reading was verified with ${CODEX_VERSION}\n`)
+    }), 30_000)
 })

@@ -1,42 +1,84 @@
-/** Agent `codex`: OpenAI's Codex CLI. No hooks: its activity is read off the screen. */
+/**
+ * Agent `codex`: OpenAI's Codex CLI (proven on 0.169.0, docs/agents.md). No hooks: its activity is read off the
+ * screen. The system prompt goes in as `developer_instructions`; the task is typed once the TUI is ready.
+ */
 import * as Effect from "effect/Effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import type { Activity } from "../../domain/session.ts"
-import { shellQuote, type AgentShape } from "./Agent.ts"
+import { AgentError, shellQuote, type AgentContext, type AgentShape } from "./Agent.ts"
 
+const PLUGIN = "codex"
+/** The Codex CLI version this plugin's flags and screens were proven with (docs/agents.md); `orch doctor` compares. */
+export const VERIFIED_CODEX_VERSION = "0.169.0"
+
+/**
+ * Codex's own presets: `skip` is "Full Access", `auto-edit` writes in the workspace and asks for anything
+ * else, `default` is read-only and asks before anything that changes things. (0.169.0 has no `--full-auto`.)
+ */
 const permissionFlags = (permissions: unknown): Array<string> =>
-  permissions === "skip" ? ["--dangerously-bypass-approvals-and-sandbox"] : permissions === "auto-edit" ? ["--full-auto"] : []
+  permissions === "skip"
+    ? ["--dangerously-bypass-approvals-and-sandbox"]
+    : permissions === "auto-edit"
+    ? ["--sandbox", "workspace-write", "--ask-for-approval", "on-request"]
+    : ["--sandbox", "read-only", "--ask-for-approval", "on-request"]
 
 /**
  * Codex 0.169.0's screens (test/fixtures/agents/codex-0.169.0/): the input box `› …` and the footer
- * "? for shortcuts" stay on screen while it works; a working turn shows "esc to interrupt". Its approval
- * prompts were not recorded (docs/agents.md), so that pattern is unverified.
+ * "? for shortcuts" stay on screen while it works; a working turn shows "esc to interrupt"; a command
+ * approval ends in "Press enter to confirm or esc to cancel" and hides the footer. Questions asked before
+ * the input shows (sign-in, trust of the folder) keep it from ever getting there.
  */
+export const codexStartBlocker = (screen: string): string | undefined =>
+  /Sign in with ChatGPT/i.test(screen)
+    ? "Codex asks how to sign in: run `codex login --with-api-key` or configure a model provider first"
+    : /Trust this folder\?/i.test(screen)
+    ? "Codex asks whether to trust this folder: run `codex` once in the project's directory and trust it (a trusted repository covers its worktrees)"
+    : undefined
+
 export const codexActivityFromScreen = (screen: string): Activity | undefined => {
   const tail = screen.trimEnd().split("\n").slice(-15).join("\n")
-  if (/Allow command\?|\[y\/N\]|Sign in with ChatGPT/i.test(tail)) return "waiting_input"
+  if (/Would you like to run the following command\?|Press enter to confirm or esc to cancel/i.test(tail) || codexStartBlocker(tail) !== undefined) return "waiting_input"
   if (/esc to interrupt/i.test(tail)) return "active"
   if (/^\s*› /m.test(tail) && /\? for shortcuts/i.test(tail)) return "ready"
   return undefined
 }
 
+/**
+ * `-c key=value` parses the value as TOML and takes it literally only when that fails, so the prompt is
+ * written as a TOML string (a JSON string is one) and read back by the shell when Codex starts.
+ */
+const writeInstructions = (context: AgentContext) =>
+  Effect.try({
+    try: () => {
+      const file = join(dirname(context.systemPromptFile), "codex-instructions.toml")
+      writeFileSync(file, JSON.stringify(readFileSync(context.systemPromptFile, "utf8")))
+      return `-c "developer_instructions=$(cat ${shellQuote(file)})"`
+    },
+    catch: (cause) => new AgentError({ plugin: PLUGIN, reason: `cannot write the instructions: ${cause instanceof Error ? cause.message : String(cause)}` })
+  })
+
 export const makeCodexAgent = (agentConfig: Readonly<Record<string, unknown>>): AgentShape => {
   const binary = typeof agentConfig.command === "string" && agentConfig.command !== "" ? agentConfig.command : "codex"
+  // --no-daemon: by default the TUI talks to a shared background `codex app-server` that outlives it.
   const flags = [
+    "--no-daemon",
     ...permissionFlags(agentConfig.permissions),
     ...(typeof agentConfig.model === "string" ? ["-m", shellQuote(agentConfig.model)] : [])
   ]
   return {
-    name: "codex",
+    name: PLUGIN,
     launch: (context) =>
-      Effect.succeed({
-        command: [binary, ...flags, "-c", shellQuote(`experimental_instructions_file=${context.systemPromptFile}`)].join(" "),
+      Effect.map(writeInstructions(context), (instructions) => ({
+        command: [binary, ...flags, instructions].join(" "),
         env: {},
         initialMessage: context.task
-      }),
-    resume: () => Effect.succeed({ command: [binary, "resume", "--last", ...flags].join(" "), env: {} }),
+      })),
+    // `--last` is the newest conversation started in this directory: each session has its own worktree.
+    resume: (context) =>
+      Effect.map(writeInstructions(context), (instructions) => ({ command: [binary, "resume", "--last", ...flags, instructions].join(" "), env: {} })),
     isReadyForInput: (screen) => codexActivityFromScreen(screen) === "ready",
-    startBlocker: (screen) =>
-      /Sign in with ChatGPT/i.test(screen) ? "Codex asks how to sign in: run `codex login --with-api-key` or configure a model provider first" : undefined,
+    startBlocker: codexStartBlocker,
     readsScreen: true,
     activityFromScreen: codexActivityFromScreen
   }
