@@ -2,9 +2,28 @@
 // and dist/web/: the dashboard's browser code and CSS (xterm's included), which the supervisor serves.
 // Bundling is what makes `orch` start fast: loading effect's modules one file at a time costs over a second.
 import { build } from "esbuild"
-import { chmodSync, rmSync } from "node:fs"
+import { chmodSync, readFileSync, rmSync } from "node:fs"
 
 rmSync("dist", { recursive: true, force: true })
+
+// effect/cli makes an `Intl.Segmenter` when it loads, only to measure help text; the first `Intl` object costs a
+// process 15–40 ms (ICU data), so every command paid it. It is made on first use instead.
+const lazySegmenter = {
+  name: "lazy-intl-segmenter",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]cli[\\/]CliOutput\.js$/ }, ({ path }) => {
+      const source = readFileSync(path, "utf8")
+      const eager = /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(([^)]*)\);/
+      if (!eager.test(source) || source.split("graphemeSegmenter.segment(").length !== 2) {
+        throw new Error(`${path} no longer makes its Intl.Segmenter the way lazy-intl-segmenter expects: update the plugin`)
+      }
+      const contents = source
+        .replace(eager, "let graphemeSegmenterMade;\nconst graphemeSegmenter = () => graphemeSegmenterMade ??= new Intl.Segmenter($1);")
+        .replace("graphemeSegmenter.segment(", "graphemeSegmenter().segment(")
+      return { contents, loader: "js" }
+    })
+  }
+}
 const cli = build({
   entryPoints: { orch: "bin/orch.ts", index: "src/index.ts", "demo-agent": "src/demo/agent.ts" },
   outdir: "dist",
@@ -20,7 +39,8 @@ const cli = build({
   legalComments: "none",
   minify: true,
   sourcemap: "linked",
-  logLevel: "warning"
+  logLevel: "warning",
+  plugins: [lazySegmenter]
 })
 const web = build({
   entryPoints: { app: "src/dashboard/web/main.ts" },
