@@ -12,7 +12,7 @@
  * start.
  */
 import { createHash } from "node:crypto"
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs"
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import { join } from "node:path"
@@ -54,17 +54,29 @@ const userCacheDir = (env: NodeJS.ProcessEnv): string | undefined => {
   return base === undefined ? undefined : join(base, "orch")
 }
 
-/** Writes `data` to `path` atomically and removes caches of other bundles beside it; errors are ignored. */
-const writeCache = (path: string, dir: string, prefix: string, data: Buffer) => {
+/**
+ * Writes the cache `make` gives to `path` atomically and removes caches of other bundles beside it. The file is
+ * opened first, so where nothing can be written no time goes into making the cache. Errors are ignored.
+ */
+const writeCache = (path: string, dir: string, prefix: string, make: () => Buffer) => {
+  const tmp = `${path}.${process.pid}.tmp`
   try {
     mkdirSync(dir, { recursive: true })
-    const tmp = `${path}.${process.pid}.tmp`
-    writeFileSync(tmp, data)
+    const fd = openSync(tmp, "w")
+    try {
+      writeSync(fd, make())
+    } finally {
+      closeSync(fd)
+    }
     renameSync(tmp, path)
     for (const name of readdirSync(dir)) {
       if (name.startsWith("cli-") && !name.startsWith(prefix)) rmSync(join(dir, name), { force: true })
     }
-  } catch {}
+  } catch {
+    try {
+      rmSync(tmp, { force: true })
+    } catch {}
+  }
 }
 
 /**
@@ -97,7 +109,7 @@ export const loadCommandTree = (bundleUrl: URL, bundleHash: string, env: NodeJS.
     script = fresh
     // Made as the process exits, so the cache holds the functions this command compiled, not only the top level.
     if (userDir !== undefined && userFile !== undefined) {
-      process.once("exit", () => writeCache(userFile, userDir, prefix, encodeCache(bundleHash, fresh.createCachedData())))
+      process.once("exit", () => writeCache(userFile, userDir, prefix, () => encodeCache(bundleHash, fresh.createCachedData())))
     }
   }
   const module = { exports: {} as CommandTree }
