@@ -4,7 +4,7 @@
 import { build } from "esbuild"
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -88,7 +88,7 @@ const cacheHome = mkdtempSync(join(tmpdir(), "orch-build-cache-"))
 try {
   execFileSync(process.execPath, ["dist/orch.mjs", "--help"], { env: { ...process.env, XDG_CACHE_HOME: cacheHome }, stdio: "ignore" })
   const [made] = readdirSync(join(cacheHome, "orch"))
-  renameSync(join(cacheHome, "orch", made), "dist/cli.cjs.cache")
+  copyFileSync(join(cacheHome, "orch", made), "dist/cli.cjs.cache") // not a rename: tmp may be another file system
 } finally {
   rmSync(cacheHome, { recursive: true, force: true })
 }
