@@ -2,9 +2,12 @@
 /**
  * Entry point of the `orch` command. What needs little gets little: the version is printed without loading
  * anything, `spawn` and `send` go straight to a running supervisor when there is one (src/ipc/fast-path.ts),
- * and only the rest loads the command tree.
+ * and only the rest loads the command tree (dist/cli.cjs, with a code cache: src/cli/code-cache.ts).
  */
 import { VERSION } from "../src/version.ts"
+
+/** The command tree bundle's content hash, put in by scripts/build.mjs: it names the bundle's code caches. */
+declare const ORCH_COMMAND_TREE_HASH: string
 
 const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
@@ -14,7 +17,7 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   if (fast !== undefined) {
     process.exitCode = fast
   } else {
-    const { main } = await import("../src/cli/main.ts")
-    main(argv)
+    const { loadCommandTree } = await import("../src/cli/code-cache.ts")
+    loadCommandTree(new URL("./cli.cjs", import.meta.url), ORCH_COMMAND_TREE_HASH).main(argv)
   }
 }

@@ -2,9 +2,50 @@
 // and dist/web/: the dashboard's browser code and CSS (xterm's included), which the supervisor serves.
 // Bundling is what makes `orch` start fast: loading effect's modules one file at a time costs over a second.
 import { build } from "esbuild"
-import { chmodSync, rmSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 
 rmSync("dist", { recursive: true, force: true })
+
+// effect/cli makes an `Intl.Segmenter` when it loads, only to measure help text; the first `Intl` object costs a
+// process 15–40 ms (ICU data), so every command paid it. It is made on first use instead.
+const lazySegmenter = {
+  name: "lazy-intl-segmenter",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]cli[\\/]CliOutput\.js$/ }, ({ path }) => {
+      const source = readFileSync(path, "utf8")
+      const eager = /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(([^)]*)\);/
+      if (!eager.test(source) || source.split("graphemeSegmenter.segment(").length !== 2) {
+        throw new Error(`${path} no longer makes its Intl.Segmenter the way lazy-intl-segmenter expects: update the plugin`)
+      }
+      const contents = source
+        .replace(eager, "let graphemeSegmenterMade;\nconst graphemeSegmenter = () => graphemeSegmenterMade ??= new Intl.Segmenter($1);")
+        .replace("graphemeSegmenter.segment(", "graphemeSegmenter().segment(")
+      return { contents, loader: "js" }
+    })
+  }
+}
+// The command tree as one CommonJS file, which bin/orch.ts loads with a V8 code cache (src/cli/code-cache.ts).
+await build({
+  entryPoints: { cli: "src/cli/main.ts" },
+  outfile: "dist/cli.cjs",
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  external: ["node-pty"],
+  define: { "import.meta.url": "__orchImportMetaUrl" },
+  legalComments: "none",
+  minify: true,
+  sourcemap: "linked",
+  logLevel: "warning",
+  plugins: [lazySegmenter]
+})
+const commandTreeHash = createHash("sha256").update(readFileSync("dist/cli.cjs")).digest("hex").slice(0, 16)
+
 const cli = build({
   entryPoints: { orch: "bin/orch.ts", index: "src/index.ts", "demo-agent": "src/demo/agent.ts" },
   outdir: "dist",
@@ -17,10 +58,12 @@ const cli = build({
   external: ["node-pty"],
   chunkNames: "chunks/[name]-[hash]",
   banner: { js: "import { createRequire as __orchCreateRequire } from \"node:module\"; const require = __orchCreateRequire(import.meta.url);" },
+  define: { ORCH_COMMAND_TREE_HASH: JSON.stringify(commandTreeHash) },
   legalComments: "none",
   minify: true,
   sourcemap: "linked",
-  logLevel: "warning"
+  logLevel: "warning",
+  plugins: [lazySegmenter]
 })
 const web = build({
   entryPoints: { app: "src/dashboard/web/main.ts" },
@@ -38,3 +81,14 @@ const web = build({
 })
 await Promise.all([cli, web])
 chmodSync("dist/orch.mjs", 0o755)
+
+// The shipped code cache: made the way a user's first run makes one (the cache of a real command, `--help`, holds
+// the functions it compiled), then put beside the bundle. Another Node version refuses it and makes its own.
+const cacheHome = mkdtempSync(join(tmpdir(), "orch-build-cache-"))
+try {
+  execFileSync(process.execPath, ["dist/orch.mjs", "--help"], { env: { ...process.env, XDG_CACHE_HOME: cacheHome }, stdio: "ignore" })
+  const [made] = readdirSync(join(cacheHome, "orch"))
+  copyFileSync(join(cacheHome, "orch", made), "dist/cli.cjs.cache") // not a rename: tmp may be another file system
+} finally {
+  rmSync(cacheHome, { recursive: true, force: true })
+}

@@ -44,6 +44,14 @@ export interface LoadedPlugin {
   readonly component: Record<string, unknown>
 }
 
+/**
+ * The built CLI runs its command tree as a vm script (src/cli/code-cache.ts), where `import()` does not work once
+ * a code cache is used; the loader there hands in Node's own `import` as `__orchImport`.
+ */
+declare const __orchImport: ((specifier: string) => Promise<Record<string, unknown>>) | undefined
+const importModule = (specifier: string): Promise<Record<string, unknown>> =>
+  typeof __orchImport === "function" ? __orchImport(specifier) : import(specifier)
+
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
 /** Calls a component method and makes its answer an Effect, whatever it returned. */
@@ -81,7 +89,7 @@ export const loadPlugin = Effect.fn("Plugins.load")(function*(
     catch: (cause) => fail(`cannot be found (${describe(cause)})${source.package ? ` from ${dirname(expected.configFile ?? process.cwd())}` : ""}`)
   })
   const module = yield* Effect.tryPromise({
-    try: () => import(specifier) as Promise<Record<string, unknown>>,
+    try: () => importModule(specifier),
     catch: (cause) => fail(`throws on import: ${describe(cause)}`)
   })
   const manifest = (module.manifest ?? (module.default as Record<string, unknown> | undefined)?.manifest) as LoadedPlugin["manifest"] | undefined

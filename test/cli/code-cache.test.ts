@@ -1,0 +1,100 @@
+import { spawnSync } from "node:child_process"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { Script } from "node:vm"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { decodeCache, encodeCache } from "../../src/cli/code-cache.ts"
+
+describe("code cache files", () => {
+  const payload = Buffer.from("v8 cache bytes \n with a newline")
+  const file = encodeCache("abc123", payload)
+
+  it.each([
+    ["intact, for this bundle", file, "abc123", payload],
+    ["for another bundle", file, "def456", undefined],
+    ["truncated", file.subarray(0, file.length - 3), "abc123", undefined],
+    ["with a damaged byte", Buffer.concat([file.subarray(0, file.length - 1), Buffer.from("X")]), "abc123", undefined],
+    ["not a cache file at all", Buffer.from("garbage"), "abc123", undefined],
+    ["empty", Buffer.alloc(0), "abc123", undefined]
+  ])("%s", (_label, bytes, hash, expected) => {
+    expect(decodeCache(bytes, hash)).toEqual(expected)
+  })
+})
+
+// The built CLI, copied to a temp dir so its cache can be damaged without touching dist/ (other tests use it).
+describe("the built CLI and its code cache", () => {
+  let root: string
+  let dist: string
+  let cacheHome: string
+  const userCaches = () => (existsSync(join(cacheHome, "orch")) ? readdirSync(join(cacheHome, "orch")) : [])
+  const orch = (...args: Array<string>) => {
+    const result = spawnSync(process.execPath, [join(dist, "orch.mjs"), ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: join(root, "home"), XDG_CACHE_HOME: cacheHome },
+      encoding: "utf8"
+    })
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+  }
+  const expectHelp = () => {
+    const result = orch("--help")
+    expect(result.stderr).toBe("")
+    expect(result.stdout).toContain("Launch and supervise AI coding-agent sessions")
+    expect(result.code).toBe(0)
+  }
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), "orch-code-cache-"))
+    dist = join(root, "dist")
+    cacheHome = join(root, "cache")
+    mkdirSync(join(dist, "chunks"), { recursive: true })
+    for (const name of ["orch.mjs", "cli.cjs", "cli.cjs.cache"]) copyFileSync(resolve("dist", name), join(dist, name))
+    for (const name of readdirSync(resolve("dist/chunks")).filter((n) => n.endsWith(".mjs"))) {
+      copyFileSync(resolve("dist/chunks", name), join(dist, "chunks", name))
+    }
+  })
+  afterEach(() => rmSync(root, { recursive: true, force: true }))
+
+  it("uses the cache the build made, and writes none of its own", () => {
+    expectHelp()
+    expect(userCaches()).toEqual([])
+  })
+
+  it.each([
+    ["missing", () => rmSync(join(dist, "cli.cjs.cache"))],
+    ["garbage", () => writeFileSync(join(dist, "cli.cjs.cache"), "garbage")],
+    ["damaged", () => {
+      const bytes = readFileSync(join(dist, "cli.cjs.cache"))
+      bytes[bytes.length - 100] ^= 0xff
+      writeFileSync(join(dist, "cli.cjs.cache"), bytes)
+    }],
+    ["refused by V8 (made for other source)", () => {
+      const hash = readFileSync(join(dist, "cli.cjs.cache"), "latin1").split("\n")[0]!.split(" ")[1]!
+      writeFileSync(join(dist, "cli.cjs.cache"), encodeCache(hash, new Script("1 + 1").createCachedData()))
+    }]
+  ])("starts normally when the shipped cache is %s, then leaves a working one in the user's cache dir", (_label, spoil) => {
+    spoil()
+    expectHelp()
+    const [made] = userCaches()
+    expect(made).toMatch(new RegExp(`^cli-[0-9a-f]{16}-${process.version}-${process.arch}\\.cache$`))
+    const written = statSync(join(cacheHome, "orch", made!)).mtimeMs
+    expectHelp()
+    // Taken, so not made again.
+    expect(statSync(join(cacheHome, "orch", made!)).mtimeMs).toBe(written)
+    expect(userCaches()).toEqual([made])
+  })
+
+  it("starts normally when the user's cache dir cannot be written", () => {
+    rmSync(join(dist, "cli.cjs.cache"))
+    writeFileSync(cacheHome, "a file where the directory would go")
+    expectHelp()
+  })
+
+  it("replaces a cache left by another version of the bundle", () => {
+    rmSync(join(dist, "cli.cjs.cache"))
+    mkdirSync(join(cacheHome, "orch"), { recursive: true })
+    writeFileSync(join(cacheHome, "orch", `cli-0000000000000000-${process.version}-${process.arch}.cache`), "old")
+    expectHelp()
+    expect(userCaches()).toHaveLength(1)
+    expect(userCaches()[0]).not.toContain("0000000000000000")
+  })
+})
