@@ -5,17 +5,15 @@
  */
 import * as Effect from "effect/Effect"
 import type { ScmConfig } from "../../config/schema.ts"
-import { repohostHeaders, repohostToken } from "../tracker/repohost.ts"
+import { repohostApiUrl, repohostHeaders, repohostToken } from "../tracker/repohost.ts"
 import { gatewayFor } from "./gateway.ts"
 import { BRANCHES_PER_QUERY, type PullNode, pullRequestsQuery, readPull } from "./pull-query.ts"
 import { type PullRequestView, ScmError, type ScmShape } from "./Scm.ts"
 
-export const DEFAULT_API_URL = "https://api.github.com"
-
 type Answer = { readonly repository: Record<string, { readonly nodes: ReadonlyArray<PullNode> }> | null }
 
 export const makeRepohostScm = (repo: string, config: ScmConfig, env: Readonly<Record<string, string | undefined>>): ScmShape => {
-  const apiUrl = (typeof config.apiUrl === "string" ? config.apiUrl : DEFAULT_API_URL).replace(/\/+$/, "")
+  const apiUrl = repohostApiUrl(config)
   const gateway = gatewayFor("repohost", apiUrl, repohostHeaders(repohostToken(config, env)))
   const [owner, name] = repo.split("/") as [string, string]
 

@@ -10,6 +10,10 @@ import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type Iss
 
 const DEFAULT_API_URL = "https://api.github.com"
 
+/** The REST API's base: `apiUrl` (GitHub Enterprise: https://HOST/api/v3), default github.com's. */
+export const repohostApiUrl = (config: Readonly<Record<string, unknown>>): string =>
+  (typeof config.apiUrl === "string" ? config.apiUrl : DEFAULT_API_URL).replace(/\/+$/, "")
+
 /** The GitHub CLI's token (`gh auth token`), asked once per process, when `gh` is installed and logged in. */
 let ghToken: string | null | undefined
 const ghAuthToken = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
@@ -68,7 +72,7 @@ export const makeRepohostTracker = (
   config: TrackerConfig,
   env: Readonly<Record<string, string | undefined>>
 ): TrackerShape => {
-  const apiUrl = (typeof config.apiUrl === "string" ? config.apiUrl : DEFAULT_API_URL).replace(/\/+$/, "")
+  const apiUrl = repohostApiUrl(config)
   const headers = repohostHeaders(repohostToken(config, env))
   const unavailable = (reason: string) => new TrackerUnavailable({ tracker: `repohost ${apiUrl}`, reason })
 
