@@ -3,8 +3,16 @@ import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import { makeProcessRuntime, markSupervisorProcess, plainScreen } from "../../src/plugins/runtime/process.ts"
 
-const eventually = <A, E>(effect: Effect.Effect<A, E>, check: (a: A) => boolean) =>
-  effect.pipe(Effect.filterOrFail(check, () => "not yet" as const), Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 100 }))
+/** Asks again every 50 ms for up to 10 s; on time-out says what it waited for and what it last saw. */
+const eventually = <A, E>(what: string, effect: Effect.Effect<A, E>, check: (a: A) => boolean) => {
+  let last: A | undefined
+  return effect.pipe(
+    Effect.tap((a) => Effect.sync(() => (last = a))),
+    Effect.filterOrFail(check, () => "not yet" as const),
+    Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 200 }),
+    Effect.mapError(() => new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(last instanceof Map ? [...last] : last)}`))
+  )
+}
 
 describe("runtime process (node-pty, owned by the supervisor)", () => {
   it.live("refuses to start agents outside a supervisor", () =>
@@ -25,11 +33,11 @@ describe("runtime process (node-pty, owned by the supervisor)", () => {
         unsetEnv: ["GITHUB_TOKEN"]
       })
       assert.strictEqual(handle.plugin, "process")
-      yield* eventually(runtime.capture(handle), (s) => s.includes("ready p-1 in /tmp token=none"))
+      yield* eventually("the ready line", runtime.capture(handle), (s) => s.includes("ready p-1 in /tmp token=none"))
       assert.deepStrictEqual((yield* runtime.probe([handle])).get("p-1"), { _tag: "Alive" })
       yield* runtime.send(handle, "hello")
-      yield* eventually(runtime.capture(handle), (s) => s.includes("got: hello"))
-      const exited = yield* eventually(runtime.probe([handle]), (m) => m.get("p-1")?._tag === "Exited")
+      yield* eventually("the answer", runtime.capture(handle), (s) => s.includes("got: hello"))
+      const exited = yield* eventually("the exit", runtime.probe([handle]), (m) => m.get("p-1")?._tag === "Exited")
       assert.deepStrictEqual(exited.get("p-1"), { _tag: "Exited", exitCode: 4 })
       assert.deepStrictEqual(yield* runtime.list!(), ["p-1"])
       yield* runtime.destroy(handle)
