@@ -27,7 +27,7 @@ import { COOKIE, originAllowed, requestToken } from "./auth.ts"
 import { sessionEvents } from "./event-tail.ts"
 import { makeLiveHub } from "./live.ts"
 import { type OpenFailed, openOnThisMachine } from "./open.ts"
-import { renderPage, unbuiltPage } from "./page.ts"
+import { contentSecurityPolicy, renderPage, unbuiltPage } from "./page.ts"
 import { terminalsLayer } from "./terminals.ts"
 import { sameToken } from "./token.ts"
 import { receive, type WebhookProject } from "./webhooks.ts"
@@ -87,8 +87,8 @@ const failed = (error: unknown) => {
 const json = <A, I>(schema: Schema.Codec<A, I>, value: A, status = 200) =>
   HttpServerResponse.jsonUnsafe(Schema.encodeSync(schema)(value), { status, headers: { "cache-control": "no-store" } })
 
-const htmlPage = (body: string, status = 200) =>
-  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: PAGE_HEADERS })
+const htmlPage = (body: string, csp: string, status = 200) =>
+  HttpServerResponse.text(body, { status, contentType: "text/html; charset=utf-8", headers: { ...PAGE_HEADERS, "content-security-policy": csp } })
 
 const sseFrame = (message: LiveMessage) => `event: ${message.kind}\ndata: ${JSON.stringify(Schema.encodeSync(LiveMessage)(message))}\n\n`
 
@@ -124,6 +124,7 @@ const routes = (options: DashboardOptions) =>
         Effect.mapError((error) => new BadRequest({ reason: (error.message || String(error)).split("\n")[0]! }))
       )
 
+    const csp = contentSecurityPolicy(options.terminalPort, options.directTerminalPort)
     const page = guarded(Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const url = new URL(request.url, "http://x")
@@ -137,7 +138,7 @@ const routes = (options: DashboardOptions) =>
           { httpOnly: true, sameSite: "strict", path: "/" }
         )
       }
-      return assets.has("app.js") ? htmlPage(renderPage(boot)) : htmlPage(unbuiltPage, 503)
+      return assets.has("app.js") ? htmlPage(renderPage(boot), csp) : htmlPage(unbuiltPage, csp, 503)
     }))
     yield* router.add("GET", "/", page)
     yield* router.add("GET", "/sessions/:id", page)

@@ -50,6 +50,10 @@ describe("dashboard API (a real supervisor)", () => {
       const page = yield* api.request("GET", "/", { headers: { cookie: cookie.split(";")[0]! } })
       assert.strictEqual(page.status, 200)
       assert.strictEqual(page.headers.get("x-frame-options"), "DENY")
+      const csp = page.headers.get("content-security-policy") ?? ""
+      assert.include(csp, "default-src 'none'")
+      assert.include(csp, `ws://*:${s.terminalPort}`)
+      assert.notMatch(csp, /script-src[^;]*unsafe-inline/)
       const boot = decode(Boot, JSON.parse(/<script id="orch-boot" type="application\/json">(.*?)<\/script>/.exec(page.text)![1]!))
       assert.deepStrictEqual({ terminal: boot.terminalPort, direct: boot.directTerminalPort, projects: boot.projects }, {
         terminal: s.terminalPort,

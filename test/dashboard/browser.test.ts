@@ -4,7 +4,7 @@
  * inbox with browser notifications, reconnecting after the supervisor restarts, and a session page whose
  * terminal takes typing and whose buttons send, kill and restore. Screenshots land in test-artifacts/dashboard/.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { afterAll, afterEach, assert, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs"
@@ -52,10 +52,18 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
   afterAll(async () => {
     await browser?.close()
   })
+  // The pages' Content-Security-Policy must never have to refuse anything the dashboard itself does.
+  const cspViolations: Array<string> = []
+  afterEach(() => {
+    expect(cspViolations.splice(0)).toEqual([])
+  })
   const newPage = (options: BrowserContextOptions = {}, setup: (page: Page) => Promise<unknown> = async () => {}) =>
     Effect.acquireRelease(Effect.promise(() => browser.newContext({ viewport: { width: 1440, height: 900 }, ...options })), (context) => Effect.promise(() => context.close())).pipe(
       Effect.flatMap((context) => Effect.promise(async () => {
         const page = await context.newPage()
+        page.on("console", (message) => {
+          if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+        })
         await setup(page)
         return page
       }))
