@@ -7,7 +7,7 @@
 import { afterAll, afterEach, assert, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs"
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, BrowserContextOptions, Page } from "playwright-core"
 import { parse, stringify } from "yaml"
@@ -161,6 +161,13 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
       yield* waitFor(page, ".connection[data-connection=live]", "that it is live again")
       yield* waitFor(page, "[data-list=needs] [data-session=app-2]", "what changed while it was away")
+
+      // A new token (the old one deleted): the page says it is signed out, not just disconnected.
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+      rmSync(join(s.dataDir, "token"))
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      yield* waitFor(page, ".connection[data-connection=signed-out]", "that it is signed out")
+      assert.include(yield* text(page, ".connection"), "orch start")
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 120_000)
 

@@ -42,7 +42,12 @@ const bell = () => {
   return svg
 }
 
-const CONNECTION_TEXT = { connecting: "connecting…", live: "live", disconnected: "disconnected — reconnecting…" } as const
+const CONNECTION_TEXT = {
+  connecting: "connecting…",
+  live: "live",
+  disconnected: "disconnected — reconnecting…",
+  "signed-out": "signed out — open the dashboard address `orch start` printed"
+} as const
 
 export const header = (store: Store, boot: Boot, openInbox: () => void) => {
   const connection = h("span.connection", { role: "status", "aria-live": "polite" })

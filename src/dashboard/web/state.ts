@@ -8,7 +8,8 @@ import { showsOnCard } from "../board.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
 
-export type Connection = "connecting" | "live" | "disconnected"
+/** `signed-out`: the supervisor refuses the page's token (it was made anew); only the printed URL helps. */
+export type Connection = "connecting" | "live" | "disconnected" | "signed-out"
 
 export type Change =
   | { readonly kind: "snapshot" }
@@ -79,6 +80,13 @@ export const createState = () => {
       setConnection("disconnected")
       if (source.readyState !== EventSource.CLOSED) return
       source.close()
+      // EventSource does not say why it gave up; a refused token is worth telling apart from a supervisor that is down.
+      fetch("/api/sessions", { method: "GET", cache: "no-store" }).then(
+        (response) => {
+          if (response.status === 401) setConnection("signed-out")
+        },
+        () => {}
+      )
       setTimeout(() => connect(attempt + 1), Math.min(1000 * 2 ** attempt, 30_000))
     }
     for (const kind of ["snapshot", "session", "event", "inbox"] as const) {
