@@ -21,7 +21,7 @@ import { defaultTmuxSocket, makeMultiplexer } from "./runtime/multiplexer.ts"
 import { makeProcessRuntime } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
 import { makeRepohostScm } from "./scm/repohost.ts"
-import { checkMergeMethod, Scm, ScmError } from "./scm/Scm.ts"
+import { mergeMethodProblem, Scm, ScmError } from "./scm/Scm.ts"
 import { makeRepohostTracker } from "./tracker/repohost.ts"
 import { makeLinearTracker } from "./tracker/tracker-b.ts"
 import { Tracker } from "./tracker/Tracker.ts"
@@ -59,8 +59,10 @@ export const WORKSPACES: Builtins<Workspace["Service"]> = {
   clone: () => makeCloneWorkspace()
 }
 export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {
-  repohost: (project, host) =>
-    Effect.as(checkMergeMethod(project.scm, `projects.${project.id}.scm`), makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env))
+  repohost: (project, host) => {
+    const problem = mergeMethodProblem(project.scm, `projects.${project.key}.scm`)
+    return problem === undefined ? Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env)) : Effect.fail(problem)
+  }
 }
 /** For projects without an scm: no pull requests to see, nothing to merge. */
 const noScm: Scm["Service"] = {

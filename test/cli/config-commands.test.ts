@@ -94,6 +94,26 @@ describe("orch config", () => {
     ].join("\n"))
   })
 
+  it("validate checks the built-in plugins' own keys too: every problem, exit 2", () => {
+    write([
+      "projects:",
+      "  app:",
+      "    repo: acme/app",
+      "    path: /x",
+      "    tracker: { plugin: tracker-b, teamId: ENG }",
+      "    scm: { plugin: repohost, mergeMethod: fast-forward }",
+      ""
+    ].join("\n"))
+    const run = orch(["config", "validate"])
+    assert.strictEqual(run.code, 2)
+    const file = join(dir, "orchestrator.yaml")
+    assert.strictEqual(run.stderr, [
+      `orch: ${file}: projects.app.tracker.apiKey: required: a Linear API key, from the environment (apiKey: \${LINEAR_API_KEY})`,
+      `${file}: projects.app.scm.mergeMethod: must be squash, merge or rebase, not "fast-forward"`,
+      ""
+    ].join("\n"))
+  })
+
   it("validate of a named file; a missing one is exit 2", () => {
     writeFileSync(join(dir, "other.yaml"), "projects: {}\n")
     assert.strictEqual(orch(["config", "validate", "other.yaml"]).stdout, `${join(dir, "other.yaml")}: valid (0 projects)\n`)

@@ -1,6 +1,6 @@
 /** The scm slot: where a session's pull request, its checks and its reviews live, and how it is merged. */
 import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
 import { PluginConfigError } from "../config-error.ts"
@@ -47,10 +47,10 @@ export type MergeMethod = (typeof MERGE_METHODS)[number]
 export const mergeMethodOf = (config: ScmConfig | undefined): MergeMethod =>
   MERGE_METHODS.find((method) => method === config?.mergeMethod) ?? "squash"
 
-/** Refuses a `mergeMethod` that is not one of MERGE_METHODS, naming the key. */
-export const checkMergeMethod = (config: ScmConfig | undefined, where: string): Effect.Effect<void, PluginConfigError> =>
+/** What is wrong with a `mergeMethod` that is not one of MERGE_METHODS, naming the key; undefined when nothing. */
+export const mergeMethodProblem = (config: ScmConfig | undefined, where: string): PluginConfigError | undefined =>
   config?.mergeMethod === undefined || MERGE_METHODS.some((method) => method === config.mergeMethod)
-    ? Effect.void
-    : Effect.fail(new PluginConfigError({ key: `${where}.mergeMethod`, reason: `must be squash, merge or rebase, not ${JSON.stringify(config.mergeMethod)}` }))
+    ? undefined
+    : new PluginConfigError({ key: `${where}.mergeMethod`, reason: `must be squash, merge or rebase, not ${JSON.stringify(config.mergeMethod)}` })
 
 export class Scm extends Context.Service<Scm, ScmShape>()("orch/plugins/Scm") {}

@@ -5,13 +5,13 @@
  * types that get a comment on the issue while a supervisor runs; default none). The API key is sent only in
  * the Authorization header: no message, event or log names it, only where it is configured.
  */
-import { PluginConfigError } from "../config-error.ts"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type { ProjectConfig, TrackerConfig } from "../../config/schema.ts"
 import { didYouMean } from "../../config/suggest.ts"
 import { EVENT_TYPES, type EventType } from "../../domain/event.ts"
+import { PluginConfigError } from "../config-error.ts"
 import {
   COMMENT_MUTATION,
   COMPLETED_STATE_TYPES,
