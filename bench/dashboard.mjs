@@ -5,27 +5,18 @@
 //   the open page, p50/p95; beside it, until the supervisor's event is in the log (what the page waits on).
 // Targets: first load under 1 s; change → DOM under 250 ms.
 import { execFileSync, spawnSync } from "node:child_process"
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
-import { createServer as createNetServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { chromium } from "playwright-core"
-import { machine, median, ms, ORCH, percentile, ratio, recordSection } from "./lib.mjs"
+import { freePort, machine, median, ms, ORCH, percentile, ratio, recordSection, removeSandbox } from "./lib.mjs"
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200)
 const LOADS = Number(process.env.BENCH_LOADS ?? 10)
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 40)
 const CHROMIUM = "/usr/bin/chromium"
 const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createNetServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-
 const root = mkdtempSync(join(tmpdir(), "orch-bench-dash-"))
 const home = join(root, "home")
 const socket = join(root, "tmux.sock")
@@ -160,8 +151,5 @@ try {
   try {
     orch(["stop"])
   } catch {}
-  try {
-    execFileSync("tmux", ["-S", socket, "kill-server"], { stdio: "ignore" })
-  } catch {}
-  rmSync(root, { recursive: true, force: true })
+  removeSandbox(root, socket)
 }

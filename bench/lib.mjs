@@ -1,6 +1,7 @@
 // Shared helpers for the benchmark scripts: timing child processes, medians, and writing BENCHMARKS.md.
-import { spawnSync } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { execFileSync, spawnSync } from "node:child_process"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { cpus } from "node:os"
 
 export const ORCH = new URL("../dist/orch.mjs", import.meta.url).pathname
@@ -43,4 +44,23 @@ export const recordSection = (title, body) => {
   const pattern = new RegExp(`## ${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n[\\s\\S]*?(?=\\n## |$)`)
   const updated = pattern.test(text) ? text.replace(pattern, section) : `${text.trimEnd()}\n\n${section}`
   writeFileSync(file, updated.trimEnd() + "\n")
+}
+
+/** A port nothing listens on right now. */
+export const freePort = () =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+
+/** Ends a bench's private tmux server and removes its sandbox directory. */
+export const removeSandbox = (root, socket) => {
+  try {
+    execFileSync("tmux", ["-S", socket, "kill-server"], { stdio: "ignore" })
+  } catch {
+    // no server left
+  }
+  rmSync(root, { recursive: true, force: true })
 }

@@ -3,27 +3,18 @@
 //   polling — no webhooks, pollIntervalMs = POLL_MS: target within the poll interval + 1 s;
 //   webhook — the emulator delivers signed webhooks to the dashboard port: target under 1 s.
 // Each sample is its own session (a PR gets one failure), so retries and escalation never get in the way.
-import { execFile, execFileSync, spawn } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { machine, ms, ORCH, percentile, recordSection } from "./lib.mjs"
+import { freePort, machine, ms, ORCH, percentile, recordSection } from "./lib.mjs"
 
 const { startEmulator } = await import(new URL("../dist/index.mjs", import.meta.url).href)
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 8)
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 5000)
 const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
 const exec = promisify(execFile)
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 
 const measure = async (mode) => {
   const failedAt = new Map()

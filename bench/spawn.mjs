@@ -4,12 +4,12 @@
 // Spawn is measured twice: by the CLI alone (it loads Effect, the command tree and the config: ~300 ms before any
 // work), and through a running supervisor (the CLI's fast path: a few lines of node:net, the work done warm).
 import { execFile, execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { machine, median, ms, ORCH, percentile, ratio, recordSection } from "./lib.mjs"
+import { machine, median, ms, ORCH, percentile, ratio, recordSection, removeSandbox } from "./lib.mjs"
 
 const run = promisify(execFile)
 const RUNS = Number(process.env.BENCH_RUNS ?? 10)
@@ -115,8 +115,5 @@ try {
   console.log(body)
 } finally {
   server.close()
-  try {
-    execFileSync("tmux", ["-S", socket, "kill-server"], { stdio: "ignore" })
-  } catch {}
-  rmSync(root, { recursive: true, force: true })
+  removeSandbox(root, socket)
 }

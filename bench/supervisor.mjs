@@ -3,10 +3,10 @@
 // then the delay from a change (an agent signal) to its event in the log, p50/p95.
 // Targets at 50 sessions: under 150 MB RSS, under 2% of one core, under 30 process launches a minute.
 import { execFileSync, spawnSync } from "node:child_process"
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { machine, ms, ORCH, percentile, recordSection } from "./lib.mjs"
+import { machine, ms, ORCH, percentile, recordSection, removeSandbox } from "./lib.mjs"
 
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 60)
 const SIZES = (process.env.BENCH_SIZES ?? "50,100").split(",").map(Number)
@@ -82,10 +82,7 @@ const measure = async (size) => {
     try {
       orch(["stop"])
     } catch {}
-    try {
-      execFileSync("tmux", ["-S", socket, "kill-server"], { stdio: "ignore" })
-    } catch {}
-    rmSync(root, { recursive: true, force: true })
+    removeSandbox(root, socket)
   }
 }
 

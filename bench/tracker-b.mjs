@@ -3,12 +3,12 @@
 // internet. A repohost lookup overlaps the worktree's creation; tracker-b's cannot, since the branch is Linear's
 // branchName. Target: tracker-b spawn within repohost spawn + one round trip (LATENCY_MS), one request each.
 import { execFile, execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { machine, median, ms, ORCH, percentile, recordSection } from "./lib.mjs"
+import { machine, median, ms, ORCH, percentile, recordSection, removeSandbox } from "./lib.mjs"
 
 const run = promisify(execFile)
 const RUNS = Number(process.env.BENCH_RUNS ?? 8)
@@ -99,8 +99,5 @@ try {
   console.log(body)
 } finally {
   server.close()
-  try {
-    execFileSync("tmux", ["-S", socket, "kill-server"], { stdio: "ignore" })
-  } catch {}
-  rmSync(root, { recursive: true, force: true })
+  removeSandbox(root, socket)
 }
