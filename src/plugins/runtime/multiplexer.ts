@@ -2,22 +2,20 @@
  * Runtime `multiplexer`: each session is a detached tmux session named after it, so agents outlive orch.
  * Every tmux call has a timeout and runs in UTF-8 mode (`-u`), whatever the caller's locale: without it tmux
  * shows a TUI's box-drawing characters (and tabs) as "_". The server socket is tmux's default (honouring TMUX_TMPDIR) unless
- * ORCH_TMUX_SOCKET names one, and is passed explicitly so every orch process talks to the same server.
+ * ORCH_TMUX_SOCKET names one, and is passed explicitly so every orch process talks to the same server (see
+ * tmux-socket.ts for why its directory is made here). A created session is checked to exist before it is reported.
  */
 import * as Effect from "effect/Effect"
 import { ChildProcessSpawner } from "effect/process"
-import { join } from "node:path"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
 import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { ensureSocketDir, socketDirProblem } from "./tmux-socket.ts"
 
 const PLUGIN = "multiplexer"
 const ENTER_ATTEMPTS = 3
 const CONFIRM_POLLS = 20
 const CONFIRM_POLL_INTERVAL = "50 millis"
-
-export const defaultTmuxSocket = (env: Readonly<Record<string, string | undefined>>): string =>
-  env.ORCH_TMUX_SOCKET || join(env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid?.() ?? 0}`, "default")
 
 /** A screen as tmux shows it: its lines and the line the cursor is on. */
 export interface Screen {
@@ -56,11 +54,22 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   const create = Effect.fn("Runtime.multiplexer.create")(function*(spec: LaunchSpec) {
     const env = Object.entries(spec.env).flatMap(([key, value]) => ["-e", `${key}=${value}`])
     const unset = spec.unsetEnv.length > 0 ? `unset ${spec.unsetEnv.join(" ")}; ` : ""
+    const dir = ensureSocketDir(socket)
+    if (dir._tag !== "Ready") return yield* new RuntimeError({ plugin: PLUGIN, operation: "new-session", reason: socketDirProblem(dir) })
     yield* tmuxOk("new-session", [
       "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50", ...env,
       "--", "/bin/sh", "-c", `${unset}${spec.command}`,
       ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on"
     ])
+    // tmux answers 0 even when its server could not stay up: the session is believed once tmux lists it.
+    const listed = yield* tmux("new-session", ["display-message", "-p", "-t", `=${spec.sessionId}:`, "#{session_name}"])
+    if (listed.exitCode !== 0 || listed.stdout.trim() !== spec.sessionId) {
+      return yield* new RuntimeError({
+        plugin: PLUGIN,
+        operation: "new-session",
+        reason: `tmux reported the session made, but its server on ${socket} does not have it (${listed.stderr.trim() || "no answer"})`
+      })
+    }
     return { plugin: PLUGIN, id: spec.sessionId, data: { socket } } satisfies RuntimeHandle
   })
 
