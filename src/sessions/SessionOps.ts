@@ -14,6 +14,7 @@ export interface CleanupItem {
   readonly record: SessionRecord
   readonly reason: string
   readonly rescuedTo?: string
+  readonly commit?: string
 }
 
 export interface Killed {
