@@ -1,12 +1,21 @@
 /**
- * A lock shared by every orch process on the machine: a directory created with `mkdir` (atomic) holding the
- * owner's pid. A lock whose owner died is taken over, so a `kill -9` never leaves it stuck.
+ * A lock shared by every orch process on the machine: a directory holding an `owner` file (the owner's pid and,
+ * where the system tells it, the process's start time). It is made whole in a private directory and renamed into
+ * place, so a lock never exists without its owner (rename is atomic). A lock whose owner died (or is a zombie, or
+ * whose pid now belongs to another process) is broken and taken over, so a `kill -9` never leaves it stuck; the
+ * breaking itself is done under a second, short-lived lock, so two processes that both saw the dead owner cannot
+ * remove each other's fresh lock.
  */
+import * as Clock from "effect/Clock"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
+import { isProcessAlive, processStartTime } from "./process-liveness.ts"
+
+export { isProcessAlive } from "./process-liveness.ts"
 
 export class LockTimeout extends Schema.TaggedError<LockTimeout>()("LockTimeout", {
   name: Schema.String,
@@ -17,50 +26,92 @@ export class LockTimeout extends Schema.TaggedError<LockTimeout>()("LockTimeout"
   }
 }
 
-export const isProcessAlive = (pid: number): boolean => {
+/** A breaker that has held the break lock this long died while breaking (it takes microseconds). */
+const BREAKER_STALE_MS = 10_000
+
+export interface LockOwner {
+  readonly pid: number
+  readonly startTime?: string
+}
+
+/** `<pid>` or `<pid> <start time>`; undefined for anything else. */
+export const parseOwner = (text: string): LockOwner | undefined => {
+  const [pid, startTime, ...rest] = text.trim().split(/\s+/)
+  const n = Number(pid)
+  if (pid === undefined || pid === "" || !Number.isInteger(n) || n <= 0 || rest.length > 0) return undefined
+  return startTime === undefined ? { pid: n } : { pid: n, startTime }
+}
+
+let counter = 0
+const me = () => {
+  const startTime = processStartTime(process.pid)
+  return startTime === undefined ? `${process.pid}` : `${process.pid} ${startTime}`
+}
+
+const readOwner = (dir: string): string | undefined => {
   try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
+    return readFileSync(join(dir, "owner"), "utf8")
+  } catch {
+    return undefined
   }
 }
 
-const tryAcquire = (dir: string): "acquired" | string => {
+/** Removes the lock at `dir` if it still names `seen` (a dead owner), holding the break lock while it looks. */
+const breakStale = (dir: string, seen: string, nowMs: number) => {
+  const breaker = `${dir}.break`
   try {
-    mkdirSync(dir, { recursive: false })
-    writeFileSync(join(dir, "owner"), String(process.pid))
+    mkdirSync(breaker)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+    const since = statSync(breaker, { throwIfNoEntry: false })?.mtimeMs
+    if (since !== undefined && nowMs - since > BREAKER_STALE_MS) rmSync(breaker, { recursive: true, force: true })
+    return
+  }
+  try {
+    if (readOwner(dir) === seen) rmSync(dir, { recursive: true, force: true })
+  } finally {
+    rmSync(breaker, { recursive: true, force: true })
+  }
+}
+
+/** One attempt: "acquired", or who holds the lock (a pid, or "?"). */
+const tryAcquire = (dir: string, owner: string, nowMs: number): "acquired" | string => {
+  mkdirSync(dirname(dir), { recursive: true })
+  const mine = join(dirname(dir), `.${basename(dir)}.${process.pid}.${counter++}.tmp`)
+  mkdirSync(mine)
+  writeFileSync(join(mine, "owner"), owner)
+  try {
+    // Replaces nothing but an empty directory (one a crashed process of an older orch left half-made).
+    renameSync(mine, dir)
     return "acquired"
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      mkdirSync(join(dir, ".."), { recursive: true })
-      return tryAcquire(dir)
-    }
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-    let owner = ""
-    try {
-      owner = readFileSync(join(dir, "owner"), "utf8")
-    } catch {
-      // the owner is between mkdir and writing its pid
-    }
-    const pid = Number(owner)
-    if (owner !== "" && Number.isInteger(pid) && !isProcessAlive(pid)) {
-      rmSync(dir, { recursive: true, force: true })
-      return tryAcquire(dir)
-    }
-    return owner || "?"
+    rmSync(mine, { recursive: true, force: true })
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== "EEXIST" && code !== "ENOTEMPTY") throw error
   }
+  const seen = readOwner(dir)
+  const holder = seen === undefined ? undefined : parseOwner(seen)
+  if (seen !== undefined && holder !== undefined && !isProcessAlive(holder.pid, holder.startTime)) {
+    breakStale(dir, seen, nowMs)
+    return `${holder.pid} (dead, taking over)`
+  }
+  return holder === undefined ? "?" : `${holder.pid}`
 }
 
 /** Runs `effect` holding the named lock. Waits (polling every 20 ms, up to `timeout`) while another process holds it. */
-export const withLock = (locksDir: string, name: string, timeout = "2 minutes" as const) =>
+export const withLock = (locksDir: string, name: string, timeout: Duration.Input = "2 minutes") =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | LockTimeout, R> => {
   const dir = join(locksDir, `${name}.lock`)
+  const owner = me()
   let holder = "?"
-  const acquire = Effect.sync(() => tryAcquire(dir)).pipe(
+  const acquire = Clock.currentTimeMillis.pipe(
+    Effect.map((nowMs) => tryAcquire(dir, owner, nowMs)),
     Effect.tap((result) => Effect.sync(() => (holder = result))),
     Effect.repeat({ until: (result) => result === "acquired", schedule: Schedule.spaced("20 millis") }),
     Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(new LockTimeout({ name, holder })) })
   )
-  return Effect.acquireUseRelease(acquire, () => effect, () => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+  const release = Effect.sync(() => {
+    if (readOwner(dir) === owner) rmSync(dir, { recursive: true, force: true })
+  })
+  return Effect.acquireUseRelease(acquire, () => effect, () => release)
 }
