@@ -127,7 +127,10 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
       webhooks,
       onBranchChanged: supervisor.branchChanged
     })))
-  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options)).pipe(
+  // The socket is bound last, once everything else listens: a supervisor that answers is one that runs (and
+  // one still starting refuses connections, which `orch start` waits out on the supervisor lock).
+  return ipcServerLayer(socketPath(options.root), handlers(options)).pipe(
+    Layer.provideMerge(Layer.mergeAll(dashboard, announce(options))),
     Layer.provideMerge(core),
     Layer.provideMerge(ownTerminals)
   )

@@ -22,27 +22,33 @@ const exitCodeOf = (error: unknown): number => {
 const messageOf = (error: unknown): string =>
   error instanceof Error && error.message !== "" ? error.message : String(error)
 
+export interface FailureReport {
+  /** What to print after `orch: ` (undefined: the CLI already printed its own usage error, see presenter.ts). */
+  readonly message: string | undefined
+  readonly exitCode: number
+}
+
+/** What a failed command tells its user, and its exit code; undefined when it was only interrupted. */
+export const describeFailure = (cause: Cause.Cause<unknown>): FailureReport | undefined => {
+  if (Cause.hasInterruptsOnly(cause)) return undefined
+  const failure = cause.reasons.find(Cause.isFailReason)
+  if (failure !== undefined) {
+    return { message: CliError.isCliError(failure.error) ? undefined : messageOf(failure.error), exitCode: exitCodeOf(failure.error) }
+  }
+  const debug = process.env.ORCH_DEBUG === "1"
+  return { message: `unexpected error: ${messageOf(Cause.squash(cause))}${debug ? "" : " (set ORCH_DEBUG=1 for details)"}`, exitCode: EXIT_FAILED }
+}
+
 /** Runs a command to its exit code: failures are reported here and never escape as stack traces. */
 export const toExitCode = <R>(program: Effect.Effect<void, unknown, R>): Effect.Effect<number, never, R> =>
   program.pipe(
     Effect.as(EXIT_OK),
     Effect.catchCause((cause) => {
-      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-      const debug = process.env.ORCH_DEBUG === "1"
-      const failure = cause.reasons.find(Cause.isFailReason)
-      if (failure !== undefined) {
-        const error = failure.error
-        // The CLI already printed its own usage errors (see presenter.ts).
-        const report = CliError.isCliError(error) ? Effect.void : Console.error(`orch: ${messageOf(error)}`)
-        return report.pipe(
-          Effect.andThen(debug ? Console.error(Cause.pretty(cause)) : Effect.void),
-          Effect.as(exitCodeOf(error))
-        )
-      }
-      const defect = Cause.squash(cause)
-      return Console.error(`orch: unexpected error: ${messageOf(defect)}${debug ? "" : " (set ORCH_DEBUG=1 for details)"}`).pipe(
-        Effect.andThen(debug ? Console.error(Cause.pretty(cause)) : Effect.void),
-        Effect.as(EXIT_FAILED)
+      const report = describeFailure(cause)
+      if (report === undefined) return Effect.failCause(cause as Cause.Cause<never>)
+      return (report.message === undefined ? Effect.void : Console.error(`orch: ${report.message}`)).pipe(
+        Effect.andThen(process.env.ORCH_DEBUG === "1" ? Console.error(Cause.pretty(cause)) : Effect.void),
+        Effect.as(report.exitCode)
       )
     })
   )

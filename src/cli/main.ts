@@ -8,12 +8,13 @@ import * as Runtime from "effect/Runtime"
 import { Command } from "effect/cli"
 import { VERSION } from "../version.ts"
 import { toExitCode } from "./exit.ts"
+import { commandLoggerLayer } from "./logging.ts"
 import { presenterLayer } from "./presenter.ts"
 import { orch } from "./root.ts"
 
 export const runCli = (argv: ReadonlyArray<string>) =>
   toExitCode(Command.runWith(orch, { version: VERSION })(argv)).pipe(
-    Effect.provide(Layer.mergeAll(NodeServices.layer, presenterLayer))
+    Effect.provide(Layer.mergeAll(NodeServices.layer, presenterLayer, commandLoggerLayer))
   )
 
 export const main = (argv: ReadonlyArray<string>) =>

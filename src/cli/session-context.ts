@@ -1,24 +1,29 @@
 /**
- * Where the session commands run: through the supervisor when one is running (it is the one writer of session
- * truth, and the CLI then loads no config at all), else in this process with the SessionManager.
+ * Where the session commands run: through the supervisor when one answers (it is the one writer of session
+ * truth, and the CLI then loads no config at all), else in this process with the SessionManager. A supervisor
+ * that is gone (killed, a zombie, only its files left) is no supervisor; one that holds its socket but does not
+ * answer stops the command, so nothing is done twice.
  */
 import * as Effect from "effect/Effect"
 import { Host } from "../config/host.ts"
 import { loadConfig } from "../config/load.ts"
+import { connectSupervisor, SupervisorUnresponsive } from "../ipc/liveness.ts"
 import { SessionManager } from "../sessions/SessionManager.ts"
 import type { OpError, SessionOps } from "../sessions/SessionOps.ts"
 import { dataDir } from "../store/paths.ts"
-import { runningSupervisor } from "../store/supervisor-file.ts"
 
 export const withSessions = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
-  Effect.gen(function*() {
-    const supervisor = runningSupervisor(dataDir(yield* Host))
-    if (supervisor !== undefined) {
+  Effect.scoped(Effect.gen(function*() {
+    const { verdict, socket, client } = yield* connectSupervisor(dataDir(yield* Host))
+    if (client !== undefined) {
       const { remoteSessions } = yield* Effect.promise(() => import("../ipc/client.ts"))
-      return yield* Effect.scoped(Effect.flatMap(remoteSessions(supervisor.socket), f))
+      return yield* f(remoteSessions(client))
+    }
+    if (verdict._tag === "Unresponsive") {
+      return yield* new SupervisorUnresponsive({ socket, reason: verdict.reason, ...(verdict.pid !== undefined ? { pid: verdict.pid } : {}) })
     }
     return yield* withLocalSessions(f)
-  })
+  }))
 
 /** Always in this process (read-only probes, and the supervisor's own use). */
 export const withLocalSessions = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>

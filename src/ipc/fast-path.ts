@@ -3,12 +3,14 @@
  * socket directly with nothing but `node:net`, skipping the command tree and the config (about 250 ms of
  * loading). It prints exactly what the full CLI prints. It only handles the plain forms (no flags); anything
  * else, or no supervisor to reach, returns `undefined` and the full CLI runs instead. Once a request is sent,
- * it never falls back (that could do the work twice).
+ * it never falls back (that could do the work twice). Whether a supervisor runs is the connection's to say: a
+ * socket nobody listens on (a supervisor killed, or a zombie) refuses it before anything is sent, and the full
+ * CLI then finds no supervisor either (src/ipc/liveness.ts) and does the work itself.
  *
  * The messages are effect/rpc's socket protocol as `src/ipc/protocol.ts` defines it (newline-delimited JSON);
  * test/ipc/fast-path.test.ts keeps the two in step against a real supervisor.
  */
-import { existsSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { connect } from "node:net"
 import { join } from "node:path"
 import { homedir } from "node:os"
@@ -39,13 +41,12 @@ const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
   return undefined
 }
 
+/** The socket a supervisor announced in `supervisor.json`; whether anything answers on it, connecting tells. */
 const supervisorSocket = (env: NodeJS.ProcessEnv): string | undefined => {
   const root = dataDir({ env, homeDir: env.HOME || homedir(), cwd: process.cwd() })
   try {
-    const file = JSON.parse(readFileSync(join(root, "supervisor.json"), "utf8")) as { pid?: unknown; socket?: unknown }
-    if (typeof file.pid !== "number" || typeof file.socket !== "string" || !existsSync(file.socket)) return undefined
-    process.kill(file.pid, 0)
-    return file.socket
+    const file = JSON.parse(readFileSync(join(root, "supervisor.json"), "utf8")) as { socket?: unknown }
+    return typeof file.socket === "string" ? file.socket : undefined
   } catch {
     return undefined
   }

@@ -1,9 +1,11 @@
-/** `supervisor.json`: which supervisor runs (pid, socket, dashboard), so every CLI process can find it. */
+/**
+ * `supervisor.json`: which supervisor runs (pid, socket, dashboard), so every CLI process can find it. It only
+ * says who claimed to run: whether that supervisor still does is asked on its socket (src/ipc/liveness.ts).
+ */
 import * as Schema from "effect/Schema"
-import { existsSync, readFileSync, rmSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { writeFileAtomic } from "./files.ts"
-import { isProcessAlive } from "./lock.ts"
 
 export const SupervisorFile = Schema.Struct({
   pid: Schema.Int,
@@ -19,8 +21,8 @@ const decode = Schema.decodeUnknownOption(Schema.fromJsonString(SupervisorFile))
 export const supervisorFilePath = (root: string) => join(root, "supervisor.json")
 export const socketPath = (root: string) => join(root, "orch.sock")
 
-/** The running supervisor, if its file names a live process whose socket exists. */
-export const runningSupervisor = (root: string): SupervisorFile | undefined => {
+/** What `supervisor.json` says, if it exists and reads as one. */
+export const readSupervisorFile = (root: string): SupervisorFile | undefined => {
   let text: string
   try {
     text = readFileSync(supervisorFilePath(root), "utf8")
@@ -28,8 +30,7 @@ export const runningSupervisor = (root: string): SupervisorFile | undefined => {
     return undefined
   }
   const file = decode(text)
-  if (file._tag === "None" || !isProcessAlive(file.value.pid) || !existsSync(file.value.socket)) return undefined
-  return file.value
+  return file._tag === "Some" ? file.value : undefined
 }
 
 export const writeSupervisorFile = (root: string, file: SupervisorFile) =>
@@ -37,10 +38,5 @@ export const writeSupervisorFile = (root: string, file: SupervisorFile) =>
 
 /** Removes the file, but only if it is still this process's. */
 export const removeSupervisorFile = (root: string, pid: number) => {
-  try {
-    const current = decode(readFileSync(supervisorFilePath(root), "utf8"))
-    if (current._tag === "Some" && current.value.pid === pid) rmSync(supervisorFilePath(root), { force: true })
-  } catch {
-    // already gone
-  }
+  if (readSupervisorFile(root)?.pid === pid) rmSync(supervisorFilePath(root), { force: true })
 }

@@ -1,0 +1,91 @@
+/**
+ * What `orch start` and `orch stop` do, loaded only when one of them runs (it brings the IPC client and the
+ * supervisor's composition; every other command starts without them).
+ */
+import type * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import type { OrchestratorConfig } from "../config/schema.ts"
+import { openOnThisMachine } from "../dashboard/open.ts"
+import { pageUrl, sessionPath } from "../dashboard/urls.ts"
+import { connectSupervisor, removeLeftovers } from "../ipc/liveness.ts"
+import { ProjectNotFound } from "../sessions/errors.ts"
+import { withLock } from "../store/lock.ts"
+import { storePaths } from "../store/paths.ts"
+import { launchDetached, type Ready, type StartOutcome, takeReportPath, writeOutcome } from "./detach.ts"
+import { describeFailure } from "./exit.ts"
+import { joinSupervisor, supervise } from "./supervise.ts"
+
+export { answered } from "../ipc/client.ts"
+export { connectSupervisor } from "../ipc/liveness.ts"
+export { isProcessAlive } from "../store/process-liveness.ts"
+export { unresponsive } from "./supervise.ts"
+
+const cliPath = () => process.argv[1] ?? "orch"
+
+/** Prints where everything is, and opens the orchestrator's page (where a browser can be opened; quietly not otherwise). */
+const report = (ready: Ready, open: boolean) => {
+  const orchestratorPage = pageUrl(ready.dashboardUrl, sessionPath(ready.orchestratorSessionId))
+  return Console.log([
+    `supervisor running (pid ${ready.pid})`,
+    `orchestrator session ${ready.orchestratorSessionId} ${ready.reused ? "is already running" : "started"} for ${ready.project}`,
+    `attach: tmux attach -t ${ready.orchestratorSessionId}`,
+    `dashboard: ${ready.dashboardUrl}`,
+    `orchestrator page: ${orchestratorPage}`
+  ].join("\n")).pipe(Effect.andThen(open ? Effect.ignore(openOnThisMachine(orchestratorPage)) : Effect.void))
+}
+
+/** The project must exist before anything starts (a supervisor would start, then fail to find it). */
+const checkProject = (config: OrchestratorConfig, project: string) =>
+  config.projects[project] !== undefined || Object.values(config.projects).some((p) => p.id === project)
+    ? Effect.void
+    : Effect.fail(new ProjectNotFound({ project, known: Object.keys(config.projects) }))
+
+/**
+ * The detached child's word to its parent (src/cli/detach.ts): Ready once, after the report is printed, or
+ * Failed with the message this command is about to print. Outside a detached child, nothing.
+ */
+const parentReporter = Effect.fnUntraced(function*(path: string | undefined) {
+  const sent = yield* Ref.make(false)
+  const send = (outcome: StartOutcome) =>
+    path === undefined ? Effect.void : Effect.flatMap(Ref.getAndSet(sent, true), (already) => (already ? Effect.void : writeOutcome(path, outcome)))
+  return {
+    ready: send,
+    failed: (cause: Cause.Cause<unknown>) => {
+      const failure = describeFailure(cause)
+      // Written where it can be: if it cannot, the parent sees the child die and reads the same message from the log.
+      return failure?.message === undefined ? Effect.void : Effect.ignore(send({ _tag: "Failed", message: failure.message, exitCode: failure.exitCode }))
+    }
+  }
+})
+
+/** `orch start <project> [--detach]`: join the supervisor that answers, or start one (here or in the background). */
+export const runStart = Effect.fn("cli.start.run")(function*(root: string, project: string, background: boolean, noOpen: boolean) {
+  const parent = yield* parentReporter(takeReportPath())
+  const announce = (ready: Ready) => Effect.andThen(report(ready, !noOpen), parent.ready(ready))
+  yield* Effect.scoped(Effect.gen(function*() {
+    const found = yield* connectSupervisor(root)
+    if (found.client !== undefined && found.verdict._tag === "Running") {
+      return yield* announce(yield* joinSupervisor(found.client, found.verdict.info.pid, project))
+    }
+    // Not answering may mean starting: the supervisor lock (below, or in the detached child) waits that out.
+    const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
+    const config = yield* loadConfig()
+    yield* checkProject(config, project)
+    if (background) return yield* announce(yield* launchDetached(root, cliPath(), project))
+    yield* supervise(root, config, project, cliPath(), announce)
+  })).pipe(Effect.onError(parent.failed))
+})
+
+/** A dead supervisor's files, removed under the supervisor lock (after asking once more, holding it). */
+export const clearAfterDead = (root: string) =>
+  withLock(storePaths(root).locks, "supervisor")(Effect.scoped(Effect.gen(function*() {
+    const found = yield* connectSupervisor(root)
+    if (found.verdict._tag !== "NotRunning") return undefined
+    const { file, socket } = found.verdict.leftovers
+    if (file === undefined && !socket) return undefined
+    yield* removeLeftovers(root, found.verdict.leftovers)
+    return file?.pid
+  })))
+
