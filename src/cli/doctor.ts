@@ -12,7 +12,9 @@ import type { OrchestratorConfig } from "../config/schema.ts"
 import { Host } from "../config/host.ts"
 import { VERIFIED_CLAUDE_VERSION } from "../plugins/agent/claude-screen.ts"
 import { VERIFIED_CODEX_VERSION } from "../plugins/agent/codex.ts"
+import { defaultTmuxSocket, socketDirProblem, socketDirState } from "../plugins/runtime/tmux-socket.ts"
 import { exec } from "../process/exec.ts"
+import { findProgram, type ProgramLookup, programOf } from "../process/program.ts"
 import { dataDir } from "../store/paths.ts"
 
 export class DoctorFailed extends Schema.TaggedError<DoctorFailed>()("DoctorFailed", { failed: Schema.Int }) {
@@ -29,18 +31,59 @@ interface Line {
   readonly detail: string
 }
 
-/** What each built-in agent runs by default, and the version its behaviour was proven with (docs/agents.md). */
-const AGENTS: Readonly<Record<string, { readonly binary: string; readonly verified?: string }>> = {
-  "coding-agent": { binary: "claude", verified: VERIFIED_CLAUDE_VERSION },
-  codex: { binary: "codex", verified: VERIFIED_CODEX_VERSION },
-  aider: { binary: "aider" }
+/** What each built-in agent runs by default, how to install it, and the version its behaviour was proven with (docs/agents.md). */
+const AGENTS: Readonly<Record<string, { readonly binary: string; readonly install: string; readonly verified?: string }>> = {
+  "coding-agent": { binary: "claude", install: "Claude Code (npm install -g @anthropic-ai/claude-code)", verified: VERIFIED_CLAUDE_VERSION },
+  codex: { binary: "codex", install: "Codex (npm install -g @openai/codex)", verified: VERIFIED_CODEX_VERSION },
+  aider: { binary: "aider", install: "aider (python -m pip install aider-install && aider-install)" }
 }
+
+/** A program that is not there, in one sentence with what to do. */
+export const missingProgram = (lookup: Extract<ProgramLookup, { _tag: "Missing" }>, install: string, otherwise: string) =>
+  lookup.program.includes("/")
+    ? `${lookup.program} is not an executable file; ${otherwise}`
+    : `${lookup.program} is not on PATH; install ${install}, ${otherwise}`
 
 const version = (binary: string, args: ReadonlyArray<string>) =>
   exec(binary, args, { timeout: "20 seconds" }).pipe(
     Effect.map((r) => (r.exitCode === 0 ? { ok: true as const, text: `${r.stdout}${r.stderr}`.trim().split("\n")[0]! } : { ok: false as const, text: r.stderr.trim() || `exit ${r.exitCode}` })),
     Effect.catch((error) => Effect.succeed({ ok: false as const, text: error.reason }))
   )
+
+const TOOLS = [
+  { name: "git", args: ["--version"], install: "git", otherwise: "then run orch doctor again" },
+  { name: "tmux", args: ["-V"], install: "tmux", otherwise: "or set `runtime: process` for every project" }
+] as const
+
+/** tmux's socket directory: missing is fine (orch creates it), unusable is not. */
+const tmuxSocketCheck = (env: Readonly<Record<string, string | undefined>>): Line => {
+  const state = socketDirState(defaultTmuxSocket(env))
+  if (state._tag === "Ready") return { level: "ok", what: "tmux socket", detail: state.dir }
+  return { level: state._tag === "Missing" ? "ok" : "fail", what: "tmux socket", detail: socketDirProblem(state) }
+}
+
+/**
+ * The supervisor, if one answers; otherwise whether its ports can be had. A port the running supervisor holds is
+ * its own, so ports are only tried when none answers.
+ */
+const supervisorChecks = Effect.fnUntraced(function*(root: string, config: OrchestratorConfig) {
+  const [{ connectSupervisor }, { canListen }] = yield* Effect.promise(() => Promise.all([import("../ipc/liveness.ts"), import("../dashboard/listen-error.ts")]))
+  const { verdict, socket } = yield* Effect.scoped(connectSupervisor(root))
+  if (verdict._tag === "Running") return [{ level: "ok", what: "supervisor", detail: `running (pid ${verdict.info.pid}), dashboard ${verdict.info.dashboardUrl.replace(/\?token=.*$/, "")}` } satisfies Line]
+  if (verdict._tag === "Unresponsive") {
+    return [{ level: "fail", what: "supervisor", detail: `${verdict.pid === undefined ? "a process" : `pid ${verdict.pid}`} holds ${socket} but ${verdict.reason}` } satisfies Line]
+  }
+  const lines: Array<Line> = [{
+    level: "ok",
+    what: "supervisor",
+    detail: verdict.leftovers.file !== undefined || verdict.leftovers.socket ? "not running (a dead one left its files; the next orch start removes them)" : "not running"
+  }]
+  for (const [option, port] of [["port", config.port], ["terminalPort", config.terminalPort], ["directTerminalPort", config.directTerminalPort]] as const) {
+    const problem = yield* canListen(config.host, port, option)
+    lines.push(problem === undefined ? { level: "ok", what: option, detail: `${config.host}:${port} is free` } : { level: "fail", what: option, detail: `${config.host}:${port}: ${problem}` })
+  }
+  return lines
+})
 
 const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, canary: boolean) {
   const lines: Array<Line> = []
@@ -51,11 +94,16 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
     if (command === undefined || seen.has(`${project.agent} ${command}`)) continue
     seen.add(`${project.agent} ${command}`)
     const what = `agent ${project.agent} (${command})`
+    const lookup = findProgram(known === undefined ? programOf(command) : command, project.agentConfig.env?.PATH ?? process.env.PATH)
+    if (lookup._tag === "Missing") {
+      const install = known?.install ?? "it"
+      const otherwise = known === undefined ? `or change agentConfig.command of project ${project.key}` : `or set agentConfig.command of project ${project.key} to its path`
+      lines.push({ level: "fail", what, detail: missingProgram(lookup, install, otherwise) })
+      continue
+    }
     if (known === undefined) {
       // `command` and plugin-module agents: only that the program is there.
-      const program = command.trim().split(/\s+/)[0]!
-      const found = yield* exec("/bin/sh", ["-c", `command -v ${JSON.stringify(program)}`]).pipe(Effect.orElseSucceed(() => ({ exitCode: 1, stdout: "", stderr: "" })))
-      lines.push(found.exitCode === 0 ? { level: "ok", what, detail: found.stdout.trim() } : { level: "fail", what, detail: `${program} is not on PATH` })
+      lines.push({ level: "ok", what, detail: lookup._tag === "Found" ? lookup.path : "a shell command line (not looked up)" })
       continue
     }
     const installed = yield* version(command, ["--version"])
@@ -111,18 +159,27 @@ export const doctor = Command.make(
     noCanary: Flag.Boolean("no-canary").pipe(Flag.withDefault(false), Flag.withDescription("Skip running the agents offline to check their screens"))
   },
   Effect.fn("cli.doctor")(function*({ notify, noCanary }) {
+    const host = yield* Host
     const lines: Array<Line> = [{ level: "ok", what: "node", detail: process.version }]
-    for (const [tool, args] of [["git", ["--version"]], ["tmux", ["-V"]]] as const) {
-      const found = yield* version(tool, args)
-      lines.push(found.ok ? { level: "ok", what: tool, detail: found.text } : { level: "fail", what: tool, detail: `not usable: ${found.text}` })
+    for (const tool of TOOLS) {
+      const lookup = findProgram(tool.name, host.env.PATH)
+      if (lookup._tag === "Missing") {
+        lines.push({ level: "fail", what: tool.name, detail: missingProgram(lookup, tool.install, tool.otherwise) })
+        continue
+      }
+      const found = yield* version(tool.name, tool.args)
+      lines.push(found.ok ? { level: "ok", what: tool.name, detail: found.text } : { level: "fail", what: tool.name, detail: `not usable: ${found.text}` })
     }
     const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
     const loaded = yield* loadConfig().pipe(Effect.map((config) => ({ config })), Effect.catch((error) => Effect.succeed({ error: error.message })))
     if ("error" in loaded) {
       lines.push({ level: "fail", what: "config", detail: loaded.error })
+      lines.push(tmuxSocketCheck(host.env))
     } else {
       const { config } = loaded
       lines.push({ level: "ok", what: "config", detail: `${config.configPath ?? "(defaults)"}: ${Object.keys(config.projects).length} project(s)` })
+      if (Object.values(config.projects).some((p) => p.runtime === "multiplexer")) lines.push(tmuxSocketCheck(host.env))
+      lines.push(...yield* supervisorChecks(dataDir(host), config))
       lines.push(...yield* agentChecks(config, !noCanary))
       if (notify) lines.push(...yield* notifyCheck(config))
     }

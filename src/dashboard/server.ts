@@ -25,6 +25,7 @@ import { ApiError, type Boot, InboxState, LiveMessage, MarkReadRequest, Merged, 
 import { findAssetsDir, loadAssets } from "./assets.ts"
 import { COOKIE, originAllowed, requestToken } from "./auth.ts"
 import { sessionEvents } from "./event-tail.ts"
+import { ListenFailed, listenReason } from "./listen-error.ts"
 import { makeLiveHub } from "./live.ts"
 import { type OpenFailed, openOnThisMachine } from "./open.ts"
 import { contentSecurityPolicy, renderPage, unbuiltPage } from "./page.ts"
@@ -216,7 +217,9 @@ const routes = (options: DashboardOptions) =>
 export const dashboardLayer = (options: DashboardOptions) =>
   Layer.mergeAll(
     HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host, gracefulShutdownTimeout: "1 second" }))
+      Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host, gracefulShutdownTimeout: "1 second" })),
+      Layer.catchTag("ServeError", (error) =>
+        Layer.effectDiscard(Effect.fail(new ListenFailed({ option: "port", host: options.host, port: options.port, reason: listenReason(error.cause, "port") }))))
     ),
     terminalsLayer({ host: options.host, port: options.terminalPort, directPort: options.directTerminalPort, dashboardPort: options.port, token: options.token })
   )

@@ -12,7 +12,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import { createServer, type IncomingMessage } from "node:http"
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
@@ -23,6 +22,7 @@ import type { SessionRecord } from "../domain/session.ts"
 import { processTerminal } from "../plugins/runtime/process.ts"
 import { SessionStore, type SessionStoreShape } from "../store/SessionStore.ts"
 import { originAllowed, requestToken } from "./auth.ts"
+import { ListenFailed, listenReason } from "./listen-error.ts"
 import { isLive } from "./board.ts"
 import { sameToken } from "./token.ts"
 
@@ -188,16 +188,6 @@ const refuse = (raw: Duplex, status: 401 | 403 | 404, text: string) => {
   raw.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`)
 }
 
-export class TerminalSocketError extends Schema.TaggedError<TerminalSocketError>()("TerminalSocketError", {
-  address: Schema.String,
-  option: Schema.String,
-  reason: Schema.String
-}) {
-  override get message() {
-    return `cannot listen on ${this.address} (${this.option}): ${this.reason}`
-  }
-}
-
 /** One terminal socket server: checks each upgrade, then hands the socket to `attach` with the session's record. */
 const terminalServer = (
   options: TerminalsOptions,
@@ -233,13 +223,8 @@ const listen = (
   option: string
 ) =>
   Effect.acquireRelease(
-    Effect.callback<void, TerminalSocketError>((resume) => {
-      server.once("error", (error: NodeJS.ErrnoException) =>
-        resume(Effect.fail(new TerminalSocketError({
-          address: `${host}:${port}`,
-          option,
-          reason: error.code === "EADDRINUSE" ? "the port is in use; set another in orchestrator.yaml" : error.message
-        }))))
+    Effect.callback<void, ListenFailed>((resume) => {
+      server.once("error", (error: NodeJS.ErrnoException) => resume(Effect.fail(new ListenFailed({ option, host, port, reason: listenReason(error, option) }))))
       server.listen(port, host, () => resume(Effect.void))
     }),
     () =>
