@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { Command, Flag } from "effect/cli"
+import { existsSync } from "node:fs"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { Host } from "../config/host.ts"
 import { VERIFIED_CLAUDE_VERSION } from "../plugins/agent/claude-screen.ts"
@@ -15,7 +16,7 @@ import { VERIFIED_CODEX_VERSION } from "../plugins/agent/codex.ts"
 import { defaultTmuxSocket, socketDirProblem, socketDirState } from "../plugins/runtime/tmux-socket.ts"
 import { exec } from "../process/exec.ts"
 import { findProgram, type ProgramLookup, programOf } from "../process/program.ts"
-import { dataDir } from "../store/paths.ts"
+import { dataDir, dataDirProblem } from "../store/paths.ts"
 
 export class DoctorFailed extends Schema.TaggedError<DoctorFailed>()("DoctorFailed", { failed: Schema.Int }) {
   override readonly [Runtime.errorExitCode] = 1
@@ -55,6 +56,13 @@ const TOOLS = [
   { name: "tmux", args: ["-V"], install: "tmux", otherwise: "or set `runtime: process` for every project" }
 ] as const
 
+/** The data directory: missing is fine (orch makes it), anything but a writable directory is not. */
+const dataDirCheck = (root: string): Line => {
+  const problem = dataDirProblem(root)
+  if (problem !== undefined) return { level: "fail", what: "data", detail: problem }
+  return { level: "ok", what: "data", detail: existsSync(root) ? root : `${root} (made at first use)` }
+}
+
 /** tmux's socket directory: missing is fine (orch creates it), unusable is not. */
 const tmuxSocketCheck = (env: Readonly<Record<string, string | undefined>>): Line => {
   const state = socketDirState(defaultTmuxSocket(env))
@@ -68,10 +76,10 @@ const tmuxSocketCheck = (env: Readonly<Record<string, string | undefined>>): Lin
  */
 const supervisorChecks = Effect.fnUntraced(function*(root: string, config: OrchestratorConfig) {
   const [{ connectSupervisor }, { canListen }] = yield* Effect.promise(() => Promise.all([import("../ipc/liveness.ts"), import("../dashboard/listen-error.ts")]))
-  const { verdict, socket } = yield* Effect.scoped(connectSupervisor(root))
+  const verdict = yield* Effect.scoped(connectSupervisor(root))
   if (verdict._tag === "Running") return [{ level: "ok", what: "supervisor", detail: `running (pid ${verdict.info.pid}), dashboard ${verdict.info.dashboardUrl.replace(/\?token=.*$/, "")}` } satisfies Line]
   if (verdict._tag === "Unresponsive") {
-    return [{ level: "fail", what: "supervisor", detail: `${verdict.pid === undefined ? "a process" : `pid ${verdict.pid}`} holds ${socket} but ${verdict.reason}` } satisfies Line]
+    return [{ level: "fail", what: "supervisor", detail: `${verdict.pid === undefined ? "a process" : `pid ${verdict.pid}`} holds ${verdict.socket} but ${verdict.reason}` } satisfies Line]
   }
   const lines: Array<Line> = [{
     level: "ok",
@@ -172,6 +180,7 @@ export const doctor = Command.make(
     }
     const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
     const loaded = yield* loadConfig().pipe(Effect.map((config) => ({ config })), Effect.catch((error) => Effect.succeed({ error: error.message })))
+    lines.push(dataDirCheck(dataDir(host)))
     if ("error" in loaded) {
       lines.push({ level: "fail", what: "config", detail: loaded.error })
       lines.push(tmuxSocketCheck(host.env))

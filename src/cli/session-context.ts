@@ -7,22 +7,24 @@
 import * as Effect from "effect/Effect"
 import { Host } from "../config/host.ts"
 import { loadConfig } from "../config/load.ts"
-import { connectSupervisor, SupervisorUnresponsive } from "../ipc/liveness.ts"
+import { connectSupervisor, unresponsive } from "../ipc/liveness.ts"
 import { SessionManager } from "../sessions/SessionManager.ts"
 import type { OpError, SessionOps } from "../sessions/SessionOps.ts"
 import { dataDir } from "../store/paths.ts"
 
 export const withSessions = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
   Effect.scoped(Effect.gen(function*() {
-    const { verdict, socket, client } = yield* connectSupervisor(dataDir(yield* Host))
-    if (client !== undefined) {
-      const { remoteSessions } = yield* Effect.promise(() => import("../ipc/client.ts"))
-      return yield* f(remoteSessions(client))
+    const found = yield* connectSupervisor(dataDir(yield* Host))
+    switch (found._tag) {
+      case "Running": {
+        const { remoteSessions } = yield* Effect.promise(() => import("../ipc/client.ts"))
+        return yield* f(remoteSessions(found.client))
+      }
+      case "Unresponsive":
+        return yield* unresponsive(found)
+      case "NotRunning":
+        return yield* withLocalSessions(f)
     }
-    if (verdict._tag === "Unresponsive") {
-      return yield* new SupervisorUnresponsive({ socket, reason: verdict.reason, ...(verdict.pid !== undefined ? { pid: verdict.pid } : {}) })
-    }
-    return yield* withLocalSessions(f)
   }))
 
 /** Always in this process (read-only probes, and the supervisor's own use). */

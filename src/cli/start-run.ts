@@ -6,13 +6,15 @@ import type * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { openOnThisMachine } from "../dashboard/open.ts"
 import { pageUrl, sessionPath } from "../dashboard/urls.ts"
-import { connectSupervisor, removeLeftovers } from "../ipc/liveness.ts"
+import { connectSupervisor, type Leftovers, removeLeftovers } from "../ipc/liveness.ts"
 import { ProjectNotFound } from "../sessions/errors.ts"
 import { withLock } from "../store/lock.ts"
-import { storePaths } from "../store/paths.ts"
+import { dataDirProblem, storePaths } from "../store/paths.ts"
 import { launchDetached, type Ready, type StartOutcome, takeReportPath, writeOutcome } from "./detach.ts"
 import { describeFailure } from "./exit.ts"
 import { joinSupervisor, supervise } from "./supervise.ts"
@@ -20,7 +22,7 @@ import { joinSupervisor, supervise } from "./supervise.ts"
 export { answered } from "../ipc/client.ts"
 export { connectSupervisor } from "../ipc/liveness.ts"
 export { isProcessAlive } from "../store/process-liveness.ts"
-export { unresponsive } from "./supervise.ts"
+export { unresponsive } from "../ipc/liveness.ts"
 
 const cliPath = () => process.argv[1] ?? "orch"
 
@@ -60,16 +62,24 @@ const parentReporter = Effect.fnUntraced(function*(path: string | undefined) {
   }
 })
 
+/** orch cannot keep its state where it must. */
+export class DataDirUnusable extends Schema.TaggedError<DataDirUnusable>()("DataDirUnusable", { reason: Schema.String }) {
+  override readonly [Runtime.errorExitCode] = 1
+  override get message() {
+    return this.reason
+  }
+}
+
 /** `orch start <project> [--detach]`: join the supervisor that answers, or start one (here or in the background). */
 export const runStart = Effect.fn("cli.start.run")(function*(root: string, project: string, background: boolean, noOpen: boolean) {
   const parent = yield* parentReporter(takeReportPath())
   const announce = (ready: Ready) => Effect.andThen(report(ready, !noOpen), parent.ready(ready))
   yield* Effect.scoped(Effect.gen(function*() {
     const found = yield* connectSupervisor(root)
-    if (found.client !== undefined && found.verdict._tag === "Running") {
-      return yield* announce(yield* joinSupervisor(found.client, found.verdict.info.pid, project))
-    }
+    if (found._tag === "Running") return yield* announce(yield* joinSupervisor(found.client, found.info.pid, project))
     // Not answering may mean starting: the supervisor lock (below, or in the detached child) waits that out.
+    const unusable = dataDirProblem(root)
+    if (unusable !== undefined) return yield* new DataDirUnusable({ reason: unusable })
     const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
     const config = yield* loadConfig()
     yield* checkProject(config, project)
@@ -78,14 +88,18 @@ export const runStart = Effect.fn("cli.start.run")(function*(root: string, proje
   })).pipe(Effect.onError(parent.failed))
 })
 
-/** A dead supervisor's files, removed under the supervisor lock (after asking once more, holding it). */
-export const clearAfterDead = (root: string) =>
-  withLock(storePaths(root).locks, "supervisor")(Effect.scoped(Effect.gen(function*() {
-    const found = yield* connectSupervisor(root)
-    if (found.verdict._tag !== "NotRunning") return undefined
-    const { file, socket } = found.verdict.leftovers
-    if (file === undefined && !socket) return undefined
-    yield* removeLeftovers(root, found.verdict.leftovers)
-    return file?.pid
-  })))
-
+/**
+ * A dead supervisor's files, removed under the supervisor lock (after asking once more, holding it); the pid it
+ * had, or undefined when there was nothing to remove.
+ */
+export const clearAfterDead = (root: string, seen: Leftovers) =>
+  seen.file === undefined && !seen.socket
+    ? Effect.succeed(undefined)
+    : withLock(storePaths(root).locks, "supervisor")(Effect.scoped(Effect.gen(function*() {
+      const found = yield* connectSupervisor(root)
+      if (found._tag !== "NotRunning") return undefined
+      const { file, socket } = found.leftovers
+      if (file === undefined && !socket) return undefined
+      yield* removeLeftovers(root, found.leftovers)
+      return file?.pid
+    })))

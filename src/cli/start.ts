@@ -43,12 +43,12 @@ export const stop = Command.make(
     const { answered, clearAfterDead, connectSupervisor, isProcessAlive, unresponsive } = yield* Effect.promise(loadRun)
     yield* Effect.scoped(Effect.gen(function*() {
       const found = yield* connectSupervisor(root)
-      if (found.verdict._tag === "Unresponsive") return yield* unresponsive(found.socket, found.verdict)
-      if (found.client === undefined || found.verdict._tag !== "Running") {
-        const dead = yield* clearAfterDead(root)
+      if (found._tag === "Unresponsive") return yield* unresponsive(found)
+      if (found._tag === "NotRunning") {
+        const dead = yield* clearAfterDead(root, found.leftovers)
         return yield* Console.log(dead === undefined ? "No supervisor is running." : `No supervisor is running (pid ${dead} had died; removed the files it left).`)
       }
-      const { pid } = found.verdict.info
+      const { pid } = found.info
       const stopped = yield* answered(found.client.Stop({ killSessions }))
       yield* Effect.suspend(() => (isProcessAlive(pid) ? Effect.fail("running") : Effect.void)).pipe(
         Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 200 }),

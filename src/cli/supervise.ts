@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { dashboardUrl as makeDashboardUrl } from "../dashboard/urls.ts"
 import { answered, type SupervisorClient } from "../ipc/client.ts"
-import { connectSupervisor, removeLeftovers, SupervisorUnresponsive } from "../ipc/liveness.ts"
+import { connectSupervisor, removeLeftovers, unresponsive } from "../ipc/liveness.ts"
 import { withLock } from "../store/lock.ts"
 import { storePaths } from "../store/paths.ts"
 import { VERSION } from "../version.ts"
@@ -21,10 +21,6 @@ import { supervisorLoggerLayer } from "./logging.ts"
 /** Asks the running supervisor (pid `pid`) to start the project's orchestrator, or to say it already runs. */
 export const joinSupervisor = (client: SupervisorClient, pid: number, project: string) =>
   Effect.map(answered(client.Start({ project })), (started): Ready => ({ _tag: "Ready", ...started, pid }))
-
-/** Fails with what stands in the way when something holds the socket but does not answer. */
-export const unresponsive = (socket: string, verdict: { readonly pid: number | undefined; readonly reason: string }) =>
-  new SupervisorUnresponsive({ socket, reason: verdict.reason, ...(verdict.pid !== undefined ? { pid: verdict.pid } : {}) })
 
 /**
  * Joins the supervisor that answers, or becomes it: builds the supervisor here, starts the project's
@@ -44,11 +40,9 @@ export const supervise = Effect.fn("cli.start.supervise")(function*<E>(
     const shutdown = yield* Deferred.make<void>()
     const took = yield* withLock(storePaths(root).locks, "supervisor")(Effect.gen(function*() {
       const found = yield* connectSupervisor(root)
-      if (found.client !== undefined && found.verdict._tag === "Running") {
-        return { _tag: "Joined" as const, ready: yield* joinSupervisor(found.client, found.verdict.info.pid, project) }
-      }
-      if (found.verdict._tag === "Unresponsive") return yield* unresponsive(found.socket, found.verdict)
-      if (found.verdict._tag === "NotRunning") yield* removeLeftovers(root, found.verdict.leftovers)
+      if (found._tag === "Running") return { _tag: "Joined" as const, ready: yield* joinSupervisor(found.client, found.info.pid, project) }
+      if (found._tag === "Unresponsive") return yield* unresponsive(found)
+      yield* removeLeftovers(root, found.leftovers)
       const token = ensureToken(root)
       const dashboardUrl = makeDashboardUrl(config, token)
       const app = supervisorApp(config, { root, cliPath, version: VERSION, shutdown, token, dashboardUrl }).pipe(Layer.provide(supervisorLoggerLayer(root)))

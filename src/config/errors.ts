@@ -4,16 +4,27 @@ import * as Schema from "effect/Schema"
 
 const USAGE_EXIT_CODE = 2
 
+/**
+ * The places searched (src/config/find.ts), said in one line: the first directory of the upward search stands for
+ * the whole chain above it; the home locations are named.
+ */
+export const whereSearched = (searched: ReadonlyArray<string>): string => {
+  if (searched.length === 1) return `nothing at ${searched[0]}`
+  const upward = searched.filter((place) => /\/orchestrator\.ya?ml$/.test(place))
+  const start = upward[0]?.replace(/\/orchestrator\.ya?ml$/, "")
+  const others = searched.filter((place) => !upward.includes(place) && place.endsWith(".yaml"))
+  return [
+    start === undefined ? undefined : `no orchestrator.yaml (or .yml) in ${start || "/"} or any directory above it`,
+    others.length > 0 ? `nor ${others.join(" or ")} (or .yml)` : undefined
+  ].filter((part) => part !== undefined).join(", ")
+}
+
 export class ConfigNotFoundError extends Schema.TaggedError<ConfigNotFoundError>()("ConfigNotFoundError", {
   searched: Schema.Array(Schema.String)
 }) {
   override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
   override get message() {
-    return [
-      "No config file found. Searched:",
-      ...this.searched.map((place) => `  ${place}`),
-      "Create one with `orch init`, or point ORCH_CONFIG_PATH at one."
-    ].join("\n")
+    return `No config file found: ${whereSearched(this.searched)}; create one with \`orch init\`, or point ORCH_CONFIG_PATH at one`
   }
 }
 

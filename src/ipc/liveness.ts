@@ -23,15 +23,15 @@ import { existsSync, rmSync } from "node:fs"
 import { attempt } from "../store/files.ts"
 import { isProcessAlive } from "../store/process-liveness.ts"
 import { supervisorFilePath, type SupervisorFile, readSupervisorFile, socketPath } from "../store/supervisor-file.ts"
-import { supervisorClient } from "./client.ts"
+import { supervisorClient, type SupervisorClient } from "./client.ts"
 import type { SupervisorInfo } from "./protocol.ts"
 
 export const PING_TIMEOUT = Duration.millis(500)
 export const PATIENCE = Duration.millis(1500)
 
-/** How a Ping went. */
-export type PingOutcome =
-  | { readonly _tag: "Answered"; readonly info: SupervisorInfo }
+/** How a Ping went; an answer comes with its connection (`C`). */
+export type PingOutcome<C = undefined> =
+  | { readonly _tag: "Answered"; readonly info: SupervisorInfo; readonly client: C }
   /** No socket, or nobody listening on it: the connection was refused. */
   | { readonly _tag: "Unreachable" }
   /** Connected, but no answer within PING_TIMEOUT. */
@@ -45,8 +45,8 @@ export interface Leftovers {
   readonly socket: boolean
 }
 
-export type SupervisorVerdict =
-  | { readonly _tag: "Running"; readonly info: SupervisorInfo }
+export type SupervisorVerdict<C = undefined> =
+  | { readonly _tag: "Running"; readonly info: SupervisorInfo; readonly client: C }
   | { readonly _tag: "Unresponsive"; readonly pid: number | undefined; readonly reason: string }
   | { readonly _tag: "NotRunning"; readonly leftovers: Leftovers }
 
@@ -55,10 +55,10 @@ export type SupervisorVerdict =
  * A broken conversation with a live process is "unresponsive" (it may be stopping, or busy); with no live process
  * it is a dead supervisor's socket.
  */
-export const verdict = (ping: PingOutcome, leftovers: Leftovers, pidAlive: boolean): SupervisorVerdict => {
+export const verdict = <C>(ping: PingOutcome<C>, leftovers: Leftovers, pidAlive: boolean): SupervisorVerdict<C> => {
   switch (ping._tag) {
     case "Answered":
-      return { _tag: "Running", info: ping.info }
+      return { _tag: "Running", info: ping.info, client: ping.client }
     case "Silent":
       return { _tag: "Unresponsive", pid: leftovers.file?.pid, reason: `it did not answer within ${Duration.format(Duration.sum(PING_TIMEOUT, PATIENCE))}` }
     case "Garbled":
@@ -82,9 +82,14 @@ export class SupervisorUnresponsive extends Schema.TaggedError<SupervisorUnrespo
   }
 }
 
-type Client = Effect.Success<ReturnType<typeof supervisorClient>>
+/** The verdict on the supervisor at `socket`, with the open connection to one that runs. */
+export type Connection = SupervisorVerdict<SupervisorClient> & { readonly socket: string }
 
-const pingOutcome = (error: unknown): PingOutcome => {
+/** The failure for a supervisor found unresponsive. */
+export const unresponsive = (found: Extract<Connection, { readonly _tag: "Unresponsive" }>) =>
+  new SupervisorUnresponsive({ socket: found.socket, reason: found.reason, ...(found.pid !== undefined ? { pid: found.pid } : {}) })
+
+const pingOutcome = (error: unknown): PingOutcome<never> => {
   const e = error as { readonly _tag?: string; readonly reason?: { readonly _tag?: string; readonly message?: string }; readonly message?: string }
   if (e._tag === "TimeoutError") return { _tag: "Silent" }
   if (e._tag === "RpcClientError" && e.reason?._tag === "SocketOpenError") return { _tag: "Unreachable" }
@@ -93,7 +98,7 @@ const pingOutcome = (error: unknown): PingOutcome => {
 
 /**
  * Asks the supervisor of data directory `root` whether it runs. When it does, the connection stays open (for the
- * caller's scope) and comes back with the verdict, so the command goes on over the very connection that answered.
+ * caller's scope) and comes with the verdict, so the command goes on over the very connection that answered.
  */
 export const connectSupervisor = Effect.fn("Supervisor.connect")(function*(root: string) {
   const socket = socketPath(root)
@@ -115,9 +120,8 @@ export const connectSupervisor = Effect.fn("Supervisor.connect")(function*(root:
   if (ping._tag !== "Answered") yield* Scope.close(connection, Exit.void)
   const file = readSupervisorFile(root)
   const leftovers: Leftovers = { file, socket: existsSync(socket) }
-  const found = verdict(ping, leftovers, file !== undefined && ping._tag === "Garbled" && isProcessAlive(file.pid))
-  const client: Client | undefined = "client" in ping ? ping.client : undefined
-  return { verdict: found, socket, client }
+  const found = verdict<SupervisorClient>(ping, leftovers, file !== undefined && ping._tag === "Garbled" && isProcessAlive(file.pid))
+  return { ...found, socket } satisfies Connection
 })
 
 /**

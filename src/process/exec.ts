@@ -1,12 +1,14 @@
 /**
  * Running an external command (git, tmux, …) to completion: exit code, stdout and stderr, with a timeout.
- * A non-zero exit is a value, not an error; a command that cannot start or times out is an ExecError.
+ * A non-zero exit is a value, not an error; a command that cannot start or times out is an ExecError (a program
+ * that is not there says so, in a few words).
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import { existsSync } from "node:fs"
 
 export class ExecError extends Schema.TaggedError<ExecError>()("ExecError", {
   command: Schema.String,
@@ -49,7 +51,13 @@ export const exec = Effect.fnUntraced(function*(file: string, args: ReadonlyArra
   }))
   const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(30))
   return yield* run.pipe(
-    Effect.mapError((error) => new ExecError({ command, reason: error.message })),
+    Effect.mapError((error) =>
+      // The program is not there: said once, without the whole command line.
+      error._tag === "PlatformError" && error.reason._tag === "NotFound"
+        ? options.cwd !== undefined && !existsSync(options.cwd)
+          ? new ExecError({ command: file, reason: `cannot run it in ${options.cwd}: that directory does not exist` })
+          : new ExecError({ command: file, reason: `${file} is not installed (not found${file.includes("/") ? "" : " on PATH"})` })
+        : new ExecError({ command, reason: error.message })),
     Effect.timeoutOrElse({
       duration: timeout,
       orElse: () => Effect.fail(new ExecError({ command, reason: `timed out after ${Duration.format(timeout)}` }))

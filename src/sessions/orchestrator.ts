@@ -17,7 +17,7 @@ import { EventLog } from "../store/EventLog.ts"
 import { attempt, writeFileAtomic } from "../store/files.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
-import { agentContext, nowIso, waitUntilReady } from "./spawn.ts"
+import { agentContext, checkAgentProgram, nowIso, waitUntilReady } from "./spawn.ts"
 
 export class OrchestratorNotReady extends Schema.TaggedError<OrchestratorNotReady>()("OrchestratorNotReady", { reason: Schema.String }) {
   override get message() {
@@ -84,9 +84,14 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
     ...(config.configPath !== undefined ? { ORCH_CONFIG_PATH: config.configPath } : {}),
     PATH: `${shimDir}:${process.env.PATH ?? ""}`
   })
+  yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new OrchestratorNotReady({ reason })))
   const handle = yield* runtime.create({ sessionId, workingDir: base.workspacePath, command: launch.command, ...environment })
   if (launch.initialMessage !== undefined && existing._tag === "None") {
-    yield* waitUntilReady(runtime, agent, handle).pipe(Effect.mapError((error) => new OrchestratorNotReady({ reason: typeof error === "string" ? error : error.message })))
+    yield* waitUntilReady(runtime, agent, handle).pipe(
+      Effect.mapError((error) => new OrchestratorNotReady({ reason: typeof error === "string" ? error : error.message })),
+      // An agent that never got ready leaves no terminal behind (the next start would find its name taken).
+      Effect.tapError(() => Effect.ignore(runtime.destroy(handle)))
+    )
     yield* runtime.send(handle, launch.initialMessage)
   }
   const record: SessionRecord = { ...base, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso }

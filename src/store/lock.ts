@@ -13,6 +13,8 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
+import type { StoreError } from "./errors.ts"
+import { attempt } from "./files.ts"
 import { isProcessAlive, processStartTime } from "./process-liveness.ts"
 
 export { isProcessAlive } from "./process-liveness.ts"
@@ -98,14 +100,17 @@ const tryAcquire = (dir: string, owner: string, nowMs: number): "acquired" | str
   return holder === undefined ? "?" : `${holder.pid}`
 }
 
-/** Runs `effect` holding the named lock. Waits (polling every 20 ms, up to `timeout`) while another process holds it. */
+/**
+ * Runs `effect` holding the named lock. Waits (polling every 20 ms, up to `timeout`) while another process holds it;
+ * a locks directory that cannot be written is a StoreError.
+ */
 export const withLock = (locksDir: string, name: string, timeout: Duration.Input = "2 minutes") =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | LockTimeout, R> => {
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | LockTimeout | StoreError, R> => {
   const dir = join(locksDir, `${name}.lock`)
   const owner = me()
   let holder = "?"
   const acquire = Clock.currentTimeMillis.pipe(
-    Effect.map((nowMs) => tryAcquire(dir, owner, nowMs)),
+    Effect.flatMap((nowMs) => attempt(locksDir, () => tryAcquire(dir, owner, nowMs))),
     Effect.tap((result) => Effect.sync(() => (holder = result))),
     Effect.repeat({ until: (result) => result === "acquired", schedule: Schedule.spaced("20 millis") }),
     Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(new LockTimeout({ name, holder })) })

@@ -1,10 +1,24 @@
 /** Where orch keeps its state: `~/.orchestrator/`, or `ORCH_HOME`. See DESIGN.md "Files". */
+import { accessSync, constants, statSync } from "node:fs"
 import { join } from "node:path"
 import type { HostShape } from "../config/host.ts"
 
 export const dataDir = (host: HostShape): string => {
   const override = host.env.ORCH_HOME
   return override !== undefined && override !== "" ? override : join(host.homeDir, ".orchestrator")
+}
+
+/** Why orch cannot keep its state in `root`, with what to do; undefined when it can (a missing one is made at first use). */
+export const dataDirProblem = (root: string): string | undefined => {
+  const stat = statSync(root, { throwIfNoEntry: false })
+  if (stat === undefined) return undefined
+  if (!stat.isDirectory()) return `orch keeps its state in ${root}, but that is not a directory; move it away, or set ORCH_HOME to a directory of your own`
+  try {
+    accessSync(root, constants.W_OK)
+  } catch {
+    return `orch keeps its state in ${root}, but cannot write there; fix its owner or mode, or set ORCH_HOME to a directory of your own`
+  }
+  return undefined
 }
 
 export interface StorePaths {

@@ -100,14 +100,18 @@ describe("loadConfig", () => {
       assert.strictEqual(relative.path, file)
     }))
 
-  it.effect("nothing found: ConfigNotFoundError listing every place searched", () =>
+  it.effect("nothing found: ConfigNotFoundError keeps every place searched and says where it looked in one line", () =>
     Effect.gen(function*() {
       const t = yield* tree
       const error = yield* loadConfig().pipe(withHost({ cwd: t.cwd, homeDir: t.home }), Effect.flip)
       assert.instanceOf(error, ConfigNotFoundError)
-      assert.match(error.message, /^No config file found/)
-      assert.include(error.message, join(t.cwd, "orchestrator.yaml"))
-      assert.include(error.message, join(t.home, ".config", "orchestrator", "config.yaml"))
+      assert.include((error as ConfigNotFoundError).searched, join(t.cwd, "orchestrator.yaml"))
+      assert.include((error as ConfigNotFoundError).searched, join(t.home, ".config", "orchestrator", "config.yml"))
+      assert.strictEqual(
+        error.message,
+        `No config file found: no orchestrator.yaml (or .yml) in ${t.cwd} or any directory above it, nor ${join(t.home, ".orchestrator.yaml")} or ` +
+          `${join(t.home, ".config", "orchestrator", "config.yaml")} (or .yml); create one with \`orch init\`, or point ORCH_CONFIG_PATH at one`
+      )
     }))
 
   it.effect("a YAML syntax error names file, line and column", () =>

@@ -19,7 +19,7 @@ const none: Leftovers = { file: undefined, socket: false }
 
 describe("verdict", () => {
   it.each<[string, PingOutcome, Leftovers, boolean, string]>([
-    ["an answer: running, whatever the files say", { _tag: "Answered", info }, none, false, "Running"],
+    ["an answer: running, whatever the files say", { _tag: "Answered", info, client: undefined }, none, false, "Running"],
     ["refused, files left (kill -9, zombie)", { _tag: "Unreachable" }, both, true, "NotRunning"],
     ["refused, nothing on disk", { _tag: "Unreachable" }, none, false, "NotRunning"],
     ["no answer in time", { _tag: "Silent" }, both, true, "Unresponsive"],
@@ -45,9 +45,8 @@ describe("connectSupervisor (real sockets)", () => {
   it.live("no socket: not running, nothing left", () =>
     Effect.gen(function*() {
       const root = yield* tempDir()
-      const { verdict: found, client } = yield* Effect.scoped(connectSupervisor(root))
-      assert.deepStrictEqual(found, { _tag: "NotRunning", leftovers: none })
-      assert.isUndefined(client)
+      const found = yield* Effect.scoped(connectSupervisor(root))
+      assert.deepStrictEqual(found, { _tag: "NotRunning", leftovers: none, socket: socketPath(root) })
     }))
 
   it.live("a socket whose listener was killed -9: refused at once, not running; its files are leftovers and removable", () =>
@@ -58,7 +57,7 @@ describe("connectSupervisor (real sockets)", () => {
       withFile(root, child.pid!)
       child.kill("SIGKILL")
       yield* eventually("the listener to die", () => processGone(child.pid!))
-      const { verdict: found } = yield* Effect.scoped(connectSupervisor(root))
+      const found = yield* Effect.scoped(connectSupervisor(root))
       assert.strictEqual(found._tag, "NotRunning", "refused, not timed out (that would be Unresponsive)")
       if (found._tag !== "NotRunning") return
       assert.isTrue(found.leftovers.socket)
@@ -75,7 +74,7 @@ describe("connectSupervisor (real sockets)", () => {
       yield* listening(createServer(() => {}), socketPath(root))
       withFile(root, process.pid)
       const started = Date.now()
-      const { verdict: found } = yield* Effect.scoped(connectSupervisor(root))
+      const found = yield* Effect.scoped(connectSupervisor(root))
       assert.strictEqual(found._tag, "Unresponsive")
       assert.isAtLeast(Date.now() - started, 1900, "a silent socket gets its second chance")
     }))
@@ -86,10 +85,10 @@ describe("connectSupervisor (real sockets)", () => {
       mkdirSync(root, { recursive: true })
       yield* listening(createServer((socket) => socket.destroy()), socketPath(root))
       withFile(root, process.pid)
-      assert.strictEqual((yield* Effect.scoped(connectSupervisor(root))).verdict._tag, "Unresponsive")
+      assert.strictEqual((yield* Effect.scoped(connectSupervisor(root)))._tag, "Unresponsive")
       const gone = spawn("true")
       yield* eventually("a pid that is gone", () => gone.exitCode !== null && processGone(gone.pid!))
       withFile(root, gone.pid!)
-      assert.strictEqual((yield* Effect.scoped(connectSupervisor(root))).verdict._tag, "NotRunning")
+      assert.strictEqual((yield* Effect.scoped(connectSupervisor(root)))._tag, "NotRunning")
     }))
 })

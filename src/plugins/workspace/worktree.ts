@@ -174,7 +174,7 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
   const create = Effect.fn("Workspace.worktree.create")(function*(spec: WorkspaceSpec) {
     const created = yield* addWorktree(spec).pipe(
       withLock(locksDir, `git-${spec.project.id}`),
-      Effect.mapError((error) => error._tag === "LockTimeout" ? new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: error.message }) : error)
+      Effect.mapError((error) => error._tag === "LockTimeout" || error._tag === "StoreError" ? new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: error.message }) : error)
     )
     yield* finishWorkspace(spec.project, created.path).pipe(
       Effect.provide(context),

@@ -1,0 +1,318 @@
+/**
+ * The failure matrix: every user-facing command, run as a user would (the built CLI, a fresh HOME), in the
+ * situations a user meets: no config, a config with a YAML or a schema error, a supervisor that was killed, one
+ * left a zombie, one that left only its files, an unknown project or session, an ended session, a missing agent,
+ * no tmux, a data directory that cannot be written, and each port in use. Each run must exit with the right code
+ * and say what happened in one line (or a few short ones) of plain words: no internal error class, no tagged
+ * value, no logger prefix, no stack frame, no "unexpected error".
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
+import { createServer, type Server } from "node:net"
+import { delimiter, dirname, join } from "node:path"
+import { ORCH_BIN, type OrchRun, runOrchAsync } from "../support/cli.ts"
+import { eventually, processGone } from "../support/eventually.ts"
+import { tempDir } from "../support/host.ts"
+import { sandbox } from "../support/orch-sandbox.ts"
+import { procState, underNonReapingParent } from "../support/zombie.ts"
+
+/** What must never reach a user, and what it is. */
+const LEAKS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\b(?:[A-Z][a-z]+)+(?:Error|Exception)\b/, "an internal error class"],
+  [/\b[A-Z][a-z]+(?:[A-Z][a-z]+)+: /, "an internal tag before a colon"],
+  [/^\s*(?:orch: )?Error: /m, "a raw Error"],
+  [/"_tag"/, "a tagged value"],
+  [/\[\d{2}:\d{2}:\d{2}(?:\.\d+)?\]|\b(?:TRACE|DEBUG|INFO|WARN|ERROR|FATAL) \(#\d+\)/, "a logger prefix"],
+  [/^\s+at .+:\d+:\d+\)?$/m, "a stack frame"],
+  [/unexpected error/, "a defect"]
+]
+
+describe("what counts as a leak", () => {
+  it.each([
+    "orch: SocketOpenError: An error occurred during Open",
+    "orch: ServeError",
+    "fail  agent coding-agent (claude): cannot run it: NotFound: ChildProcess.spawn (claude --version)",
+    "[18:16:44.000] WARN (#6): desktop notifications are off",
+    "Error: boom\n    at Object.<anonymous> (/x/y.js:1:7)",
+    "orch: unexpected error: boom (set ORCH_DEBUG=1 for details)",
+    "{\"_tag\":\"RemoteError\"}"
+  ])("%s", (text) => assert.isTrue(LEAKS.some(([pattern]) => pattern.test(text))))
+  it.each([
+    "orch: cannot listen on 127.0.0.1:3000 (port): the port is in use by another program; set `port:` in orchestrator.yaml to a free port",
+    "orch: no project \"nope\" in the config (projects: app)",
+    "orch: No config file found: nothing at /x/orchestrator.yaml; create one with `orch init`, or point ORCH_CONFIG_PATH at one",
+    "fail  agent coding-agent (claude): claude is not on PATH; install Claude Code (npm install -g @anthropic-ai/claude-code), or set agentConfig.command of project app to its path",
+    "orch: /x/orchestrator.yaml:2:3: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]"
+  ])("not: %s", (text) => assert.isFalse(LEAKS.some(([pattern]) => pattern.test(text))))
+})
+
+interface Expect {
+  readonly code: number
+  /** Something the output must say (stdout and stderr together). */
+  readonly says?: RegExp
+}
+type Row = readonly [args: ReadonlyArray<string>, expect: Expect]
+
+/** Everything wrong with one run, each as a line naming the command. */
+const judge = (args: ReadonlyArray<string>, run: OrchRun, expect: Expect): Array<string> => {
+  const problems: Array<string> = []
+  const output = `${run.stdout}${run.stderr}`
+  if (run.code !== expect.code) problems.push(`exit ${run.code}, expected ${expect.code}`)
+  for (const [pattern, what] of LEAKS) if (pattern.test(output)) problems.push(`shows ${what}`)
+  const lines = run.stderr.split("\n").filter((line) => line.trim() !== "")
+  if (lines.length > 3) problems.push(`${lines.length} lines on stderr`)
+  if (run.code !== 0 && lines.length === 0) problems.push("fails without a word on stderr")
+  if (expect.says !== undefined && !expect.says.test(output)) problems.push(`does not say ${expect.says}`)
+  return problems.map((problem) => `orch ${args.join(" ")}: ${problem}\n      stdout: ${run.stdout.trim().split("\n").slice(0, 4).join(" | ")}\n      stderr: ${run.stderr.trim()}`)
+}
+
+type Orch = (args: ReadonlyArray<string>) => Effect.Effect<OrchRun>
+
+/** Runs the rows (a few at a time, or one after another when they build on each other) and fails with every problem at once. */
+const matrix = (orch: Orch, rows: ReadonlyArray<Row>, options: { readonly inOrder?: boolean } = {}) =>
+  Effect.forEach(rows, ([args, expect]) => Effect.map(orch(args), (run) => judge(args, run, expect)), { concurrency: options.inOrder ? 1 : 3 }).pipe(
+    Effect.map((problems) => assert.deepStrictEqual(problems.flat(), []))
+  )
+
+const NO_CONFIG = /No config file found/
+const ALL_CONFIG_COMMANDS = (says: RegExp): ReadonlyArray<Row> => [
+  [["start", "app", "--no-open"], { code: 2, says }],
+  [["start", "app", "--detach", "--no-open"], { code: 2, says }],
+  [["spawn", "app", "1"], { code: 2, says }],
+  [["batch-spawn", "app", "1", "2"], { code: 2, says }],
+  [["send", "app-1", "hello"], { code: 2, says }],
+  [["session", "ls"], { code: 2, says }],
+  [["session", "kill", "app-1"], { code: 2, says }],
+  [["session", "restore", "app-1"], { code: 2, says }],
+  [["session", "cleanup"], { code: 2, says }],
+  [["notify", "hello"], { code: 2, says }],
+  [["config", "validate"], { code: 2, says }],
+  [["config", "show"], { code: 2, says }],
+  [["doctor", "--no-canary"], { code: 1, says: /^fail {2}config: /m }],
+  [["status"], { code: 0 }],
+  [["notifications"], { code: 0 }],
+  [["stop"], { code: 0, says: /^No supervisor is running\.$/m }]
+]
+
+const supervisorPid = (dataDir: string) => (JSON.parse(readFileSync(join(dataDir, "supervisor.json"), "utf8")) as { pid: number }).pid
+
+/** A listener on `port` for the test's scope. */
+const occupy = (port: number) =>
+  Effect.acquireRelease(
+    Effect.callback<Server>((resume) => {
+      const server = createServer().listen(port, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) => Effect.sync(() => server.close())
+  )
+
+/** PATH without any directory that holds `program`. */
+const pathWithout = (program: string) =>
+  (process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "" && !existsSync(join(dir, program))).join(delimiter)
+
+/** A PATH of one directory linking every program of PATH except `program` (for a program that lives beside others, like tmux in /usr/bin). */
+const pathDirWithout = (dir: string, program: string) => {
+  mkdirSync(dir, { recursive: true })
+  for (const source of [dirname(process.execPath), ...(process.env.PATH ?? "").split(delimiter)]) {
+    if (source === "" || !existsSync(source)) continue
+    for (const name of readdirSync(source)) {
+      if (name === program || existsSync(join(dir, name))) continue
+      symlinkSync(join(source, name), join(dir, name))
+    }
+  }
+  return dir
+}
+
+describe("failure messages (the built CLI, as a user meets them)", () => {
+  it.live("no config anywhere", () =>
+    Effect.gen(function*() {
+      const cwd = yield* tempDir("orch-nocfg-")
+      const orch: Orch = (args) => runOrchAsync(args, { cwd, env: { HOME: join(cwd, "home") } })
+      yield* matrix(orch, [...ALL_CONFIG_COMMANDS(NO_CONFIG), [["config", "schema"], { code: 0 }]])
+    }), 60_000)
+
+  it.live("a config with a YAML syntax error", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      writeFileSync(s.config, "projects:\n  app: [\n    repo: acme/app\n")
+      yield* matrix(s.orch, ALL_CONFIG_COMMANDS(/orchestrator\.yaml:\d+:\d+: YAML syntax error/))
+    }), 60_000)
+
+  it.live("a config with a schema error", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const config = readFileSync(s.config, "utf8").replace(/^port: \d+$/m, "port: lots")
+      writeFileSync(s.config, config)
+      yield* matrix(s.orch, ALL_CONFIG_COMMANDS(/Validation error at "port"/))
+    }), 60_000)
+
+  it.live("a supervisor killed with kill -9: every command carries on without it; stop clears its files; start takes over", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      const pid = supervisorPid(s.dataDir)
+      process.kill(pid, "SIGKILL")
+      yield* eventually("the supervisor to die", () => processGone(pid) || procState(pid) === "Z")
+      yield* matrix(s.orch, [
+        [["spawn", "app", "1"], { code: 0, says: /^app-1$/m }],
+        [["send", "app-1", "hello"], { code: 0, says: /^delivered to app-1$/m }],
+        [["batch-spawn", "app", "2"], { code: 0, says: /created 1, skipped 0, failed 0/ }],
+        [["session", "ls"], { code: 0, says: /app-2/ }],
+        [["session", "kill", "app-2"], { code: 0, says: /^killed app-2/m }],
+        [["session", "restore", "app-2"], { code: 0, says: /^restored app-2$/m }],
+        [["session", "cleanup", "--dry-run"], { code: 0 }],
+        [["status"], { code: 0, says: /app-1/ }],
+        [["notify", "hello"], { code: 0 }],
+        [["notifications"], { code: 0 }],
+        [["doctor", "--no-canary"], { code: 0, says: /^ok {4}supervisor: not running \(a dead one left its files/m }],
+        [["stop"], { code: 0, says: new RegExp(`^No supervisor is running \\(pid ${pid} had died; removed the files it left\\)\\.$`, "m") }],
+        [["start", "app", "--detach", "--no-open"], { code: 0, says: /^orchestrator session app-orchestrator is already running for app$/m }],
+        [["stop"], { code: 0, says: /^supervisor stopped/m }]
+      ], { inOrder: true })
+    }), 90_000)
+
+  it.live("a supervisor left a zombie (its parent never reaps it): the same as dead", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const log = join(s.root, "foreground.log")
+      const { pid } = yield* underNonReapingParent(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(ORCH_BIN)} start app --no-open > ${JSON.stringify(log)} 2>&1`, { ...s.env }, s.root)
+      yield* eventually("the supervisor to be ready", () => existsSync(log) && readFileSync(log, "utf8").includes("stops the supervisor"), 20_000)
+      process.kill(pid, "SIGKILL")
+      yield* eventually("a zombie", () => procState(pid) === "Z")
+      yield* matrix(s.orch, [
+        [["spawn", "app", "1"], { code: 0, says: /^app-1$/m }],
+        [["send", "app-1", "hello"], { code: 0 }],
+        [["session", "kill", "app-1"], { code: 0 }],
+        [["doctor", "--no-canary"], { code: 0 }],
+        [["stop"], { code: 0, says: /had died; removed the files it left/ }],
+        [["start", "app", "--detach", "--no-open"], { code: 0, says: /^supervisor running \(pid \d+\)$/m }],
+        [["stop"], { code: 0, says: /^supervisor stopped/m }]
+      ], { inOrder: true })
+    }), 90_000)
+
+  it.live("a stale socket file and supervisor.json with no process behind them", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const socket = join(s.dataDir, "orch.sock")
+      const child = spawn(process.execPath, ["-e", `require("fs").mkdirSync(${JSON.stringify(s.dataDir)},{recursive:true});require("net").createServer().listen(${JSON.stringify(socket)})`])
+      yield* eventually("the socket", () => existsSync(socket))
+      writeFileSync(join(s.dataDir, "supervisor.json"), JSON.stringify({ pid: child.pid, socket, startedAt: "2026-01-01T00:00:00.000Z", version: "0.0.1", dashboardUrl: "http://127.0.0.1:1/" }))
+      child.kill("SIGKILL")
+      yield* eventually("the process to be gone", () => processGone(child.pid!))
+      yield* matrix(s.orch, [
+        [["spawn", "app", "1"], { code: 0, says: /^app-1$/m }],
+        [["send", "app-1", "hello"], { code: 0 }],
+        [["batch-spawn", "app", "1"], { code: 0, says: /skipped 1/ }],
+        [["session", "cleanup", "--dry-run"], { code: 0 }],
+        [["doctor", "--no-canary"], { code: 0 }],
+        [["stop"], { code: 0, says: /had died; removed the files it left/ }]
+      ], { inOrder: true })
+    }), 60_000)
+
+  it.live("an unknown project, an unknown session and an ended one, without a supervisor and through one", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const rows = (where: string): ReadonlyArray<Row> => [
+        [["spawn", "nope", "1"], { code: 2, says: /no project "nope" in the config \(projects: app\)/ }],
+        [["batch-spawn", "nope", "1"], { code: 2, says: /no project "nope"/ }],
+        [["start", "nope", "--no-open"], { code: 2, says: /no project "nope"/ }],
+        [["start", "nope", "--detach", "--no-open"], { code: 2, says: /no project "nope"/ }],
+        [["send", "app-9", "hello"], { code: 1, says: /^orch: no session app-9$/m }],
+        [["session", "kill", "app-9"], { code: 1, says: /^orch: no session app-9$/m }],
+        [["session", "restore", "app-9"], { code: 1, says: /^orch: no session app-9$/m }],
+        [["send", where, "hello"], { code: 1, says: new RegExp(`session ${where} is not running \\(killed\\)`) }],
+        [["session", "kill", where], { code: 0, says: new RegExp(`^killed ${where}`, "m") }]
+      ]
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
+      yield* matrix(s.orch, rows("app-1"))
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "2"])).code, 0)
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-2"])).code, 0)
+      yield* matrix(s.orch, rows("app-2"))
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 90_000)
+
+  it.live("the agent's program is missing", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { agent: "coding-agent", agentConfig: {} } })
+      const orch: Orch = (args) => s.orch(args, { PATH: pathWithout("claude") })
+      yield* matrix(orch, [
+        [["spawn", "app", "1"], { code: 1, says: /claude/ }],
+        [["batch-spawn", "app", "2"], { code: 1, says: /claude/ }],
+        [["start", "app", "--no-open"], { code: 1, says: /claude/ }],
+        [["start", "app", "--detach", "--no-open"], { code: 1, says: /claude/ }],
+        [["doctor", "--no-canary"], { code: 1, says: /^fail {2}agent coding-agent \(claude\): claude is not on PATH; install Claude Code/m }]
+      ], { inOrder: true })
+    }), 60_000)
+
+  it.live("no tmux on PATH", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const orch: Orch = (args) => s.orch(args, { PATH: pathDirWithout(join(s.root, "bin-without-tmux"), "tmux") })
+      yield* matrix(orch, [
+        [["spawn", "app", "1"], { code: 1, says: /tmux is not installed \(not found on PATH\)/ }],
+        [["batch-spawn", "app", "2"], { code: 1, says: /tmux is not installed \(not found on PATH\)/ }],
+        [["start", "app", "--no-open"], { code: 1, says: /tmux is not installed \(not found on PATH\)/ }],
+        [["start", "app", "--detach", "--no-open"], { code: 1, says: /tmux is not installed \(not found on PATH\)/ }],
+        [["session", "ls"], { code: 0 }],
+        [["doctor", "--no-canary"], { code: 1, says: /^fail {2}tmux: tmux is not on PATH/m }],
+        [["status"], { code: 0 }]
+      ], { inOrder: true })
+    }), 60_000)
+
+  it.live("the data directory cannot be written (a file stands where it must be)", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const home = join(s.root, "home-blocked")
+      mkdirSync(home, { recursive: true })
+      writeFileSync(join(home, ".orchestrator"), "not a directory\n")
+      const orch: Orch = (args) => s.orch(args, { HOME: home })
+      const says = new RegExp(`${join(home, ".orchestrator")}`)
+      yield* matrix(orch, [
+        [["spawn", "app", "1"], { code: 1, says }],
+        [["batch-spawn", "app", "2"], { code: 1, says }],
+        [["send", "app-1", "hello"], { code: 1, says: /^orch: no session app-1$/m }],
+        [["session", "kill", "app-1"], { code: 1, says: /^orch: no session app-1$/m }],
+        [["session", "cleanup"], { code: 0, says: /^Nothing to clean up\.$/m }],
+        [["start", "app", "--no-open"], { code: 1, says: /but that is not a directory; move it away, or set ORCH_HOME/ }],
+        [["start", "app", "--detach", "--no-open"], { code: 1, says: /but that is not a directory; move it away, or set ORCH_HOME/ }],
+        [["status"], { code: 0 }],
+        [["notifications"], { code: 1, says }],
+        [["notify", "hello"], { code: 1, says }],
+        [["stop"], { code: 0, says: /^No supervisor is running\.$/m }],
+        [["doctor", "--no-canary"], { code: 1, says: /^fail {2}data: orch keeps its state in .*, but that is not a directory; move it away, or set ORCH_HOME/m }]
+      ], { inOrder: true })
+    }), 60_000)
+
+  for (const option of ["port", "terminalPort", "directTerminalPort"] as const) {
+    it.live(`${option} in use by another program`, () =>
+      Effect.gen(function*() {
+        const s = yield* sandbox()
+        const port = s[option]
+        yield* occupy(port)
+        const says = new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(${option}\\): the port is in use by another program; set \`${option}:\``)
+        yield* matrix(s.orch, [
+          [["start", "app", "--no-open"], { code: 1, says }],
+          [["start", "app", "--detach", "--no-open"], { code: 1, says }],
+          [["doctor", "--no-canary"], { code: 1, says: new RegExp(`^fail {2}${option}: 127\\.0\\.0\\.1:${port}: the port is in use by another program`, "m") }]
+        ])
+      }), 60_000)
+  }
+
+  it.live("usage mistakes", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      yield* matrix(s.orch, [
+        [["spawn"], { code: 2 }],
+        [["send", "app-1"], { code: 2, says: /nothing to send/ }],
+        [["send", "app-1", "--file", join(s.root, "nope.txt")], { code: 2, says: /cannot read/ }],
+        [["notify", "--notifier", "nope", "hello"], { code: 2, says: /no notifier "nope"/ }],
+        [["session", "frobnicate"], { code: 2 }],
+        [["frobnicate"], { code: 2 }],
+        [["init"], { code: 1, says: /already exists; use --force/ }]
+      ])
+    }), 60_000)
+})
+
