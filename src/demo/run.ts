@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto"
 import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { createServer, type AddressInfo } from "node:net"
 import { dirname, join } from "node:path"
+import { canListen } from "../dashboard/listen-error.ts"
 import { openOnThisMachine } from "../dashboard/open.ts"
 import { startEmulator, type Emulator } from "./emulator/server.ts"
 import { makeSandbox, writeDemoConfig, type DemoSandbox } from "./sandbox.ts"
@@ -49,7 +50,8 @@ const orch = (env: NodeJS.ProcessEnv, args: ReadonlyArray<string>) =>
     let out = ""
     child.stdout.on("data", (chunk) => (out += chunk))
     child.stderr.on("data", (chunk) => (out += chunk))
-    child.on("close", (code) => resume(code === 0 ? Effect.succeed(out.trim()) : Effect.fail(new DemoFailed({ reason: `orch ${args.join(" ")} failed: ${out.trim()}` }))))
+    child.on("close", (code) =>
+      resume(code === 0 ? Effect.succeed(out.trim()) : Effect.fail(new DemoFailed({ reason: `orch ${args.join(" ")} failed: ${out.trim().replace(/^orch: /gm, "")}` }))))
   })
 
 /** The commit's TODO lines, as `path:line: text` (the demo CI's rule). */
@@ -169,6 +171,10 @@ const play = (sandbox: DemoSandbox, emulator: Emulator, env: NodeJS.ProcessEnv, 
 
 export const runDemo = (options: DemoOptions) =>
   Effect.gen(function*() {
+    if (options.port !== undefined) {
+      const taken = yield* canListen("127.0.0.1", options.port, "port")
+      if (taken !== undefined) return yield* new DemoFailed({ reason: `cannot use --port ${options.port}: ${taken.replace(/; set .*$/, "")}; choose another, or leave --port out for a free one` })
+    }
     const sandbox = makeSandbox()
     yield* Effect.addFinalizer(() => Effect.sync(() => (options.keep ? undefined : rmSync(sandbox.root, { recursive: true, force: true }))))
     yield* Console.log(`${BOLD}orch demo${RESET} — sandbox ${sandbox.root}`)

@@ -5,13 +5,13 @@
  * gone, is no supervisor: every command then does the work itself. Something that takes the connection but does
  * not answer is neither; commands that would write say so rather than risk a second writer.
  *
- * How long to wait, measured on a 2-core machine (bench/supervisor-ping.mjs): a Ping over a warm
- * connection takes 4 ms when idle; with both cores kept busy by four other processes
- * while the supervisor spawned 20 sessions and delivered 10 messages, 400 pings took p99 94 ms, at most 216 ms.
- * A CLI process's first Ping (cold code) takes 35–95 ms idle, and a supervisor that has just bound its socket
- * answered the first one after 350 ms. So: PING_TIMEOUT, 500 ms, for the answer; a socket that took the
- * connection but stayed silent gets one more Ping of PATIENCE (1.5 s) before it is called unresponsive. The dead
- * cases wait for neither: the kernel refuses a connection to a socket nobody listens on at once.
+ * How long to wait, measured on a 2-core machine (bench/supervisor-ping.mjs, BENCHMARKS.md): a Ping answers in
+ * 2-10 ms (p99) when idle; with four CPU-bound processes on those two cores while the supervisor spawns 20
+ * sessions and delivers 10 messages, p99 120-330 ms, at most 330 ms; the first Ping the moment a supervisor's
+ * socket appears, 120-220 ms. A command's own first Ping costs 35-95 ms more (cold code). So PING_TIMEOUT, 500 ms,
+ * for the answer; a socket that took the connection but stayed silent gets one more Ping of PATIENCE (1.5 s)
+ * before it is called unresponsive. The dead cases wait for neither: the kernel refuses a connection to a socket
+ * nobody listens on at once.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

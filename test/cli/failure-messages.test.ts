@@ -296,7 +296,8 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
         yield* matrix(s.orch, [
           [["start", "app", "--no-open"], { code: 1, says }],
           [["start", "app", "--detach", "--no-open"], { code: 1, says }],
-          [["doctor", "--no-canary"], { code: 1, says: new RegExp(`^fail {2}${option}: 127\\.0\\.0\\.1:${port}: the port is in use by another program`, "m") }]
+          [["doctor", "--no-canary"], { code: 1, says: new RegExp(`^fail {2}${option}: 127\\.0\\.0\\.1:${port}: the port is in use by another program`, "m") }],
+          ...(option === "port" ? [[["demo", "--headless", "--port", String(port)], { code: 1, says: new RegExp(`cannot use --port ${port}: the port is in use`) }] as const] : [])
         ])
       }), 60_000)
   }
