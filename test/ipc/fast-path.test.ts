@@ -1,7 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { runFast } from "../../src/ipc/fast-path.ts"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { eventually, processGone } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
+import { procState } from "../support/zombie.ts"
 
 /** Runs the fast path in this process, capturing what it prints. */
 const fast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
@@ -41,5 +45,20 @@ describe("fast path to the supervisor (spawn, send)", () => {
       const viaBin = yield* s.orch(["spawn", "app", "2"])
       assert.strictEqual(viaBin.stdout, "app-2\n")
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 60_000)
+
+  it.live("a supervisor that was killed (its socket refuses): the fast path steps aside, and the full CLI does the work itself", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const env = { ...process.env, HOME: s.home, ORCH_HOME: "" }
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
+      process.kill(pid, "SIGKILL")
+      yield* eventually("the supervisor to die", () => processGone(pid) || procState(pid) === "Z")
+      assert.deepStrictEqual(yield* fast(["spawn", "app", "1"], env), { code: undefined, stdout: "", stderr: "" })
+      const viaBin = yield* s.orch(["spawn", "app", "1"])
+      assert.strictEqual(viaBin.code, 0, viaBin.stderr)
+      assert.strictEqual(viaBin.stdout, "app-1\n")
+      assert.deepStrictEqual(yield* s.orch(["send", "app-1", "hello"]), { code: 0, stdout: "delivered to app-1\n", stderr: "" })
     }), 60_000)
 })
