@@ -58,6 +58,21 @@ const readOwner = (dir: string): string | undefined => {
   }
 }
 
+/**
+ * Takes the lock at `dir` out of place in one step (rename), then deletes it: a lock is never an empty directory
+ * at its place, which another process's rename would take for a half-made one and replace.
+ */
+const discard = (dir: string) => {
+  const gone = join(dirname(dir), `.${basename(dir)}.${process.pid}.${counter++}.gone`)
+  try {
+    renameSync(dir, gone)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return
+    throw error
+  }
+  rmSync(gone, { recursive: true, force: true })
+}
+
 /** Removes the lock at `dir` if it still names `seen` (a dead owner), holding the break lock while it looks. */
 const breakStale = (dir: string, seen: string, nowMs: number) => {
   const breaker = `${dir}.break`
@@ -70,7 +85,7 @@ const breakStale = (dir: string, seen: string, nowMs: number) => {
     return
   }
   try {
-    if (readOwner(dir) === seen) rmSync(dir, { recursive: true, force: true })
+    if (readOwner(dir) === seen) discard(dir)
   } finally {
     rmSync(breaker, { recursive: true, force: true })
   }
@@ -116,7 +131,7 @@ export const withLock = (locksDir: string, name: string, timeout: Duration.Input
     Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(new LockTimeout({ name, holder })) })
   )
   const release = Effect.sync(() => {
-    if (readOwner(dir) === owner) rmSync(dir, { recursive: true, force: true })
+    if (readOwner(dir) === owner) discard(dir)
   })
   return Effect.acquireUseRelease(acquire, () => effect, () => release)
 }
