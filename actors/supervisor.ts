@@ -346,7 +346,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   const refresh = Effect.asVoid(Effect.flatMap(store.list, ({ records }) => Effect.forEach(records.filter(isLive), startActor)))
 
   const ops: SessionOps = {
-    spawn: (project, issue) => Effect.tap(manager.spawn(project, issue), () => refresh),
+    spawn: (project, target) => Effect.tap(manager.spawn(project, target), () => refresh),
     batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => refresh),
     send: (sessionId, message) => exclusive(sessionId, manager.send(sessionId, message)),
     kill: (sessionId) => Effect.tap(exclusive(sessionId, manager.kill(sessionId)), () => stopActor(sessionId)),

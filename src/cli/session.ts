@@ -3,6 +3,7 @@ import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { workLabel } from "../domain/session.ts"
 import type { Liveness } from "../plugins/runtime/Runtime.ts"
 import { age, rescueNote, table } from "./format.ts"
 import { sortRecords } from "./status.ts"
@@ -24,7 +25,7 @@ const ls = Command.make("ls", { json }, Effect.fn("cli.session.ls")(function*({ 
   const now = yield* Clock.currentTimeMillis
   yield* Console.log(table(
     ["SESSION", "ISSUE", "STATUS", "RUNTIME", "WORKSPACE", "AGE"],
-    sorted.map((r) => [r.sessionId, r.issueId, r.status, livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined), r.workspacePath, age(r.createdAt, now)])
+    sorted.map((r) => [r.sessionId, workLabel(r), r.status, livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined), r.workspacePath, age(r.createdAt, now)])
   ))
 })).pipe(Command.withDescription("List sessions with the live state of their terminals (probes tmux once)"))
 

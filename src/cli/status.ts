@@ -6,7 +6,7 @@ import { Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { activityOf, type ActivitySignal } from "../domain/activity.ts"
-import { isEnded, type SessionRecord } from "../domain/session.ts"
+import { isEnded, workLabel, type SessionRecord } from "../domain/session.ts"
 import { age, table } from "./format.ts"
 
 /** The record's activity, or a newer one from the agent's own signals (hooks write them between record updates). */
@@ -51,7 +51,7 @@ const prCell = (record: SessionRecord) => (record.pr === null ? "-" : `#${record
 export const statusTable = (records: ReadonlyArray<SessionRecord>, nowMs: number) =>
   table(
     ["SESSION", "ISSUE", "BRANCH", "STATUS", "ACTIVITY", "PR", "AGE"],
-    records.map((r) => [r.sessionId, r.issueId, r.branch, r.status, r.activity, prCell(r), age(r.createdAt, nowMs)])
+    records.map((r) => [r.sessionId, workLabel(r), r.branch, r.status, r.activity, prCell(r), age(r.createdAt, nowMs)])
   )
 
 /** Records in a stable order: by project, then session number. */

@@ -7,6 +7,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { Rpc, RpcGroup } from "effect/rpc"
 import { SessionRecord } from "../domain/session.ts"
+import type { SpawnTarget } from "../sessions/SessionOps.ts"
 
 export class RemoteError extends Schema.TaggedError<RemoteError>()("RemoteError", {
   tag: Schema.String,
@@ -41,6 +42,19 @@ export const SupervisorInfo = Schema.Struct({
   dashboardUrl: Schema.String
 })
 export type SupervisorInfo = typeof SupervisorInfo.Type
+
+/** A spawn for an issue (the plain form the fast path sends), or for a task a person wrote (`--task`). */
+export const SpawnPayload = Schema.Union([
+  Schema.Struct({ project: Schema.String, issue: Schema.String }),
+  Schema.Struct({ project: Schema.String, task: Schema.String })
+])
+export type SpawnPayload = typeof SpawnPayload.Type
+
+export const spawnPayload = (project: string, target: SpawnTarget): SpawnPayload =>
+  target._tag === "Issue" ? { project, issue: target.issue } : { project, task: target.task }
+
+export const spawnTarget = (payload: SpawnPayload): SpawnTarget =>
+  "task" in payload ? { _tag: "Task", task: payload.task } : { _tag: "Issue", issue: payload.issue }
 
 export const Spawned = Schema.Struct({ record: SessionRecord, warnings: Schema.Array(Schema.String) })
 
@@ -78,7 +92,7 @@ export const Started = Schema.Struct({
 
 export class SupervisorRpcs extends RpcGroup.make(
   Rpc.make("Ping", { success: SupervisorInfo }),
-  Rpc.make("Spawn", { payload: { project: Schema.String, issue: Schema.String }, success: Spawned, error: RemoteError }),
+  Rpc.make("Spawn", { payload: SpawnPayload, success: Spawned, error: RemoteError }),
   Rpc.make("BatchSpawn", {
     payload: { project: Schema.String, issues: Schema.Array(Schema.String) },
     success: Schema.Array(BatchOutcome),

@@ -9,7 +9,7 @@ import * as Semaphore from "effect/Semaphore"
 import type { ChildProcessSpawner } from "effect/process"
 import { statSync } from "node:fs"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
-import { isEnded, type SessionRecord } from "../domain/session.ts"
+import { isEnded, worksAnIssue, type SessionRecord } from "../domain/session.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { projectPlugins } from "../plugins/registry.ts"
 import { Runtime, type Liveness } from "../plugins/runtime/Runtime.ts"
@@ -19,7 +19,7 @@ import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { ProjectNotFound, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
-import type { BatchOutcome, CleanupItem } from "./SessionOps.ts"
+import type { BatchOutcome, CleanupItem, SpawnTarget } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { startOrchestrator } from "./orchestrator.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
@@ -97,10 +97,11 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     return undone
   })
 
-  const spawn = Effect.fn("Sessions.spawnIn")(function*(projectRef: string, issue: string) {
+  const spawnOptions = { configPath: config.configPath }
+  const spawn = Effect.fn("Sessions.spawnIn")(function*(projectRef: string, target: SpawnTarget) {
     const project = yield* findProject(projectRef)
     yield* reconcile()
-    return yield* spawnSession(project, issue).pipe(withPlugins(project))
+    return yield* spawnSession(project, target, spawnOptions).pipe(withPlugins(project))
   })
 
   const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
@@ -111,13 +112,14 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     const project = yield* findProject(projectRef)
     yield* reconcile()
     const { records } = yield* store.list
-    const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status)).map((r) => [r.issueId, r.sessionId]))
+    // Tasks are not issues: a task whose slug reads like an issue id never makes that issue skipped.
+    const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status) && worksAnIssue(r)).map((r) => [r.issueId, r.sessionId]))
     const unique = [...new Set(issues.map((issue) => issue.replace(/^#/, "")))]
     return yield* Effect.forEach(unique, (issueId) => {
       const existing = live.get(issueId)
       const outcome: Effect.Effect<BatchOutcome> = existing !== undefined
         ? Effect.succeed({ _tag: "Skipped", issueId, sessionId: existing })
-        : spawnSession(project, issueId).pipe(
+        : spawnSession(project, { _tag: "Issue", issue: issueId }, spawnOptions).pipe(
           withPlugins(project),
           Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
           Effect.catch((error) => Effect.succeed<BatchOutcome>({ _tag: "Failed", issueId, reason: error.message }))
@@ -199,7 +201,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   const issueStates = Effect.fn("Sessions.issueStates")(function*(records: ReadonlyArray<SessionRecord>) {
     const states = new Map<string, IssueState>()
     for (const project of projects) {
-      const mine = records.filter((r) => r.projectId === project.id && r.role === undefined && r.endedAt === undefined)
+      const mine = records.filter((r) => r.projectId === project.id && worksAnIssue(r) && r.endedAt === undefined)
       if (mine.length === 0) continue
       const byIssue = yield* Tracker.use((tracker) => tracker.issueStates?.([...new Set(mine.map((r) => r.issueId))]) ?? Effect.succeed(new Map<string, IssueState>())).pipe(
         withPlugins(project),

@@ -5,6 +5,11 @@
 import type * as Effect from "effect/Effect"
 import type { SessionRecord } from "../domain/session.ts"
 
+/** What a session is spawned for: a tracker's issue (`42`, `#42`, `ENG-123`), or a task a person wrote. */
+export type SpawnTarget =
+  | { readonly _tag: "Issue"; readonly issue: string }
+  | { readonly _tag: "Task"; readonly task: string }
+
 export type BatchOutcome =
   | { readonly _tag: "Created"; readonly issueId: string; readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }
   | { readonly _tag: "Skipped"; readonly issueId: string; readonly sessionId: string }
@@ -27,7 +32,7 @@ export interface Killed {
 export type OpError = { readonly message: string }
 
 export interface SessionOps {
-  readonly spawn: (project: string, issue: string) => Effect.Effect<{ readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }, OpError>
+  readonly spawn: (project: string, target: SpawnTarget) => Effect.Effect<{ readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }, OpError>
   readonly batchSpawn: (
     project: string,
     issues: ReadonlyArray<string>,
