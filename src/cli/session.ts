@@ -30,14 +30,14 @@ const ls = Command.make("ls", { json }, Effect.fn("cli.session.ls")(function*({ 
 })).pipe(Command.withDescription("List sessions with the live state of their terminals (probes tmux once)"))
 
 const kill = Command.make("kill", { session: sessionId }, Effect.fn("cli.session.kill")(function*({ session }) {
-  const { withSessions } = yield* Effect.promise(loadSessions)
-  const killed = yield* withSessions((sessions) => sessions.kill(session))
+  const { withSessionsFor } = yield* Effect.promise(loadSessions)
+  const killed = yield* withSessionsFor(session, (sessions) => sessions.kill(session))
   yield* Console.log(`killed ${session}${rescueNote(killed)}`)
 })).pipe(Command.withDescription("Stop a session's agent and remove its worktree (unsaved work is saved first)"))
 
 const restore = Command.make("restore", { session: sessionId }, Effect.fn("cli.session.restore")(function*({ session }) {
-  const { withSessions } = yield* Effect.promise(loadSessions)
-  const record = yield* withSessions((sessions) => sessions.restore(session))
+  const { withSessionsFor } = yield* Effect.promise(loadSessions)
+  const record = yield* withSessionsFor(session, (sessions) => sessions.restore(session))
   yield* Console.log(`restored ${session}`)
   if (record.rescueRef !== undefined) {
     yield* Console.log(`work saved when it was last removed is in ${record.rescueRef}; bring it back with: git checkout ${record.rescueRef} -- .`)
