@@ -66,13 +66,15 @@ export const tmuxAttachCommand = (socket: string, target: string, env: Readonly<
 }
 
 const liveness = Effect.fnUntraced(function*(socket: string, target: string, sessionId: string) {
-  const answer = yield* exec("tmux", ["-S", socket, "display-message", "-p", "-t", `=${target}:`, "#{pane_dead}"], { timeout: "5 seconds" }).pipe(
+  const answer = yield* exec("tmux", ["-S", socket, "display-message", "-p", "-t", `=${target}:`, "#{session_name} #{pane_dead}"], { timeout: "5 seconds", stdin: "" }).pipe(
     Effect.mapError((error) => new AttachRefused({ reason: `cannot ask tmux about session ${sessionId}: ${error.reason}`, exitCode: 1 }))
   )
-  if (answer.exitCode !== 0) {
+  // tmux may answer 0 with nothing for a session it does not have: only its name in the answer counts.
+  const [name, dead] = answer.stdout.trim().split(" ")
+  if (answer.exitCode !== 0 || name !== target) {
     return yield* new AttachRefused({ reason: `session ${sessionId}'s terminal is gone (tmux on ${socket} has no session ${target}); ${restoreHint(sessionId)}`, exitCode: 1 })
   }
-  if (answer.stdout.trim() === "1") {
+  if (dead === "1") {
     return yield* new AttachRefused({ reason: `session ${sessionId}'s agent has exited; ${restoreHint(sessionId)}`, exitCode: 1 })
   }
 })
