@@ -68,6 +68,8 @@ const handlers = (options: AppOptions) =>
       Kill: ({ sessionId }) => remote(supervisor.ops.kill(sessionId)),
       Restore: ({ sessionId }) => remote(supervisor.ops.restore(sessionId)),
       Cleanup: ({ dryRun }) => remote(supervisor.ops.cleanup({ dryRun })),
+      Remove: ({ sessionId }) => remote(supervisor.ops.remove(sessionId)),
+      Prune: ({ dryRun }) => remote(supervisor.ops.prune({ dryRun })),
       Start: ({ project }) =>
         remote(manager.orchestrate(project, options.cliPath)).pipe(
           Effect.tap(() => supervisor.cycle().pipe(Effect.ignore)),

@@ -5,6 +5,7 @@
 import * as Effect from "effect/Effect"
 import { Host } from "../config/host.ts"
 import { loadConfig } from "../config/load.ts"
+import { getDefaultConfig } from "../config/validate.ts"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { SessionManager } from "../sessions/SessionManager.ts"
 import type { OpError, SessionOps } from "../sessions/SessionOps.ts"
@@ -26,6 +27,13 @@ export const withSessions = <A>(f: (sessions: SessionOps) => Effect.Effect<A, Op
 /** For a command that names a session: without a supervisor, under the config its record points to (from any directory). */
 export const withSessionsFor = <A>(sessionId: string, f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
   viaSupervisorElse(f, Effect.flatMap(configForSession(sessionId), (config) => withSessionsUnder(config, f)))
+
+/** Like withSessions, but with no config found it runs under the defaults (no projects): for commands that need none. */
+export const withSessionsAnywhere = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
+  viaSupervisorElse(f, loadConfig().pipe(
+    Effect.catchTag("ConfigNotFoundError", () => getDefaultConfig()),
+    Effect.flatMap((config) => withSessionsUnder(config, f))
+  ))
 
 /** Always in this process (read-only probes, and the supervisor's own use). */
 export const withLocalSessions = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { workLabel } from "../domain/session.ts"
 import type { Liveness } from "../plugins/runtime/Runtime.ts"
+import type { Removed } from "../sessions/SessionOps.ts"
 import { age, rescueNote, table } from "./format.ts"
 import { sortRecords } from "./status.ts"
 
@@ -58,7 +59,29 @@ const cleanup = Command.make(
   })
 ).pipe(Command.withDescription("Remove sessions whose PR merged or closed, whose issue is completed, or whose agent is gone"))
 
+const removedLine = (removed: Removed, verb: string) =>
+  `${verb} ${removed.sessionId} (${removed.status})${removed.worktreeRemoved ? " and its worktree" : ""}${removed.rescueRef !== undefined ? `; the work saved when it ended stays in ${removed.rescueRef}` : ""}`
+
+const rm = Command.make("rm", { session: sessionId }, Effect.fn("cli.session.rm")(function*({ session }) {
+  const { withSessionsFor } = yield* Effect.promise(loadSessions)
+  const removed = yield* withSessionsFor(session, (sessions) => sessions.remove(session))
+  yield* Console.log(removedLine(removed, "removed"))
+})).pipe(Command.withDescription("Remove an ended session's record and files (never a live one, never unsaved work; git refs stay)"))
+
+const prune = Command.make(
+  "prune",
+  { dryRun: Flag.Boolean("dry-run").pipe(Flag.withDefault(false), Flag.withDescription("Only say what would be removed")), json },
+  Effect.fn("cli.session.prune")(function*({ dryRun, json }) {
+    const { withSessionsAnywhere } = yield* Effect.promise(loadSessions)
+    const report = yield* withSessionsAnywhere((sessions) => sessions.prune({ dryRun }))
+    if (json) return yield* Console.log(JSON.stringify(report))
+    if (report.removed.length === 0 && report.kept.length === 0) return yield* Console.log("Nothing to prune: no session has ended.")
+    for (const removed of report.removed) yield* Console.log(removedLine(removed, dryRun ? "would remove" : "removed"))
+    for (const kept of report.kept) yield* Console.log(`kept ${kept.sessionId}: ${kept.reason}`)
+  })
+).pipe(Command.withDescription("Remove the records of every ended session (killed, done, merged, errored) that holds no unsaved work"))
+
 export const session = Command.make("session").pipe(
-  Command.withDescription("Manage sessions: ls, kill, restore, cleanup"),
-  Command.withSubcommands([ls, kill, restore, cleanup])
+  Command.withDescription("Manage sessions: ls, kill, restore, cleanup, rm, prune"),
+  Command.withSubcommands([ls, kill, restore, cleanup, rm, prune])
 )

@@ -24,5 +24,7 @@ export const remoteSessions = (socket: string) =>
     send: (sessionId, message) => client.Send({ sessionId, message }),
     kill: (sessionId) => client.Kill({ sessionId }),
     restore: (sessionId) => client.Restore({ sessionId }),
-    cleanup: (options) => client.Cleanup(options)
+    cleanup: (options) => client.Cleanup(options),
+    remove: (sessionId) => client.Remove({ sessionId }),
+    prune: (options) => client.Prune(options)
   }))

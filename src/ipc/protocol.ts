@@ -6,7 +6,7 @@
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { Rpc, RpcGroup } from "effect/rpc"
-import { SessionRecord } from "../domain/session.ts"
+import { SessionRecord, SessionStatus } from "../domain/session.ts"
 import type { SpawnTarget } from "../sessions/SessionOps.ts"
 
 export class RemoteError extends Schema.TaggedError<RemoteError>()("RemoteError", {
@@ -83,6 +83,19 @@ export const CleanupItem = Schema.Struct({
   commit: Schema.optionalKey(Schema.String)
 })
 
+export const Removed = Schema.Struct({
+  sessionId: Schema.String,
+  projectId: Schema.String,
+  status: SessionStatus,
+  worktreeRemoved: Schema.Boolean,
+  rescueRef: Schema.optionalKey(Schema.String)
+})
+
+export const PruneReport = Schema.Struct({
+  removed: Schema.Array(Removed),
+  kept: Schema.Array(Schema.Struct({ sessionId: Schema.String, reason: Schema.String }))
+})
+
 export const Started = Schema.Struct({
   project: Schema.String,
   orchestratorSessionId: Schema.String,
@@ -102,6 +115,8 @@ export class SupervisorRpcs extends RpcGroup.make(
   Rpc.make("Kill", { payload: { sessionId: Schema.String }, success: Killed, error: RemoteError }),
   Rpc.make("Restore", { payload: { sessionId: Schema.String }, success: SessionRecord, error: RemoteError }),
   Rpc.make("Cleanup", { payload: { dryRun: Schema.Boolean }, success: Schema.Array(CleanupItem), error: RemoteError }),
+  Rpc.make("Remove", { payload: { sessionId: Schema.String }, success: Removed, error: RemoteError }),
+  Rpc.make("Prune", { payload: { dryRun: Schema.Boolean }, success: PruneReport, error: RemoteError }),
   Rpc.make("Start", { payload: { project: Schema.String }, success: Started, error: RemoteError }),
   Rpc.make("Stop", { payload: { killSessions: Schema.Boolean }, success: StopReport, error: RemoteError })
 ) {}

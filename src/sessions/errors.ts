@@ -70,3 +70,13 @@ export class MergeRefused extends Schema.TaggedError<MergeRefused>()("MergeRefus
     return `${this.sessionId}: not merged: ${this.reason}`
   }
 }
+
+/** `orch session rm` would lose something or cut a live session short, so it removed nothing. */
+export class RemoveRefused extends Schema.TaggedError<RemoveRefused>()("RemoveRefused", {
+  sessionId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `session ${this.sessionId} was not removed: ${this.reason}`
+  }
+}
