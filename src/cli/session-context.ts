@@ -30,10 +30,13 @@ export const withSessionsFor = <A>(sessionId: string, f: (sessions: SessionOps) 
 
 /** Like withSessions, but with no config found it runs under the defaults (no projects): for commands that need none. */
 export const withSessionsAnywhere = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
-  viaSupervisorElse(f, loadConfig().pipe(
-    Effect.catchTag("ConfigNotFoundError", () => getDefaultConfig()),
-    Effect.flatMap((config) => withSessionsUnder(config, f))
-  ))
+  viaSupervisorElse(f, Effect.gen(function*() {
+    const { env } = yield* Host
+    // ORCH_CONFIG_PATH naming no file is still an error.
+    const pinned = env.ORCH_CONFIG_PATH !== undefined && env.ORCH_CONFIG_PATH !== ""
+    const config = yield* loadConfig().pipe(Effect.catchTag("ConfigNotFoundError", (error) => (pinned ? Effect.fail(error) : getDefaultConfig())))
+    return yield* withSessionsUnder(config, f)
+  }))
 
 /** Always in this process (read-only probes, and the supervisor's own use). */
 export const withLocalSessions = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>
