@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { SessionRecord, workLabel, worksAnIssue } from "../../src/domain/session.ts"
 import { isSafeBranchName } from "../../src/sessions/branch-name.ts"
 import { firstFreeBranch, taskSlug, taskTitle } from "../../src/sessions/task.ts"
 import { issuesServer } from "../support/issues-server.ts"
@@ -132,4 +134,21 @@ describe("tracker: none", () => {
       assert.include(prompt, "there is no pull request to open")
       assert.notInclude(prompt, "could not be fetched")
     }))
+})
+
+describe("records from before tasks and remembered configs", () => {
+  it("decode unchanged, and count as issue sessions", () => {
+    const old = {
+      sessionId: "app-1", projectId: "app", issueId: "42", status: "working", activity: "active", branch: "feat/42",
+      workspacePath: "/w", runtime: { plugin: "multiplexer", id: "app-1", data: {} }, agent: { plugin: "command" }, pr: null,
+      createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z"
+    }
+    const decoded = Schema.decodeUnknownSync(SessionRecord)(old)
+    assert.deepStrictEqual<unknown>(decoded, old)
+    assert.isTrue(worksAnIssue(decoded))
+    assert.strictEqual(workLabel(decoded), "42")
+    const task = Schema.decodeUnknownSync(SessionRecord)({ ...old, issueId: "fix-it", task: { title: "Fix it" }, configPath: "/c.yaml" })
+    assert.isFalse(worksAnIssue(task))
+    assert.strictEqual(workLabel(task), "task fix-it")
+  })
 })
