@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
-import { sandbox } from "../support/orch-sandbox.ts"
+import { ECHO_AGENT, sandbox } from "../support/orch-sandbox.ts"
 import { git, gitOk } from "../support/repo.ts"
 
 describe("orch send", () => {
@@ -119,17 +119,17 @@ describe("orch session kill / restore / cleanup", () => {
       execFileSync("tmux", ["-S", s.socket, "kill-session", "-t", "=app-1"])
 
       const dry = yield* s.orch(["session", "cleanup", "--dry-run"])
-      assert.strictEqual(dry.stdout, "would clean app-1: its terminal session is gone\n")
+      assert.strictEqual(dry.stdout, "would clean app-1 (exited): its terminal session is gone, and no PR was opened\n")
       assert.isTrue(existsSync(worktree))
       assert.strictEqual(s.record("app-1").status, "working")
 
       const run = yield* s.orch(["session", "cleanup"])
       assert.strictEqual(run.code, 0, run.stderr)
-      assert.strictEqual(run.stdout, "cleaned app-1: its terminal session is gone; unsaved work saved to refs/orch/rescue/app-1\n")
+      assert.strictEqual(run.stdout, "cleaned app-1 (exited): its terminal session is gone, and no PR was opened; unsaved work saved to refs/orch/rescue/app-1\n")
       assert.isFalse(existsSync(worktree))
       assert.strictEqual(git(s.repo.path, "rev-parse", "refs/orch/rescue/app-1"), unpushed)
-      assert.strictEqual(s.record("app-1").status, "done")
-      assert.deepInclude(s.events().at(-1), { type: "session.cleaned", sessionId: "app-1", message: "its terminal session is gone" })
+      assert.strictEqual(s.record("app-1").status, "exited", "its agent stopped before its work landed: not done")
+      assert.deepInclude(s.events().at(-1), { type: "session.cleaned", sessionId: "app-1", message: "its terminal session is gone, and no PR was opened" })
       assert.strictEqual(s.record("app-2").status, "working")
       assert.deepStrictEqual(s.sessions(), ["app-2"])
       assert.strictEqual((yield* s.orch(["session", "cleanup"])).stdout, "Nothing to clean up.\n")
@@ -142,9 +142,43 @@ describe("orch session kill / restore / cleanup", () => {
       const file = join(s.dataDir, "sessions", "app", "app-1", "session.json")
       writeFileSync(file, JSON.stringify({ ...s.record("app-1"), pr: { number: 8, url: "https://github.com/acme/app/pull/8", state: "merged" } }))
       const run = yield* s.orch(["session", "cleanup"])
-      assert.strictEqual(run.stdout, "cleaned app-1: PR #8 merged\n")
+      assert.strictEqual(run.stdout, "cleaned app-1 (merged): PR #8 merged\n")
       assert.strictEqual(s.record("app-1").status, "merged")
       assert.deepStrictEqual(s.sessions(), [])
+    }))
+})
+
+describe("orch session cleanup: each session by what happened to it", () => {
+  it.live("merged PR → merged, closed PR → done, agent that exited without a PR → exited (never done)", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-3 ] && exit 3; ${ECHO_AGENT}` })
+      for (const issue of ["1", "2", "3"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue])).code, 0)
+      const withPr = (sessionId: string, number: number, state: string) =>
+        writeFileSync(join(s.dataDir, "sessions", "app", sessionId, "session.json"),
+          JSON.stringify({ ...s.record(sessionId), pr: { number, url: `https://github.com/acme/app/pull/${number}`, state } }))
+      withPr("app-1", 8, "merged")
+      withPr("app-2", 9, "closed")
+      yield* eventually("app-3's agent to exit", () =>
+        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-3:", "-F", "#{pane_dead} #{pane_dead_status}"], { encoding: "utf8" }).trim() === "1 3")
+      const before = readFileSync(join(s.dataDir, "events.jsonl"), "utf8").trim().split("\n").length
+
+      const run = yield* s.orch(["session", "cleanup", "--json"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(JSON.parse(run.stdout), [
+        { sessionId: "app-1", status: "merged", cause: "pr-merged", reason: "PR #8 merged", rescuedTo: null },
+        { sessionId: "app-2", status: "done", cause: "pr-closed", reason: "PR #9 closed without merging", rescuedTo: null },
+        { sessionId: "app-3", status: "exited", cause: "agent-exited", reason: "its agent exited (code 3) before opening a PR", rescuedTo: null }
+      ])
+      assert.deepStrictEqual(["app-1", "app-2", "app-3"].map((id) => [s.record(id).status, s.record(id).activity]), [["merged", "exited"], ["done", "exited"], ["exited", "exited"]])
+      assert.deepStrictEqual(s.events().slice(before).map((e) => [e.type, e.sessionId, e.issueId, e.prNumber ?? null, e.message, e.data]), [
+        ["session.cleaned", "app-1", "1", 8, "PR #8 merged", { status: "merged", cause: "pr-merged" }],
+        ["session.cleaned", "app-2", "2", 9, "PR #9 closed without merging", { status: "done", cause: "pr-closed" }],
+        ["session.cleaned", "app-3", "3", null, "its agent exited (code 3) before opening a PR", { status: "exited", cause: "agent-exited" }]
+      ])
+      assert.deepStrictEqual(s.sessions(), [])
+      const table = (yield* s.orch(["status"])).stdout
+      assert.match(table, /^app-3\s+3\s+feat\/3\s+exited\s+exited\s+-\s/m)
+      assert.strictEqual((yield* s.orch(["batch-spawn", "app", "3"])).code, 0, "an exited session's issue can be taken up again")
     }))
 })
 
