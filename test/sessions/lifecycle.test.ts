@@ -192,18 +192,52 @@ describe("orch status", () => {
       assert.deepStrictEqual(JSON.parse((yield* s.orch(["status", "--json"])).stdout), [])
       for (const issue of ["1", "2"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue])).code, 0)
       const table = (yield* s.orch(["status"])).stdout.trim().split("\n")
-      assert.match(table[0]!, /^SESSION\s+ISSUE\s+BRANCH\s+STATUS\s+ACTIVITY\s+PR\s+AGE$/)
-      assert.match(table[1]!, /^app-1\s+1\s+feat\/1\s+working\s+active\s+-\s+\d+s$/)
+      assert.match(table[0]!, /^SESSION\s+ISSUE\s+BRANCH\s+STATUS\s+ACTIVITY\s+PR\s+AGE\s+RECORDED$/)
+      assert.match(table[1]!, /^app-1\s+1\s+feat\/1\s+working\s+active\s+-\s+\d+s\s+\d+s ago$/)
       const json = JSON.parse((yield* s.orch(["status", "--json"])).stdout)
       assert.deepStrictEqual(json.map((r: { sessionId: string }) => r.sessionId), ["app-1", "app-2"])
       for (const key of ["sessionId", "projectId", "issueId", "status", "activity", "branch", "workspacePath", "pr", "createdAt"]) {
         assert.property(json[0], key)
       }
+      assert.deepInclude(json[0], { recorded: true })
+      assert.isAtLeast(json[0].recordedAgeMs, 0)
       // with no tmux or git to be found, status still answers from the records
       const noTools = yield* s.orch(["status", "--json"], { PATH: "/nonexistent" })
       assert.strictEqual(noTools.code, 0, noTools.stderr)
       assert.strictEqual(JSON.parse(noTools.stdout).length, 2)
     }))
+})
+
+describe("orch status without a supervisor", () => {
+  it.live("says a dead agent's session is only as last recorded, and how long ago; with a supervisor running it does not", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-1 ] && exit 0; ${ECHO_AGENT}` })
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      yield* eventually("app-1's agent to exit", () =>
+        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1")
+      writeFileSync(join(s.dataDir, "sessions", "app", "app-1", "session.json"),
+        JSON.stringify({ ...s.record("app-1"), updatedAt: new Date(Date.now() - 3 * 3_600_000).toISOString() }))
+
+      const unwatched = yield* s.orch(["status"])
+      assert.strictEqual(unwatched.code, 0, unwatched.stderr)
+      const lines = unwatched.stdout.trim().split("\n")
+      assert.match(lines[0]!, /\sRECORDED$/)
+      assert.match(lines[1]!, /^app-1\s+1\s+feat\/1\s+working\s+active\s+-\s+\d+s\s+3h ago$/, "the dead agent's session is not shown as live truth")
+      assert.strictEqual(lines[2], "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: `orch session ls` checks their terminals, `orch start <project>` keeps them current.")
+      const [row] = JSON.parse((yield* s.orch(["status", "--json"])).stdout)
+      assert.deepInclude(row, { sessionId: "app-1", status: "working", recorded: true })
+      assert.isAtLeast(row.recordedAgeMs, 3 * 3_600_000)
+      assert.isBelow(row.recordedAgeMs, 3 * 3_600_000 + 60_000)
+      assert.match((yield* s.orch(["session", "ls"])).stdout, /^app-1\s+1\s+working\s+exited \(0\)\s/m, "session ls, the probing view, tells the truth")
+
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      const watched = yield* s.orch(["status"])
+      assert.notInclude(watched.stdout, "RECORDED")
+      assert.notInclude(watched.stdout, "No supervisor is running")
+      const rows = JSON.parse((yield* s.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; recorded: boolean }>
+      assert.deepStrictEqual(rows.map((r) => [r.sessionId, r.recorded]), [["app-1", false], ["app-orchestrator", false]])
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 60_000)
 })
 
 describe("concurrency and crashes", () => {
