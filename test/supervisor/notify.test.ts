@@ -89,7 +89,8 @@ describe("orch notify / orch notifications", () => {
       chmodSync(writeFile(join(bin, "notify-send"), "#!/bin/sh\necho 'Cannot autolaunch D-Bus without X11 $DISPLAY' >&2\nexit 1\n"), 0o755)
       const broken = yield* s.orch(["notify", "--notifier", "desktop", "x"], { PATH: bin })
       assert.strictEqual(broken.code, 1)
-      assert.strictEqual(broken.stdout, "desktop: failed: notify-send exited with 1: Cannot autolaunch D-Bus without X11 $DISPLAY\n")
+      assert.strictEqual(broken.stdout,
+        "desktop: failed: notify-send exited with 1 (Cannot autolaunch D-Bus without X11 $DISPLAY); check that a desktop session with notifications is running, or take this notifier out of notificationRouting\n")
       assert.strictEqual(broken.stderr, "orch: no notifier delivered it (desktop failed, reasons above); fix them or change notificationRouting\n")
 
       // A notify-send that works is a delivery.

@@ -76,10 +76,12 @@ export const makeDesktopNotifier = Effect.fnUntraced(function*(name: string, opt
   const display = Effect.fnUntraced(function*(title: string, body: string, urgent: boolean) {
     if (typeof chosen === "string") return yield* new NotifierError({ notifier: name, reason: chosen })
     const [file, args] = chosen(title, body, urgent)
-    const result = yield* run(file, args).pipe(Effect.mapError((error) => new NotifierError({ notifier: name, reason: error.message })))
+    // What to look at when the command is there but does not show anything.
+    const check = `check that a desktop session with notifications is running, ${ROUTE_AWAY}`
+    const result = yield* run(file, args).pipe(Effect.mapError((error) => new NotifierError({ notifier: name, reason: `${error.message}; ${check}` })))
     if (result.exitCode !== 0) {
       const detail = result.stderr.trim().split("\n").slice(-2).join(" ")
-      return yield* new NotifierError({ notifier: name, reason: `${file} exited with ${result.exitCode}${detail !== "" ? `: ${detail}` : ""}` })
+      return yield* new NotifierError({ notifier: name, reason: `${file} exited with ${result.exitCode}${detail !== "" ? ` (${detail})` : ""}; ${check}` })
     }
   })
 

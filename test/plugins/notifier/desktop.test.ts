@@ -57,7 +57,8 @@ describe("notifier desktop", () => {
       yield* fakeNotifySend(`echo "Cannot connect to D-Bus" >&2; exit 1`)
       const failing = yield* makeDesktopNotifier("desktop", { platform: "linux" })
       const failed = yield* Effect.flip(failing.notify(notification("info", "t", "m")))
-      assert.strictEqual(failed.message, "notifier desktop: notify-send exited with 1: Cannot connect to D-Bus")
+      assert.strictEqual(failed.message,
+        "notifier desktop: notify-send exited with 1 (Cannot connect to D-Bus); check that a desktop session with notifications is running, or take this notifier out of notificationRouting")
 
       yield* fakeNotifySend(`exec sleep 10`)
       const hanging = yield* makeDesktopNotifier("desktop", { platform: "linux", timeout: "200 millis" })
