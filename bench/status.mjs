@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { interleave, machine, median, ms, ORCH, percentile, ratio, recordSection, removeSandbox, timeRun } from "./lib.mjs"
 
@@ -53,6 +53,7 @@ try {
     mkdirSync(join(sessions, `app-${n}`), { recursive: true })
     writeFileSync(join(sessions, `app-${n}`, "session.json"), JSON.stringify({ ...template, sessionId: `app-${n}`, issueId: String(n) }))
   }
+  const load = loadavg()[0].toFixed(1)
   const baseline = process.env.BENCH_BASELINE
   const samples = interleave(RUNS, {
     node: () => timeRun(process.execPath, ["-e", "0"], { env }),
@@ -65,7 +66,7 @@ try {
     `| ${label} | ${ms(median(samples[name]))} | ${ms(percentile(samples[name], 95))} | ${ratio(median(samples[name]), floor)} |`
   const statusRatio = median(samples.status) / floor
   const body = [
-    `${machine()}; ${RUNS} interleaved runs each, 201 records, no supervisor, ${new Date().toISOString().slice(0, 10)}.`,
+    `${machine()}; ${RUNS} interleaved runs each, 201 records, no supervisor, load average ${load} at the start, ${new Date().toISOString().slice(0, 10)}.`,
     "",
     "| command | median | p95 | vs `node -e 0` |",
     "|---|---|---|---|",
