@@ -42,7 +42,16 @@ const handlers = (options: AppOptions) =>
     const store = yield* SessionStore
     const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     const killAll = Effect.flatMap(store.list, ({ records }) =>
-      Effect.forEach(records.filter((r) => !isEnded(r.status) && r.status !== "spawning"), (r) => Effect.ignore(supervisor.ops.kill(r.sessionId)), { discard: true }))
+      Effect.forEach(records.filter((r) => !isEnded(r.status) && r.status !== "spawning"), (r) =>
+        supervisor.ops.kill(r.sessionId).pipe(
+          Effect.map(({ rescuedTo, commit }) => ({ _tag: "Killed" as const, sessionId: r.sessionId, ...(rescuedTo ? { rescuedTo } : {}), ...(commit ? { commit } : {}) })),
+          Effect.catch((error) => Effect.succeed({ _tag: "Failed" as const, sessionId: r.sessionId, reason: error.message }))
+        ))).pipe(
+        Effect.map((outcomes) => ({
+          killed: outcomes.flatMap(({ _tag, ...killed }) => (_tag === "Killed" ? [killed] : [])),
+          failed: outcomes.flatMap((outcome) => (outcome._tag === "Failed" ? [{ sessionId: outcome.sessionId, reason: outcome.reason }] : []))
+        }))
+      )
     return {
       Ping: () =>
         Effect.map(supervisor.actorCount, (sessions) => ({
@@ -65,10 +74,9 @@ const handlers = (options: AppOptions) =>
           Effect.map(({ record, reused }) => ({ project, orchestratorSessionId: record.sessionId, reused, dashboardUrl: options.dashboardUrl }))
         ),
       Stop: ({ killSessions }) =>
-        (killSessions ? killAll : Effect.void).pipe(
+        (killSessions ? killAll : Effect.succeed({ killed: [], failed: [] })).pipe(
           // Answer first, then stop.
-          Effect.andThen(Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, undefined)))),
-          Effect.asVoid
+          Effect.tap(() => Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, undefined))))
         )
     }
   }))

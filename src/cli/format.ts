@@ -15,3 +15,9 @@ export const duration = (ms: number): string => {
   if (seconds < 86400) return `${Math.floor(seconds / 3600)}h`
   return `${Math.floor(seconds / 86400)}d`
 }
+
+/** Where a command put a session's unsaved work, for its report ("" when there was none). */
+export const rescueNote = (removed: { readonly rescuedTo?: string | undefined; readonly commit?: string | undefined }): string =>
+  removed.rescuedTo === undefined
+    ? ""
+    : `; unsaved work saved to ${removed.rescuedTo}${removed.commit ? ` (commit ${removed.commit.slice(0, 12)})` : ""}`

@@ -4,7 +4,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { Liveness } from "../plugins/runtime/Runtime.ts"
-import { age, table } from "./format.ts"
+import { age, rescueNote, table } from "./format.ts"
 import { sortRecords } from "./status.ts"
 
 const loadSessions = () => import("./session-context.ts")
@@ -31,7 +31,7 @@ const ls = Command.make("ls", { json }, Effect.fn("cli.session.ls")(function*({ 
 const kill = Command.make("kill", { session: sessionId }, Effect.fn("cli.session.kill")(function*({ session }) {
   const { withSessions } = yield* Effect.promise(loadSessions)
   const killed = yield* withSessions((sessions) => sessions.kill(session))
-  yield* Console.log(`killed ${session}${killed.rescuedTo ? `; unsaved work saved to ${killed.rescuedTo}` : ""}`)
+  yield* Console.log(`killed ${session}${rescueNote(killed)}`)
 })).pipe(Command.withDescription("Stop a session's agent and remove its worktree (unsaved work is saved first)"))
 
 const restore = Command.make("restore", { session: sessionId }, Effect.fn("cli.session.restore")(function*({ session }) {
@@ -54,7 +54,7 @@ const cleanup = Command.make(
     }
     if (items.length === 0) return yield* Console.log("Nothing to clean up.")
     for (const item of items) {
-      yield* Console.log(`${dryRun ? "would clean" : "cleaned"} ${item.record.sessionId} (${item.status}): ${item.reason}${item.rescuedTo ? `; unsaved work saved to ${item.rescuedTo}` : ""}`)
+      yield* Console.log(`${dryRun ? "would clean" : "cleaned"} ${item.record.sessionId} (${item.status}): ${item.reason}${rescueNote(item)}`)
     }
   })
 ).pipe(Command.withDescription("End sessions whose PR merged or closed (merged, done), whose issue is completed (done), or whose agent stopped (exited)"))

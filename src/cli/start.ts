@@ -20,6 +20,7 @@ import { dashboardUrl as makeDashboardUrl, pageUrl, sessionPath } from "../dashb
 import { dataDir } from "../store/paths.ts"
 import { runningSupervisor } from "../store/supervisor-file.ts"
 import { VERSION } from "../version.ts"
+import { rescueNote } from "./format.ts"
 
 export class SupervisorUnavailable extends Schema.TaggedError<SupervisorUnavailable>()("SupervisorUnavailable", { reason: Schema.String }) {
   override readonly [Runtime.errorExitCode] = 1
@@ -123,11 +124,14 @@ export const stop = Command.make(
     const running = runningSupervisor(root)
     if (running === undefined) return yield* Console.log("No supervisor is running.")
     const { supervisorClient } = yield* Effect.promise(loadClient)
-    yield* Effect.scoped(Effect.flatMap(supervisorClient(running.socket), (client) => client.Stop({ killSessions })))
+    const stopped = yield* Effect.scoped(Effect.flatMap(supervisorClient(running.socket), (client) => client.Stop({ killSessions })))
     yield* Effect.suspend(() => (runningSupervisor(root) === undefined ? Effect.void : Effect.fail("running"))).pipe(
       Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 200 }),
       Effect.mapError(() => new SupervisorUnavailable({ reason: `the supervisor (pid ${running.pid}) did not stop within 10 s` }))
     )
-    yield* Console.log(`supervisor stopped (pid ${running.pid})${killSessions ? "; sessions killed" : "; sessions keep running"}`)
+    for (const killed of stopped.killed) yield* Console.log(`killed ${killed.sessionId}${rescueNote(killed)}`)
+    for (const failed of stopped.failed) yield* Console.error(`orch: ${failed.sessionId} was not killed: ${failed.reason}`)
+    yield* Console.log(`supervisor stopped (pid ${running.pid})${killSessions ? `; ${stopped.killed.length} session(s) killed` : "; sessions keep running"}`)
+    if (stopped.failed.length > 0) return yield* new SupervisorUnavailable({ reason: `${stopped.failed.length} session(s) could not be killed; see above` })
   })
 ).pipe(Command.withDescription("Stop the supervisor; agent sessions keep running unless --kill-sessions"))

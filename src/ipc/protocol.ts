@@ -57,12 +57,19 @@ export const Killed = Schema.Struct({
   commit: Schema.optionalKey(Schema.String)
 })
 
+/** What `orch stop --kill-sessions` did to each session: killed (and where its unsaved work went), or not. */
+export const StopReport = Schema.Struct({
+  killed: Schema.Array(Schema.Struct({ sessionId: Schema.String, rescuedTo: Schema.optionalKey(Schema.String), commit: Schema.optionalKey(Schema.String) })),
+  failed: Schema.Array(Schema.Struct({ sessionId: Schema.String, reason: Schema.String }))
+})
+
 export const CleanupItem = Schema.Struct({
   record: SessionRecord,
   status: CleanedStatus,
   cause: CleanupCause,
   reason: Schema.String,
-  rescuedTo: Schema.optionalKey(Schema.String)
+  rescuedTo: Schema.optionalKey(Schema.String),
+  commit: Schema.optionalKey(Schema.String)
 })
 
 export const Started = Schema.Struct({
@@ -85,5 +92,5 @@ export class SupervisorRpcs extends RpcGroup.make(
   Rpc.make("Restore", { payload: { sessionId: Schema.String }, success: SessionRecord, error: RemoteError }),
   Rpc.make("Cleanup", { payload: { dryRun: Schema.Boolean }, success: Schema.Array(CleanupItem), error: RemoteError }),
   Rpc.make("Start", { payload: { project: Schema.String }, success: Started, error: RemoteError }),
-  Rpc.make("Stop", { payload: { killSessions: Schema.Boolean }, error: RemoteError })
+  Rpc.make("Stop", { payload: { killSessions: Schema.Boolean }, success: StopReport, error: RemoteError })
 ) {}

@@ -18,12 +18,12 @@ import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
-import { ProjectNotFound, SessionNotRunning, SessionRunning } from "./errors.ts"
+import { ProjectNotFound, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
 import type { BatchOutcome, CleanupItem } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { startOrchestrator } from "./orchestrator.ts"
-import { agentContext, nowIso, spawnSession, waitUntilReady } from "./spawn.ts"
+import { agentContext, checkAgentProgram, nowIso, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 
 
@@ -172,12 +172,18 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
       if (!(yield* workspace.exists(record.workspacePath))) {
         yield* workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath })
       }
+      yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new RestoreFailed({ sessionId, reason })))
       const context = agentContext(store, project, record, "")
       const launch = yield* agent.resume(context)
       const handle = yield* runtime.create({ sessionId, workingDir: record.workspacePath, command: launch.command, ...agentEnvironment(project, context, launch.env) })
       // Return once the agent takes input, so a message sent right after restore is not typed into a starting TUI.
-      // An agent that never gets there is left to the supervisor's probes (it exits, or asks its question).
-      yield* waitUntilReady(runtime, agent, handle).pipe(Effect.ignore)
+      // One that asks a question or is slow is left to the supervisor's probes; one that exits fails the restore.
+      yield* watchStart(runtime, handle).pipe(
+        Effect.andThen(waitUntilReady(runtime, agent, handle).pipe(
+          Effect.catch((reason) => Effect.flatMap(liveness({ ...record, runtime: handle }), (state) => (state._tag === "Alive" ? Effect.void : Effect.fail(reason))))
+        )),
+        Effect.catch((reason) => Effect.andThen(runtime.destroy(handle).pipe(Effect.ignore), Effect.fail(new RestoreFailed({ sessionId, reason: typeof reason === "string" ? reason : reason.message }))))
+      )
       return handle
     }).pipe(withPlugins(project))
     // Running again: it has not ended (a later cleanup must see it).
@@ -261,7 +267,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
         message: item.reason,
         data: { status: item.status, cause: item.cause, ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {}) }
       })
-      cleaned.push({ ...item, record: ended, ...(removed.rescuedTo !== undefined ? { rescuedTo: removed.rescuedTo } : {}) })
+      cleaned.push({ ...item, record: ended, ...removed })
     }
     return cleaned
   })

@@ -19,6 +19,7 @@ export interface CleanupItem {
   readonly cause: CleanupVerdict["cause"]
   readonly reason: string
   readonly rescuedTo?: string
+  readonly commit?: string
 }
 
 export interface Killed {

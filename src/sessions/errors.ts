@@ -29,6 +29,16 @@ export class SessionRunning extends Schema.TaggedError<SessionRunning>()("Sessio
   }
 }
 
+/** A restore started the agent again, and it did not stay up (or could not be started at all). */
+export class RestoreFailed extends Schema.TaggedError<RestoreFailed>()("RestoreFailed", {
+  sessionId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `session ${this.sessionId} was not restored: ${this.reason}`
+  }
+}
+
 /** A spawn failed at `step`; everything it had made was undone. */
 export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed", {
   project: Schema.String,
@@ -37,7 +47,7 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
   reason: Schema.String
 }) {
   override get message() {
-    return `spawn of ${this.project} issue ${this.issueId} failed while ${this.step}: ${this.reason} (nothing was left behind)`
+    return `spawn of ${this.project} issue ${this.issueId} failed while ${this.step} (nothing was left behind): ${this.reason}`
   }
 }
 

@@ -13,9 +13,10 @@ import { existsSync, readFileSync } from "node:fs"
 import type { ProjectConfig } from "../config/schema.ts"
 import type { RuntimeHandle, SessionRecord } from "../domain/session.ts"
 import { Agent, type AgentContext, type AgentShape } from "../plugins/agent/Agent.ts"
-import { Runtime, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
+import { Runtime, type Liveness, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
 import { InvalidIssueId, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
+import { findProgram, programOf } from "../process/program.ts"
 import { buildWorkerPrompt } from "../prompts/worker.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { writeFileAtomic } from "../store/files.ts"
@@ -34,6 +35,27 @@ export const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).t
 const ISSUE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 const READY_POLL = "100 millis"
 const READY_POLLS = 600
+const START_WATCH_POLL = "30 millis"
+const START_WATCH_POLLS = 5
+
+/** The last lines an agent printed, for a report: blank lines and tmux's own "Pane is dead" line left out. */
+export const lastPrintedLines = (screen: string, count = 5): ReadonlyArray<string> =>
+  screen.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "" && !/^Pane is dead\b/.test(line)).slice(-count)
+
+/** Why a start failed: how the agent ended and, quoted, what it printed last (the reason it gave, if any). */
+export const agentEndedReason = (liveness: Liveness, printed: ReadonlyArray<string>, when: string): string => {
+  const how = liveness._tag === "Gone"
+    ? "its terminal session disappeared"
+    : `the agent exited${liveness._tag === "Exited" && liveness.signal !== undefined ? ` on signal ${liveness.signal}` : liveness._tag === "Exited" && liveness.exitCode !== undefined ? ` with status ${liveness.exitCode}` : ""}`
+  return printed.length === 0 ? `${how} ${when}, printing nothing` : `${how} ${when}; it printed:\n${printed.map((line) => `  > ${line}`).join("\n")}`
+}
+
+/** The reason an agent that is no longer alive gave, read off its screen (a pane that died keeps it). */
+const endedReason = (runtime: RuntimeShape, handle: RuntimeHandle, liveness: Liveness, when: string) =>
+  runtime.capture(handle, 200).pipe(
+    Effect.orElseSucceed(() => ""),
+    Effect.map((screen) => agentEndedReason(liveness, lastPrintedLines(screen), when))
+  )
 
 /** Waits until the agent shows it is ready for input (60 s at most); fails if it exits or asks a setup question first. */
 export const waitUntilReady = Effect.fnUntraced(function*(runtime: RuntimeShape, agent: Pick<AgentShape, "isReadyForInput" | "startBlocker">, handle: RuntimeHandle) {
@@ -42,15 +64,32 @@ export const waitUntilReady = Effect.fnUntraced(function*(runtime: RuntimeShape,
     if (agent.isReadyForInput(screen)) return
     const blocker = agent.startBlocker?.(screen)
     if (blocker !== undefined) return yield* Effect.fail(blocker)
-    const liveness = (yield* runtime.probe([handle])).get(handle.id)
-    if (liveness?._tag !== "Alive") {
-      const last = (yield* runtime.capture(handle, 20).pipe(Effect.orElseSucceed(() => ""))).trim().split("\n").slice(-3).join(" | ")
-      return yield* Effect.fail(`the agent exited before it was ready${last ? `: ${last}` : ""}`)
-    }
+    const liveness = (yield* runtime.probe([handle])).get(handle.id) ?? { _tag: "Gone" }
+    if (liveness._tag !== "Alive") return yield* Effect.fail(yield* endedReason(runtime, handle, liveness, "before it was ready"))
     yield* Effect.sleep(READY_POLL)
   }
   return yield* Effect.fail("the agent did not show its input prompt within 60 s")
 })
+
+/**
+ * For an agent with no ready signal of its own: watches it through its first moments, so one that exits at once
+ * (a bad flag, a missing file) fails the spawn with what it printed instead of being reported as running.
+ */
+export const watchStart = Effect.fnUntraced(function*(runtime: RuntimeShape, handle: RuntimeHandle) {
+  for (let poll = 0; poll <= START_WATCH_POLLS; poll++) {
+    const liveness = (yield* runtime.probe([handle])).get(handle.id) ?? { _tag: "Gone" }
+    if (liveness._tag !== "Alive") return yield* Effect.fail(yield* endedReason(runtime, handle, liveness, "as it started"))
+    if (poll < START_WATCH_POLLS) yield* Effect.sleep(START_WATCH_POLL)
+  }
+})
+
+/** Fails when the agent's program is not installed, before a spawn or restore makes anything. */
+export const checkAgentProgram = (agent: Pick<AgentShape, "commandLine">, project: ProjectConfig): Effect.Effect<void, string> => {
+  const found = findProgram(programOf(agent.commandLine ?? ""), project.agentConfig.env?.PATH ?? process.env.PATH)
+  return found._tag === "Missing"
+    ? Effect.fail(`${found.program} is ${found.reason === "not found on PATH" ? "not installed (not found on PATH)" : `not there (${found.reason})`}; install it, or set agentConfig.command to its full path`)
+    : Effect.void
+}
 
 /** Everything an agent is told about its session, for launching it and for resuming it later. */
 export const agentContext = (store: SessionStore["Service"], project: ProjectConfig, record: SessionRecord, task: string): AgentContext => ({
@@ -81,6 +120,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   }
   const failed = (step: string) => (error: { readonly message: string } | string) =>
     new SpawnFailed({ project: project.key, issueId, step, reason: typeof error === "string" ? error : error.message })
+  yield* checkAgentProgram(agent, project).pipe(Effect.mapError(failed("checking the agent")))
   // The issue is looked up while the workspace is made (both wait on the network); a spawn for an issue
   // that does not exist is undone like any other failure.
   const lookup = tracker.getIssue(issueRef).pipe(
@@ -160,6 +200,8 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     if (launch.initialMessage !== undefined) {
       yield* waitUntilReady(runtime, agent, handle).pipe(Effect.mapError(failed("waiting for the agent")))
       yield* runtime.send(handle, launch.initialMessage).pipe(Effect.mapError(failed("giving the agent its task")))
+    } else {
+      yield* watchStart(runtime, handle).pipe(Effect.mapError(failed("starting the agent")))
     }
     const { spawn: _journal, ...rest } = record
     yield* save({ ...rest, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso })

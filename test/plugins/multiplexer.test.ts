@@ -2,7 +2,11 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import { execFileSync } from "node:child_process"
+import { chmodSync, mkdirSync, statSync } from "node:fs"
+import { join } from "node:path"
 import { makeMultiplexer } from "../../src/plugins/runtime/multiplexer.ts"
+import { defaultTmuxSocket } from "../../src/plugins/runtime/tmux-socket.ts"
 import { tempDir } from "../support/host.ts"
 import { privateTmux, tmuxSessions } from "../support/tmux.ts"
 
@@ -16,6 +20,31 @@ const eventually = <A, E>(effect: Effect.Effect<A, E>, check: (a: A) => boolean)
   )
 
 describe("runtime multiplexer (real tmux)", () => {
+  it.live("where tmux never ran (no socket directory), the first session makes it as tmux does and really runs", () =>
+    Effect.gen(function*() {
+      const tmpdir = yield* tempDir("orch-cold-tmux-")
+      const socket = defaultTmuxSocket({ TMUX_TMPDIR: tmpdir })
+      yield* Effect.addFinalizer(() => Effect.sync(() => execFileSync("tmux", ["-S", socket, "kill-server"], { stdio: "ignore" })).pipe(Effect.ignore))
+      const runtime = yield* makeMultiplexer(socket)
+      const handle = yield* runtime.create({ sessionId: "c-1", workingDir: tmpdir, command: ECHO_AGENT, env: {}, unsetEnv: [] })
+      assert.strictEqual(statSync(join(tmpdir, `tmux-${process.getuid!()}`)).mode & 0o777, 0o700)
+      assert.deepStrictEqual(tmuxSessions(socket), ["c-1"])
+      assert.deepStrictEqual([...(yield* runtime.probe([handle]))], [["c-1", { _tag: "Alive" }]])
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.live("a socket directory tmux would refuse fails the create with the reason, and nothing runs", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("orch-unsafe-tmux-")
+      mkdirSync(join(dir, "shared"))
+      chmodSync(join(dir, "shared"), 0o777)
+      const runtime = yield* makeMultiplexer(join(dir, "shared", "default"))
+      const error = yield* runtime.create({ sessionId: "u-1", workingDir: dir, command: ECHO_AGENT, env: {}, unsetEnv: [] }).pipe(Effect.flip)
+      assert.strictEqual(
+        error.message,
+        `multiplexer: new-session failed: tmux cannot use its socket directory ${join(dir, "shared")}: other users have access to it (mode 777); fix it (chmod 700, owned by you) or set TMUX_TMPDIR to a directory of your own`
+      )
+    }).pipe(Effect.provide(NodeServices.layer)))
+
   it.live("creates a detached session, delivers a message with confirmation, probes, destroys", () =>
     Effect.gen(function*() {
       const { socket } = yield* privateTmux

@@ -27,17 +27,63 @@ describe("orch send", () => {
 
   it.live("an unknown session, a dead one and an empty message each say so", () =>
     Effect.gen(function*() {
-      const s = yield* sandbox({ agentCommand: "echo bye" })
+      const s = yield* sandbox()
       const unknown = yield* s.orch(["send", "app-7", "hi"])
       assert.strictEqual(unknown.code, 1)
       assert.strictEqual(unknown.stderr, "orch: no session app-7\n")
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      yield* eventually("the agent to start", () => s.screen("app-1").includes("ready app-1"))
+      execFileSync("tmux", ["-S", s.socket, "send-keys", "-t", "=app-1:", "C-d"])
       yield* eventually("the agent to exit", () => execFileSync("tmux", ["-S", s.socket, "list-panes", "-a", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1")
       const dead = yield* s.orch(["send", "app-1", "hi"])
       assert.strictEqual(dead.code, 1)
       assert.match(dead.stderr, /^orch: session app-1 is not running \(its agent exited\); `orch session restore app-1` starts it again\n$/)
       const empty = yield* s.orch(["send", "app-1"])
       assert.strictEqual(empty.code, 2)
+    }))
+})
+
+describe("orch spawn of an agent that cannot run", () => {
+  it.live("a program that is not installed fails before anything is made", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ agentCommand: "no-such-agent-cli --task x" })
+      const run = yield* s.orch(["spawn", "app", "1"])
+      assert.strictEqual(run.code, 1)
+      assert.strictEqual(
+        run.stderr,
+        "orch: spawn of app issue 1 failed while checking the agent (nothing was left behind): no-such-agent-cli is not installed (not found on PATH); install it, or set agentConfig.command to its full path\n"
+      )
+      assert.deepStrictEqual(s.sessions(), [])
+      assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
+      assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/1"))
+    }))
+
+  it.live("an agent that exits at once fails the spawn with what it printed, quoted, and leaves nothing", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ agentCommand: "echo 'error: this agent cannot be used with root' >&2; exit 3" })
+      const run = yield* s.orch(["spawn", "app", "1"])
+      assert.strictEqual(run.code, 1)
+      assert.strictEqual(
+        run.stderr,
+        "orch: spawn of app issue 1 failed while starting the agent (nothing was left behind): the agent exited with status 3 as it started; it printed:\n  > error: this agent cannot be used with root\n"
+      )
+      assert.deepStrictEqual(s.sessions(), [])
+      assert.isFalse(existsSync(join(s.dataDir, "worktrees", "app", "app-1")))
+      assert.deepInclude(s.events().at(-1), { type: "session.spawn_failed", issueId: "1" })
+    }))
+
+  it.live("restore of an agent that now exits at once says so and keeps the session as it was", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
+      s.writeConfig({ agentConfig: { command: "echo 'Unable to connect'; exit 1" } })
+      const run = yield* s.orch(["session", "restore", "app-1"])
+      assert.strictEqual(run.code, 1)
+      assert.strictEqual(run.stdout, "")
+      assert.strictEqual(run.stderr, "orch: session app-1 was not restored: the agent exited with status 1 as it started; it printed:\n  > Unable to connect\n")
+      assert.deepInclude(s.record("app-1"), { status: "killed" })
+      assert.deepStrictEqual(s.sessions(), [])
     }))
 })
 
@@ -70,13 +116,34 @@ describe("orch session kill / restore / cleanup", () => {
       writeFileSync(join(worktree, "notes.txt"), "half-done work\n")
       const run = yield* s.orch(["session", "kill", "app-1"])
       assert.strictEqual(run.code, 0, run.stderr)
-      assert.strictEqual(run.stdout, "killed app-1; unsaved work saved to refs/orch/rescue/app-1\n")
+      assert.match(run.stdout, /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 \(commit [0-9a-f]{12}\)\n$/)
       assert.deepStrictEqual(s.sessions(), [])
       assert.isFalse(existsSync(worktree))
       assert.strictEqual(git(s.repo.path, "show", "refs/orch/rescue/app-1:notes.txt"), "half-done work")
       assert.isTrue(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/1"), "the branch stays")
       assert.deepInclude(s.record("app-1"), { status: "killed", activity: "exited", rescueRef: "refs/orch/rescue/app-1" })
       assert.deepStrictEqual(s.events().map((e) => e.type), ["session.spawned", "session.rescued", "session.killed"])
+    }))
+
+  it.live("a second rescue keeps the first: kill, restore, kill again, and both saved states are reachable", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      const worktree = join(s.dataDir, "worktrees", "app", "app-1")
+      writeFileSync(join(worktree, "first.txt"), "first attempt\n")
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
+      const first = git(s.repo.path, "rev-parse", "refs/orch/rescue/app-1")
+      const restored = yield* s.orch(["session", "restore", "app-1"])
+      assert.strictEqual(restored.code, 0, restored.stderr)
+      writeFileSync(join(worktree, "second.txt"), "second attempt\n")
+      const killed = yield* s.orch(["session", "kill", "app-1"])
+      assert.match(killed.stdout, /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 \(commit [0-9a-f]{12}\)\n$/)
+      const second = git(s.repo.path, "rev-parse", "refs/orch/rescue/app-1")
+      assert.notStrictEqual(second, first)
+      assert.strictEqual(git(s.repo.path, "show", `${second}:second.txt`), "second attempt")
+      assert.isTrue(gitOk(s.repo.path, "merge-base", "--is-ancestor", first, second), "the first rescue is reachable from the ref")
+      assert.strictEqual(git(s.repo.path, "show", "refs/orch/rescue/app-1^2:first.txt"), "first attempt")
+      assert.strictEqual(s.events().filter((e) => e.type === "session.rescued").length, 2)
     }))
 
   it.live("kill of a clean session rescues nothing", () =>
@@ -125,7 +192,7 @@ describe("orch session kill / restore / cleanup", () => {
 
       const run = yield* s.orch(["session", "cleanup"])
       assert.strictEqual(run.code, 0, run.stderr)
-      assert.strictEqual(run.stdout, "cleaned app-1 (exited): its terminal session is gone, and no PR was opened; unsaved work saved to refs/orch/rescue/app-1\n")
+      assert.strictEqual(run.stdout, `cleaned app-1 (exited): its terminal session is gone, and no PR was opened; unsaved work saved to refs/orch/rescue/app-1 (commit ${unpushed.slice(0, 12)})\n`)
       assert.isFalse(existsSync(worktree))
       assert.strictEqual(git(s.repo.path, "rev-parse", "refs/orch/rescue/app-1"), unpushed)
       assert.strictEqual(s.record("app-1").status, "exited", "its agent stopped before its work landed: not done")
@@ -148,11 +215,16 @@ describe("orch session kill / restore / cleanup", () => {
     }))
 })
 
+/** Shell for an agent that waits (past spawn's start watch) until the test creates `stop-<session>` beside its worktree. */
+const WAIT_FOR_STOP = `echo "ready $ORCH_SESSION_ID"; while [ ! -e "../stop-$ORCH_SESSION_ID" ]; do sleep 0.1; done`
+
 describe("orch session cleanup: each session by what happened to it", () => {
   it.live("merged PR → merged, closed PR → done, agent that exited without a PR → exited (never done)", () =>
     Effect.gen(function*() {
-      const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-3 ] && exit 3; ${ECHO_AGENT}` })
+      // app-3's agent starts, then exits with 3 before doing anything, once the test says so
+      const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-3 ] && { ${WAIT_FOR_STOP}; exit 3; }; ${ECHO_AGENT}` })
       for (const issue of ["1", "2", "3"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue])).code, 0)
+      writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-3"), "")
       const withPr = (sessionId: string, number: number, state: string) =>
         writeFileSync(join(s.dataDir, "sessions", "app", sessionId, "session.json"),
           JSON.stringify({ ...s.record(sessionId), pr: { number, url: `https://github.com/acme/app/pull/${number}`, state } }))
@@ -211,8 +283,9 @@ describe("orch status", () => {
 describe("orch status without a supervisor", () => {
   it.live("says a dead agent's session is only as last recorded, and how long ago; with a supervisor running it does not", () =>
     Effect.gen(function*() {
-      const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-1 ] && exit 0; ${ECHO_AGENT}` })
+      const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-1 ] && { ${WAIT_FOR_STOP}; exit 0; }; ${ECHO_AGENT}` })
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-1"), "")
       yield* eventually("app-1's agent to exit", () =>
         execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1")
       writeFileSync(join(s.dataDir, "sessions", "app", "app-1", "session.json"),
@@ -314,8 +387,14 @@ describe("workspace clone", () => {
       assert.strictEqual(git(path, "remote", "get-url", "origin"), s.repo.origin)
       assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/1"), "the project's repository is untouched")
       writeFileSync(join(path, "draft.txt"), "draft\n")
-      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).stdout, "killed app-1; unsaved work saved to refs/orch/rescue/app-1\n")
+      assert.match((yield* s.orch(["session", "kill", "app-1"])).stdout, /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 \(commit [0-9a-f]{12}\)\n$/)
       assert.isFalse(existsSync(path))
       assert.strictEqual(git(s.repo.path, "show", "refs/orch/rescue/app-1:draft.txt"), "draft")
+
+      assert.strictEqual((yield* s.orch(["session", "restore", "app-1"])).code, 0)
+      writeFileSync(join(path, "draft.txt"), "second draft\n")
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
+      assert.strictEqual(git(s.repo.path, "show", "refs/orch/rescue/app-1:draft.txt"), "second draft")
+      assert.strictEqual(git(s.repo.path, "show", "refs/orch/rescue/app-1^2:draft.txt"), "draft", "the first rescue stays reachable")
     }))
 })

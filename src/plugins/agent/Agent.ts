@@ -42,6 +42,8 @@ export interface AgentLaunch {
 
 export interface AgentShape {
   readonly name: string
+  /** The start of the command line that runs the agent: a spawn checks its program is installed before making anything. */
+  readonly commandLine?: string
   /** Prepares the workspace (hooks, settings) and says how to start the agent on its task. */
   readonly launch: (context: AgentContext) => Effect.Effect<AgentLaunch, AgentError>
   /** How to start it again in the same workspace, resuming its conversation where the agent can. */

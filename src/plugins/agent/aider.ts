@@ -17,6 +17,7 @@ export const makeAiderAgent = (agentConfig: Readonly<Record<string, unknown>>): 
     })
   return {
     name: "aider",
+    commandLine: binary,
     launch,
     resume: (context) => Effect.map(launch(context), ({ command, env }) => ({ command, env })),
     isReadyForInput: (screen) => /^(\w+ )?>\s*$/m.test(screen),

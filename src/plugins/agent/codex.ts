@@ -68,6 +68,7 @@ export const makeCodexAgent = (agentConfig: Readonly<Record<string, unknown>>): 
   ]
   return {
     name: PLUGIN,
+    commandLine: binary,
     launch: (context) =>
       Effect.map(writeInstructions(context), (instructions) => ({
         command: [binary, ...flags, instructions].join(" "),

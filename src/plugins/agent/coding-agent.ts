@@ -82,6 +82,7 @@ export const makeCodingAgent = (agentConfig: Readonly<Record<string, unknown>>):
   ]
   return {
     name: PLUGIN,
+    commandLine: binary,
     launch: (context) =>
       Effect.map(installHooks(context), () => ({
         command: [...base(context), "--session-id", context.conversationId].join(" "),

@@ -16,6 +16,7 @@ export const makeCommandAgent = (agentConfig: Readonly<Record<string, unknown>>)
   })
   return {
     name: "command",
+    ...(typeof agentConfig.command === "string" ? { commandLine: agentConfig.command } : {}),
     launch,
     resume: launch,
     isReadyForInput: () => true,

@@ -46,7 +46,10 @@ export interface WorkspaceShape {
   /** Whether the project already has `branch` (then `create` reuses it rather than making it). */
   readonly hasBranch: (project: ProjectConfig, branch: string) => Effect.Effect<boolean, WorkspaceError>
   readonly unsavedWork: (project: ProjectConfig, path: string) => Effect.Effect<UnsavedWork, WorkspaceError>
-  /** Saves everything in the workspace (commits and uncommitted files) to `ref` in the project's repository. */
+  /**
+   * Saves everything in the workspace (commits and uncommitted files) to `ref` in the project's repository. What
+   * `ref` held before stays reachable from it: a rescue never drops an earlier one.
+   */
   readonly rescue: (project: ProjectConfig, path: string, ref: string) => Effect.Effect<string, WorkspaceError>
   /** Removes the workspace; with `deleteBranch`, also the branch (only ever one the session created). */
   readonly destroy: (

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs"
 import { dirname } from "node:path"
 import type { ProjectConfig } from "../../config/schema.ts"
 import { makeGit } from "./git.ts"
-import { countUnsaved, existingRefs, finishWorkspace, resolveBase, snapshotCommit } from "./worktree.ts"
+import { countUnsaved, existingRefs, finishWorkspace, resolveBase, saveToRescueRef } from "./worktree.ts"
 import type { CreatedWorkspace, WorkspaceShape, WorkspaceSpec } from "./Workspace.ts"
 
 const PLUGIN = "clone"
@@ -41,8 +41,9 @@ export const makeCloneWorkspace = Effect.fnUntraced(function*() {
   })
 
   const rescue: WorkspaceShape["rescue"] = Effect.fn("Workspace.clone.rescue")(function*(project, path, ref) {
-    const commit = yield* snapshotCommit(git, path, ref)
-    yield* git.ok(path, ["update-ref", ref, commit])
+    // An earlier rescue lives in the project's repository: bring it into the clone, so the new one keeps it.
+    if (yield* git.exists(project.path, ref)) yield* git.ok(path, ["fetch", "--quiet", project.path, `+${ref}:${ref}`])
+    const commit = yield* saveToRescueRef(git, path, ref)
     yield* git.ok(project.path, ["fetch", "--quiet", path, `+${ref}:${ref}`])
     return commit
   })

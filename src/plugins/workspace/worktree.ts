@@ -81,8 +81,11 @@ export const countUnsaved = Effect.fnUntraced(function*(git: Git, project: Proje
   return { uncommitted: status === "" ? 0 : status.split("\n").length, unpushed: Number(unpushed) }
 })
 
-/** One commit holding the workspace exactly as it is (tracked, untracked, staged or not), on top of HEAD. */
-export const snapshotCommit = Effect.fnUntraced(function*(git: Git, path: string, label: string) {
+/**
+ * One commit holding the workspace exactly as it is (tracked, untracked, staged or not), on top of HEAD. An
+ * `earlier` commit to keep (a previous rescue) becomes its second parent, so it stays reachable.
+ */
+export const snapshotCommit = Effect.fnUntraced(function*(git: Git, path: string, label: string, earlier?: string) {
   const env = { ...RESCUE_IDENTITY, GIT_INDEX_FILE: join(tmpdir(), `orch-index-${process.pid}-${Date.now()}`) }
   try {
     yield* git.ok(path, ["read-tree", "HEAD"], { env })
@@ -90,10 +93,26 @@ export const snapshotCommit = Effect.fnUntraced(function*(git: Git, path: string
     const tree = yield* git.ok(path, ["write-tree"], { env })
     const head = yield* git.ok(path, ["rev-parse", "HEAD"])
     const headTree = yield* git.ok(path, ["rev-parse", "HEAD^{tree}"])
-    return tree === headTree ? head : yield* git.ok(path, ["commit-tree", tree, "-p", head, "-m", `orch: work saved from ${label}`], { env })
+    if (earlier === undefined) {
+      return tree === headTree ? head : yield* git.ok(path, ["commit-tree", tree, "-p", head, "-m", `orch: work saved from ${label}`], { env })
+    }
+    return yield* git.ok(path, ["commit-tree", tree, "-p", head, "-p", earlier, "-m", `orch: work saved from ${label}\n\nIts second parent is the work saved there before (${earlier}).`], { env })
   } finally {
     rmSync(env.GIT_INDEX_FILE, { force: true })
   }
+})
+
+/**
+ * Saves the workspace to `ref` without ever losing what `ref` held: an earlier rescue that the workspace's HEAD
+ * does not already contain is kept as the new commit's second parent (session killed, restored, killed again).
+ */
+export const saveToRescueRef = Effect.fnUntraced(function*(git: Git, path: string, ref: string) {
+  const previous = yield* git.run(path, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])
+  const earlier = previous.exitCode === 0 ? previous.stdout.trim() : undefined
+  const contained = earlier !== undefined && (yield* git.run(path, ["merge-base", "--is-ancestor", earlier, "HEAD"])).exitCode === 0
+  const commit = yield* snapshotCommit(git, path, ref, contained ? undefined : earlier)
+  yield* git.ok(path, ["update-ref", ref, commit, ...(earlier !== undefined ? [earlier] : [])])
+  return commit
 })
 
 export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: string) {
@@ -165,9 +184,7 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
   })
 
   const rescue: WorkspaceShape["rescue"] = Effect.fn("Workspace.worktree.rescue")(function*(_project, path, ref) {
-    const commit = yield* snapshotCommit(git, path, ref)
-    yield* git.ok(path, ["update-ref", ref, commit])
-    return commit
+    return yield* saveToRescueRef(git, path, ref)
   })
 
   return {
