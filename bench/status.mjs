@@ -2,7 +2,7 @@
 // bench/spawn.mjs that measures status, on its own). Also `orch session ls --json`, which loads the config and
 // probes tmux once per project, for comparison. Target: status under 4× node.
 // BENCH_BASELINE=<another build's dist/orch.mjs> adds that build's `status --json` to the same interleaved run
-// (before/after a change); BENCH_RECORD=0 prints without writing BENCHMARKS.md.
+// (before/after a change), named in the table by BENCH_BASELINE_LABEL; BENCH_RECORD=0 prints without writing BENCHMARKS.md.
 import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -71,7 +71,7 @@ try {
     "| command | median | p95 | vs `node -e 0` |",
     "|---|---|---|---|",
     row("`node -e 0` (floor)", "node"),
-    ...(baseline !== undefined ? [row("`orch status --json`, the baseline build (BENCH_BASELINE)", "baseline")] : []),
+    ...(baseline !== undefined ? [row(`\`orch status --json\`, ${process.env.BENCH_BASELINE_LABEL ?? "the baseline build (BENCH_BASELINE)"}`, "baseline")] : []),
     row("`orch status --json`", "status"),
     row("`orch session ls --json` (loads the config, probes tmux once)", "ls"),
     "",
