@@ -52,8 +52,15 @@ const assertStarted = (run: { code: number; stdout: string; stderr: string }, or
   return pid
 }
 
-/** Events appended since `from` (an earlier length of the log). */
+/** Sessions adopted since `from` (an earlier length of the log). */
 const adoptedSince = (u: User, from: number) => u.events().slice(from).filter((e) => e.type === "session.adopted").map((e) => e.sessionId).sort()
+
+/** The new supervisor's first probe of what it adopted: every session alive. */
+const probedAlive = (u: User, pid: number, sessions: number) =>
+  Effect.gen(function*() {
+    const probed = yield* eventually("the first probe after adoption", () => u.events().find((e) => e.type === "supervisor.adopted" && e.data.pid === pid))
+    assert.deepInclude(probed.data, { sessions, alive: sessions, exited: 0, gone: 0, unknown: 0 })
+  })
 
 const processState = (pid: number) => {
   try {
@@ -129,6 +136,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "120 seconds", excludeT
       assert.notStrictEqual(second, first)
       assert.strictEqual(u.supervisorPid(), second)
       assert.deepStrictEqual(adoptedSince(u, before), ["app-1", "app-2", "app-orchestrator"])
+      yield* probedAlive(u, second, 3)
       const live = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; status: string; activity: string }>
       for (const id of ["app-1", "app-2", "app-orchestrator"]) expect(live.find((r) => r.sessionId === id)).toMatchObject({ status: "working" })
       const after = yield* u.orch(["send", "app-2", "after the crash"])
@@ -165,6 +173,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "120 seconds", excludeT
       const second = assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "is already running")
       assert.notStrictEqual(second, pid)
       assert.deepStrictEqual(adoptedSince(u, before), ["app-1", "app-orchestrator"])
+      yield* probedAlive(u, second, 2)
       const sent = yield* u.orch(["send", "app-1", "still there"])
       assert.strictEqual(sent.stdout, "delivered to app-1\n", sent.stderr)
       yield* eventually("the message", () => u.screen("app-1").includes("got: still there"))
