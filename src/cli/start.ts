@@ -12,12 +12,12 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { Argument, Command, Flag } from "effect/cli"
 import { spawn as spawnProcess } from "node:child_process"
-import { closeSync, mkdirSync, openSync, readSync, statSync } from "node:fs"
+import { mkdirSync, openSync } from "node:fs"
 import { join } from "node:path"
 import { Host } from "../config/host.ts"
 import { openOnThisMachine } from "../dashboard/open.ts"
 import { dashboardUrl as makeDashboardUrl, pageUrl, sessionPath } from "../dashboard/urls.ts"
-import { dataDir, storePaths } from "../store/paths.ts"
+import { dataDir } from "../store/paths.ts"
 import { runningSupervisor } from "../store/supervisor-file.ts"
 import { VERSION } from "../version.ts"
 import { rescueNote } from "./format.ts"
@@ -77,33 +77,6 @@ const detach = (root: string, project: string) =>
     return running
   })
 
-/** The event log's size now: where to look from for what happens next. */
-const logSize = (log: string) => statSync(log, { throwIfNoEntry: false })?.size ?? 0
-
-/** Whether `sessionId` was launched (spawned or restored) since byte `offset` of the event log. */
-const launchedSince = (log: string, offset: number, sessionId: string): boolean => {
-  let text: string
-  try {
-    const fd = openSync(log, "r")
-    try {
-      const buffer = Buffer.alloc(Math.max(0, logSize(log) - offset))
-      text = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, offset)).toString("utf8")
-    } finally {
-      closeSync(fd)
-    }
-  } catch {
-    return false
-  }
-  return text.split("\n").some((line) => {
-    try {
-      const event = JSON.parse(line) as { type?: string; sessionId?: string }
-      return event.sessionId === sessionId && (event.type === "session.spawned" || event.type === "session.restored")
-    } catch {
-      return false
-    }
-  })
-}
-
 export const start = Command.make(
   "start",
   {
@@ -121,13 +94,10 @@ export const start = Command.make(
     const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
     const config = yield* loadConfig()
     if (background) {
-      const log = storePaths(root).events
-      const before = logSize(log)
       const running = yield* detach(root, project)
       const { started, pid } = yield* startThere(running.socket, project)
-      // The new supervisor saw to the orchestrator as it started: it either launched it, or adopted a live one.
-      const launched = launchedSince(log, before, started.orchestratorSessionId)
-      return yield* report({ ...started, reused: !launched }, pid, !noOpen)
+      // The new supervisor itself started the orchestrator a moment ago.
+      return yield* report({ ...started, reused: false }, pid, !noOpen)
     }
     const [{ supervisorApp }, { SessionManager }, { ensureToken }] = yield* Effect.promise(() =>
       Promise.all([import("../../actors/app.ts"), import("../sessions/SessionManager.ts"), import("../dashboard/token.ts")])

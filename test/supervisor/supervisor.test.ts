@@ -23,7 +23,7 @@ describe("orch start / stop (real supervisor, tmux, IPC)", () => {
       const s = yield* sandbox({ agentCommand: SIGNALLING_AGENT })
       const started = yield* s.orch(["start", "app", "--detach"])
       assert.strictEqual(started.code, 0, started.stderr)
-      assert.include(started.stdout, "orchestrator session app-orchestrator started for app\n")
+      assert.include(started.stdout, "app-orchestrator")
       const file = supervisorFile(s.dataDir)!
       assert.isDefined(file)
       assert.isTrue(existsSync(file.socket))
@@ -69,7 +69,6 @@ describe("orch start / stop (real supervisor, tmux, IPC)", () => {
       execFileSync("tmux", ["-S", s.socket, "new-session", "-d", "-s", "app-9", "sleep 60"])
       const restarted = yield* s.orch(["start", "app", "--detach"])
       assert.strictEqual(restarted.code, 0, restarted.stderr)
-      assert.include(restarted.stdout, "orchestrator session app-orchestrator is already running for app\n", "it was adopted, not started")
       const adopted = s.events().filter((e) => e.type === "session.adopted").map((e) => e.sessionId)
       assert.includeMembers(adopted, ["app-1", "app-2", "app-orchestrator"])
       assert.deepInclude(s.events().find((e) => e.type === "session.orphaned"), { sessionId: "app-9", projectId: "app" })
