@@ -10,7 +10,7 @@
 import { execFile, execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { freePort, machine, median, ms, ORCH, percentile, ratio, recordSection, removeSandbox } from "./lib.mjs"
@@ -141,6 +141,7 @@ const makeSandbox = async (name, workers) => {
 const full = await makeSandbox("full", SESSIONS)
 const empty = await makeSandbox("empty", 0)
 try {
+  const load = loadavg()[0]
   const samples = { full: [], empty: [], panes: [] }
   await full.crashAndRestart() // warm-up: file cache, the code cache
   await empty.crashAndRestart()
@@ -159,7 +160,7 @@ try {
   const waited = [...samples.full, ...samples.empty].filter((s) => s.waitedForDeath !== undefined)
   const p95 = percentile(adopted, 95)
   const body = [
-    `${machine()}; ${RUNS} crashes and restarts each, interleaved, ${new Date().toISOString().slice(0, 10)}. ${SESSIONS} live sessions (tmux, agent \`command\`: cat) plus the project's orchestrator session; no ORCH_* variable (own HOME and TMUX_TMPDIR per sandbox).`,
+    `${machine()}; ${RUNS} crashes and restarts each, interleaved, ${new Date().toISOString().slice(0, 10)}, load average ${load.toFixed(1)} when it began. ${SESSIONS} live sessions (tmux, agent \`command\`: cat) plus the project's orchestrator session; no ORCH_* variable (own HOME and TMUX_TMPDIR per sandbox).`,
     "",
     "| measure | median | p95 | against | target |",
     "|---|---|---|---|---|",
