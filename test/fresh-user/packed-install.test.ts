@@ -8,7 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { parseDocument } from "yaml"
 import { eventually } from "../support/eventually.ts"
@@ -72,14 +72,14 @@ const processState = (pid: number) => {
 
 // Live clock (no TestClock): every wait here is on a real process.
 layer(Layer.effect(Installed, packedInstall), { timeout: "120 seconds", excludeTestServices: true })("a new user, from the packed install", (it) => {
-  it.effect("the package installs with nothing compiled and runs as `orch` from the install", () =>
+  it.effect("the package installs with nothing compiled, its `orch` the packed dist/orch.mjs", () =>
     Effect.gen(function*() {
       const install = yield* Installed
       console.log(`fresh-user: npm pack ${install.packMs.toFixed(0)} ms, npm install ${install.installMs.toFixed(0)} ms`)
       for (const file of ["package/dist/orch.mjs", "package/dist/cli.cjs", "package/dist/cli.cjs.cache", "package/package.json"]) {
         assert.include(install.packed, file)
       }
-      assert.isTrue(existsSync(join(install.bin, "orch")))
+      assert.strictEqual(realpathSync(join(install.bin, "orch")), join(install.packageDir, "dist", "orch.mjs"))
       // A user without a C compiler must be able to install it (waits on prebuilt node-pty).
       assert.deepStrictEqual(install.compiled, [], "npm install compiled native code")
     }))
