@@ -34,6 +34,7 @@ export const EVENT_TYPES = [
   "supervisor.started",
   "supervisor.stopped",
   "supervisor.escalated",
+  "supervisor.adopted",
   "session.adopted",
   "session.orphaned",
   "tracker.update_failed"
