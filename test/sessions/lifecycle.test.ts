@@ -301,7 +301,8 @@ describe("orch status without a supervisor", () => {
       assert.deepInclude(row, { sessionId: "app-1", status: "working", recorded: true })
       assert.isAtLeast(row.recordedAgeMs, 3 * 3_600_000)
       assert.isBelow(row.recordedAgeMs, 3 * 3_600_000 + 60_000)
-      assert.match((yield* s.orch(["session", "ls"])).stdout, /^app-1\s+1\s+working\s+exited \(0\)\s/m, "session ls, the probing view, tells the truth")
+      const probing = (yield* s.orch(["session", "ls"])).stdout
+      assert.match(probing, /^app-1\s+1\s+working\s+exited \(0\)\s/m, `session ls, the probing view, tells the truth: ${probing}`)
 
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
       const watched = yield* s.orch(["status"])
