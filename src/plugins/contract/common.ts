@@ -35,8 +35,12 @@ const describeIssue = (issue: SchemaIssue.Issue): string =>
     return path === "" ? i.message : `${path}: ${i.message}`
   }).join("; ")
 
-/** `value` as `schema`'s Type, or why it is not one ("it returned an unexpected value: title: Expected string, got 3"). */
-export const decodeAnswer = <S extends Schema.Decoder<unknown>>(schema: S) => (value: unknown): Effect.Effect<S["Type"], string> =>
+/** `value` as `schema`'s Type, or what is wrong with it ("title: Expected string, got 3"). */
+export const decodeWith = <S extends Schema.Decoder<unknown>>(schema: S) => (value: unknown): Effect.Effect<S["Type"], string> =>
   Schema.decodeUnknownEffect(schema)(value, { errors: "all", reportInput: true }).pipe(
-    Effect.mapError((error) => `it returned an unexpected value: ${describeIssue(error.issue)}`)
+    Effect.mapError((error) => describeIssue(error.issue))
   )
+
+/** A component's answer as `schema`'s Type, or why not ("it returned an unexpected value: title: Expected string, got 3"). */
+export const decodeAnswer = <S extends Schema.Decoder<unknown>>(schema: S) => (value: unknown): Effect.Effect<S["Type"], string> =>
+  Effect.mapError(decodeWith(schema)(value), (problem) => `it returned an unexpected value: ${problem}`)
