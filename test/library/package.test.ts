@@ -196,7 +196,7 @@ describe("orch, installed from its tarball", () => {
     ])
   })
 
-  it("tsc finds the declarations of orch, orch/plugins and orch/plugins/notifier/webhook under node16, nodenext and bundler", async () => {
+  it("tsc finds the declarations of orch, orch/effect, orch/plugins and orch/plugins/<slot>/<name> under node16, nodenext and bundler", async () => {
     pkg.write("plugin.ts", readFileSync("test/fixtures/library/plugin.ts", "utf8"))
     // One of them also checks every declaration file (orch's and effect's); the others only how they resolve.
     const options = {
