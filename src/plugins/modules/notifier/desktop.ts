@@ -1,6 +1,6 @@
 /**
  * The `desktop` notifier as a plugin module (`orch/plugins/notifier/desktop`): `notify-send` on Linux,
- * `osascript` on macOS; where neither exists it shows nothing and logs one warning. It takes no settings.
+ * `osascript` on macOS; where neither exists, or the command fails, the call rejects saying why. It takes no settings.
  */
 import type { PluginManifest } from "../../contract/common.ts"
 import type { BuiltinNotifier } from "../../contract/notifier.ts"
