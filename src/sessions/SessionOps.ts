@@ -4,6 +4,7 @@
  */
 import type * as Effect from "effect/Effect"
 import type { SessionRecord, SessionStatus } from "../domain/session.ts"
+import type { CleanupVerdict } from "./cleanup-decision.ts"
 
 /** What a session is spawned for: a tracker's issue (`42`, `#42`, `ENG-123`), or a task a person wrote. */
 export type SpawnTarget =
@@ -15,8 +16,12 @@ export type BatchOutcome =
   | { readonly _tag: "Skipped"; readonly issueId: string; readonly sessionId: string }
   | { readonly _tag: "Failed"; readonly issueId: string; readonly reason: string }
 
+/** A session cleanup ends (or, with --dry-run, would end): the status it gets and why (see cleanup-decision.ts). */
 export interface CleanupItem {
+  /** The record as cleanup left it (as it was, for a dry run). */
   readonly record: SessionRecord
+  readonly status: CleanupVerdict["status"]
+  readonly cause: CleanupVerdict["cause"]
   readonly reason: string
   readonly rescuedTo?: string
   readonly commit?: string

@@ -1,13 +1,13 @@
 /**
- * Which session records `orch session rm` and `prune` may remove: only ended ones (killed, done, merged, errored),
+ * Which session records `orch session rm` and `prune` may remove: only ended ones (killed, done, merged, exited, errored),
  * never one whose agent still runs, never one whose worktree still holds unsaved work. Pure.
  */
 import { isEnded, type SessionRecord, type SessionStatus } from "../domain/session.ts"
 import type { UnsavedWork } from "../plugins/workspace/Workspace.ts"
 import { rescueRef } from "./teardown.ts"
 
-/** Statuses whose record may go: the session ended, or its agent exited (errored). */
-export const REMOVABLE_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done", "errored"]
+/** Statuses whose record may go: the session ended (merged, killed, done, exited), or its agent exited (errored). */
+export const REMOVABLE_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done", "exited", "errored"]
 
 export interface RemovalFacts {
   /** The agent still runs in its terminal; undefined when it could not be asked. */

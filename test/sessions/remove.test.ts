@@ -29,6 +29,7 @@ describe("which records rm and prune remove", () => {
     ["killed", clean, "Remove"],
     ["done", clean, "Remove"],
     ["merged", clean, "Remove"],
+    ["exited", clean, "Remove"],
     ["errored", { running: false, worktree: { uncommitted: 0, unpushed: 0 } }, "Remove"],
     ["working", clean, "it is live (working); `orch session kill app-1` ends it first"],
     ["pr_open", clean, "it is live (pr_open); `orch session kill app-1` ends it first"],
