@@ -111,10 +111,10 @@ const writeRepoConfig = Effect.fnUntraced(function*(cwd: string, force: boolean,
   if (existsSync(file) && !force) return yield* new ConfigExistsError({ file })
   writeFileSync(file, renderInitConfig(yield* getDefaultConfig(), detected?.project))
   if (detected === undefined) {
-    yield* Console.log(`Wrote ${file} with no project: this is not a git repository.`)
+    yield* Console.log(`Wrote ${file} with no project: this is not a git repository`)
     return yield* Console.log("Add your projects under `projects:`, then check it with `orch config validate`.")
   }
-  yield* Console.log(`Wrote ${file} with ${describeProject(detected.project, detected.localReason)}.`)
+  yield* Console.log(`Wrote ${file} with ${describeProject(detected.project, detected.localReason)}`)
 })
 
 const addToUserConfig = Effect.fnUntraced(function*(cwd: string, detected: { project: InitProject; localReason: string | undefined }) {
@@ -124,12 +124,12 @@ const addToUserConfig = Effect.fnUntraced(function*(cwd: string, detected: { pro
   if (!isFile(file)) {
     mkdirSync(dirname(file), { recursive: true })
     writeFileSync(file, renderInitConfig(yield* getDefaultConfig(), { ...project, path: tildePath(project.path, homeDir) }))
-    yield* Console.log(`Wrote your user config ${file} (found from any directory) with ${describeProject(project, localReason)}.`)
+    yield* Console.log(`Wrote your user config ${file} (found from any directory) with ${describeProject(project, localReason)}`)
   } else {
     const text = readFileSync(file, "utf8")
     const result = addProjectToConfigText(text, file, project, homeDir)
     if (result._tag === "AlreadyThere") {
-      return yield* Console.log(`${file} already has this repository, as project "${result.key}"; nothing was changed.`)
+      return yield* Console.log(`${file} already has this repository, as project "${result.key}"; nothing was changed`)
     }
     if (result._tag === "Refused") {
       return yield* new InitRefused({ reason: `${file} was left as it was: ${result.reason}; add this repository to it by hand under another key`, exitCode: 1 })
@@ -140,10 +140,10 @@ const addToUserConfig = Effect.fnUntraced(function*(cwd: string, detected: { pro
       Effect.mapError((error) => new InitRefused({ reason: `${file} was left as it was: with "${project.key}" added it would not load: ${error.message.split("\n")[0]}`, exitCode: 1 }))
     )
     writeFileSync(file, result.text)
-    yield* Console.log(`Added ${describeProject(project, localReason)} to your user config ${file}, keeping everything else in it.`)
+    yield* Console.log(`Added ${describeProject(project, localReason)} to your user config ${file}, keeping everything else in it`)
   }
   const first = searchPlaces({ env: { ...env, ORCH_CONFIG_PATH: undefined }, homeDir, cwd }).find(isFile)
-  if (first !== undefined && first !== file) yield* Console.log(`Note: from here ${first} is found first, so commands run here use it and not the user config.`)
+  if (first !== undefined && first !== file) yield* Console.log(`Note: from here ${first} is found first, so commands run here use it and not the user config`)
 })
 
 export const init = Command.make(

@@ -15,15 +15,19 @@ export type RemoteKind =
   /** No origin, a local path, or a host that is not GitHub: no repohost orch can ask. */
   | { readonly _tag: "Local"; readonly reason: string }
 
+/** Hosts known not to speak GitHub's API. */
+const NOT_GITHUB = /(^|\.)(gitlab\.[a-z.]+|gitlab|bitbucket\.org|codeberg\.org|sr\.ht|gitea\.[a-z.]+|dev\.azure\.com|visualstudio\.com)$/i
+
 /**
- * Whether the repository's `origin` is on GitHub (github.com, or a GitHub Enterprise host with "github" in its
- * name), which the repohost tracker and scm speak to; anything else is worked on locally. Pure.
+ * Whether the repository's `origin` is GitHub-style (`host/owner/repo` on github.com, a GitHub Enterprise host or
+ * any host not known to be something else), which the repohost tracker and scm speak to; no origin, a local path,
+ * or a host known not to be GitHub (gitlab.com, bitbucket.org, …) is worked on locally. Pure.
  */
 export const remoteKind = (origin: string | undefined): RemoteKind => {
   if (origin === undefined || origin.trim() === "") return { _tag: "Local", reason: "no origin remote" }
   const repo = repoFromRemoteUrl(origin)
   const host = hostOfRemoteUrl(origin)
   if (repo === undefined || host === undefined || host === "." || host === "..") return { _tag: "Local", reason: `origin ${origin.trim()} is not on a repohost` }
-  if (!/github/i.test(host)) return { _tag: "Local", reason: `origin is on ${host}, not GitHub` }
+  if (NOT_GITHUB.test(host)) return { _tag: "Local", reason: `origin is on ${host}, not GitHub` }
   return { _tag: "GitHub", repo }
 }

@@ -17,7 +17,7 @@ describe("orch init --user: many repositories in the user-level config", () => {
       assert.strictEqual(first.code, 0, first.stderr)
       assert.strictEqual(
         first.stdout,
-        `Wrote your user config ${s.userConfigFile} (found from any directory) with project "app" (local/app); origin ${s.repo.origin} is not on a repohost: added with tracker: none and scm: none, so spawns look nothing up (use orch spawn app --task "…").\n`
+        `Wrote your user config ${s.userConfigFile} (found from any directory) with project "app" (local/app); origin ${s.repo.origin} is not on a repohost: added with tracker: none and scm: none, so spawns look nothing up (use orch spawn app --task "…")\n`
       )
       assert.isFalse(existsSync(join(s.repo.path, "orchestrator.yaml")))
 
@@ -30,7 +30,7 @@ describe("orch init --user: many repositories in the user-level config", () => {
       execFileSync("git", ["-C", web.path, "remote", "set-url", "origin", "git@github.com:acme/web.git"])
       const second = yield* s.orch(["init", "--global"], { cwd: web.path })
       assert.strictEqual(second.code, 0, second.stderr)
-      assert.strictEqual(second.stdout, `Added project "web" (acme/web) to your user config ${s.userConfigFile}, keeping everything else in it.\n`)
+      assert.strictEqual(second.stdout, `Added project "web" (acme/web) to your user config ${s.userConfigFile}, keeping everything else in it\n`)
       const merged = readFileSync(s.userConfigFile, "utf8")
       assert.include(merged, "# my own note about the projects\nprojects:\n")
       assert.match(merged, /^port: \d+ # mine$/m)
@@ -38,7 +38,7 @@ describe("orch init --user: many repositories in the user-level config", () => {
       assert.deepStrictEqual(Object.keys(parse(merged).projects), ["app", "web"])
 
       const again = yield* s.orch(["init", "--user"], { cwd: web.path })
-      assert.deepStrictEqual(again, { code: 0, stdout: `${s.userConfigFile} already has this repository, as project "web"; nothing was changed.\n`, stderr: "" })
+      assert.deepStrictEqual(again, { code: 0, stdout: `${s.userConfigFile} already has this repository, as project "web"; nothing was changed\n`, stderr: "" })
       const twin = makeRepo(join(s.root, "elsewhere"), "web")
       const clash = yield* s.orch(["init", "--user"], { cwd: twin.path })
       assert.strictEqual(clash.code, 1)
@@ -62,7 +62,7 @@ describe("orch init --user: many repositories in the user-level config", () => {
       // Not a terminal: no question, the repository's own file, as before.
       const piped = yield* s.orch(["init"], { cwd: s.repo.path })
       assert.strictEqual(piped.code, 0, piped.stderr)
-      assert.strictEqual(piped.stdout, `Wrote ${join(s.repo.path, "orchestrator.yaml")} with project "app" (local/app); origin ${s.repo.origin} is not on a repohost: added with tracker: none and scm: none, so spawns look nothing up (use orch spawn app --task "…").\n`)
+      assert.strictEqual(piped.stdout, `Wrote ${join(s.repo.path, "orchestrator.yaml")} with project "app" (local/app); origin ${s.repo.origin} is not on a repohost: added with tracker: none and scm: none, so spawns look nothing up (use orch spawn app --task "…")\n`)
       assert.deepInclude(parse(readFileSync(join(s.repo.path, "orchestrator.yaml"), "utf8")).projects.app, { tracker: "none", scm: "none", repo: "local/app" })
       assert.isFalse(existsSync(s.userConfigFile))
 
@@ -95,6 +95,6 @@ describe("orch init --user: many repositories in the user-level config", () => {
       // A repository whose own orchestrator.yaml is found first from there: added, with a note saying so.
       const shadowed = yield* s.orch(["init", "--user"], { cwd: s.repo.path })
       assert.strictEqual(shadowed.code, 0, shadowed.stderr)
-      assert.include(shadowed.stdout, `Note: from here ${join(s.repo.path, "orchestrator.yaml")} is found first, so commands run here use it and not the user config.\n`)
+      assert.include(shadowed.stdout, `Note: from here ${join(s.repo.path, "orchestrator.yaml")} is found first, so commands run here use it and not the user config\n`)
     }), 60_000)
 })
