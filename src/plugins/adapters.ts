@@ -39,9 +39,17 @@ export const runtimeFromPlugin = ({ manifest, component }: LoadedPlugin): Runtim
       has(component, "getOutput") ? call("getOutput", theirs(handle), scrollback).pipe(Effect.map(String)) : Effect.succeed(""),
     probe: (handles) =>
       Effect.forEach(handles, (handle) =>
-        has(component, "isAlive")
-          ? call("isAlive", theirs(handle)).pipe(Effect.map((alive): [string, Liveness] => [handle.id, alive ? { _tag: "Alive" } : { _tag: "Gone" }]))
-          : Effect.succeed<[string, Liveness]>([handle.id, { _tag: "Alive" }])).pipe(Effect.map((entries) => new Map(entries))),
+        Effect.gen(function*() {
+          const alive = has(component, "isAlive") ? Boolean(yield* call("isAlive", theirs(handle))) : true
+          // `lastOutputAt(handle)`: when its terminal last printed anything (ms since the epoch), for quiescence.
+          const output = alive && has(component, "lastOutputAt") ? yield* call("lastOutputAt", theirs(handle)) : undefined
+          const liveness: Liveness = !alive
+            ? { _tag: "Gone" }
+            : typeof output === "number" && Number.isFinite(output)
+            ? { _tag: "Alive", lastOutputAt: output }
+            : { _tag: "Alive" }
+          return [handle.id, liveness] as const
+        })).pipe(Effect.map((entries) => new Map(entries))),
     destroy: (handle) => Effect.asVoid(call("destroy", theirs(handle)))
   }
 }
