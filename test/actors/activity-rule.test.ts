@@ -39,7 +39,7 @@ const probe = (lastOutputAt?: number, screen?: SessionRecord["activity"]): Obser
   ...(lastOutputAt !== undefined ? { lastOutputAt } : {}),
   ...(screen !== undefined ? { screen } : {})
 })
-const report = (activity: AgentWord["activity"], at: number, more: { report?: "active" | "ready" | "waiting_input" | "done"; note?: string } = {}): Observation => ({
+const report = (activity: AgentWord["activity"], at: number, more: { report?: "active" | "ready" | "waiting_input" | "done"; note?: string } = {}): Extract<Observation, { _tag: "Signal" }> => ({
   _tag: "Signal",
   by: "report",
   activity,
