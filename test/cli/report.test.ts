@@ -4,6 +4,8 @@
  * sent, in its own environment), changes its activity with and without a supervisor, and shows in `orch status`.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type { SessionRecord } from "../../src/domain/session.ts"
@@ -54,6 +56,41 @@ describe("orch report and quiescence (built CLI, tmux, supervisor)", () => {
       assert.strictEqual((yield* s.orch(["start", "app", "--detach"])).code, 0)
       yield* eventually("the new supervisor folds the report", () => s.record("app-1").said?.report === "active", 30_000)
       assert.lengthOf(mine("session.reported_done"), 1, "the done report was folded once, not again by the new supervisor")
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 120_000)
+
+  it.live("the wrapper docs/agents.md shows reports each turn of a one-shot CLI, and a failed turn as waiting for a person", () =>
+    Effect.gen(function*() {
+      const docs = readFileSync("docs/agents.md", "utf8")
+      const wrapper = /A wrapper that gives[^`]*```sh\n([\s\S]*?)```/.exec(docs)?.[1]
+      assert.isDefined(wrapper, "docs/agents.md shows the wrapper")
+      const s = yield* sandbox()
+      const bin = join(s.root, "bin")
+      mkdirSync(bin)
+      const script = (name: string, body: string) => {
+        writeFileSync(join(bin, name), body)
+        chmodSync(join(bin, name), 0o755)
+      }
+      script("orch", `#!/bin/sh\nexec node ${ORCH_BIN} "$@"\n`)
+      script("orch-turns", wrapper!)
+      script("one-shot", `#!/bin/sh\ncase "$*" in *BREAK-NOW*) exit 3;; esac\necho "answer to: $*"\n`)
+      s.writeConfig({ agentConfig: { command: "orch-turns one-shot --prompt" } })
+      const path = { PATH: `${bin}:${process.env.PATH ?? ""}` }
+      const turns = () => (s.events() as Array<Event>).filter((e) => e.sessionId === "app-1" && ["session.working", "session.ready", "session.needs_input"].includes(e.type)).map((e) => e.type)
+
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach"], path)).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"], path)).code, 0)
+      yield* eventually("the first turn's ready", () => s.record("app-1").said?.report === "ready", 30_000)
+      assert.include(s.screen("app-1"), "answer to: --prompt You are a coding agent")
+
+      assert.strictEqual((yield* s.orch(["send", "app-1", "BREAK-NOW please"], path)).code, 0)
+      yield* eventually("the failed turn", () => s.record("app-1").activity === "waiting_input", 30_000)
+      assert.deepInclude(s.record("app-1").said, { report: "waiting_input", note: "one-shot failed (exit 3)" })
+
+      assert.strictEqual((yield* s.orch(["send", "app-1", "try again"], path)).code, 0)
+      yield* eventually("the next turn's ready", () => s.record("app-1").status === "ready", 30_000)
+      assert.include(s.screen("app-1"), "answer to: --prompt try again")
+      assert.deepStrictEqual(turns().slice(-3), ["session.needs_input", "session.working", "session.ready"])
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 120_000)
 })
