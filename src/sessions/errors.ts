@@ -47,7 +47,7 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
   reason: Schema.String
 }) {
   override get message() {
-    return `spawn of ${this.project} issue ${this.issueId} failed while ${this.step}: ${this.reason} (nothing was left behind)`
+    return `spawn of ${this.project} issue ${this.issueId} failed while ${this.step} (nothing was left behind): ${this.reason}`
   }
 }
 

@@ -51,7 +51,7 @@ describe("orch spawn of an agent that cannot run", () => {
       assert.strictEqual(run.code, 1)
       assert.strictEqual(
         run.stderr,
-        "orch: spawn of app issue 1 failed while checking the agent: no-such-agent-cli is not installed (not found on PATH); install it, or set agentConfig.command to its full path (nothing was left behind)\n"
+        "orch: spawn of app issue 1 failed while checking the agent (nothing was left behind): no-such-agent-cli is not installed (not found on PATH); install it, or set agentConfig.command to its full path\n"
       )
       assert.deepStrictEqual(s.sessions(), [])
       assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
@@ -65,7 +65,7 @@ describe("orch spawn of an agent that cannot run", () => {
       assert.strictEqual(run.code, 1)
       assert.strictEqual(
         run.stderr,
-        "orch: spawn of app issue 1 failed while starting the agent: the agent exited with status 3 as it started; it printed:\n  > error: this agent cannot be used with root (nothing was left behind)\n"
+        "orch: spawn of app issue 1 failed while starting the agent (nothing was left behind): the agent exited with status 3 as it started; it printed:\n  > error: this agent cannot be used with root\n"
       )
       assert.deepStrictEqual(s.sessions(), [])
       assert.isFalse(existsSync(join(s.dataDir, "worktrees", "app", "app-1")))

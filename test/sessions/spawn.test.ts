@@ -83,7 +83,7 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
       const s = yield* sandbox({ project: { postCreate: ["echo preparing; exit 3"] } })
       const run = yield* s.orch(["spawn", "app", "5"])
       assert.strictEqual(run.code, 1)
-      assert.match(run.stderr, /^orch: spawn of app issue 5 failed while creating the workspace: .*postCreate "echo preparing; exit 3".*exit 3/)
+      assert.match(run.stderr, /^orch: spawn of app issue 5 failed while creating the workspace \(nothing was left behind\): .*postCreate "echo preparing; exit 3".*exit 3/)
       assert.deepStrictEqual(s.sessions(), [])
       assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/5"))
       assert.isFalse(existsSync(join(s.dataDir, "worktrees", "app", "app-1")))
