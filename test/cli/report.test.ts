@@ -9,7 +9,8 @@ import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type { SessionRecord } from "../../src/domain/session.ts"
-import { ORCH_BIN } from "../support/cli.ts"
+import { ORCH_BIN, runOrch } from "../support/cli.ts"
+import { tempDir } from "../support/host.ts"
 import { eventually } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 
@@ -93,4 +94,22 @@ describe("orch report and quiescence (built CLI, tmux, supervisor)", () => {
       assert.deepStrictEqual(turns().slice(-3), ["session.needs_input", "session.working", "session.ready"])
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 120_000)
+})
+
+describe("orch report outside a session", () => {
+  it.effect("without $ORCH_SESSION_ID, with a state it does not know, or naming no session: one sentence, exit 2", () =>
+    Effect.gen(function*() {
+      const home = yield* tempDir("orch-report-")
+      const outside = runOrch(["report", "done"], { env: { HOME: home } })
+      assert.deepStrictEqual(outside, {
+        code: 2,
+        stdout: "",
+        stderr: "orch: orch report runs inside a session: $ORCH_SESSION_ID is not set (orch sets it for every agent it starts)\n"
+      })
+      const unknownState = runOrch(["report", "finished"], { env: { HOME: home, ORCH_SESSION_ID: "app-1" } })
+      assert.strictEqual(unknownState.code, 2)
+      assert.include(unknownState.stderr, `Expected: "active" | "ready" | "waiting_input" | "done"`)
+      const noSession = runOrch(["report", "ready"], { env: { HOME: home, ORCH_SESSION_ID: "app-9" } })
+      assert.deepStrictEqual(noSession, { code: 2, stdout: "", stderr: `orch: $ORCH_SESSION_ID names app-9, which has no record in ${join(home, ".orchestrator")}\n` })
+    }))
 })
