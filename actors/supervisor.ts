@@ -195,7 +195,10 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   const readScreen = Effect.fnUntraced(function*(record: SessionRecord, state: ActorState, owner: ProjectRuntime, lastOutputAt: number | undefined, now: number) {
     if (!owner.agent.readsScreen || hooksSpeak(state.word, now, HOOK_SILENCE_MS)) return undefined
     if (state.screen !== undefined && lastOutputAt !== undefined && state.screen.outputAt === lastOutputAt) return state.screen.activity
-    const activity = yield* owner.runtime.capture(record.runtime!).pipe(Effect.map(owner.agent.activityFromScreen), Effect.orElseSucceed(() => undefined))
+    // A capture that fails tells nothing this cycle (and is tried again next cycle): the probe's liveness stands.
+    const captured = yield* Effect.option(owner.runtime.capture(record.runtime!))
+    if (captured._tag === "None") return undefined
+    const activity = owner.agent.activityFromScreen(captured.value)
     state.screen = { outputAt: lastOutputAt, activity }
     return activity
   })

@@ -29,14 +29,14 @@ const S = 1000
 const MIN = 60 * S
 const iso = (ms: number) => new Date(ms).toISOString()
 
-const setup = Effect.gen(function*() {
+const setup = (project: Record<string, unknown> = {}) => Effect.gen(function*() {
   const root = yield* tempDir()
   const log = join(root, "runtime-log.json")
   process.env.FIXTURE_RUNTIME_LOG = log
   const config = yield* validateConfig({
     readyThresholdMs: 5 * MIN,
     plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
-    projects: { app: { repo: "acme/app", path: join(root, "app"), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true", quietMs: 3 * S } } }
+    projects: { app: { repo: "acme/app", path: join(root, "app"), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true", quietMs: 3 * S }, ...project } }
   }).pipe(withHost({ cwd: root, homeDir: root, env: {} }))
   const store = SessionStore.make(root)
   const events = yield* EventLog.make(join(root, "events.jsonl"))
@@ -78,13 +78,15 @@ const setup = Effect.gen(function*() {
       })
       return yield* Effect.raceFirst(Fiber.join(waiting), guard)
     })
-  return { supervisor, record, types, lifecycle, output, report, receipt, notified }
+  /** How many times the supervisor captured the screen (the fixture runtime logs each getOutput). */
+  const captures = () => (existsSync(log) ? (JSON.parse(readFileSync(log, "utf8")) as Array<{ call: string }>) : []).filter((e) => e.call === "getOutput").length
+  return { supervisor, record, types, lifecycle, output, report, receipt, notified, captures }
 })
 
 describe("supervisor activity under TestClock", () => {
   it.effect("a command agent that printed, then went quiet: ready after quietMs, idle after readyThresholdMs, working on new output", () =>
     Effect.gen(function*() {
-      const t = yield* setup
+      const t = yield* setup()
       t.output(0)
       yield* TestClock.adjust(3 * S - 1)
       yield* t.supervisor.cycle()
@@ -104,7 +106,7 @@ describe("supervisor activity under TestClock", () => {
 
   it.effect("orch report holds over a quiet screen until later output contradicts it; done is ready plus session.reported_done", () =>
     Effect.gen(function*() {
-      const t = yield* setup
+      const t = yield* setup()
       t.output(0)
       t.report("waiting_input", 0, "which database?")
       yield* t.receipt("session.needs_input", t.supervisor.cycle())
@@ -128,7 +130,7 @@ describe("supervisor activity under TestClock", () => {
 
   it.effect("an agent that reported active and then shows nothing for the agent-stuck threshold is stuck, and someone is told", () =>
     Effect.gen(function*() {
-      const t = yield* setup
+      const t = yield* setup()
       t.output(0)
       t.report("active", 0)
       yield* TestClock.adjust(5 * MIN)
@@ -143,4 +145,23 @@ describe("supervisor activity under TestClock", () => {
       assert.deepStrictEqual(t.types(), ["session.stuck", "reaction.triggered", "notification.sent"])
       assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["urgent", "reaction.agent-stuck"]])
     }).pipe(Effect.scoped))
+
+  it.effect("a screen-reading agent (codex) is captured only after new output, and where its screen matches nothing, quiescence decides", () =>
+    Effect.gen(function*() {
+      const t = yield* setup({ agent: "codex", agentConfig: { quietMs: 3 * S } })
+      t.output(0)
+      yield* t.supervisor.cycle()
+      assert.strictEqual(t.captures(), 1)
+      yield* TestClock.adjust(3 * S)
+      yield* t.receipt("session.ready", t.supervisor.cycle())
+      for (let i = 0; i < 5; i++) {
+        yield* TestClock.adjust(5 * S)
+        yield* t.supervisor.cycle()
+      }
+      assert.strictEqual(t.captures(), 1, "nothing printed since: the screen is not captured again")
+      t.output(30 * S)
+      yield* t.receipt("session.working", t.supervisor.cycle())
+      assert.strictEqual(t.captures(), 2)
+    }).pipe(Effect.scoped))
 })
+
