@@ -69,8 +69,8 @@ interface ActorState {
   offset: number
   /** Who said the agent's last word and when (ms): while hooks speak its screen is not read. */
   word?: { readonly by: "hook" | "report"; readonly at: number }
-  /** The agent plugin's last reading of the screen and the output time it was read at: read again only after new output. */
-  screen?: { readonly outputAt: number | undefined; readonly activity: Activity | undefined }
+  /** The agent plugin's last reading of the screen and when it was captured: read again only after newer output. */
+  screen?: { readonly capturedAt: number; readonly activity: Activity | undefined }
 }
 
 export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorConfig) {
@@ -189,17 +189,18 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
 
   /**
    * What the agent plugin reads off a session's screen, for agents that can be read that way and whose hooks
-   * are silent. The screen is captured again only when the terminal printed something since the last capture
-   * (every time when the runtime cannot tell).
+   * are silent. The screen is captured again only when the terminal may have printed something since the last
+   * capture (every time when the runtime cannot tell). tmux tells output time to the second, taken as the end of
+   * that second: a capture within the second of the last output is not trusted to have seen all of it.
    */
   const readScreen = Effect.fnUntraced(function*(record: SessionRecord, state: ActorState, owner: ProjectRuntime, lastOutputAt: number | undefined, now: number) {
     if (!owner.agent.readsScreen || hooksSpeak(state.word, now, HOOK_SILENCE_MS)) return undefined
-    if (state.screen !== undefined && lastOutputAt !== undefined && state.screen.outputAt === lastOutputAt) return state.screen.activity
+    if (state.screen !== undefined && lastOutputAt !== undefined && lastOutputAt < state.screen.capturedAt) return state.screen.activity
     // A capture that fails tells nothing this cycle (and is tried again next cycle): the probe's liveness stands.
     const captured = yield* Effect.option(owner.runtime.capture(record.runtime!))
     if (captured._tag === "None") return undefined
     const activity = owner.agent.activityFromScreen(captured.value)
-    state.screen = { outputAt: lastOutputAt, activity }
+    state.screen = { capturedAt: now, activity }
     return activity
   })
 

@@ -154,14 +154,16 @@ describe("supervisor activity under TestClock", () => {
       assert.strictEqual(t.captures(), 1)
       yield* TestClock.adjust(3 * S)
       yield* t.receipt("session.ready", t.supervisor.cycle())
+      assert.strictEqual(t.captures(), 2, "the first capture came in the same moment as the output: not trusted to have seen all of it")
       for (let i = 0; i < 5; i++) {
         yield* TestClock.adjust(5 * S)
         yield* t.supervisor.cycle()
       }
-      assert.strictEqual(t.captures(), 1, "nothing printed since: the screen is not captured again")
-      t.output(30 * S)
+      assert.strictEqual(t.captures(), 2, "nothing printed since: the screen is not captured again")
+      t.output(28 * S)
+      yield* TestClock.adjust(S)
       yield* t.receipt("session.working", t.supervisor.cycle())
-      assert.strictEqual(t.captures(), 2)
+      assert.strictEqual(t.captures(), 3)
     }).pipe(Effect.scoped))
 })
 
