@@ -210,6 +210,22 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     Effect.forkScoped
   )
 
+  /** Sessions adopted at start whose first probe is still to come (`supervisor.adopted`; none when none were). */
+  let awaitingFirstProbe: number | undefined
+  /** After the first probe cycle that follows adoption: how many sessions were adopted and what the probe found. */
+  const reportAdoption = (probed: Record<"alive" | "exited" | "gone" | "unknown", number>) =>
+    Effect.suspend(() => {
+      const sessions = awaitingFirstProbe
+      if (sessions === undefined) return Effect.void
+      awaitingFirstProbe = undefined
+      const found = Object.entries(probed).filter(([, n]) => n > 0).map(([state, n]) => `${n} ${state}`).join(", ") || "nothing to probe"
+      return events.append({
+        type: "supervisor.adopted",
+        message: `pid ${process.pid} adopted ${sessions} session(s); first probe: ${found}`,
+        data: { pid: process.pid, sessions, ...probed }
+      })
+    })
+
   /** One probe cycle: sync actors with the records, probe every runtime once, read signals, let time pass. */
   const cycle = Effect.fn("Supervisor.cycle")(function*() {
     const { records } = yield* store.list
@@ -223,6 +239,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     for (const id of [...actors.keys()]) if (!liveIds.has(id)) yield* stopActor(id)
     for (const record of live) yield* startActor(record)
     const now = yield* Clock.currentTimeMillis
+    const probedCounts = { alive: 0, exited: 0, gone: 0, unknown: 0 }
     for (const owner of projects.values()) {
       const mine = live.filter((r) => r.projectId === owner.project.id && r.runtime !== null)
       if (mine.length === 0) continue
@@ -232,6 +249,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
         if (state === undefined) continue
         yield* deliverSignals(record.sessionId, now)
         const liveness = probed._tag === "None" ? undefined : probed.value.get(record.runtime!.id)
+        probedCounts[liveness === undefined ? "unknown" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone"]++
         const lastOutputAt = liveness?._tag === "Alive" ? liveness.lastOutputAt : undefined
         const screen = liveness?._tag === "Alive" ? yield* readScreen(record, state, owner, lastOutputAt, now) : undefined
         yield* observe(record.sessionId, {
@@ -243,6 +261,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
         yield* observe(record.sessionId, { _tag: "Tick" })
       }
     }
+    yield* reportAdoption(probedCounts)
   })
 
   /**
@@ -252,10 +271,12 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   const adopt = Effect.fn("Supervisor.adopt")(function*() {
     yield* manager.reconcile().pipe(Effect.catchCause(() => Effect.void))
     const { records } = yield* store.list
-    for (const record of records.filter(isLive)) {
+    const live = records.filter(isLive)
+    for (const record of live) {
       yield* startActor(record)
       yield* events.append({ type: "session.adopted", sessionId: record.sessionId, projectId: record.projectId, issueId: record.issueId })
     }
+    if (live.length > 0) awaitingFirstProbe = live.length
     const known = new Set(records.map((r) => r.sessionId))
     for (const { project, runtime } of projects.values()) {
       const names = runtime.list === undefined ? [] : yield* runtime.list().pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))

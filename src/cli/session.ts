@@ -49,13 +49,15 @@ const cleanup = Command.make(
   Effect.fn("cli.session.cleanup")(function*({ dryRun, json }) {
     const { withSessions } = yield* Effect.promise(loadSessions)
     const items = yield* withSessions((sessions) => sessions.cleanup({ dryRun }))
-    if (json) return yield* Console.log(JSON.stringify(items.map((i) => ({ sessionId: i.record.sessionId, reason: i.reason, rescuedTo: i.rescuedTo ?? null }))))
+    if (json) {
+      return yield* Console.log(JSON.stringify(items.map((i) => ({ sessionId: i.record.sessionId, status: i.status, cause: i.cause, reason: i.reason, rescuedTo: i.rescuedTo ?? null }))))
+    }
     if (items.length === 0) return yield* Console.log("Nothing to clean up.")
     for (const item of items) {
-      yield* Console.log(`${dryRun ? "would clean" : "cleaned"} ${item.record.sessionId}: ${item.reason}${rescueNote(item)}`)
+      yield* Console.log(`${dryRun ? "would clean" : "cleaned"} ${item.record.sessionId} (${item.status}): ${item.reason}${rescueNote(item)}`)
     }
   })
-).pipe(Command.withDescription("Remove sessions whose PR merged or closed, whose issue is completed, or whose agent is gone"))
+).pipe(Command.withDescription("End sessions whose PR merged or closed (merged, done), whose issue is completed (done), or whose agent stopped (exited)"))
 
 export const session = Command.make("session").pipe(
   Command.withDescription("Manage sessions: ls, kill, restore, cleanup"),

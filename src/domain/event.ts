@@ -35,6 +35,7 @@ export const EVENT_TYPES = [
   "supervisor.started",
   "supervisor.stopped",
   "supervisor.escalated",
+  "supervisor.adopted",
   "session.adopted",
   "session.orphaned",
   "tracker.update_failed"

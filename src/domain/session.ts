@@ -19,7 +19,8 @@ export const SessionStatus = Schema.Literals([
   "merged",
   "errored",
   "killed",
-  "done"
+  "done",
+  "exited"
 ])
 export type SessionStatus = typeof SessionStatus.Type
 
@@ -27,8 +28,12 @@ export type SessionStatus = typeof SessionStatus.Type
 export const Activity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "exited", "unknown"])
 export type Activity = typeof Activity.Type
 
-/** Statuses after which a session no longer has a live agent or workspace. */
-export const ENDED_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done"]
+/**
+ * Statuses after which a session no longer has a live agent or workspace: `merged` (its PR merged), `done` (its PR
+ * closed, or its issue completed), `killed` (a person killed it), `exited` (cleanup ended it after its agent
+ * stopped, its work not landed).
+ */
+export const ENDED_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done", "exited"]
 export const isEnded = (status: SessionStatus) => ENDED_STATUSES.includes(status)
 
 export const RuntimeHandle = Schema.Struct({

@@ -7,6 +7,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { Rpc, RpcGroup } from "effect/rpc"
 import { SessionRecord } from "../domain/session.ts"
+import { CleanedStatus, CleanupCause } from "../sessions/cleanup-decision.ts"
 
 export class RemoteError extends Schema.TaggedError<RemoteError>()("RemoteError", {
   tag: Schema.String,
@@ -64,6 +65,8 @@ export const StopReport = Schema.Struct({
 
 export const CleanupItem = Schema.Struct({
   record: SessionRecord,
+  status: CleanedStatus,
+  cause: CleanupCause,
   reason: Schema.String,
   rescuedTo: Schema.optionalKey(Schema.String),
   commit: Schema.optionalKey(Schema.String)

@@ -21,6 +21,7 @@ import { SessionStore } from "../store/SessionStore.ts"
 import { ProjectNotFound, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
 import type { BatchOutcome, CleanupItem } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
+import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { startOrchestrator } from "./orchestrator.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
@@ -213,29 +214,30 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     return states
   })
 
-  /** Sessions whose PR merged or closed, whose issue is completed, or whose agent is gone, and what cleaning would do. */
+  /**
+   * Sessions whose PR merged or closed, whose issue is completed, or whose agent is gone, each with the status and
+   * reason cleaning gives it (cleanup-decision.ts). Terminals are probed once per project, and only for sessions
+   * that neither their PR nor their issue settles.
+   */
   const cleanupCandidates = Effect.fn("Sessions.cleanupCandidates")(function*() {
     const { records } = yield* store.list
-    const candidates: Array<CleanupItem> = []
     const states = yield* issueStates(records)
-    for (const record of records) {
-      if (record.endedAt !== undefined || record.status === "killed" || record.status === "spawning") continue
-      const project = projects.find((p) => p.id === record.projectId)
-      if (project === undefined) continue
-      if (record.pr?.state === "merged" || record.pr?.state === "closed") {
-        candidates.push({ record, reason: `PR #${record.pr.number} ${record.pr.state}` })
-        continue
-      }
-      const issueState = states.get(record.sessionId)
-      if (issueState?.completed === true) {
-        candidates.push({ record, reason: `issue ${record.issueId} is ${issueState.name}` })
-        continue
-      }
-      const state = yield* liveness(record).pipe(withPlugins(project))
-      if (state._tag === "Gone") candidates.push({ record, reason: "its terminal session is gone" })
-      if (state._tag === "Exited") candidates.push({ record, reason: `its agent exited${state.exitCode !== undefined ? ` (code ${state.exitCode})` : ""}` })
+    const mine = records.filter((r) => isCleanable(r) && projects.some((p) => p.id === r.projectId))
+    const unsettled = mine.filter((r) => r.runtime !== null && settledVerdict(r, states.get(r.sessionId)) === undefined)
+    const liveness = new Map<string, Liveness>()
+    for (const project of projects) {
+      const handles = unsettled.filter((r) => r.projectId === project.id).map((r) => r.runtime!)
+      if (handles.length === 0) continue
+      const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(withPlugins(project))
+      for (const [id, state] of probed) liveness.set(id, state)
     }
-    return candidates
+    return mine.flatMap((record): ReadonlyArray<CleanupItem> => {
+      const verdict = cleanupVerdict(record, {
+        issueState: states.get(record.sessionId),
+        liveness: record.runtime !== null ? liveness.get(record.runtime.id) : undefined
+      })
+      return verdict === undefined ? [] : [{ record, ...verdict }]
+    })
   })
 
   const cleanup = Effect.fn("Sessions.cleanup")(function*(options: { readonly dryRun: boolean }) {
@@ -250,14 +252,22 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
         yield* stopRuntime(record.runtime)
         return yield* removeWorkspaceSafely(project, record.sessionId, record.workspacePath, record.branch)
       }).pipe(withPlugins(project))
-      yield* update(record, {
-        status: record.pr?.state === "merged" ? "merged" : "done",
+      const ended = yield* update(record, {
+        status: item.status,
         activity: "exited",
         endedAt: yield* nowIso,
         ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {})
       })
-      yield* events.append({ type: "session.cleaned", sessionId: record.sessionId, projectId: record.projectId, message: item.reason })
-      cleaned.push({ ...item, ...removed })
+      yield* events.append({
+        type: "session.cleaned",
+        sessionId: record.sessionId,
+        projectId: record.projectId,
+        issueId: record.issueId,
+        ...(record.pr !== null ? { prNumber: record.pr.number } : {}),
+        message: item.reason,
+        data: { status: item.status, cause: item.cause, ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {}) }
+      })
+      cleaned.push({ ...item, record: ended, ...removed })
     }
     return cleaned
   })

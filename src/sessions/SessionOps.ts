@@ -4,14 +4,19 @@
  */
 import type * as Effect from "effect/Effect"
 import type { SessionRecord } from "../domain/session.ts"
+import type { CleanupVerdict } from "./cleanup-decision.ts"
 
 export type BatchOutcome =
   | { readonly _tag: "Created"; readonly issueId: string; readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }
   | { readonly _tag: "Skipped"; readonly issueId: string; readonly sessionId: string }
   | { readonly _tag: "Failed"; readonly issueId: string; readonly reason: string }
 
+/** A session cleanup ends (or, with --dry-run, would end): the status it gets and why (see cleanup-decision.ts). */
 export interface CleanupItem {
+  /** The record as cleanup left it (as it was, for a dry run). */
   readonly record: SessionRecord
+  readonly status: CleanupVerdict["status"]
+  readonly cause: CleanupVerdict["cause"]
   readonly reason: string
   readonly rescuedTo?: string
   readonly commit?: string

@@ -35,8 +35,8 @@ export const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).t
 const ISSUE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 const READY_POLL = "100 millis"
 const READY_POLLS = 600
-const START_WATCH_POLL = "30 millis"
-const START_WATCH_POLLS = 5
+/** How long an agent with no ready signal must stay up before its spawn is reported. */
+const START_WATCH = "150 millis"
 
 /** The last lines an agent printed, for a report: blank lines and tmux's own "Pane is dead" line left out. */
 export const lastPrintedLines = (screen: string, count = 5): ReadonlyArray<string> =>
@@ -72,15 +72,13 @@ export const waitUntilReady = Effect.fnUntraced(function*(runtime: RuntimeShape,
 })
 
 /**
- * For an agent with no ready signal of its own: watches it through its first moments, so one that exits at once
- * (a bad flag, a missing file) fails the spawn with what it printed instead of being reported as running.
+ * For an agent with no ready signal of its own: looks again once its first moments are over, so one that exits at
+ * once (a bad flag, a missing file) fails the spawn with what it printed instead of being reported as running.
  */
 export const watchStart = Effect.fnUntraced(function*(runtime: RuntimeShape, handle: RuntimeHandle) {
-  for (let poll = 0; poll <= START_WATCH_POLLS; poll++) {
-    const liveness = (yield* runtime.probe([handle])).get(handle.id) ?? { _tag: "Gone" }
-    if (liveness._tag !== "Alive") return yield* Effect.fail(yield* endedReason(runtime, handle, liveness, "as it started"))
-    if (poll < START_WATCH_POLLS) yield* Effect.sleep(START_WATCH_POLL)
-  }
+  yield* Effect.sleep(START_WATCH)
+  const liveness = (yield* runtime.probe([handle])).get(handle.id) ?? { _tag: "Gone" }
+  if (liveness._tag !== "Alive") return yield* Effect.fail(yield* endedReason(runtime, handle, liveness, "as it started"))
 })
 
 /** Fails when the agent's program is not installed, before a spawn or restore makes anything. */

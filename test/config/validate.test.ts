@@ -240,7 +240,12 @@ describe("duplicates", () => {
         projects: { one: project({ path: "/a/app" }), two: project({ path: "/b/app", sessionPrefix: "two" }) }
       }).pipe(host, Effect.flip)
       assert.instanceOf(error, DuplicateProjectIdError)
-      assert.match(error.message, /^Duplicate project ID detected: "app"/)
+      assert.strictEqual(
+        error.message,
+        "Duplicate project ID detected: \"app\". Projects \"one\" (/a/app) and \"two\" (/b/app) have paths with the same " +
+          "directory name, and a project's id is its directory name. Rename one directory."
+      )
+      assert.deepStrictEqual((error as DuplicateProjectIdError).paths, ["/a/app", "/b/app"])
     }))
 
   it.effect("two projects with the same prefix (explicit or generated) are a duplicate session prefix", () =>

@@ -56,18 +56,18 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     const unset = spec.unsetEnv.length > 0 ? `unset ${spec.unsetEnv.join(" ")}; ` : ""
     const dir = ensureSocketDir(socket)
     if (dir._tag !== "Ready") return yield* new RuntimeError({ plugin: PLUGIN, operation: "new-session", reason: socketDirProblem(dir) })
-    yield* tmuxOk("new-session", [
+    // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
+    const made = yield* tmuxOk("new-session", [
       "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50", ...env,
       "--", "/bin/sh", "-c", `${unset}${spec.command}`,
-      ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on"
+      ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on",
+      ";", "display-message", "-p", "-t", `=${spec.sessionId}:`, "#{session_name}"
     ])
-    // tmux answers 0 even when its server could not stay up: the session is believed once tmux lists it.
-    const listed = yield* tmux("new-session", ["display-message", "-p", "-t", `=${spec.sessionId}:`, "#{session_name}"])
-    if (listed.exitCode !== 0 || listed.stdout.trim() !== spec.sessionId) {
+    if (made.trim() !== spec.sessionId) {
       return yield* new RuntimeError({
         plugin: PLUGIN,
         operation: "new-session",
-        reason: `tmux reported the session made, but its server on ${socket} does not have it (${listed.stderr.trim() || "no answer"})`
+        reason: `tmux reported the session made, but its server on ${socket} does not have it${made.trim() ? ` (${made.trim()})` : ""}`
       })
     }
     return { plugin: PLUGIN, id: spec.sessionId, data: { socket } } satisfies RuntimeHandle

@@ -6,7 +6,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
-import type { IPty } from "node-pty"
+import type { IPty } from "@lydell/node-pty"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
 
@@ -94,7 +94,7 @@ export const makeProcessRuntime = (): RuntimeShape => {
     if (!supervisorProcess) {
       return yield* fail("create", "runtime process keeps agents inside the supervisor: start one first with `orch start <project>`")
     }
-    const { spawn } = createRequire(import.meta.url)("node-pty") as typeof import("node-pty")
+    const { spawn } = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty")
     const env = { ...spec.env }
     for (const name of spec.unsetEnv) delete env[name]
     const pty = yield* Effect.try({

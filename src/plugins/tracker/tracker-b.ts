@@ -104,9 +104,12 @@ export const commentFor = (update: SessionUpdate): string => {
   }
 }
 
-export const makeLinearTracker = (project: ProjectConfig): Effect.Effect<TrackerShape, PluginConfigError> =>
+/** A project's tracker-b; `where` names its settings in errors (default `projects.<key>.tracker`). */
+export const makeLinearTracker = (
+  project: Pick<ProjectConfig, "key" | "tracker">,
+  where = `projects.${project.key}.tracker`
+): Effect.Effect<TrackerShape, PluginConfigError> =>
   Effect.gen(function*() {
-    const where = `projects.${project.key}.tracker`
     const settings = yield* Effect.fromResult(trackerBSettings(project.tracker, where))
     const tracker = `tracker-b ${settings.apiUrl}`
     const team = settings.teamId
