@@ -62,25 +62,33 @@ const setup = (project: Record<string, unknown> = {}) => Effect.gen(function*() 
   const output = (at: number) => writeFileSync(`${log}.fx-app-1.output`, String(at))
   const report = (state: ReportedState, at: number, note?: string) => appendFileSync(store.paths.activity("app", "app-1"), `${reportLine(state, at, note)}\n`)
   /**
-   * Runs `action` and waits for the supervisor to append `type` for app-1: the receipt. (A real-time guard of
-   * 5 s turns a missing receipt into a failure that names it, instead of the test's timeout.)
+   * Starts listening for the supervisor to append `type` for app-1 (the receipt) and returns the wait for it. A
+   * real-time guard of 5 s turns a missing receipt into a failure that names it, instead of the test's timeout.
    */
+  const awaiting = (type: EventType) =>
+    Effect.map(
+      Effect.forkChild(events.stream.pipe(Stream.filter((e) => e.type === type && e.sessionId === "app-1"), Stream.runHead), { startImmediately: true }),
+      (waiting) =>
+        Effect.gen(function*() {
+          const guard = Effect.callback<never, Error>((resume) => {
+            const timer = setTimeout(() => resume(Effect.fail(new Error(`no ${type} from the supervisor within 5 s`))), 5000)
+            return Effect.sync(() => clearTimeout(timer))
+          })
+          const event = yield* Effect.raceFirst(Fiber.join(waiting), guard)
+          if (event._tag === "None") return yield* Effect.fail(new Error(`the event stream ended before ${type}`))
+          return event.value
+        })
+    )
+  /** Runs `action` and returns the event `type` it made the supervisor append. */
   const receipt = <A, E, R>(type: EventType, action: Effect.Effect<A, E, R>) =>
     Effect.gen(function*() {
-      const waiting = yield* Effect.forkChild(
-        events.stream.pipe(Stream.filter((e) => e.type === type && e.sessionId === "app-1"), Stream.runHead),
-        { startImmediately: true }
-      )
+      const wait = yield* awaiting(type)
       yield* action
-      const guard = Effect.callback<never, Error>((resume) => {
-        const timer = setTimeout(() => resume(Effect.fail(new Error(`no ${type} from the supervisor within 5 s`))), 5000)
-        return Effect.sync(() => clearTimeout(timer))
-      })
-      return yield* Effect.raceFirst(Fiber.join(waiting), guard)
+      return yield* wait
     })
   /** How many times the supervisor captured the screen (the fixture runtime logs each getOutput). */
   const captures = () => (existsSync(log) ? (JSON.parse(readFileSync(log, "utf8")) as Array<{ call: string }>) : []).filter((e) => e.call === "getOutput").length
-  return { supervisor, record, types, lifecycle, output, report, receipt, notified, captures }
+  return { supervisor, record, types, lifecycle, output, report, awaiting, receipt, notified, captures }
 })
 
 describe("supervisor activity under TestClock", () => {
@@ -91,12 +99,13 @@ describe("supervisor activity under TestClock", () => {
       yield* TestClock.adjust(3 * S - 1)
       yield* t.supervisor.cycle()
       yield* TestClock.adjust(1)
-      yield* t.receipt("session.ready", t.supervisor.cycle())
+      const ready = yield* t.receipt("session.ready", t.supervisor.cycle())
+      assert.strictEqual(ready.timestamp, iso(3 * S), "not ready a moment before quietMs")
       assert.deepInclude(t.record(), { status: "ready", activity: "ready", activitySince: iso(3 * S) })
-      assert.deepStrictEqual(t.types(), ["session.ready"], "not ready a moment before quietMs")
 
       yield* TestClock.adjust(5 * MIN)
-      yield* t.receipt("session.idle", t.supervisor.cycle())
+      const idle = yield* t.receipt("session.idle", t.supervisor.cycle())
+      assert.strictEqual(idle.timestamp, iso(5 * MIN + 3 * S))
       assert.deepInclude(t.record(), { status: "idle", activity: "idle" })
 
       t.output(5 * MIN + 3 * S)
@@ -123,7 +132,7 @@ describe("supervisor activity under TestClock", () => {
 
       t.report("done", 30 * MIN + S, "PR #7 is open")
       const done = yield* t.receipt("session.reported_done", t.supervisor.cycle())
-      assert.deepInclude(done._tag === "Some" ? done.value : undefined, { message: "PR #7 is open", data: { note: "PR #7 is open" } })
+      assert.deepInclude(done, { message: "PR #7 is open", data: { note: "PR #7 is open" } })
       assert.deepInclude(t.record(), { status: "ready", activity: "ready" })
       assert.deepInclude(t.record().said, { report: "done" })
     }).pipe(Effect.scoped))
@@ -138,9 +147,11 @@ describe("supervisor activity under TestClock", () => {
       yield* t.supervisor.cycle()
       yield* TestClock.adjust(10 * MIN - 1)
       yield* t.supervisor.cycle()
-      assert.notInclude(t.types(), "session.stuck", "its output at 5 min was progress")
       yield* TestClock.adjust(1)
-      yield* t.receipt("notification.sent", t.supervisor.cycle())
+      const sent = yield* t.awaiting("notification.sent")
+      const stuck = yield* t.receipt("session.stuck", t.supervisor.cycle())
+      assert.strictEqual(stuck.timestamp, iso(15 * MIN), "its output at 5 min was progress: not stuck a moment before 5 + 10 min")
+      yield* sent
       assert.deepInclude(t.record(), { status: "stuck", activity: "active", activitySince: iso(5 * MIN) })
       assert.deepStrictEqual(t.types(), ["session.stuck", "reaction.triggered", "notification.sent"])
       assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["urgent", "reaction.agent-stuck"]])
