@@ -26,7 +26,7 @@ import { mergeMethodOf, Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { Tracker, type TrackerShape } from "../src/plugins/tracker/Tracker.ts"
 import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
-import type { SessionOps } from "../src/sessions/SessionOps.ts"
+import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
 import { EventLog } from "../src/store/EventLog.ts"
@@ -396,13 +396,34 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   }
   const refresh = Effect.asVoid(Effect.flatMap(store.list, ({ records }) => Effect.forEach(records.filter(isLive), startActor)))
 
+  /**
+   * Removes a session's record with its actor stopped first (an actor writing after would bring the record back);
+   * when the removal is refused, the actors of live records start again.
+   */
+  const removeStopped = (sessionId: string, command: "rm" | "prune") =>
+    exclusive(sessionId, Effect.andThen(stopActor(sessionId), manager.remove(sessionId, command))).pipe(Effect.tapError(() => refresh))
+
   const ops: SessionOps = {
-    spawn: (project, issue) => Effect.tap(manager.spawn(project, issue), () => refresh),
+    spawn: (project, target) => Effect.tap(manager.spawn(project, target), () => refresh),
     batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => refresh),
     send: (sessionId, message) => exclusive(sessionId, manager.send(sessionId, message)),
     kill: (sessionId) => Effect.tap(exclusive(sessionId, manager.kill(sessionId)), () => stopActor(sessionId)),
     restore: (sessionId) => Effect.tap(exclusive(sessionId, manager.restore(sessionId)), () => Effect.andThen(stopActor(sessionId), refresh)),
-    cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
+    cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle()),
+    remove: (sessionId) => removeStopped(sessionId, "rm"),
+    prune: (options) =>
+      options.dryRun ? manager.prune(options) : Effect.gen(function*() {
+        // What a dry run would remove, each then removed as `rm` would, its actor stopped first.
+        const plan = yield* manager.prune({ dryRun: true })
+        const removed: Array<Removed> = []
+        const kept = [...plan.kept]
+        for (const candidate of plan.removed) {
+          const result = yield* Effect.result(removeStopped(candidate.sessionId, "prune"))
+          if (result._tag === "Success") removed.push(result.success)
+          else kept.push({ sessionId: candidate.sessionId, reason: result.failure.message })
+        }
+        return { removed, kept }
+      })
   }
 
   /** A person asked to merge a session's PR (the dashboard): merged only as auto-merge would, looked at again now. */

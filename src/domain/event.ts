@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   "session.cleaned",
   "session.rescued",
   "session.reconciled",
+  "session.removed",
   "session.working",
   "session.ready",
   "session.idle",

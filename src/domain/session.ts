@@ -36,6 +36,13 @@ export type Activity = typeof Activity.Type
 export const ENDED_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done", "exited"]
 export const isEnded = (status: SessionStatus) => ENDED_STATUSES.includes(status)
 
+/** A worker on a tracker's issue (not an orchestrator, not a task): the sessions a tracker can tell about. */
+export const worksAnIssue = (record: Pick<SessionRecord, "role" | "task">): boolean => record.role === undefined && record.task === undefined
+
+/** What the session works on, for people: `42`, or `task fix-the-login` for a task. */
+export const workLabel = (record: Pick<SessionRecord, "issueId" | "task">): string =>
+  record.task === undefined ? record.issueId : `task ${record.issueId}`
+
 export const RuntimeHandle = Schema.Struct({
   plugin: Schema.String,
   /** The runtime's own name for it: the tmux session name, a pty's id. */
@@ -92,6 +99,16 @@ export const IssueSummary = Schema.Struct({
 })
 
 /**
+ * A session started for a task written by a person (`orch spawn <project> --task "…"`), not for a tracker's issue:
+ * its `issueId` is then the task's slug (the tail of its `feat/<slug>` branch), never an issue of any tracker.
+ */
+export const TaskSummary = Schema.Struct({
+  /** The task's first line, shortened; the whole text is in the session's prompt.md. */
+  title: Schema.String
+})
+export type TaskSummary = typeof TaskSummary.Type
+
+/**
  * The agent's own last word on its activity: a hook event or a report (`orch report`). The activity rule
  * (actors/activity-rule.ts) weighs the screen against it; docs/supervisor.md says how.
  */
@@ -126,6 +143,10 @@ export const SessionRecord = Schema.Struct({
   }),
   pr: Schema.NullOr(PullRequest),
   issue: Schema.optionalKey(IssueSummary),
+  /** Present when the session works a task rather than an issue (see TaskSummary). */
+  task: Schema.optionalKey(TaskSummary),
+  /** The config file the session was spawned under: commands naming the session find its project there from any directory. */
+  configPath: Schema.optionalKey(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   /** When the current activity began (ISO); drives ready → idle and stuck. */
