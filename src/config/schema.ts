@@ -111,6 +111,7 @@ export const AgentConfig = Schema.StructWithRest(
   Schema.Struct({
     permissions: Schema.Literals(["skip", "auto-edit", "default"]).pipe(withDefault("skip", "skip: the agent runs without asking for permissions; auto-edit: edits allowed, commands ask; default: the agent's own prompts")),
     model: Schema.optionalKey(NonEmpty),
+    quietMs: NonNegativeInt.pipe(withDefault(3000, "Milliseconds without output after which an agent that says nothing itself (no hooks, no orch report, no screen orch recognises) counts as ready")),
     env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String).annotate({
       description: "Environment variables the agent starts with, over the supervisor's (e.g. ANTHROPIC_BASE_URL); use ${VAR} for secrets"
     }))

@@ -1,5 +1,6 @@
 /** A session: one agent working one issue in its own workspace and terminal. The record on disk. */
 import * as Schema from "effect/Schema"
+import { ReportedState } from "./activity.ts"
 
 /** Where a session is in its life. Spec values (`ready`, `idle`, `stuck`) completed as DESIGN.md says. */
 export const SessionStatus = Schema.Literals([
@@ -107,6 +108,23 @@ export const TaskSummary = Schema.Struct({
 })
 export type TaskSummary = typeof TaskSummary.Type
 
+/**
+ * The agent's own last word on its activity: a hook event or a report (`orch report`). The activity rule
+ * (actors/activity-rule.ts) weighs the screen against it; docs/supervisor.md says how.
+ */
+export const AgentWord = Schema.Struct({
+  by: Schema.Literals(["hook", "report"]),
+  activity: Activity,
+  /** When it was said (ISO). */
+  at: Schema.String,
+  /** What a report stated (`done` is activity `ready`). */
+  report: Schema.optionalKey(ReportedState),
+  note: Schema.optionalKey(Schema.String),
+  /** A report the screen has since contradicted (new output, another screen): the screen decides again. */
+  overruled: Schema.optionalKey(Schema.Boolean)
+})
+export type AgentWord = typeof AgentWord.Type
+
 export const SessionRecord = Schema.Struct({
   sessionId: Schema.String,
   /** `orchestrator` for a project's orchestrator session (`orch start`); absent for workers. */
@@ -133,6 +151,10 @@ export const SessionRecord = Schema.Struct({
   updatedAt: Schema.String,
   /** When the current activity began (ISO); drives ready → idle and stuck. */
   activitySince: Schema.optionalKey(Schema.String),
+  /** The agent's own last word on its activity (hooks, `orch report`). */
+  said: Schema.optionalKey(AgentWord),
+  /** Bytes of the session's activity.jsonl already folded into this record: a new supervisor reads on from there. */
+  signalOffset: Schema.optionalKey(Schema.Int),
   /** Probes in a row that found the runtime gone; the session is declared exited only after several. */
   deadProbes: Schema.optionalKey(Schema.Int),
   /** What the repohost said about the PR's checks, review and mergeability (see actors/lifecycle.ts). */
