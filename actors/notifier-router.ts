@@ -2,7 +2,7 @@
  * The notifier router: a notification goes to the notifiers `notificationRouting` names for its priority.
  * Notifiers run concurrently, each with its own timeout, in fibers the router owns, so a slow or failing
  * notifier never delays the session actor that raised the notification. Every delivery and every failure is
- * an event; repeats of the same notification within a window are coalesced.
+ * an event (a background failure is logged too); repeats of the same notification within a window are coalesced.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -60,10 +60,17 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
             ...(base.projectId !== undefined ? { projectId: base.projectId } : {}),
             message: delivery.ok ? notification.title : `${name}: ${delivery.reason}`,
             data: { notifier: name, notificationId: notification.id, priority: notification.priority, type: notification.type }
-          }).pipe(Effect.ignore)
+          }).pipe(Effect.catch((error) =>
+            Effect.logError(`could not record the delivery of notification ${notification.id} to ${name}: ${error.message}`)
+          ))
         )
       )
     }
+
+    /** In the background nobody reads the deliveries: a failed one is logged as well as recorded. */
+    const logFailures = (notification: Notification) => (deliveries: ReadonlyArray<Delivery>) =>
+      Effect.forEach(deliveries.filter((d) => !d.ok), (d) =>
+        Effect.logWarning(`notifier ${d.notifier} could not deliver "${notification.title}": ${d.reason}`), { discard: true })
 
     const deliver = (notification: Notification, only?: string) =>
       Effect.forEach(only !== undefined ? [only] : routing[notification.priority], (name) => sendOne(name, notification), {
@@ -82,7 +89,7 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
 
     const notify = (notification: Notification) =>
       Effect.flatMap(isRepeat(notification), (repeat) =>
-        repeat ? Effect.void : Effect.asVoid(FiberSet.run(fibers, deliver(notification))))
+        repeat ? Effect.void : Effect.asVoid(FiberSet.run(fibers, Effect.flatMap(deliver(notification), logFailures(notification)))))
 
     return NotifierRouter.of({ notify, deliver })
   })

@@ -1,12 +1,15 @@
-// Builds dist/: the `orch` command as one bundled ESM file (plus lazily loaded chunks) and the library entry,
-// and dist/web/: the dashboard's browser code and CSS (xterm's included), which the supervisor serves.
+// Builds dist/: the `orch` command as one bundled ESM file (plus lazily loaded chunks), the library's entries
+// (`orch`, `orch/effect`, `orch/plugins`, and each built-in plugin as a module, `orch/plugins/<slot>/<name>`) with
+// their TypeScript declarations (dist/types/), and dist/web/: the dashboard's browser code and CSS (xterm's
+// included), which the supervisor serves.
 // Bundling is what makes `orch` start fast: loading effect's modules one file at a time costs over a second.
 import { build } from "esbuild"
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { promisify } from "node:util"
 
 rmSync("dist", { recursive: true, force: true })
 
@@ -35,8 +38,8 @@ await build({
   bundle: true,
   format: "cjs",
   platform: "node",
-  target: "node20",
-  external: ["node-pty"],
+  target: "node22",
+  external: ["@lydell/node-pty"],
   define: { "import.meta.url": "__orchImportMetaUrl" },
   legalComments: "none",
   minify: true,
@@ -46,16 +49,30 @@ await build({
 })
 const commandTreeHash = createHash("sha256").update(readFileSync("dist/cli.cjs")).digest("hex").slice(0, 16)
 
+// Each built-in plugin as a plugin module: src/plugins/modules/<slot>/<name>.ts → dist/plugins/<slot>/<name>.mjs.
+const pluginModules = Object.fromEntries(
+  readdirSync("src/plugins/modules", { recursive: true })
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => [join("plugins", file.slice(0, -".ts".length)), join("src/plugins/modules", file)])
+)
+
 const cli = build({
-  entryPoints: { orch: "bin/orch.ts", index: "src/index.ts", "demo-agent": "src/demo/agent.ts" },
+  entryPoints: {
+    orch: "bin/orch.ts",
+    index: "src/index.ts",
+    effect: "src/effect.ts",
+    plugins: "src/plugins/index.ts",
+    ...pluginModules,
+    "demo-agent": "src/demo/agent.ts"
+  },
   outdir: "dist",
   outExtension: { ".js": ".mjs" },
   bundle: true,
   splitting: true,
   format: "esm",
   platform: "node",
-  target: "node20",
-  external: ["node-pty"],
+  target: "node22",
+  external: ["@lydell/node-pty"],
   chunkNames: "chunks/[name]-[hash]",
   banner: { js: "import { createRequire as __orchCreateRequire } from \"node:module\"; const require = __orchCreateRequire(import.meta.url);" },
   define: { ORCH_COMMAND_TREE_HASH: JSON.stringify(commandTreeHash) },
@@ -79,7 +96,17 @@ const web = build({
   sourcemap: "linked",
   logLevel: "warning"
 })
-await Promise.all([cli, web])
+// Declarations for the library's entries. The sources import `./x.ts`; a published declaration imports `./x.js`,
+// which every moduleResolution (node16, nodenext, bundler) maps to `./x.d.ts`.
+const types = promisify(execFile)(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "scripts/tsconfig.types.json"]).then(() => {
+  for (const file of readdirSync("dist/types", { recursive: true }).filter((f) => f.endsWith(".d.ts"))) {
+    const path = join("dist/types", file)
+    const text = readFileSync(path, "utf8")
+    const rewritten = text.replace(/(from\s+|import\()(["'])(\.{1,2}\/[^"']*)\.ts\2/g, "$1$2$3.js$2")
+    if (rewritten !== text) writeFileSync(path, rewritten)
+  }
+})
+await Promise.all([cli, web, types])
 chmodSync("dist/orch.mjs", 0o755)
 
 // The shipped code cache: made the way a user's first run makes one (the cache of a real command, `--help`, holds

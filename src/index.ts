@@ -1,13 +1,14 @@
-/** orch as a library: configuration loading and its Schemas and errors. */
+/**
+ * orch as a library (the package root), for any JavaScript: the config functions as Promises, the config's
+ * Schemas and its errors. `orch/effect` has the same functions as Effects; `orch/plugins` has the plugin
+ * slots' types; `orch/plugins/<slot>/<name>` is each built-in plugin as a plugin module.
+ */
 export { DEFAULT_NOTIFICATION_ROUTING, DEFAULT_REACTIONS } from "./config/defaults.ts"
 export * from "./config/errors.ts"
-export { findConfig } from "./config/find.ts"
-export { Host, type HostShape } from "./config/host.ts"
 export { renderConfigJsonSchema } from "./config/json-schema.ts"
-export { loadConfig, loadConfigWithPath } from "./config/load.ts"
 export { projectReactions } from "./config/normalize.ts"
+export { findConfig, findConfigFile, getDefaultConfig, loadConfig, loadConfigWithPath, validateConfig } from "./config/promise.ts"
 export * from "./config/schema.ts"
 export { generateSessionPrefix } from "./config/session-prefix.ts"
-export { getDefaultConfig, validateConfig } from "./config/validate.ts"
 export { startEmulator, type Emulator, type EmulatorOptions } from "./demo/emulator/server.ts"
 export { makeRepohostScm } from "./plugins/scm/repohost.ts"

@@ -5,8 +5,11 @@ export const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<Readonl
   return [header, ...rows].map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ").trimEnd()).join("\n")
 }
 
-export const age = (fromIso: string, nowMs: number): string => {
-  const seconds = Math.max(0, Math.round((nowMs - Date.parse(fromIso)) / 1000))
+export const age = (fromIso: string, nowMs: number): string => duration(nowMs - Date.parse(fromIso))
+
+/** A span of time as its largest whole unit: `42s`, `5m`, `3h`, `2d`. */
+export const duration = (ms: number): string => {
+  const seconds = Math.max(0, Math.round(ms / 1000))
   if (seconds < 60) return `${seconds}s`
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m`
   if (seconds < 86400) return `${Math.floor(seconds / 3600)}h`

@@ -16,6 +16,19 @@ export class NotDelivered extends Schema.TaggedError<NotDelivered>()("NotDeliver
   }
 }
 
+/**
+ * What `orch notify` says after the per-notifier lines when not every notifier delivered (it then exits 1), or
+ * undefined when all did. A test of the routing that finds one broken route has failed, even if others worked.
+ */
+export const notDelivered = (deliveries: ReadonlyArray<{ readonly notifier: string; readonly ok: boolean }>): string | undefined => {
+  const failed = deliveries.filter((d) => !d.ok).map((d) => d.notifier)
+  const delivered = deliveries.filter((d) => d.ok).map((d) => d.notifier)
+  if (failed.length === 0) return undefined
+  return delivered.length === 0
+    ? `no notifier delivered it (${failed.join(", ")} failed, reasons above); fix them or change notificationRouting`
+    : `${failed.length} of ${deliveries.length} notifiers failed (${failed.join(", ")}, reasons above); it reached ${delivered.join(", ")}`
+}
+
 export class UnknownNotifier extends Schema.TaggedError<UnknownNotifier>()("UnknownNotifier", {
   name: Schema.String,
   known: Schema.Array(Schema.String)
@@ -55,8 +68,8 @@ export const notify = Command.make(
     }).pipe(Effect.provide(EventLog.layer), Effect.scoped)
     if (deliveries.length === 0) return yield* new NotDelivered({ reason: `priority ${priority} is routed to no notifier (see notificationRouting)` })
     for (const delivery of deliveries) yield* Console.log(delivery.ok ? `${delivery.notifier}: delivered` : `${delivery.notifier}: failed: ${delivery.reason}`)
-    const failed = deliveries.filter((d) => !d.ok).length
-    if (failed > 0) return yield* new NotDelivered({ reason: `${failed} of ${deliveries.length} notifiers failed` })
+    const reason = notDelivered(deliveries)
+    if (reason !== undefined) return yield* new NotDelivered({ reason })
   })
 ).pipe(Command.withDescription("Send a test notification through the routing (or one notifier) and report each delivery"))
 

@@ -1,20 +1,15 @@
-/** `orch status [--json]`: every session, from the records alone (no tmux, git or network call). */
+/**
+ * `orch status [--json]`: every session, from the records alone (no tmux, git or network call). Without a running
+ * supervisor the live ones are marked as last recorded, with how long ago (status-view.ts).
+ */
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { activityOf, type ActivitySignal } from "../domain/activity.ts"
-import { isEnded, type SessionRecord } from "../domain/session.ts"
-import { age, table } from "./format.ts"
-
-/** The record's activity, or a newer one from the agent's own signals (hooks write them between record updates). */
-export const withLatestActivity = (record: SessionRecord, signal: ActivitySignal | undefined): SessionRecord => {
-  if (isEnded(record.status) || signal?.ts === undefined || Date.parse(signal.ts) < Date.parse(record.updatedAt) - 1000) return record
-  const activity = activityOf(signal)
-  return activity === undefined ? record : { ...record, activity }
-}
+import type { SessionRecord } from "../domain/session.ts"
+import { asShown, recordedNote, statusTable } from "./status-view.ts"
 
 interface SeenBudget {
   readonly limit: number
@@ -46,14 +41,6 @@ const repohostBudget = (root: string, nowMs: number): string | undefined => {
   }
 }
 
-const prCell = (record: SessionRecord) => (record.pr === null ? "-" : `#${record.pr.number} ${record.pr.state}`)
-
-export const statusTable = (records: ReadonlyArray<SessionRecord>, nowMs: number) =>
-  table(
-    ["SESSION", "ISSUE", "BRANCH", "STATUS", "ACTIVITY", "PR", "AGE"],
-    records.map((r) => [r.sessionId, r.issueId, r.branch, r.status, r.activity, prCell(r), age(r.createdAt, nowMs)])
-  )
-
 /** Records in a stable order: by project, then session number. */
 export const sortRecords = (records: ReadonlyArray<SessionRecord>) =>
   [...records].sort((a, b) =>
@@ -64,20 +51,30 @@ export const sortRecords = (records: ReadonlyArray<SessionRecord>) =>
 
 export const status = Command.make(
   "status",
-  { json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print a JSON array of session records")) },
+  {
+    json: Flag.Boolean("json").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("Print a JSON array of session records, each with `recorded` and `recordedAgeMs`")
+    )
+  },
   Effect.fn("cli.status")(function*({ json }) {
     const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
     const { latestSignal } = yield* Effect.promise(() => import("../store/activity-file.ts"))
+    const [{ socketPath }, { answersPing }] = yield* Effect.promise(() => Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")]))
     const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
       Effect.provide(SessionStore.layer)
     )
     for (const problem of problems) yield* Console.error(`orch: warning: ${problem}`)
-    const sorted = sortRecords(records).map((record) => withLatestActivity(record, latestSignal(paths.activity(record.projectId, record.sessionId))))
-    if (json) return yield* Console.log(JSON.stringify(sorted))
-    if (sorted.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
+    const supervised = yield* Effect.promise(() => answersPing(socketPath(paths.root)))
     const now = yield* Clock.currentTimeMillis
-    yield* Console.log(statusTable(sorted, now))
+    const rows = sortRecords(records).map((record) =>
+      asShown(record, latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now }))
+    if (json) return yield* Console.log(JSON.stringify(rows))
+    if (rows.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
+    yield* Console.log(statusTable(rows, now))
+    const note = recordedNote(rows)
+    if (note !== undefined) yield* Console.log(note)
     const budget = repohostBudget(paths.root, now)
     if (budget !== undefined) yield* Console.log(budget)
   })
-).pipe(Command.withDescription("List all sessions with their status and activity"))
+).pipe(Command.withDescription("List all sessions with their status and activity (as last recorded, and how long ago, when no supervisor runs)"))

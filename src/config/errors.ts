@@ -73,12 +73,16 @@ export class ConfigValidationError extends Schema.TaggedError<ConfigValidationEr
 
 export class DuplicateProjectIdError extends Schema.TaggedError<DuplicateProjectIdError>()("DuplicateProjectIdError", {
   id: Schema.String,
-  keys: Schema.Array(Schema.String)
+  /** The config keys of the two projects. */
+  keys: Schema.Array(Schema.String),
+  /** Their expanded paths, in the same order as `keys`. */
+  paths: Schema.Array(Schema.String)
 }) {
   override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
   override get message() {
-    return `Duplicate project ID detected: "${this.id}". Projects ${this.keys.map((k) => `"${k}"`).join(" and ")} ` +
-      `have paths with the same directory name, and a project's id is its directory name. Rename one directory.`
+    const projects = this.keys.map((key, i) => `"${key}" (${this.paths[i]})`).join(" and ")
+    return `Duplicate project ID detected: "${this.id}". Projects ${projects} have paths with the same directory name, ` +
+      `and a project's id is its directory name. Rename one directory.`
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * What configuration loading reads from the machine: the environment, the home directory, the working
- * directory. A Reference with the process's values as default, so the library API needs no services and
+ * directory. A Reference whose default reads the process's values each time they are asked for (a program
+ * that changes directory finds the config of its new directory), so the library API needs no services and
  * tests pass their own.
  */
 import * as Context from "effect/Context"
@@ -12,9 +13,20 @@ export interface HostShape {
   readonly cwd: string
 }
 
-export const Host = Context.Reference<HostShape>("orch/config/Host", {
-  defaultValue: () => ({ env: process.env, homeDir: homedir(), cwd: process.cwd() })
-})
+/** The process itself: every read asks Node again (`process.chdir` and a changed `HOME` are seen). */
+const processHost: HostShape = {
+  get env() {
+    return process.env
+  },
+  get homeDir() {
+    return homedir()
+  },
+  get cwd() {
+    return process.cwd()
+  }
+}
+
+export const Host = Context.Reference<HostShape>("orch/config/Host", { defaultValue: () => processHost })
 
 /** `~/x` → `<home>/x`; `~` → `<home>`; anything else unchanged. */
 export const expandHome = (path: string, homeDir: string): string =>

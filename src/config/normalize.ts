@@ -119,13 +119,14 @@ const checkRouting = (
 
 const mergeReaction = (base: ReactionConfig, override: ReactionOverride): ReactionConfig => ({ ...base, ...override })
 
+/** The first two projects that share `field`'s value. */
 const findDuplicate = (projects: ReadonlyArray<ProjectConfig>, field: "id" | "sessionPrefix") => {
-  const seen = new Map<string, string>()
+  const seen = new Map<string, ProjectConfig>()
   for (const project of projects) {
     const value = project[field]
     const first = seen.get(value)
-    if (first !== undefined) return { value, keys: [first, project.key] }
-    seen.set(value, project.key)
+    if (first !== undefined) return { value, keys: [first.key, project.key], paths: [first.path, project.path] }
+    seen.set(value, project)
   }
   return undefined
 }
@@ -148,7 +149,7 @@ export const normalize = (decoded: Decoded, ctx: NormalizeContext): NormalizeRes
   if (issues.length > 0) return { _tag: "Issues", issues }
 
   const duplicateId = findDuplicate(projects, "id")
-  if (duplicateId) return { _tag: "Duplicate", error: new DuplicateProjectIdError({ id: duplicateId.value, keys: duplicateId.keys }) }
+  if (duplicateId) return { _tag: "Duplicate", error: new DuplicateProjectIdError({ id: duplicateId.value, keys: duplicateId.keys, paths: duplicateId.paths }) }
   const duplicatePrefix = findDuplicate(projects, "sessionPrefix")
   if (duplicatePrefix) {
     return {

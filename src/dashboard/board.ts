@@ -12,7 +12,7 @@ export const GROUPS: ReadonlyArray<{ readonly key: Group; readonly title: string
   { key: "needs", title: "Needs you", hint: "waiting for input, stuck, errored or escalated" },
   { key: "review", title: "Review and merge", hint: "awaiting review, approved, mergeable or changes requested" },
   { key: "working", title: "Working", hint: "agents at work, CI running or being fixed" },
-  { key: "done", title: "Done", hint: "merged, closed or killed" }
+  { key: "done", title: "Done", hint: "merged, closed, killed, or ended after the agent stopped" }
 ]
 
 const BY_STATUS: Readonly<Record<SessionStatus, Group>> = {
@@ -31,7 +31,8 @@ const BY_STATUS: Readonly<Record<SessionStatus, Group>> = {
   ci_failed: "working",
   merged: "done",
   killed: "done",
-  done: "done"
+  done: "done",
+  exited: "done"
 }
 
 /** A reaction orch gave up on: a person is needed, whatever the status says. */
@@ -77,6 +78,7 @@ export const toneOf = (status: SessionStatus): Tone => {
       return "bad"
     case "ci_failed":
     case "changes_requested":
+    case "exited":
       return "warn"
     case "approved":
     case "mergeable":

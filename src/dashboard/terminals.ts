@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage } from "node:http"
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import type { Duplex } from "node:stream"
-import type { IPty } from "node-pty"
+import type { IPty } from "@lydell/node-pty"
 import { WebSocketServer, type RawData, type WebSocket } from "ws"
 import type { SessionRecord } from "../domain/session.ts"
 import { processTerminal } from "../plugins/runtime/process.ts"
@@ -115,7 +115,7 @@ const close = (socket: WebSocket, code: number, reason: string) => {
   }
 }
 
-const loadPty = () => createRequire(import.meta.url)("node-pty") as typeof import("node-pty")
+const loadPty = () => createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty")
 
 /** A tmux viewer: its own `tmux attach` client in a pty of the viewer's size. */
 const attachTmux = (socket: WebSocket, viewer: Viewer, record: SessionRecord) => {

@@ -7,7 +7,7 @@ import * as Schema from "effect/Schema"
 import { RpcClient, RpcSerialization } from "effect/rpc"
 import { RpcClientError } from "effect/rpc/RpcClientError"
 import type { SessionOps } from "../sessions/SessionOps.ts"
-import { SupervisorRpcs } from "./protocol.ts"
+import { spawnPayload, SupervisorRpcs } from "./protocol.ts"
 
 export const protocolLayer = (socket: string) =>
   RpcClient.layerProtocolSocket({ retryTransientErrors: false }).pipe(
@@ -34,11 +34,13 @@ export const answered = <A, E, R>(call: Effect.Effect<A, E | RpcClientError, R>)
   Effect.catchIf(call, (error): error is RpcClientError => error instanceof RpcClientError, (error) => Effect.fail(new SupervisorLost({ detail: error.reason._tag })))
 
 export const remoteSessions = (client: SupervisorClient): SessionOps => ({
-  spawn: (project, issue) => answered(client.Spawn({ project, issue })),
+  spawn: (project, target) => answered(client.Spawn(spawnPayload(project, target))),
   batchSpawn: (project, issues, onOutcome) =>
     answered(client.BatchSpawn({ project, issues })).pipe(Effect.tap((outcomes) => Effect.forEach(outcomes, onOutcome, { discard: true }))),
   send: (sessionId, message) => answered(client.Send({ sessionId, message })),
   kill: (sessionId) => answered(client.Kill({ sessionId })),
   restore: (sessionId) => answered(client.Restore({ sessionId })),
-  cleanup: (options) => answered(client.Cleanup(options))
+  cleanup: (options) => answered(client.Cleanup(options)),
+  remove: (sessionId) => answered(client.Remove({ sessionId })),
+  prune: (options) => answered(client.Prune(options))
 })

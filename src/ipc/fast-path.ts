@@ -3,9 +3,12 @@
  * socket directly with nothing but `node:net`, skipping the command tree and the config (about 250 ms of
  * loading). It prints exactly what the full CLI prints. It only handles the plain forms (no flags); anything
  * else, or no supervisor to reach, returns `undefined` and the full CLI runs instead. Once a request is sent,
- * it never falls back (that could do the work twice). Whether a supervisor runs is the connection's to say: a
- * socket nobody listens on (a supervisor killed, or a zombie) refuses it before anything is sent, and the full
- * CLI then finds no supervisor either (src/ipc/liveness.ts) and does the work itself.
+ * it never falls back (that could do the work twice), with one exception: a connection reset before any answer
+ * means the request was never read (a socket closes with a reset only over unread data, or over connections still
+ * waiting to be accepted, as when a supervisor dies while a child it was starting briefly holds its socket).
+ * Whether a supervisor runs is the connection's to say: a socket nobody listens on (a supervisor killed, or a
+ * zombie) refuses it before anything is sent, and the full CLI then finds no supervisor either
+ * (src/ipc/liveness.ts) and does the work itself.
  *
  * The messages are effect/rpc's socket protocol as `src/ipc/protocol.ts` defines it (newline-delimited JSON);
  * test/ipc/fast-path.test.ts keeps the two in step against a real supervisor.
@@ -59,6 +62,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
   if (exchange === undefined || socket === undefined) return Promise.resolve(undefined)
   return new Promise((resolve) => {
     let sent = false
+    let received = false
     let done = false
     let buffer = ""
     const finish = (code: number | undefined, stdout = "", stderr = "") => {
@@ -75,6 +79,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
     })
     client.setEncoding("utf8")
     client.on("data", (chunk: string) => {
+      received = true
       buffer += chunk
       for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
         const line = buffer.slice(0, end)
@@ -94,7 +99,8 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
         return finish(failure?.exitCode ?? 1, "", `orch: ${failure?.reason ?? "the supervisor failed to carry out the command"}\n`)
       }
     })
-    client.on("error", (error) => (sent ? finish(1, "", `orch: lost the supervisor: ${error.message}\n`) : finish(undefined)))
+    client.on("error", (error: NodeJS.ErrnoException) =>
+      sent && !(!received && error.code === "ECONNRESET") ? finish(1, "", `orch: lost the supervisor: ${error.message}\n`) : finish(undefined))
     client.on("close", () => (sent ? finish(1, "", "orch: the supervisor closed the connection without answering\n") : finish(undefined)))
   })
 }

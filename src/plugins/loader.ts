@@ -9,9 +9,9 @@ import * as Schema from "effect/Schema"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
+import { decodeAnswer, type PluginManifest, type Slot } from "./contract/common.ts"
 
-export const SLOTS = ["runtime", "agent", "workspace", "tracker", "scm", "notifier"] as const
-export type Slot = typeof SLOTS[number]
+export { SLOTS, type Slot } from "./contract/common.ts"
 
 export class PluginLoadError extends Schema.TaggedError<PluginLoadError>()("PluginLoadError", {
   module: Schema.String,
@@ -40,7 +40,7 @@ export interface ModuleSource {
 }
 
 export interface LoadedPlugin {
-  readonly manifest: { readonly name: string; readonly slot: Slot; readonly description: string; readonly version: string }
+  readonly manifest: PluginManifest
   readonly component: Record<string, unknown>
 }
 
@@ -72,6 +72,20 @@ export const callPlugin = (plugin: string, component: Record<string, unknown>, m
     }
     return Effect.succeed(result)
   })
+
+/** Calls a component method and decodes its answer with `schema`: an answer of another shape fails the call. */
+export const callPluginDecoded = <S extends Schema.Decoder<unknown>>(
+  schema: S,
+  plugin: string,
+  component: Record<string, unknown>,
+  method: string,
+  ...args: ReadonlyArray<unknown>
+): Effect.Effect<S["Type"], PluginCallError> =>
+  callPlugin(plugin, component, method, ...args).pipe(
+    Effect.flatMap((value) =>
+      Effect.mapError(decodeAnswer(schema)(value), (reason) => new PluginCallError({ plugin, method, reason }))
+    )
+  )
 
 /** Imports a plugin module, checks its manifest against the slot and name it is used for, and creates it. */
 export const loadPlugin = Effect.fn("Plugins.load")(function*(

@@ -7,9 +7,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
 import type { ChildProcessSpawner } from "effect/process"
-import { statSync } from "node:fs"
+import { existsSync, statSync } from "node:fs"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
-import { isEnded, type SessionRecord } from "../domain/session.ts"
+import { isEnded, worksAnIssue, type SessionRecord } from "../domain/session.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { projectPlugins } from "../plugins/registry.ts"
 import { Runtime, type Liveness } from "../plugins/runtime/Runtime.ts"
@@ -18,9 +18,11 @@ import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
-import { ProjectNotFound, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
-import type { BatchOutcome, CleanupItem } from "./SessionOps.ts"
+import { ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
+import { factsWithoutPlugins, REMOVABLE_STATUSES, removalVerdict, type RemovalFacts, type RemovalVerdict } from "./removal.ts"
+import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
+import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { startOrchestrator } from "./orchestrator.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
@@ -97,10 +99,11 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     return undone
   })
 
-  const spawn = Effect.fn("Sessions.spawnIn")(function*(projectRef: string, issue: string) {
+  const spawnOptions = { configPath: config.configPath }
+  const spawn = Effect.fn("Sessions.spawnIn")(function*(projectRef: string, target: SpawnTarget) {
     const project = yield* findProject(projectRef)
     yield* reconcile()
-    return yield* spawnSession(project, issue).pipe(withPlugins(project))
+    return yield* spawnSession(project, target, spawnOptions).pipe(withPlugins(project))
   })
 
   const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
@@ -111,13 +114,14 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     const project = yield* findProject(projectRef)
     yield* reconcile()
     const { records } = yield* store.list
-    const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status)).map((r) => [r.issueId, r.sessionId]))
+    // Tasks are not issues: a task whose slug reads like an issue id never makes that issue skipped.
+    const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status) && worksAnIssue(r)).map((r) => [r.issueId, r.sessionId]))
     const unique = [...new Set(issues.map((issue) => issue.replace(/^#/, "")))]
     return yield* Effect.forEach(unique, (issueId) => {
       const existing = live.get(issueId)
       const outcome: Effect.Effect<BatchOutcome> = existing !== undefined
         ? Effect.succeed({ _tag: "Skipped", issueId, sessionId: existing })
-        : spawnSession(project, issueId).pipe(
+        : spawnSession(project, { _tag: "Issue", issue: issueId }, spawnOptions).pipe(
           withPlugins(project),
           Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
           Effect.catch((error) => Effect.succeed<BatchOutcome>({ _tag: "Failed", issueId, reason: error.message }))
@@ -199,7 +203,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   const issueStates = Effect.fn("Sessions.issueStates")(function*(records: ReadonlyArray<SessionRecord>) {
     const states = new Map<string, IssueState>()
     for (const project of projects) {
-      const mine = records.filter((r) => r.projectId === project.id && r.role === undefined && r.endedAt === undefined)
+      const mine = records.filter((r) => r.projectId === project.id && worksAnIssue(r) && r.endedAt === undefined)
       if (mine.length === 0) continue
       const byIssue = yield* Tracker.use((tracker) => tracker.issueStates?.([...new Set(mine.map((r) => r.issueId))]) ?? Effect.succeed(new Map<string, IssueState>())).pipe(
         withPlugins(project),
@@ -213,29 +217,30 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     return states
   })
 
-  /** Sessions whose PR merged or closed, whose issue is completed, or whose agent is gone, and what cleaning would do. */
+  /**
+   * Sessions whose PR merged or closed, whose issue is completed, or whose agent is gone, each with the status and
+   * reason cleaning gives it (cleanup-decision.ts). Terminals are probed once per project, and only for sessions
+   * that neither their PR nor their issue settles.
+   */
   const cleanupCandidates = Effect.fn("Sessions.cleanupCandidates")(function*() {
     const { records } = yield* store.list
-    const candidates: Array<CleanupItem> = []
     const states = yield* issueStates(records)
-    for (const record of records) {
-      if (record.endedAt !== undefined || record.status === "killed" || record.status === "spawning") continue
-      const project = projects.find((p) => p.id === record.projectId)
-      if (project === undefined) continue
-      if (record.pr?.state === "merged" || record.pr?.state === "closed") {
-        candidates.push({ record, reason: `PR #${record.pr.number} ${record.pr.state}` })
-        continue
-      }
-      const issueState = states.get(record.sessionId)
-      if (issueState?.completed === true) {
-        candidates.push({ record, reason: `issue ${record.issueId} is ${issueState.name}` })
-        continue
-      }
-      const state = yield* liveness(record).pipe(withPlugins(project))
-      if (state._tag === "Gone") candidates.push({ record, reason: "its terminal session is gone" })
-      if (state._tag === "Exited") candidates.push({ record, reason: `its agent exited${state.exitCode !== undefined ? ` (code ${state.exitCode})` : ""}` })
+    const mine = records.filter((r) => isCleanable(r) && projects.some((p) => p.id === r.projectId))
+    const unsettled = mine.filter((r) => r.runtime !== null && settledVerdict(r, states.get(r.sessionId)) === undefined)
+    const liveness = new Map<string, Liveness>()
+    for (const project of projects) {
+      const handles = unsettled.filter((r) => r.projectId === project.id).map((r) => r.runtime!)
+      if (handles.length === 0) continue
+      const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(withPlugins(project))
+      for (const [id, state] of probed) liveness.set(id, state)
     }
-    return candidates
+    return mine.flatMap((record): ReadonlyArray<CleanupItem> => {
+      const verdict = cleanupVerdict(record, {
+        issueState: states.get(record.sessionId),
+        liveness: record.runtime !== null ? liveness.get(record.runtime.id) : undefined
+      })
+      return verdict === undefined ? [] : [{ record, ...verdict }]
+    })
   })
 
   const cleanup = Effect.fn("Sessions.cleanup")(function*(options: { readonly dryRun: boolean }) {
@@ -250,16 +255,98 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
         yield* stopRuntime(record.runtime)
         return yield* removeWorkspaceSafely(project, record.sessionId, record.workspacePath, record.branch)
       }).pipe(withPlugins(project))
-      yield* update(record, {
-        status: record.pr?.state === "merged" ? "merged" : "done",
+      const ended = yield* update(record, {
+        status: item.status,
         activity: "exited",
         endedAt: yield* nowIso,
         ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {})
       })
-      yield* events.append({ type: "session.cleaned", sessionId: record.sessionId, projectId: record.projectId, message: item.reason })
-      cleaned.push({ ...item, ...removed })
+      yield* events.append({
+        type: "session.cleaned",
+        sessionId: record.sessionId,
+        projectId: record.projectId,
+        issueId: record.issueId,
+        ...(record.pr !== null ? { prNumber: record.pr.number } : {}),
+        message: item.reason,
+        data: { status: item.status, cause: item.cause, ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {}) }
+      })
+      cleaned.push({ ...item, record: ended, ...removed })
     }
     return cleaned
+  })
+
+  /** What removing `record` would cut short or lose: its terminal's liveness, its worktree's unsaved work. */
+  const removalFacts = Effect.fnUntraced(function*(record: SessionRecord) {
+    const project = projects.find((p) => p.id === record.projectId)
+    if (project === undefined) return factsWithoutPlugins(record, existsSync(record.workspacePath))
+    return yield* Effect.gen(function*() {
+      const state = yield* liveness(record)
+      const workspace = yield* Workspace
+      const facts: RemovalFacts = {
+        running: state._tag === "Alive",
+        worktree: (yield* workspace.exists(record.workspacePath)) ? yield* workspace.unsavedWork(project, record.workspacePath) : "absent"
+      }
+      return facts
+    }).pipe(withPlugins(project))
+  })
+
+  /** Removes an ended session's terminal, worktree (already checked to hold nothing unsaved) and record; git refs stay. */
+  const removeRecord = Effect.fnUntraced(function*(record: SessionRecord, command: "rm" | "prune") {
+    const project = projects.find((p) => p.id === record.projectId)
+    let worktreeRemoved = false
+    if (project !== undefined) {
+      yield* Effect.gen(function*() {
+        yield* stopRuntime(record.runtime)
+        const workspace = yield* Workspace
+        if (yield* workspace.exists(record.workspacePath)) {
+          yield* workspace.destroy(project, record.workspacePath, { branch: record.branch, deleteBranch: false })
+          worktreeRemoved = true
+        }
+      }).pipe(withPlugins(project))
+    }
+    yield* store.remove(record.projectId, record.sessionId)
+    const removed: Removed = {
+      sessionId: record.sessionId,
+      projectId: record.projectId,
+      status: record.status,
+      worktreeRemoved,
+      ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {})
+    }
+    yield* events.append({
+      type: "session.removed",
+      sessionId: record.sessionId,
+      projectId: record.projectId,
+      issueId: record.issueId,
+      message: `orch session ${command} removed its record (${record.status})`,
+      data: { status: record.status, worktreeRemoved, ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {}) }
+    })
+    return removed
+  })
+
+  const remove = Effect.fn("Sessions.remove")(function*(sessionId: string, command: "rm" | "prune" = "rm") {
+    const record = yield* store.read(sessionId)
+    const verdict = removalVerdict(record, yield* removalFacts(record), config.configPath)
+    if (verdict._tag === "Keep") return yield* new RemoveRefused({ sessionId, reason: verdict.reason })
+    return yield* removeRecord(record, command)
+  })
+
+  /** Removes every ended session's record that can go; says why of those that cannot. */
+  const prune = Effect.fn("Sessions.prune")(function*(options: { readonly dryRun: boolean }) {
+    if (!options.dryRun) yield* reconcile()
+    const { records } = yield* store.list
+    const removed: Array<Removed> = []
+    const kept: Array<{ readonly sessionId: string; readonly reason: string }> = []
+    for (const record of records) {
+      if (!REMOVABLE_STATUSES.includes(record.status)) continue
+      const verdict = yield* removalFacts(record).pipe(
+        Effect.map((facts) => removalVerdict(record, facts, config.configPath)),
+        Effect.catch((error) => Effect.succeed<RemovalVerdict>({ _tag: "Keep", reason: `orch could not look at it: ${error.message}` }))
+      )
+      if (verdict._tag === "Keep") kept.push({ sessionId: record.sessionId, reason: verdict.reason })
+      else if (options.dryRun) removed.push({ sessionId: record.sessionId, projectId: record.projectId, status: record.status, worktreeRemoved: existsSync(record.workspacePath), ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {}) })
+      else removed.push(yield* removeRecord(record, "prune"))
+    }
+    return { removed, kept } satisfies PruneReport
   })
 
   /** Every record with the liveness of its runtime, probed in one call per runtime plugin. */
@@ -282,7 +369,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(project), orchestrating.withPermits(1))
   })
 
-  return { config, spawn, batchSpawn, send, kill, restore, cleanup, issueStates, reconcile, probeAll, orchestrate, read: store.read }
+  return { config, spawn, batchSpawn, send, kill, restore, cleanup, remove, prune, issueStates, reconcile, probeAll, orchestrate, read: store.read }
 })
 
 export class SessionManager extends Context.Service<SessionManager, Effect.Success<ReturnType<typeof makeSessionManager>>>()(

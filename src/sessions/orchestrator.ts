@@ -17,7 +17,7 @@ import { EventLog } from "../store/EventLog.ts"
 import { attempt, writeFileAtomic } from "../store/files.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
-import { agentContext, checkAgentProgram, nowIso, waitUntilReady } from "./spawn.ts"
+import { agentContext, checkAgentProgram, nowIso, waitUntilReady, watchStart } from "./spawn.ts"
 
 export class OrchestratorNotReady extends Schema.TaggedError<OrchestratorNotReady>()("OrchestratorNotReady", { reason: Schema.String }) {
   override get message() {
@@ -54,12 +54,14 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
     if (state?._tag === "Alive") return { record: existing.value, reused: true }
     yield* runtime.destroy(existing.value.runtime)
   }
+  yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new OrchestratorNotReady({ reason })))
   const now = yield* nowIso
   const base: SessionRecord = existing._tag === "Some" ? existing.value : {
     sessionId,
     role: "orchestrator",
     projectId: project.id,
     issueId: "orchestrator",
+    ...(config.configPath !== undefined ? { configPath: config.configPath } : {}),
     status: "spawning",
     activity: "unknown",
     branch: `orchestrator/${project.sessionPrefix}`,
@@ -84,16 +86,14 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
     ...(config.configPath !== undefined ? { ORCH_CONFIG_PATH: config.configPath } : {}),
     PATH: `${shimDir}:${process.env.PATH ?? ""}`
   })
-  yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new OrchestratorNotReady({ reason })))
   const handle = yield* runtime.create({ sessionId, workingDir: base.workspacePath, command: launch.command, ...environment })
-  if (launch.initialMessage !== undefined && existing._tag === "None") {
-    yield* waitUntilReady(runtime, agent, handle).pipe(
-      Effect.mapError((error) => new OrchestratorNotReady({ reason: typeof error === "string" ? error : error.message })),
-      // An agent that never got ready leaves no terminal behind (the next start would find its name taken).
-      Effect.tapError(() => Effect.ignore(runtime.destroy(handle)))
+  const notReady = (error: string | { readonly message: string }) => new OrchestratorNotReady({ reason: typeof error === "string" ? error : error.message })
+  // An agent that does not stay up is not reported as started: its terminal goes, the reason it printed is told.
+  yield* (launch.initialMessage !== undefined && existing._tag === "None"
+    ? waitUntilReady(runtime, agent, handle).pipe(Effect.andThen(runtime.send(handle, launch.initialMessage)))
+    : watchStart(runtime, handle)).pipe(
+      Effect.catch((error) => Effect.andThen(runtime.destroy(handle).pipe(Effect.ignore), Effect.fail(notReady(error))))
     )
-    yield* runtime.send(handle, launch.initialMessage)
-  }
   const record: SessionRecord = { ...base, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso }
   yield* store.write(record)
   yield* events.append({ type: existing._tag === "Some" ? "session.restored" : "session.spawned", sessionId, projectId: project.id, issueId: "orchestrator", data: { role: "orchestrator" } })

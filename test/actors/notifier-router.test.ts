@@ -2,13 +2,16 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { COALESCE_WINDOW_MS, NotifierRouter } from "../../actors/notifier-router.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import { NotifierError, type NotifierShape } from "../../src/plugins/notifier/Notifier.ts"
-import { EventLog } from "../../src/store/EventLog.ts"
+import { EventLog, type EventLogShape } from "../../src/store/EventLog.ts"
+import { StoreError } from "../../src/store/errors.ts"
 import { tempDir } from "../support/host.ts"
 
 const notification = (fields: Partial<Notification> = {}): Notification => ({
@@ -80,5 +83,26 @@ describe("notifier router", () => {
       yield* router.notify(notification({ id: "4" }))
       yield* Effect.yieldNow
       assert.deepStrictEqual(a.seen, ["1", "3", "4"])
+    }))
+
+  it.effect("in the background a failed delivery is logged as well as recorded; an event log that cannot be written is logged", () =>
+    Effect.gen(function*() {
+      const logs: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => {
+        logs.push(`${logLevel}: ${(Array.isArray(message) ? message : [message]).join(" ")}`)
+      })
+      const b = recorder("b", () => Effect.fail(new NotifierError({ notifier: "b", reason: "notify-send was not found on PATH" })))
+      const { router, events } = yield* withRouter([recorder("a").notifier, b.notifier])
+      yield* router.notify(notification()).pipe(Effect.provide(Logger.layer([logger])))
+      yield* Effect.yieldNow
+      assert.deepStrictEqual(logs, ["Warn: notifier b could not deliver \"app-1 is stuck\": notify-send was not found on PATH"])
+      assert.deepStrictEqual(events().map((e) => [e.type, e.message]), [["notification.sent", "app-1 is stuck"], ["notification.failed", "b: notify-send was not found on PATH"]])
+
+      logs.length = 0
+      const unwritable: EventLogShape = { path: "/nonexistent", stream: Stream.empty, append: () => Effect.fail(new StoreError({ path: "/nonexistent/events.jsonl", reason: "no such directory" })) }
+      const broken = yield* NotifierRouter.make(new Map([["a", recorder("a").notifier]]), routing).pipe(Effect.provideService(EventLog, unwritable))
+      assert.deepStrictEqual(yield* broken.deliver(notification({ id: "n9", priority: "action" })).pipe(Effect.provide(Logger.layer([logger]))), [{ notifier: "a", ok: true }])
+      assert.strictEqual(logs.length, 1)
+      assert.match(logs[0]!, /^Error: could not record the delivery of notification n9 to a: .*no such directory/)
     }))
 })

@@ -176,7 +176,7 @@ describe("the real Claude Code CLI under orch", () => {
       const started = Date.now()
       const spawned = yield* s.orch(["spawn", "app", "3"])
       assert.strictEqual(spawned.code, 1)
-      assert.match(spawned.stderr, /^orch: spawn of app issue 3 failed while waiting for the agent: Claude Code asks whether to trust this folder: run `claude` once in the project's directory and accept \(nothing was left behind\)\n$/)
+      assert.match(spawned.stderr, /^orch: spawn of app issue 3 failed while waiting for the agent \(nothing was left behind\): Claude Code asks whether to trust this folder: run `claude` once in the project's directory and accept\n$/)
       assert.isBelow(Date.now() - started, 30_000, "not the 60 s wait for a prompt that never comes")
       assert.deepStrictEqual(s.sessions(), [])
     }), 60_000)

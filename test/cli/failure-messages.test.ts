@@ -53,7 +53,7 @@ interface Expect {
   /** Something the output must say (stdout and stderr together). */
   readonly says?: RegExp
 }
-type Row = readonly [args: ReadonlyArray<string>, expect: Expect]
+type Row = readonly [args: ReadonlyArray<string>, expect: Expect, env?: Record<string, string>]
 
 /** Everything wrong with one run, each as a line naming the command. */
 const judge = (args: ReadonlyArray<string>, run: OrchRun, expect: Expect): Array<string> => {
@@ -68,11 +68,11 @@ const judge = (args: ReadonlyArray<string>, run: OrchRun, expect: Expect): Array
   return problems.map((problem) => `orch ${args.join(" ")}: ${problem}\n      stdout: ${run.stdout.trim().split("\n").slice(0, 4).join(" | ")}\n      stderr: ${run.stderr.trim()}`)
 }
 
-type Orch = (args: ReadonlyArray<string>) => Effect.Effect<OrchRun>
+type Orch = (args: ReadonlyArray<string>, env?: Record<string, string>) => Effect.Effect<OrchRun>
 
 /** Runs the rows (a few at a time, or one after another when they build on each other) and fails with every problem at once. */
 const matrix = (orch: Orch, rows: ReadonlyArray<Row>, options: { readonly inOrder?: boolean } = {}) =>
-  Effect.forEach(rows, ([args, expect]) => Effect.map(orch(args), (run) => judge(args, run, expect)), { concurrency: options.inOrder ? 1 : 3 }).pipe(
+  Effect.forEach(rows, ([args, expect, env]) => Effect.map(orch(args, env), (run) => judge(args, run, expect)), { concurrency: options.inOrder ? 1 : 3 }).pipe(
     Effect.map((problems) => assert.deepStrictEqual(problems.flat(), []))
   )
 
@@ -82,10 +82,14 @@ const ALL_CONFIG_COMMANDS = (says: RegExp): ReadonlyArray<Row> => [
   [["start", "app", "--detach", "--no-open"], { code: 2, says }],
   [["spawn", "app", "1"], { code: 2, says }],
   [["batch-spawn", "app", "1", "2"], { code: 2, says }],
-  [["send", "app-1", "hello"], { code: 2, says }],
+  // A command that names a session finds its config from the session's record: with no such session, it says so.
+  [["send", "app-1", "hello"], { code: 1, says: /^orch: no session app-1$/m }],
   [["session", "ls"], { code: 2, says }],
-  [["session", "kill", "app-1"], { code: 2, says }],
-  [["session", "restore", "app-1"], { code: 2, says }],
+  [["session", "kill", "app-1"], { code: 1, says: /^orch: no session app-1$/m }],
+  [["session", "restore", "app-1"], { code: 1, says: /^orch: no session app-1$/m }],
+  [["session", "rm", "app-1"], { code: 1, says: /^orch: no session app-1$/m }],
+  [["attach", "app-1"], { code: 1, says: /^orch: no session app-1$/m }],
+  [["report", "active"], { code: 2, says: /\$ORCH_SESSION_ID is not set/ }],
   [["session", "cleanup"], { code: 2, says }],
   [["notify", "hello"], { code: 2, says }],
   [["config", "validate"], { code: 2, says }],
@@ -128,15 +132,16 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
   it.live("no config anywhere", () =>
     Effect.gen(function*() {
       const cwd = yield* tempDir("orch-nocfg-")
-      const orch: Orch = (args) => runOrchAsync(args, { cwd, env: { HOME: join(cwd, "home") } })
-      yield* matrix(orch, [...ALL_CONFIG_COMMANDS(NO_CONFIG), [["config", "schema"], { code: 0 }]])
+      const orch: Orch = (args, env = {}) => runOrchAsync(args, { cwd, env: { HOME: join(cwd, "home"), ...env } })
+      yield* matrix(orch, [...ALL_CONFIG_COMMANDS(NO_CONFIG), [["config", "schema"], { code: 0 }], [["session", "prune"], { code: 0 }]])
     }), 60_000)
 
   it.live("a config with a YAML syntax error", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
       writeFileSync(s.config, "projects:\n  app: [\n    repo: acme/app\n")
-      yield* matrix(s.orch, ALL_CONFIG_COMMANDS(/orchestrator\.yaml:\d+:\d+: YAML syntax error/))
+      const says = /orchestrator\.yaml:\d+:\d+: YAML syntax error/
+      yield* matrix(s.orch, [...ALL_CONFIG_COMMANDS(says), [["session", "prune"], { code: 2, says }]])
     }), 60_000)
 
   it.live("a config with a schema error", () =>
@@ -144,7 +149,8 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
       const s = yield* sandbox()
       const config = readFileSync(s.config, "utf8").replace(/^port: \d+$/m, "port: lots")
       writeFileSync(s.config, config)
-      yield* matrix(s.orch, ALL_CONFIG_COMMANDS(/Validation error at "port"/))
+      const says = /Validation error at "port"/
+      yield* matrix(s.orch, [...ALL_CONFIG_COMMANDS(says), [["session", "prune"], { code: 2, says }]])
     }), 60_000)
 
   it.live("a supervisor killed with kill -9: every command carries on without it; stop clears its files; start takes over", () =>
@@ -162,6 +168,12 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
         [["session", "kill", "app-2"], { code: 0, says: /^killed app-2/m }],
         [["session", "restore", "app-2"], { code: 0, says: /^restored app-2$/m }],
         [["session", "cleanup", "--dry-run"], { code: 0 }],
+        [["spawn", "app", "--task", "tidy the readme"], { code: 0, says: /^app-3$/m }],
+        [["attach", "app-1"], { code: 2, says: /needs a terminal/ }],
+        [["report", "active", "--note", "reading the code"], { code: 0 }, { ORCH_SESSION_ID: "app-1" }],
+        [["session", "kill", "app-3"], { code: 0 }],
+        [["session", "rm", "app-3"], { code: 0, says: /^removed app-3/m }],
+        [["session", "prune", "--dry-run"], { code: 0 }],
         [["status"], { code: 0, says: /app-1/ }],
         [["notify", "hello"], { code: 0 }],
         [["notifications"], { code: 0 }],
@@ -221,6 +233,9 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
         [["send", "app-9", "hello"], { code: 1, says: /^orch: no session app-9$/m }],
         [["session", "kill", "app-9"], { code: 1, says: /^orch: no session app-9$/m }],
         [["session", "restore", "app-9"], { code: 1, says: /^orch: no session app-9$/m }],
+        [["session", "rm", "app-9"], { code: 1, says: /^orch: no session app-9$/m }],
+        [["attach", "app-9"], { code: 1, says: /^orch: no session app-9$/m }],
+        [["report", "active"], { code: 2, says: /\$ORCH_SESSION_ID names app-9, which has no record/ }, { ORCH_SESSION_ID: "app-9" }],
         [["send", where, "hello"], { code: 1, says: new RegExp(`session ${where} is not running \\(killed\\)`) }],
         [["session", "kill", where], { code: 0, says: new RegExp(`^killed ${where}`, "m") }]
       ]
@@ -237,7 +252,7 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
   it.live("the agent's program is missing", () =>
     Effect.gen(function*() {
       const s = yield* sandbox({ project: { agent: "coding-agent", agentConfig: {} } })
-      const orch: Orch = (args) => s.orch(args, { PATH: pathWithout("claude") })
+      const orch: Orch = (args, env = {}) => s.orch(args, { PATH: pathWithout("claude"), ...env })
       yield* matrix(orch, [
         [["spawn", "app", "1"], { code: 1, says: /claude/ }],
         [["batch-spawn", "app", "2"], { code: 1, says: /claude/ }],
@@ -250,7 +265,8 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
   it.live("no tmux on PATH", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
-      const orch: Orch = (args) => s.orch(args, { PATH: pathDirWithout(join(s.root, "bin-without-tmux"), "tmux") })
+      const path = pathDirWithout(join(s.root, "bin-without-tmux"), "tmux")
+      const orch: Orch = (args, env = {}) => s.orch(args, { PATH: path, ...env })
       yield* matrix(orch, [
         [["spawn", "app", "1"], { code: 1, says: /tmux is not installed \(not found on PATH\)/ }],
         [["batch-spawn", "app", "2"], { code: 1, says: /tmux is not installed \(not found on PATH\)/ }],
@@ -268,7 +284,7 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
       const home = join(s.root, "home-blocked")
       mkdirSync(home, { recursive: true })
       writeFileSync(join(home, ".orchestrator"), "not a directory\n")
-      const orch: Orch = (args) => s.orch(args, { HOME: home })
+      const orch: Orch = (args, env = {}) => s.orch(args, { HOME: home, ...env })
       const says = new RegExp(`${join(home, ".orchestrator")}`)
       yield* matrix(orch, [
         [["spawn", "app", "1"], { code: 1, says }],

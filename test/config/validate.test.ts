@@ -65,7 +65,7 @@ describe("defaults", () => {
       assert.deepStrictEqual(app.scm, { plugin: "repohost" })
       assert.deepStrictEqual(app.symlinks, [])
       assert.deepStrictEqual(app.postCreate, [])
-      assert.deepStrictEqual(app.agentConfig, { permissions: "skip" })
+      assert.deepStrictEqual(app.agentConfig, { permissions: "skip", quietMs: 3000 })
       assert.deepStrictEqual(app.reactions, {})
     }))
 
@@ -121,7 +121,7 @@ describe("defaults", () => {
         "process"
       ])
       assert.deepStrictEqual(app.tracker, { plugin: "tracker-b", teamId: "T1", apiKey: "ghp_x" })
-      assert.deepStrictEqual(app.agentConfig, { permissions: "default", model: "opus", command: "run-agent" })
+      assert.deepStrictEqual(app.agentConfig, { permissions: "default", model: "opus", quietMs: 3000, command: "run-agent" })
     }))
 })
 
@@ -240,7 +240,12 @@ describe("duplicates", () => {
         projects: { one: project({ path: "/a/app" }), two: project({ path: "/b/app", sessionPrefix: "two" }) }
       }).pipe(host, Effect.flip)
       assert.instanceOf(error, DuplicateProjectIdError)
-      assert.match(error.message, /^Duplicate project ID detected: "app"/)
+      assert.strictEqual(
+        error.message,
+        "Duplicate project ID detected: \"app\". Projects \"one\" (/a/app) and \"two\" (/b/app) have paths with the same " +
+          "directory name, and a project's id is its directory name. Rename one directory."
+      )
+      assert.deepStrictEqual((error as DuplicateProjectIdError).paths, ["/a/app", "/b/app"])
     }))
 
   it.effect("two projects with the same prefix (explicit or generated) are a duplicate session prefix", () =>

@@ -44,7 +44,8 @@ describe("board groups", () => {
     ["ci_failed", "working"],
     ["merged", "done"],
     ["killed", "done"],
-    ["done", "done"]
+    ["done", "done"],
+    ["exited", "done"]
   ] as const)("%s is in %s", (status, group) => {
     assert.strictEqual(groupOf(record(status)), group)
     assert.isString(toneOf(status))
@@ -72,6 +73,9 @@ describe("board groups", () => {
     assert.isFalse(canKill(record("spawning")))
     assert.isTrue(canRestore(record("killed", { activity: "exited" })))
     assert.isTrue(canRestore(record("errored", { activity: "exited" })))
+    assert.isTrue(canRestore(record("exited", { activity: "exited" })), "cleanup ended it after its agent stopped: it can run again")
+    assert.isFalse(canKill(record("exited", { activity: "exited" })))
+    assert.strictEqual(toneOf("exited"), "warn", "set apart from the sessions whose work landed")
     assert.isFalse(canRestore(record("working")))
     assert.isFalse(canRestore(record("merged", { activity: "exited" })))
   })

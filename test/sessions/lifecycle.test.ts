@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
-import { sandbox } from "../support/orch-sandbox.ts"
+import { ECHO_AGENT, sandbox } from "../support/orch-sandbox.ts"
 import { git, gitOk } from "../support/repo.ts"
 
 describe("orch send", () => {
@@ -51,7 +51,7 @@ describe("orch spawn of an agent that cannot run", () => {
       assert.strictEqual(run.code, 1)
       assert.strictEqual(
         run.stderr,
-        "orch: spawn of app issue 1 failed while checking the agent: no-such-agent-cli is not installed (not found on PATH); install it, or set agentConfig.command to its full path (nothing was left behind)\n"
+        "orch: spawn of app issue 1 failed while checking the agent (nothing was left behind): no-such-agent-cli is not installed (not found on PATH); install it, or set agentConfig.command to its full path\n"
       )
       assert.deepStrictEqual(s.sessions(), [])
       assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
@@ -65,7 +65,7 @@ describe("orch spawn of an agent that cannot run", () => {
       assert.strictEqual(run.code, 1)
       assert.strictEqual(
         run.stderr,
-        "orch: spawn of app issue 1 failed while starting the agent: the agent exited with status 3 as it started; it printed:\n  > error: this agent cannot be used with root (nothing was left behind)\n"
+        "orch: spawn of app issue 1 failed while starting the agent (nothing was left behind): the agent exited with status 3 as it started; it printed:\n  > error: this agent cannot be used with root\n"
       )
       assert.deepStrictEqual(s.sessions(), [])
       assert.isFalse(existsSync(join(s.dataDir, "worktrees", "app", "app-1")))
@@ -186,17 +186,17 @@ describe("orch session kill / restore / cleanup", () => {
       execFileSync("tmux", ["-S", s.socket, "kill-session", "-t", "=app-1"])
 
       const dry = yield* s.orch(["session", "cleanup", "--dry-run"])
-      assert.strictEqual(dry.stdout, "would clean app-1: its terminal session is gone\n")
+      assert.strictEqual(dry.stdout, "would clean app-1 (exited): its terminal session is gone, and no PR was opened\n")
       assert.isTrue(existsSync(worktree))
       assert.strictEqual(s.record("app-1").status, "working")
 
       const run = yield* s.orch(["session", "cleanup"])
       assert.strictEqual(run.code, 0, run.stderr)
-      assert.strictEqual(run.stdout, `cleaned app-1: its terminal session is gone; unsaved work saved to refs/orch/rescue/app-1 (commit ${unpushed.slice(0, 12)})\n`)
+      assert.strictEqual(run.stdout, `cleaned app-1 (exited): its terminal session is gone, and no PR was opened; unsaved work saved to refs/orch/rescue/app-1 (commit ${unpushed.slice(0, 12)})\n`)
       assert.isFalse(existsSync(worktree))
       assert.strictEqual(git(s.repo.path, "rev-parse", "refs/orch/rescue/app-1"), unpushed)
-      assert.strictEqual(s.record("app-1").status, "done")
-      assert.deepInclude(s.events().at(-1), { type: "session.cleaned", sessionId: "app-1", message: "its terminal session is gone" })
+      assert.strictEqual(s.record("app-1").status, "exited", "its agent stopped before its work landed: not done")
+      assert.deepInclude(s.events().at(-1), { type: "session.cleaned", sessionId: "app-1", message: "its terminal session is gone, and no PR was opened" })
       assert.strictEqual(s.record("app-2").status, "working")
       assert.deepStrictEqual(s.sessions(), ["app-2"])
       assert.strictEqual((yield* s.orch(["session", "cleanup"])).stdout, "Nothing to clean up.\n")
@@ -209,9 +209,48 @@ describe("orch session kill / restore / cleanup", () => {
       const file = join(s.dataDir, "sessions", "app", "app-1", "session.json")
       writeFileSync(file, JSON.stringify({ ...s.record("app-1"), pr: { number: 8, url: "https://github.com/acme/app/pull/8", state: "merged" } }))
       const run = yield* s.orch(["session", "cleanup"])
-      assert.strictEqual(run.stdout, "cleaned app-1: PR #8 merged\n")
+      assert.strictEqual(run.stdout, "cleaned app-1 (merged): PR #8 merged\n")
       assert.strictEqual(s.record("app-1").status, "merged")
       assert.deepStrictEqual(s.sessions(), [])
+    }))
+})
+
+/** Shell for an agent that waits (past spawn's start watch) until the test creates `stop-<session>` beside its worktree. */
+const WAIT_FOR_STOP = `echo "ready $ORCH_SESSION_ID"; while [ ! -e "../stop-$ORCH_SESSION_ID" ]; do sleep 0.1; done`
+
+describe("orch session cleanup: each session by what happened to it", () => {
+  it.live("merged PR → merged, closed PR → done, agent that exited without a PR → exited (never done)", () =>
+    Effect.gen(function*() {
+      // app-3's agent starts, then exits with 3 before doing anything, once the test says so
+      const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-3 ] && { ${WAIT_FOR_STOP}; exit 3; }; ${ECHO_AGENT}` })
+      for (const issue of ["1", "2", "3"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue])).code, 0)
+      writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-3"), "")
+      const withPr = (sessionId: string, number: number, state: string) =>
+        writeFileSync(join(s.dataDir, "sessions", "app", sessionId, "session.json"),
+          JSON.stringify({ ...s.record(sessionId), pr: { number, url: `https://github.com/acme/app/pull/${number}`, state } }))
+      withPr("app-1", 8, "merged")
+      withPr("app-2", 9, "closed")
+      yield* eventually("app-3's agent to exit", () =>
+        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-3:", "-F", "#{pane_dead} #{pane_dead_status}"], { encoding: "utf8" }).trim() === "1 3", 30_000)
+      const before = readFileSync(join(s.dataDir, "events.jsonl"), "utf8").trim().split("\n").length
+
+      const run = yield* s.orch(["session", "cleanup", "--json"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(JSON.parse(run.stdout), [
+        { sessionId: "app-1", status: "merged", cause: "pr-merged", reason: "PR #8 merged", rescuedTo: null },
+        { sessionId: "app-2", status: "done", cause: "pr-closed", reason: "PR #9 closed without merging", rescuedTo: null },
+        { sessionId: "app-3", status: "exited", cause: "agent-exited", reason: "its agent exited (code 3) before opening a PR", rescuedTo: null }
+      ])
+      assert.deepStrictEqual(["app-1", "app-2", "app-3"].map((id) => [s.record(id).status, s.record(id).activity]), [["merged", "exited"], ["done", "exited"], ["exited", "exited"]])
+      assert.deepStrictEqual(s.events().slice(before).map((e) => [e.type, e.sessionId, e.issueId, e.prNumber ?? null, e.message, e.data]), [
+        ["session.cleaned", "app-1", "1", 8, "PR #8 merged", { status: "merged", cause: "pr-merged" }],
+        ["session.cleaned", "app-2", "2", 9, "PR #9 closed without merging", { status: "done", cause: "pr-closed" }],
+        ["session.cleaned", "app-3", "3", null, "its agent exited (code 3) before opening a PR", { status: "exited", cause: "agent-exited" }]
+      ])
+      assert.deepStrictEqual(s.sessions(), [])
+      const table = (yield* s.orch(["status"])).stdout
+      assert.match(table, /^app-3\s+3\s+feat\/3\s+exited\s+exited\s+-\s/m)
+      assert.strictEqual((yield* s.orch(["batch-spawn", "app", "3"])).code, 0, "an exited session's issue can be taken up again")
     }))
 })
 
@@ -225,18 +264,55 @@ describe("orch status", () => {
       assert.deepStrictEqual(JSON.parse((yield* s.orch(["status", "--json"])).stdout), [])
       for (const issue of ["1", "2"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue])).code, 0)
       const table = (yield* s.orch(["status"])).stdout.trim().split("\n")
-      assert.match(table[0]!, /^SESSION\s+ISSUE\s+BRANCH\s+STATUS\s+ACTIVITY\s+PR\s+AGE$/)
-      assert.match(table[1]!, /^app-1\s+1\s+feat\/1\s+working\s+active\s+-\s+\d+s$/)
+      assert.match(table[0]!, /^SESSION\s+ISSUE\s+BRANCH\s+STATUS\s+ACTIVITY\s+PR\s+AGE\s+RECORDED$/)
+      assert.match(table[1]!, /^app-1\s+1\s+feat\/1\s+working\s+active\s+-\s+\d+s\s+\d+s ago$/)
       const json = JSON.parse((yield* s.orch(["status", "--json"])).stdout)
       assert.deepStrictEqual(json.map((r: { sessionId: string }) => r.sessionId), ["app-1", "app-2"])
       for (const key of ["sessionId", "projectId", "issueId", "status", "activity", "branch", "workspacePath", "pr", "createdAt"]) {
         assert.property(json[0], key)
       }
+      assert.deepInclude(json[0], { recorded: true })
+      assert.isAtLeast(json[0].recordedAgeMs, 0)
       // with no tmux or git to be found, status still answers from the records
       const noTools = yield* s.orch(["status", "--json"], { PATH: "/nonexistent" })
       assert.strictEqual(noTools.code, 0, noTools.stderr)
       assert.strictEqual(JSON.parse(noTools.stdout).length, 2)
     }))
+})
+
+describe("orch status without a supervisor", () => {
+  it.live("says a dead agent's session is only as last recorded, and how long ago; with a supervisor running it does not", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-1 ] && { ${WAIT_FOR_STOP}; exit 0; }; ${ECHO_AGENT}` })
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-1"), "")
+      // tmux marks the pane dead a moment before it has the exit status: wait for both.
+      yield* eventually("app-1's agent to exit", () =>
+        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead} #{pane_dead_status}"], { encoding: "utf8" }).trim() === "1 0")
+      writeFileSync(join(s.dataDir, "sessions", "app", "app-1", "session.json"),
+        JSON.stringify({ ...s.record("app-1"), updatedAt: new Date(Date.now() - 3 * 3_600_000).toISOString() }))
+
+      const unwatched = yield* s.orch(["status"])
+      assert.strictEqual(unwatched.code, 0, unwatched.stderr)
+      const lines = unwatched.stdout.trim().split("\n")
+      assert.match(lines[0]!, /\sRECORDED$/)
+      assert.match(lines[1]!, /^app-1\s+1\s+feat\/1\s+working\s+active\s+-\s+\d+s\s+3h ago$/, "the dead agent's session is not shown as live truth")
+      assert.strictEqual(lines[2], "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: `orch session ls` checks their terminals, `orch start <project>` keeps them current.")
+      const [row] = JSON.parse((yield* s.orch(["status", "--json"])).stdout)
+      assert.deepInclude(row, { sessionId: "app-1", status: "working", recorded: true })
+      assert.isAtLeast(row.recordedAgeMs, 3 * 3_600_000)
+      assert.isBelow(row.recordedAgeMs, 3 * 3_600_000 + 60_000)
+      const probing = (yield* s.orch(["session", "ls"])).stdout
+      assert.match(probing, /^app-1\s+1\s+working\s+exited \(0\)\s/m, `session ls, the probing view, tells the truth: ${probing}`)
+
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      const watched = yield* s.orch(["status"])
+      assert.notInclude(watched.stdout, "RECORDED")
+      assert.notInclude(watched.stdout, "No supervisor is running")
+      const rows = JSON.parse((yield* s.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; recorded: boolean }>
+      assert.deepStrictEqual(rows.map((r) => [r.sessionId, r.recorded]), [["app-1", false], ["app-orchestrator", false]])
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 60_000)
 })
 
 describe("concurrency and crashes", () => {

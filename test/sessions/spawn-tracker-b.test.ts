@@ -88,7 +88,7 @@ describe("orch spawn with tracker-b (Linear)", () => {
       linear.setState("ENG-124", { name: "Done", type: "completed" })
       const run = yield* s.orch(["session", "cleanup"], { LINEAR_API_KEY: API_KEY })
       assert.strictEqual(run.code, 0, run.stderr)
-      assert.strictEqual(run.stdout, "cleaned app-2: issue ENG-124 is Done\n")
+      assert.strictEqual(run.stdout, "cleaned app-2 (done): issue ENG-124 is Done\n")
       assert.strictEqual(s.record("app-2").status, "done")
       assert.strictEqual(s.record("app-1").status, "working")
       assert.deepStrictEqual(s.sessions(), ["app-1"])

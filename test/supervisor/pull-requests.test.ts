@@ -130,8 +130,13 @@ describe("pull requests through the repohost emulator", () => {
       assert.deepInclude(s.events().find((e) => e.type === "merge.conflicts"), { sessionId: "app-1", prNumber: created.number })
 
       emulator.closeIssue("acme/app", issue, "NOT_PLANNED")
-      assert.strictEqual((yield* s.orch(["session", "cleanup"])).code, 0)
-      assert.deepInclude(s.events().find((e) => e.type === "session.cleaned"), { sessionId: "app-1", message: `issue ${issue} is closed (not planned)` })
+      // through the supervisor: its answer carries the status the session got
+      const cleaned = yield* s.orch(["session", "cleanup"])
+      assert.strictEqual(cleaned.code, 0, cleaned.stderr)
+      assert.strictEqual(cleaned.stdout, `cleaned app-1 (done): issue ${issue} is closed (not planned)\n`)
+      assert.deepInclude(s.events().find((e) => e.type === "session.cleaned"), {
+        sessionId: "app-1", message: `issue ${issue} is closed (not planned)`, data: { status: "done", cause: "issue-completed" }
+      })
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 60_000)
 })

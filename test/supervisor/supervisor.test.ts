@@ -73,7 +73,10 @@ describe("orch start / stop (real supervisor, tmux, IPC)", () => {
       assert.includeMembers(adopted, ["app-1", "app-2", "app-orchestrator"])
       assert.deepInclude(s.events().find((e) => e.type === "session.orphaned"), { sessionId: "app-9", projectId: "app" })
       yield* eventually("the orphan in the inbox", () => (readFileSync(join(s.dataDir, "notifications.jsonl"), "utf8")).includes("app-9: terminal session without a record"))
-      assert.notStrictEqual(supervisorFile(s.dataDir)!.pid, pid)
+      const newPid = supervisorFile(s.dataDir)!.pid
+      assert.notStrictEqual(newPid, pid)
+      const probed = yield* eventually("the first probe after adoption", () => s.events().find((e) => e.type === "supervisor.adopted" && e.data.pid === newPid))
+      assert.deepInclude(probed.data, { sessions: 3, alive: 3, exited: 0, gone: 0, unknown: 0 })
       assert.strictEqual((yield* s.orch(["send", "app-2", "hello"])).code, 0)
       yield* eventually("the new supervisor to drive app-2", () => s.events().some((e) => e.type === "session.ready" && e.sessionId === "app-2"), 15_000)
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)

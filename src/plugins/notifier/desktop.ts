@@ -1,6 +1,7 @@
 /**
- * Notifier `desktop`: `notify-send` on Linux, `osascript` on macOS. Where neither exists the notifier shows
- * nothing and succeeds; the first such notification in the process logs one warning saying why.
+ * Notifier `desktop`: `notify-send` on Linux, `osascript` on macOS. Where neither exists every notification
+ * fails with a NotifierError saying why and what to do (the router records it as `notification.failed`); a
+ * command that exits non-zero, cannot start or hangs fails the same way. It never claims a delivery it did not make.
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -21,8 +22,8 @@ export interface DesktopOptions {
 }
 
 export interface DesktopNotifier extends NotifierShape {
-  /** Why this notifier shows nothing (no notify-send or osascript), or undefined when it works. */
-  readonly warning: Effect.Effect<string | undefined>
+  /** Why this notifier cannot deliver anything (no notify-send or osascript), or undefined when it has a command. */
+  readonly unavailable: Effect.Effect<string | undefined>
 }
 
 export const onPath = (cmd: string): boolean =>
@@ -42,12 +43,14 @@ export const appleScriptString = (text: string): string =>
 
 type Show = (title: string, body: string, urgent: boolean) => readonly [file: string, args: ReadonlyArray<string>]
 
-/** The command that shows a notification on this platform, or why there is none. */
+const ROUTE_AWAY = "or take this notifier out of notificationRouting"
+
+/** The command that shows a notification on this platform, or why there is none (one sentence, with what to do). */
 const choose = (platform: NodeJS.Platform, which: (cmd: string) => boolean): Show | string => {
   if (platform === "linux") {
     return which("notify-send")
       ? (title, body, urgent) => ["notify-send", ["--app-name=orch", `--urgency=${urgent ? "critical" : "normal"}`, "--", title, body]]
-      : "desktop notifications are off: notify-send was not found on PATH (install libnotify-bin or libnotify)"
+      : `notify-send was not found on PATH; install libnotify-bin (or libnotify), ${ROUTE_AWAY}`
   }
   if (platform === "darwin") {
     return which("osascript")
@@ -55,13 +58,10 @@ const choose = (platform: NodeJS.Platform, which: (cmd: string) => boolean): Sho
         "osascript",
         ["-e", `display notification ${appleScriptString(body)} with title ${appleScriptString(title)}${urgent ? " sound name \"default\"" : ""}`]
       ]
-      : "desktop notifications are off: osascript was not found on PATH"
+      : `osascript was not found on PATH; put /usr/bin on PATH, ${ROUTE_AWAY}`
   }
-  return `desktop notifications are off: not supported on ${platform} (only Linux and macOS)`
+  return `desktop notifications work on Linux and macOS only, not ${platform}; take this notifier out of notificationRouting`
 }
-
-/** One warning per process, however many desktop notifiers are unavailable. */
-let warned = false
 
 export const makeDesktopNotifier = Effect.fnUntraced(function*(name: string, options: DesktopOptions = {}) {
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
@@ -71,21 +71,17 @@ export const makeDesktopNotifier = Effect.fnUntraced(function*(name: string, opt
   const run = options.run ?? ((file, args) => exec(file, args, { timeout }).pipe(Effect.provide(context)))
 
   const chosen = choose(platform, which)
-  const warning = typeof chosen === "string" ? chosen : undefined
+  const unavailable = typeof chosen === "string" ? chosen : undefined
 
   const display = Effect.fnUntraced(function*(title: string, body: string, urgent: boolean) {
-    if (typeof chosen === "string") {
-      if (!warned) {
-        warned = true
-        yield* Effect.logWarning(chosen)
-      }
-      return
-    }
+    if (typeof chosen === "string") return yield* new NotifierError({ notifier: name, reason: chosen })
     const [file, args] = chosen(title, body, urgent)
-    const result = yield* run(file, args).pipe(Effect.mapError((error) => new NotifierError({ notifier: name, reason: error.message })))
+    // What to look at when the command is there but does not show anything.
+    const check = `check that a desktop session with notifications is running, ${ROUTE_AWAY}`
+    const result = yield* run(file, args).pipe(Effect.mapError((error) => new NotifierError({ notifier: name, reason: `${error.message}; ${check}` })))
     if (result.exitCode !== 0) {
       const detail = result.stderr.trim().split("\n").slice(-2).join(" ")
-      return yield* new NotifierError({ notifier: name, reason: `${file} exited with ${result.exitCode}${detail !== "" ? `: ${detail}` : ""}` })
+      return yield* new NotifierError({ notifier: name, reason: `${file} exited with ${result.exitCode}${detail !== "" ? ` (${detail})` : ""}; ${check}` })
     }
   })
 
@@ -94,7 +90,7 @@ export const makeDesktopNotifier = Effect.fnUntraced(function*(name: string, opt
   })
   return {
     name,
-    warning: Effect.succeed(warning),
+    unavailable: Effect.succeed(unavailable),
     notify,
     notifyWithActions: (notification, _actions) => notify(notification),
     post: Effect.fn("Notifier.desktop.post")(function*(message: string, _context: MessageContext) {

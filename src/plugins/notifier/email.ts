@@ -1,5 +1,6 @@
 /**
- * Notifier `email`: one plain-text mail per notification through SMTP. nodemailer is imported on the first send,
+ * Notifier `email`: one plain-text mail per notification through SMTP; a recipient the server refuses fails the
+ * delivery, even when others took the mail. nodemailer is imported on the first send,
  * so loading this module costs nothing. Config: `smtp: smtp://USER:PASSWORD@HOST:PORT` (or smtps:// for TLS from
  * the first byte; percent-encode special characters), `from`, and `to` (an address or a list of addresses).
  */
@@ -107,10 +108,15 @@ export const makeEmailNotifier = Effect.fn("makeEmailNotifier")(function*(
         }),
         (transport) => Effect.sync(() => transport.close())
       )
-      yield* Effect.tryPromise({
+      const sent = yield* Effect.tryPromise({
         try: () => transport.sendMail({ from, to: [...to], subject, text }),
         catch: (cause) => failed(`cannot send through ${smtp.display}: ${cause instanceof Error ? cause.message : String(cause)}`)
       })
+      // The server may take the mail for some recipients and refuse others: that is no delivery to those.
+      const refused = sent.rejected.map(String)
+      if (refused.length > 0) {
+        return yield* failed(`${smtp.display} refused ${refused.join(", ")} (sent to ${sent.accepted.length} other${sent.accepted.length === 1 ? "" : "s"}); check the addresses in \`to\``)
+      }
     })).pipe(Effect.timeoutOrElse({
       duration: timeout,
       orElse: () => Effect.fail(failed(`sending through ${smtp.display} timed out after ${Duration.format(timeout)}`))

@@ -56,18 +56,18 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     const unset = spec.unsetEnv.length > 0 ? `unset ${spec.unsetEnv.join(" ")}; ` : ""
     const dir = ensureSocketDir(socket)
     if (dir._tag !== "Ready") return yield* new RuntimeError({ plugin: PLUGIN, operation: "new-session", reason: socketDirProblem(dir) })
-    yield* tmuxOk("new-session", [
+    // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
+    const made = yield* tmuxOk("new-session", [
       "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50", ...env,
       "--", "/bin/sh", "-c", `${unset}${spec.command}`,
-      ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on"
+      ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on",
+      ";", "display-message", "-p", "-t", `=${spec.sessionId}:`, "#{session_name}"
     ])
-    // tmux answers 0 even when its server could not stay up: the session is believed once tmux lists it.
-    const listed = yield* tmux("new-session", ["display-message", "-p", "-t", `=${spec.sessionId}:`, "#{session_name}"])
-    if (listed.exitCode !== 0 || listed.stdout.trim() !== spec.sessionId) {
+    if (made.trim() !== spec.sessionId) {
       return yield* new RuntimeError({
         plugin: PLUGIN,
         operation: "new-session",
-        reason: `tmux reported the session made, but its server on ${socket} does not have it (${listed.stderr.trim() || "no answer"})`
+        reason: `tmux reported the session made, but its server on ${socket} does not have it${made.trim() ? ` (${made.trim()})` : ""}`
       })
     }
     return { plugin: PLUGIN, id: spec.sessionId, data: { socket } } satisfies RuntimeHandle
@@ -115,15 +115,17 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     tmuxOk("capture-pane", ["capture-pane", "-p", "-J", "-t", target(handle), ...(scrollback > 0 ? ["-S", `-${scrollback}`] : [])])
 
   const probe = Effect.fn("Runtime.multiplexer.probe")(function*(handles: ReadonlyArray<RuntimeHandle>) {
-    const result = yield* tmux("list-panes", ["list-panes", "-a", "-F", "#{session_name} #{pane_dead} #{pane_dead_status} #{pane_dead_signal}"])
+    // window_activity: when the pane last printed anything, in whole seconds; taken as the end of that second.
+    const result = yield* tmux("list-panes", ["list-panes", "-a", "-F", "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"])
     if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) {
       return yield* new RuntimeError({ plugin: PLUGIN, operation: "list-panes", reason: result.stderr.trim() })
     }
     const panes = new Map<string, Liveness>()
     for (const line of result.stdout.split("\n")) {
-      const [name, dead, status, signal] = line.split(" ")
+      const [name, dead, activity, status, signal] = line.split(" ")
       if (name === undefined || name === "" || panes.has(name)) continue
-      panes.set(name, dead !== "1" ? { _tag: "Alive" } : {
+      const seconds = Number(activity)
+      panes.set(name, dead !== "1" ? { _tag: "Alive", ...(activity && Number.isFinite(seconds) ? { lastOutputAt: seconds * 1000 + 999 } : {}) } : {
         _tag: "Exited",
         ...(status ? { exitCode: Number(status) } : {}),
         ...(signal ? { signal: Number(signal) } : {})

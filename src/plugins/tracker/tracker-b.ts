@@ -30,7 +30,7 @@ import {
   type Issue,
   type IssueState,
   type SessionUpdate,
-  type TrackerShape
+  type IssueTrackerShape
 } from "./Tracker.ts"
 
 export const TRACKER_B_KEYS = ["plugin", "package", "path", "teamId", "apiKey", "apiUrl", "useBranchName", "commentOn"] as const
@@ -104,9 +104,12 @@ export const commentFor = (update: SessionUpdate): string => {
   }
 }
 
-export const makeLinearTracker = (project: ProjectConfig): Effect.Effect<TrackerShape, PluginConfigError> =>
+/** A project's tracker-b; `where` names its settings in errors (default `projects.<key>.tracker`). */
+export const makeLinearTracker = (
+  project: Pick<ProjectConfig, "key" | "tracker">,
+  where = `projects.${project.key}.tracker`
+): Effect.Effect<IssueTrackerShape, PluginConfigError> =>
   Effect.gen(function*() {
-    const where = `projects.${project.key}.tracker`
     const settings = yield* Effect.fromResult(trackerBSettings(project.tracker, where))
     const tracker = `tracker-b ${settings.apiUrl}`
     const team = settings.teamId
@@ -182,5 +185,5 @@ export const makeLinearTracker = (project: ProjectConfig): Effect.Effect<Tracker
       getIssue,
       issueStates,
       ...(settings.commentOn.length > 0 ? { onSessionEvent } : {})
-    } satisfies TrackerShape
+    } satisfies IssueTrackerShape
   })

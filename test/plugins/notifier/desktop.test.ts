@@ -1,7 +1,6 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Logger from "effect/Logger"
 import { chmodSync, existsSync, readFileSync } from "node:fs"
 import { delimiter, join } from "node:path"
 import type { Notification } from "../../../src/domain/notification.ts"
@@ -42,7 +41,7 @@ describe("notifier desktop", () => {
     Effect.gen(function*() {
       const fake = yield* fakeNotifySend(RECORD)
       const desktop = yield* makeDesktopNotifier("desktop", { platform: "linux" })
-      assert.isUndefined(yield* desktop.warning)
+      assert.isUndefined(yield* desktop.unavailable)
       yield* desktop.notify(notification("urgent", "app-1 is stuck", "it's \"stuck\"\nfor 10m"))
       yield* desktop.notifyWithActions(notification("info", "-dash title", "done"), [{ label: "Open", url: "https://x" }])
       yield* desktop.post("hello", {})
@@ -58,7 +57,8 @@ describe("notifier desktop", () => {
       yield* fakeNotifySend(`echo "Cannot connect to D-Bus" >&2; exit 1`)
       const failing = yield* makeDesktopNotifier("desktop", { platform: "linux" })
       const failed = yield* Effect.flip(failing.notify(notification("info", "t", "m")))
-      assert.strictEqual(failed.message, "notifier desktop: notify-send exited with 1: Cannot connect to D-Bus")
+      assert.strictEqual(failed.message,
+        "notifier desktop: notify-send exited with 1 (Cannot connect to D-Bus); check that a desktop session with notifications is running, or take this notifier out of notificationRouting")
 
       yield* fakeNotifySend(`exec sleep 10`)
       const hanging = yield* makeDesktopNotifier("desktop", { platform: "linux", timeout: "200 millis" })
@@ -81,22 +81,21 @@ describe("notifier desktop", () => {
       assert.strictEqual(appleScriptString(`a"b\\c`), `"a\\"b\\\\c"`)
     }).pipe(Effect.provide(NodeServices.layer)))
 
-  it.effect("without notify-send or osascript: succeeds silently after one warning per process", () =>
+  it.effect("without notify-send or osascript: every notification fails, saying why and what to do", () =>
     Effect.gen(function*() {
-      const warnings: Array<string> = []
-      const logger = Logger.make(({ logLevel, message }) => {
-        if (logLevel === "Warn") warnings.push((Array.isArray(message) ? message : [message]).join(" "))
-      })
       const run = () => Effect.die("must not run anything")
       const linux = yield* makeDesktopNotifier("desktop", { platform: "linux", which: () => false, run })
+      const mac = yield* makeDesktopNotifier("desktop", { platform: "darwin", which: () => false, run })
       const windows = yield* makeDesktopNotifier("desktop2", { platform: "win32", which: () => true, run })
-      assert.strictEqual(yield* linux.warning, "desktop notifications are off: notify-send was not found on PATH (install libnotify-bin or libnotify)")
-      assert.strictEqual(yield* windows.warning, "desktop notifications are off: not supported on win32 (only Linux and macOS)")
-      yield* Effect.gen(function*() {
-        yield* linux.notify(notification("urgent", "t", "m"))
-        yield* linux.post("m", {})
-        yield* windows.notify(notification("info", "t", "m"))
-      }).pipe(Effect.provide(Logger.layer([logger])))
-      assert.deepStrictEqual(warnings, ["desktop notifications are off: notify-send was not found on PATH (install libnotify-bin or libnotify)"])
+      const noNotifySend = "notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting"
+      assert.strictEqual(yield* linux.unavailable, noNotifySend)
+      for (const attempt of [linux.notify(notification("urgent", "t", "m")), linux.post("m", {}), linux.notifyWithActions(notification("info", "t", "m"), [])]) {
+        const failed = yield* Effect.flip(attempt)
+        assert.deepInclude(failed, { _tag: "NotifierError", notifier: "desktop", reason: noNotifySend })
+      }
+      assert.strictEqual((yield* Effect.flip(mac.notify(notification("info", "t", "m")))).reason,
+        "osascript was not found on PATH; put /usr/bin on PATH, or take this notifier out of notificationRouting")
+      assert.strictEqual((yield* Effect.flip(windows.notify(notification("info", "t", "m")))).message,
+        "notifier desktop2: desktop notifications work on Linux and macOS only, not win32; take this notifier out of notificationRouting")
     }).pipe(Effect.provide(NodeServices.layer)))
 })

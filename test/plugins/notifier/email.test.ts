@@ -15,8 +15,11 @@ interface Mail {
   readonly raw: string
 }
 
-/** A real SMTP server on 127.0.0.1 (plain text, AUTH PLAIN/LOGIN with USER and PASSWORD) that keeps what it receives. */
-const smtpServer = Effect.acquireRelease(
+/**
+ * A real SMTP server on 127.0.0.1 (plain text, AUTH PLAIN/LOGIN with USER and PASSWORD) that keeps what it receives
+ * and refuses the recipients in `refuse` (550, as for an unknown mailbox).
+ */
+const smtpServerRefusing = (refuse: ReadonlyArray<string>) => Effect.acquireRelease(
   Effect.callback<{ readonly port: number; readonly mails: Array<Mail>; readonly server: SMTPServer }>((resume) => {
     const mails: Array<Mail> = []
     const server = new SMTPServer({
@@ -28,6 +31,10 @@ const smtpServer = Effect.acquireRelease(
         auth.username === USER && auth.password === PASSWORD
           ? callback(null, { user: USER })
           : callback(new Error("Invalid username or password")),
+      onRcptTo: (address, _session, callback) =>
+        refuse.includes(address.address)
+          ? callback(Object.assign(new Error(`<${address.address}>: mailbox unavailable`), { responseCode: 550 }))
+          : callback(),
       onData: (stream, session, callback) => {
         let raw = ""
         stream.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")))
@@ -43,6 +50,7 @@ const smtpServer = Effect.acquireRelease(
   }),
   ({ server }) => Effect.callback<void>((resume) => server.close(() => resume(Effect.void)))
 )
+const smtpServer = smtpServerRefusing([])
 
 /** A TCP server that accepts connections and never says a word. */
 const silentServer = Effect.acquireRelease(
@@ -123,6 +131,16 @@ describe("notifier email (real SMTP server)", () => {
       const posted = decode(server.mails[2]!.raw)
       assert.strictEqual(posted.subject, "[orch] Status: 3 sessions working")
       assert.include(posted.body, "Status: 3 sessions working\nmore lines\n\nProject: app")
+    }))
+
+  it.live("a recipient the server refuses is a failed delivery, even when the others got the mail", () =>
+    Effect.gen(function*() {
+      const server = yield* smtpServerRefusing(["you@example.com"])
+      const email = yield* makeEmailNotifier("mail", config(smtpUrl(server.port)))
+      const error = yield* Effect.flip(email.notify(notification))
+      assert.strictEqual(error.message,
+        `notifier mail: smtp://orch@127.0.0.1:${server.port} refused you@example.com (sent to 1 other); check the addresses in \`to\``)
+      assert.deepStrictEqual(server.mails.map((m) => m.to), [["me@example.com"]])
     }))
 
   it.live("a wrong password fails with the server's answer, never the password", () =>

@@ -1,0 +1,64 @@
+/**
+ * What `orch status` shows of a record, and how honestly. With a supervisor running, records are its current view
+ * (it probes every few seconds). Without one nothing watches the sessions, so a live session's status and activity
+ * are only what was last recorded: they are marked so (`recorded: true`), with how long ago (`recordedAgeMs`),
+ * rather than shown as the truth. Ended sessions are final either way. Pure.
+ */
+import { activityOf, type ActivitySignal } from "../domain/activity.ts"
+import { isEnded, workLabel, type SessionRecord } from "../domain/session.ts"
+import { age, duration, table } from "./format.ts"
+
+export interface ShownRecord extends SessionRecord {
+  /** True when no supervisor watches this live session: status and activity are as last recorded, maybe stale. */
+  readonly recorded: boolean
+  /** Milliseconds since the shown status and activity were recorded (the record, or a newer signal of the agent). */
+  readonly recordedAgeMs: number
+}
+
+/** The record's activity, or a newer one from the agent's own signals (hooks write them between record updates). */
+export const withLatestActivity = (record: SessionRecord, signal: ActivitySignal | undefined): SessionRecord => {
+  if (isEnded(record.status) || signal?.ts === undefined || Date.parse(signal.ts) < Date.parse(record.updatedAt) - 1000) return record
+  const activity = activityOf(signal)
+  return activity === undefined ? record : { ...record, activity }
+}
+
+export const asShown = (
+  record: SessionRecord,
+  signal: ActivitySignal | undefined,
+  options: { readonly supervised: boolean; readonly nowMs: number }
+): ShownRecord => {
+  const shown = withLatestActivity(record, signal)
+  const recordedAt = Math.max(Date.parse(record.updatedAt), shown !== record && signal?.ts !== undefined ? Date.parse(signal.ts) : -Infinity)
+  return {
+    ...shown,
+    recorded: !options.supervised && !isEnded(record.status),
+    recordedAgeMs: Number.isNaN(recordedAt) ? 0 : Math.max(0, options.nowMs - recordedAt)
+  }
+}
+
+const prCell = (record: SessionRecord) => (record.pr === null ? "-" : `#${record.pr.number} ${record.pr.state}`)
+
+/** The table; a RECORDED column (how long ago) only when some row is as last recorded. */
+export const statusTable = (rows: ReadonlyArray<ShownRecord>, nowMs: number): string => {
+  const recorded = rows.some((r) => r.recorded)
+  return table(
+    ["SESSION", "ISSUE", "BRANCH", "STATUS", "ACTIVITY", "PR", "AGE", ...(recorded ? ["RECORDED"] : [])],
+    rows.map((r) => [
+      r.sessionId,
+      workLabel(r),
+      r.branch,
+      r.status,
+      r.activity,
+      prCell(r),
+      age(r.createdAt, nowMs),
+      ...(recorded ? [r.recorded ? `${duration(r.recordedAgeMs)} ago` : "-"] : [])
+    ])
+  )
+}
+
+/** The line under the table that says the states are as recorded, when they are. */
+export const recordedNote = (rows: ReadonlyArray<ShownRecord>): string | undefined =>
+  rows.some((r) => r.recorded)
+    ? "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: " +
+      "`orch session ls` checks their terminals, `orch start <project>` keeps them current."
+    : undefined

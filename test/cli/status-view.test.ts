@@ -1,0 +1,59 @@
+import { describe, expect, it } from "@effect/vitest"
+import type { ActivitySignal } from "../../src/domain/activity.ts"
+import type { SessionRecord, SessionStatus } from "../../src/domain/session.ts"
+import { asShown, recordedNote, statusTable } from "../../src/cli/status-view.ts"
+
+const NOW = Date.parse("2026-11-21T12:00:00.000Z")
+const MIN = 60_000
+const iso = (ms: number) => new Date(ms).toISOString()
+
+const record = (status: SessionStatus, updatedMinutesAgo: number, fields: Partial<SessionRecord> = {}): SessionRecord => ({
+  sessionId: "app-1",
+  projectId: "app",
+  issueId: "1",
+  status,
+  activity: status === "merged" ? "exited" : "active",
+  branch: "feat/1",
+  workspacePath: "/w",
+  runtime: { plugin: "multiplexer", id: "app-1", data: {} },
+  agent: { plugin: "command" },
+  pr: null,
+  createdAt: iso(NOW - 180 * MIN),
+  updatedAt: iso(NOW - updatedMinutesAgo * MIN),
+  ...fields
+})
+
+describe("orch status: what a record is shown as", () => {
+  it.each<[string, SessionRecord, ActivitySignal | undefined, boolean, { activity: string; recorded: boolean; recordedAgeMs: number }]>([
+    ["no supervisor: a live session is as last recorded, with its age", record("working", 180), undefined, false, { activity: "active", recorded: true, recordedAgeMs: 180 * MIN }],
+    ["no supervisor: a newer signal of the agent is shown, aged from the signal", record("working", 60), { ts: iso(NOW - 5 * MIN), event: "Stop" }, false, { activity: "ready", recorded: true, recordedAgeMs: 5 * MIN }],
+    ["no supervisor: an older signal changes nothing", record("working", 60), { ts: iso(NOW - 90 * MIN), event: "Stop" }, false, { activity: "active", recorded: true, recordedAgeMs: 60 * MIN }],
+    ["no supervisor: an ended session is final, not stale", record("merged", 600), undefined, false, { activity: "exited", recorded: false, recordedAgeMs: 600 * MIN }],
+    ["no supervisor: exited (cleaned) is final too", record("exited", 30), undefined, false, { activity: "active", recorded: false, recordedAgeMs: 30 * MIN }],
+    ["a supervisor watches: the record is its current view", record("working", 180), undefined, true, { activity: "active", recorded: false, recordedAgeMs: 180 * MIN }],
+    ["a record written a moment in the future (clock skew) is 0 old", record("working", -1), undefined, false, { activity: "active", recorded: true, recordedAgeMs: 0 }]
+  ])("%s", (_name, input, signal, supervised, expected) => {
+    const shown = asShown(input, signal, { supervised, nowMs: NOW })
+    expect({ activity: shown.activity, recorded: shown.recorded, recordedAgeMs: shown.recordedAgeMs }).toEqual(expected)
+    expect(shown).toMatchObject({ ...input, activity: expected.activity })
+  })
+
+  it("the table gets a RECORDED column and a note only when some row is as last recorded", () => {
+    const unwatched = [
+      asShown(record("working", 180), undefined, { supervised: false, nowMs: NOW }),
+      asShown(record("merged", 600, { sessionId: "app-2", issueId: "2", branch: "feat/2", pr: { number: 4, url: "u", state: "merged" } }), undefined, { supervised: false, nowMs: NOW })
+    ]
+    expect(statusTable(unwatched, NOW).split("\n")).toEqual([
+      "SESSION  ISSUE  BRANCH  STATUS   ACTIVITY  PR         AGE  RECORDED",
+      "app-1    1      feat/1  working  active    -          3h   3h ago",
+      "app-2    2      feat/2  merged   exited    #4 merged  3h   -"
+    ])
+    expect(recordedNote(unwatched)).toBe(
+      "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: " +
+        "`orch session ls` checks their terminals, `orch start <project>` keeps them current."
+    )
+    const watched = unwatched.map((row) => ({ ...row, recorded: false }))
+    expect(statusTable(watched, NOW).split("\n")[0]).toBe("SESSION  ISSUE  BRANCH  STATUS   ACTIVITY  PR         AGE")
+    expect(recordedNote(watched)).toBeUndefined()
+  })
+})

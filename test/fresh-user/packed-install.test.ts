@@ -1,0 +1,186 @@
+/**
+ * orch as a new user meets it: installed from the packed tarball, run on a machine where nothing of orch's or
+ * tmux's ran before (empty HOME, empty TMUX_TMPDIR, no ORCH_* variable), against a GitHub-looking repository.
+ * Its main path, step by step, through a supervisor crash — also one whose parent never reaps it (a zombie).
+ */
+import { assert, expect, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { execFileSync, spawn } from "node:child_process"
+import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { parseDocument } from "yaml"
+import { eventually } from "../support/eventually.ts"
+import { freshUser } from "../support/fresh-user.ts"
+import { ECHO_AGENT, freePort } from "../support/orch-sandbox.ts"
+import { packedInstall, type PackedInstall } from "../support/packed-install.ts"
+
+class Installed extends Context.Service<Installed, PackedInstall>()("test/Installed") {}
+
+type User = Effect.Success<ReturnType<typeof freshUser>>
+
+/** `orch init`, then the edits a user makes to the file it wrote, then `orch config validate`. */
+const initProject = (u: User) =>
+  Effect.gen(function*() {
+    const init = yield* u.orch(["init"])
+    const file = join(u.repo, "orchestrator.yaml")
+    assert.strictEqual(init.code, 0, init.stderr)
+    assert.strictEqual(init.stdout, `Wrote ${file} with project "app" (acme/app)\n`)
+    const doc = parseDocument(readFileSync(file, "utf8"))
+    // This machine's 3000 may be taken: free ports for the dashboard and its terminals.
+    doc.set("port", yield* freePort)
+    doc.set("terminalPort", yield* freePort)
+    doc.set("directTerminalPort", yield* freePort)
+    doc.setIn(["projects", "app", "agent"], "command")
+    doc.setIn(["projects", "app", "agentConfig"], doc.createNode({ command: ECHO_AGENT }))
+    doc.setIn(["projects", "app", "tracker"], doc.createNode({ plugin: "repohost", apiUrl: u.emulator.url }))
+    doc.setIn(["projects", "app", "scm"], doc.createNode({ plugin: "repohost", apiUrl: u.emulator.url }))
+    writeFileSync(file, doc.toString())
+    const valid = yield* u.orch(["config", "validate"])
+    assert.strictEqual(valid.code, 0, valid.stderr)
+    assert.strictEqual(valid.stdout, `${file}: valid (1 project)\n`)
+  })
+
+/** The lines `orch start` prints, checked; the supervisor's pid. */
+const assertStarted = (run: { code: number; stdout: string; stderr: string }, orchestrator: "started" | "is already running") => {
+  assert.strictEqual(run.code, 0, run.stderr)
+  assert.strictEqual(run.stderr, "")
+  const pid = Number(/^supervisor running \(pid (\d+)\)$/m.exec(run.stdout)?.[1])
+  assert.isTrue(Number.isInteger(pid), run.stdout)
+  assert.include(run.stdout, `orchestrator session app-orchestrator ${orchestrator} for app\n`)
+  return pid
+}
+
+/** Sessions adopted since `from` (an earlier length of the log). */
+const adoptedSince = (u: User, from: number) => u.events().slice(from).filter((e) => e.type === "session.adopted").map((e) => e.sessionId).sort()
+
+/** The new supervisor's first probe of what it adopted: every session alive. */
+const probedAlive = (u: User, pid: number, sessions: number) =>
+  Effect.gen(function*() {
+    const probed = yield* eventually("the first probe after adoption", () => u.events().find((e) => e.type === "supervisor.adopted" && e.data.pid === pid))
+    assert.deepInclude(probed.data, { sessions, alive: sessions, exited: 0, gone: 0, unknown: 0 })
+  })
+
+const processState = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0]
+  } catch {
+    return undefined
+  }
+}
+
+// Live clock (no TestClock): every wait here is on a real process.
+layer(Layer.effect(Installed, packedInstall), { timeout: "120 seconds", excludeTestServices: true })("a new user, from the packed install", (it) => {
+  it.effect("the package installs with nothing compiled, its `orch` the packed dist/orch.mjs", () =>
+    Effect.gen(function*() {
+      const install = yield* Installed
+      console.log(`fresh-user: npm pack ${install.packMs.toFixed(0)} ms, npm install ${install.installMs.toFixed(0)} ms`)
+      for (const file of ["package/dist/orch.mjs", "package/dist/cli.cjs", "package/dist/cli.cjs.cache", "package/package.json"]) {
+        assert.include(install.packed, file)
+      }
+      assert.strictEqual(realpathSync(join(install.bin, "orch")), join(install.packageDir, "dist", "orch.mjs"))
+      // A user without a C compiler must be able to install it (waits on prebuilt node-pty).
+      assert.deepStrictEqual(install.compiled, [], "npm install compiled native code")
+    }))
+
+  it.effect("init, start, spawn, send, kill with a rescue, restore, kill -9 of the supervisor, start again at once, stop", () =>
+    Effect.gen(function*() {
+      const install = yield* Installed
+      const u = yield* freshUser(install)
+      assert.strictEqual(execFileSync("sh", ["-c", "command -v orch"], { env: u.env, encoding: "utf8" }), `${join(install.bin, "orch")}\n`)
+      assert.isFalse(existsSync(dirname(u.socket)), "tmux never ran here")
+      yield* initProject(u)
+
+      const first = assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "started")
+      assert.strictEqual(u.supervisorPid(), first)
+      assert.deepStrictEqual(u.sessions(), ["app-orchestrator"], "orch's tmux server is the user's default one")
+
+      const spawned = yield* u.orch(["spawn", "app", "1"])
+      assert.strictEqual(spawned.code, 0, spawned.stderr)
+      assert.strictEqual(spawned.stdout, "app-1\n")
+      yield* eventually("the agent to start", () => u.screen("app-1").includes("ready app-1"))
+      const status = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<Record<string, unknown>>
+      expect(status.find((r) => r.sessionId === "app-1")).toMatchObject({ status: "working", issueId: "1", branch: "feat/1" })
+      const sent = yield* u.orch(["send", "app-1", "hello"])
+      assert.strictEqual(sent.stdout, "delivered to app-1\n", sent.stderr)
+      yield* eventually("hello in the agent's terminal", () => u.screen("app-1").includes("got: hello"))
+
+      // Kill with unsaved work: it is saved, and says where; a second kill keeps the first rescue reachable.
+      const worktree = join(u.dataDir, "worktrees", "app", "app-1")
+      writeFileSync(join(worktree, "notes.txt"), "half-done work\n")
+      const killed = yield* u.orch(["session", "kill", "app-1"])
+      assert.strictEqual(killed.code, 0, killed.stderr)
+      assert.match(killed.stdout, /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 \(commit [0-9a-f]{12}\)\n$/)
+      const firstRescue = u.git(u.repo, "rev-parse", "refs/orch/rescue/app-1")
+      assert.strictEqual(u.git(u.repo, "show", `${firstRescue}:notes.txt`), "half-done work")
+      assert.notInclude(u.sessions(), "app-1")
+      const restored = yield* u.orch(["session", "restore", "app-1"])
+      assert.strictEqual(restored.code, 0, restored.stderr)
+      yield* eventually("the restored agent", () => u.screen("app-1").includes("ready app-1"))
+      writeFileSync(join(worktree, "second.txt"), "second attempt\n")
+      const killedAgain = yield* u.orch(["session", "kill", "app-1"])
+      assert.match(killedAgain.stdout, /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 \(commit [0-9a-f]{12}\)\n$/, killedAgain.stderr)
+      const secondRescue = u.git(u.repo, "rev-parse", "refs/orch/rescue/app-1")
+      assert.notStrictEqual(secondRescue, firstRescue)
+      assert.strictEqual(u.git(u.repo, "show", `${secondRescue}:second.txt`), "second attempt")
+      u.git(u.repo, "merge-base", "--is-ancestor", firstRescue, secondRescue) // throws unless the first is reachable
+
+      // Sessions live again, then the supervisor crashes and a new one starts at once.
+      assert.strictEqual((yield* u.orch(["session", "restore", "app-1"])).code, 0)
+      assert.strictEqual((yield* u.orch(["spawn", "app", "2"])).stdout, "app-2\n")
+      assert.deepStrictEqual(u.sessions(), ["app-1", "app-2", "app-orchestrator"])
+      const before = u.events().length
+      process.kill(first, "SIGKILL")
+      const second = assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "is already running")
+      assert.notStrictEqual(second, first)
+      assert.strictEqual(u.supervisorPid(), second)
+      assert.deepStrictEqual(adoptedSince(u, before), ["app-1", "app-2", "app-orchestrator"])
+      yield* probedAlive(u, second, 3)
+      const live = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; status: string; activity: string }>
+      for (const id of ["app-1", "app-2", "app-orchestrator"]) expect(live.find((r) => r.sessionId === id)).toMatchObject({ status: "working" })
+      const after = yield* u.orch(["send", "app-2", "after the crash"])
+      assert.strictEqual(after.stdout, "delivered to app-2\n", after.stderr)
+      yield* eventually("the message after the crash", () => u.screen("app-2").includes("got: after the crash"))
+
+      const stopped = yield* u.orch(["stop"])
+      assert.strictEqual(stopped.code, 0, stopped.stderr)
+      assert.strictEqual(stopped.stdout, `supervisor stopped (pid ${second}); sessions keep running\n`)
+      yield* eventually("no orch process left", () => u.orchProcesses().length === 0)
+      assert.isFalse(existsSync(join(u.dataDir, "supervisor.json")))
+      assert.deepStrictEqual(u.sessions(), ["app-1", "app-2", "app-orchestrator"], "agents outlive the supervisor")
+    }), 90_000)
+
+  it.effect("a supervisor whose parent never reaps it: after kill -9 it is a zombie, and start --detach takes over at once", () =>
+    Effect.gen(function*() {
+      const u = yield* freshUser(yield* Installed)
+      yield* initProject(u)
+      assert.strictEqual((yield* u.orch(["spawn", "app", "1"])).stdout, "app-1\n", "a spawn with no supervisor")
+
+      // The supervisor in the foreground under a shell that execs `sleep`: its parent is alive and never waits.
+      const log = join(u.root, "supervisor.out")
+      const keeper = spawn("sh", ["-c", "orch start app --no-open >\"$0\" 2>&1 & exec sleep 600", log], { cwd: u.repo, env: u.env, stdio: "ignore" })
+      yield* Effect.addFinalizer(() => Effect.sync(() => keeper.kill("SIGKILL")))
+      const first = yield* eventually("the supervisor to answer", () => /^supervisor running \(pid (\d+)\)$/m.exec(existsSync(log) ? readFileSync(log, "utf8") : "")?.[1], 20_000)
+      const pid = Number(first)
+      assert.strictEqual(u.supervisorPid(), pid)
+      assert.strictEqual(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1], String(keeper.pid), "its parent is the keeper")
+      assert.deepStrictEqual(u.sessions(), ["app-1", "app-orchestrator"])
+
+      const before = u.events().length
+      process.kill(pid, "SIGKILL")
+      yield* eventually("the supervisor to be a zombie", () => processState(pid) === "Z")
+      const second = assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "is already running")
+      assert.notStrictEqual(second, pid)
+      assert.deepStrictEqual(adoptedSince(u, before), ["app-1", "app-orchestrator"])
+      yield* probedAlive(u, second, 2)
+      const sent = yield* u.orch(["send", "app-1", "still there"])
+      assert.strictEqual(sent.stdout, "delivered to app-1\n", sent.stderr)
+      yield* eventually("the message", () => u.screen("app-1").includes("got: still there"))
+      assert.strictEqual(processState(pid), "Z", "the zombie is still there: the new supervisor did not need it gone")
+
+      const stopped = yield* u.orch(["stop"])
+      assert.strictEqual(stopped.stdout, `supervisor stopped (pid ${second}); sessions keep running\n`, stopped.stderr)
+      yield* eventually("no orch process left", () => u.orchProcesses().length === 0)
+    }), 60_000)
+})
