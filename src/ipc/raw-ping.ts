@@ -1,12 +1,13 @@
 /**
  * A Ping with nothing but `node:net`, for a command that only needs to know whether a supervisor runs and must
- * stay light (`orch status`): true when the socket answers the Ping within `timeoutMs`. A socket nobody listens on
- * (a killed supervisor, a zombie) refuses at once: false. The message is effect/rpc's socket protocol, as in
+ * stay light (`orch status`): true when the socket answers the Ping within `timeoutMs` (by default as long as
+ * src/ipc/liveness.ts waits in all: 500 ms, then 1.5 s more). A socket nobody listens on (a killed supervisor, a
+ * zombie) refuses at once: false. The message is effect/rpc's socket protocol, as in
  * src/ipc/fast-path.ts; test/ipc/liveness.test.ts checks it against a real supervisor.
  */
 import { connect } from "node:net"
 
-export const answersPing = (socket: string, timeoutMs = 500): Promise<boolean> =>
+export const answersPing = (socket: string, timeoutMs = 2000): Promise<boolean> =>
   new Promise((resolve) => {
     let buffer = ""
     const finish = (answered: boolean) => {
