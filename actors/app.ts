@@ -1,13 +1,16 @@
 /**
  * The running supervisor (`orch start`), composed: store and event log, notifiers and their router, the
- * SessionManager, the Supervisor with its actors and probe cycle, the IPC server on `orch.sock`, and
- * `supervisor.json` announcing it — removed again when it stops. It runs until `shutdown` completes.
+ * config in force (ConfigSource) with the SessionManager, the Supervisor with its actors and probe cycle, the
+ * reload that follows the config file, the IPC server on `orch.sock`, and `supervisor.json` announcing it —
+ * removed again when it stops. It runs until `shutdown` completes.
  */
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { ConfigSource } from "../src/config/ConfigSource.ts"
 import type { OrchestratorConfig } from "../src/config/schema.ts"
+import { watchConfigFile } from "../src/config/watch.ts"
 import { dashboardLayer } from "../src/dashboard/server.ts"
 import { isEnded } from "../src/domain/session.ts"
 import { ipcServerLayer, remote } from "../src/ipc/server.ts"
@@ -19,6 +22,7 @@ import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/store/supervisor-file.ts"
+import { followConfigFile } from "./config-reload.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { Supervisor } from "./supervisor.ts"
 
@@ -54,11 +58,11 @@ const handlers = (options: AppOptions) =>
       )
     return {
       Ping: () =>
-        Effect.map(supervisor.actorCount, (sessions) => ({
+        Effect.map(Effect.all([supervisor.actorCount, supervisor.projects]), ([sessions, projects]) => ({
           pid: process.pid,
           version: options.version,
           startedAt,
-          projects: supervisor.projects.map((p) => p.id),
+          projects: projects.map((p) => p.id),
           sessions,
           dashboardUrl: options.dashboardUrl
         })),
@@ -106,28 +110,36 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   const inbox = makeInbox(options.root)
   const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) =>
     NotifierRouter.layer(notifiers, config.notificationRouting)))
-  const core = Supervisor.layer(config).pipe(
+  const core = Supervisor.layer.pipe(
     Layer.provideMerge(SessionManager.layerNoDeps(config)),
     Layer.provideMerge(router),
     Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
   )
-  const webhooks = Object.values(config.projects).flatMap((project) =>
-    typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])
-  const dashboard = Layer.unwrap(Effect.map(Supervisor, (supervisor: Supervisor["Service"]) =>
-    dashboardLayer({
+  const dashboard = Layer.unwrap(Effect.gen(function*() {
+    const supervisor = yield* Supervisor
+    const configs = yield* ConfigSource
+    // The listening addresses are the ones it started with (a reload cannot move them); projects are the current ones.
+    return dashboardLayer({
       host: config.host,
       port: config.port,
       terminalPort: config.terminalPort,
       directTerminalPort: config.directTerminalPort,
       token: options.token,
       version: options.version,
-      projects: Object.values(config.projects).map((p) => ({ id: p.id, name: p.name, repo: p.repo })),
+      projects: Effect.map(configs.current, (current) => Object.values(current.projects).map((p) => ({ id: p.id, name: p.name, repo: p.repo }))),
       inbox,
       actions: { send: supervisor.ops.send, kill: supervisor.ops.kill, restore: supervisor.ops.restore, merge: supervisor.merge },
-      webhooks,
+      webhooks: Effect.map(configs.current, (current) =>
+        Object.values(current.projects).flatMap((project) =>
+          typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])),
       onBranchChanged: supervisor.branchChanged
-    })))
-  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options)).pipe(
+    })
+  }))
+  // The config file it was loaded from, followed for changes (a config made in code has none).
+  const reload = config.configPath === undefined
+    ? Layer.empty
+    : Layer.effectDiscard(followConfigFile({ root: options.root, file: config.configPath, inbox, changes: watchConfigFile(config.configPath) }))
+  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options), reload).pipe(
     Layer.provideMerge(core),
     Layer.provideMerge(ownTerminals)
   )
