@@ -14,7 +14,7 @@ import { watchConfigFile } from "../src/config/watch.ts"
 import { dashboardLayer } from "../src/dashboard/server.ts"
 import { isEnded } from "../src/domain/session.ts"
 import { ipcServerLayer, remote } from "../src/ipc/server.ts"
-import { SupervisorRpcs } from "../src/ipc/protocol.ts"
+import { spawnTarget, SupervisorRpcs } from "../src/ipc/protocol.ts"
 import { makeInbox } from "../src/plugins/notifier/inbox.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
 import { endOwnedTerminals, markSupervisorProcess } from "../src/plugins/runtime/process.ts"
@@ -66,12 +66,14 @@ const handlers = (options: AppOptions) =>
           sessions,
           dashboardUrl: options.dashboardUrl
         })),
-      Spawn: ({ project, issue }) => remote(supervisor.ops.spawn(project, issue)),
+      Spawn: (payload) => remote(supervisor.ops.spawn(payload.project, spawnTarget(payload))),
       BatchSpawn: ({ project, issues }) => remote(supervisor.ops.batchSpawn(project, issues, () => Effect.void)),
       Send: ({ sessionId, message }) => remote(supervisor.ops.send(sessionId, message)),
       Kill: ({ sessionId }) => remote(supervisor.ops.kill(sessionId)),
       Restore: ({ sessionId }) => remote(supervisor.ops.restore(sessionId)),
       Cleanup: ({ dryRun }) => remote(supervisor.ops.cleanup({ dryRun })),
+      Remove: ({ sessionId }) => remote(supervisor.ops.remove(sessionId)),
+      Prune: ({ dryRun }) => remote(supervisor.ops.prune({ dryRun })),
       Start: ({ project }) =>
         remote(manager.orchestrate(project, options.cliPath)).pipe(
           Effect.tap(() => supervisor.cycle().pipe(Effect.ignore)),

@@ -5,6 +5,7 @@
  */
 import type { NewEvent } from "../src/domain/event.ts"
 import { isEnded, type Activity, type FailingCheck, type PullRequest, type ReviewComment, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
+import { foldScreen, foldWord, type ActivityRules, type Word } from "./activity-rule.ts"
 
 export type Checks = "pending" | "passing" | "failing"
 export type Review = "pending" | "approved" | "changes_requested"
@@ -12,10 +13,18 @@ export type Review = "pending" | "approved" | "changes_requested"
 export type Observation =
   /** Time passed: time rules (ready → idle, stuck) are checked. */
   | { readonly _tag: "Tick" }
-  /** A runtime probe. `screen` is what the agent's screen says, when it was read. */
-  | { readonly _tag: "Probe"; readonly liveness: "alive" | "exited" | "gone" | "error"; readonly screen?: Activity }
-  /** The agent reported its activity (hooks), at `at` (ms). */
-  | { readonly _tag: "Signal"; readonly activity: Activity; readonly at: number }
+  /**
+   * A runtime probe. `screen` is what the agent plugin reads off the screen, when it was read and recognised;
+   * `lastOutputAt` when the terminal last printed anything (ms), when the runtime can tell.
+   */
+  | {
+    readonly _tag: "Probe"
+    readonly liveness: "alive" | "exited" | "gone" | "error"
+    readonly screen?: Activity
+    readonly lastOutputAt?: number
+  }
+  /** The agent said what it is doing (a hook event or a report); `offset`: where its line ends in the activity file. */
+  | ({ readonly _tag: "Signal"; readonly offset?: number } & Word)
   /** What the repohost says about the session's pull request. */
   | {
     readonly _tag: "PullRequest"
@@ -29,7 +38,7 @@ export type Observation =
     readonly reviewComments?: ReadonlyArray<ReviewComment>
   }
 
-export interface LifecycleRules {
+export interface LifecycleRules extends ActivityRules {
   readonly readyThresholdMs: number
   /** No activity for this long while working makes a session stuck; undefined turns the rule off. */
   readonly stuckThresholdMs: number | undefined
@@ -52,23 +61,20 @@ const STATUS_EVENTS: Partial<Record<SessionStatus, NewEvent["type"]>> = {
 
 /** Folds an observation into the fields it speaks about. */
 const observe = (record: SessionRecord, observation: Observation, now: number, rules: LifecycleRules): SessionRecord => {
-  const at = (activity: Activity, time: number): SessionRecord =>
-    activity === record.activity && activity !== "active" ? record : { ...record, activity, activitySince: new Date(time).toISOString() }
   switch (observation._tag) {
     case "Tick":
       return record
-    case "Signal":
-      return record.activity === "exited" ? record : at(observation.activity, observation.at)
+    case "Signal": {
+      const { _tag, offset, ...word } = observation
+      const folded = foldWord(record, word)
+      return offset === undefined || offset <= (record.signalOffset ?? 0) ? folded : { ...folded, signalOffset: offset }
+    }
     case "Probe": {
       if (observation.liveness === "error") return record
       if (observation.liveness === "alive") {
         const alive = record.deadProbes ? { ...record, deadProbes: 0 } : record
         const revived = alive.activity === "exited" ? { ...alive, activity: "unknown" as const } : alive
-        // A screen cannot tell idle from ready (idle is ready that lasted): it must not wake an idle session.
-        const screen = observation.screen === "ready" && revived.activity === "idle" ? undefined : observation.screen
-        return screen !== undefined && screen !== revived.activity
-          ? { ...revived, activity: screen, activitySince: new Date(now).toISOString() }
-          : revived
+        return foldScreen(revived, observation, now, rules)
       }
       const deadProbes = (record.deadProbes ?? 0) + 1
       return deadProbes >= rules.deadAfterProbes && record.activity !== "exited"
@@ -153,6 +159,16 @@ export const decide = (record: SessionRecord, observation: Observation, now: num
   const events = prEvents(record, next)
   if (next.activity === "exited" && record.activity !== "exited") {
     events.push({ type: "session.exited", sessionId: next.sessionId, projectId: next.projectId, message: "the agent process ended" })
+  }
+  if (observation._tag === "Signal" && observation.report === "done" && next.activity !== "exited") {
+    const note = observation.note
+    events.push({
+      type: "session.reported_done",
+      sessionId: next.sessionId,
+      projectId: next.projectId,
+      message: note ?? "the agent reported its task done",
+      ...(note !== undefined ? { data: { note } } : {})
+    })
   }
   const statusEvent = STATUS_EVENTS[status]
   if (status !== record.status && statusEvent !== undefined) {

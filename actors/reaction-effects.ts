@@ -28,7 +28,9 @@ const TITLES: Readonly<Record<ReactionKey, string>> = {
 /** One paragraph about a session, for notifications with `includeSummary`. */
 export const sessionSummary = (record: SessionRecord): string =>
   [
-    `${record.sessionId} (issue ${record.issueId}${record.issue ? `: ${record.issue.title}` : ""})`,
+    record.task !== undefined
+      ? `${record.sessionId} (task: ${record.task.title})`
+      : `${record.sessionId} (issue ${record.issueId}${record.issue ? `: ${record.issue.title}` : ""})`,
     `status ${record.status}, activity ${record.activity}, branch ${record.branch}`,
     record.pr ? `PR #${record.pr.number} ${record.pr.state}: ${record.pr.url}` : "no PR yet"
   ].join("; ")

@@ -14,6 +14,7 @@ import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import type { ScmShape } from "../src/plugins/scm/Scm.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { SessionStoreShape } from "../src/store/SessionStore.ts"
+import { HOOK_SILENCE_MS } from "./activity-rule.ts"
 import { decide, type LifecycleRules, type Observation } from "./lifecycle.ts"
 import type { NotifierRouterShape } from "./notifier-router.ts"
 import { runReactionEffect } from "./reaction-effects.ts"
@@ -24,6 +25,8 @@ export const DEAD_AFTER_PROBES = 3
 export const lifecycleRules = (config: OrchestratorConfig, project: ProjectConfig): LifecycleRules => {
   const stuck = projectReactions(config, project)["agent-stuck"]
   return {
+    quietMs: project.agentConfig.quietMs,
+    hookSilenceMs: HOOK_SILENCE_MS,
     readyThresholdMs: config.readyThresholdMs,
     stuckThresholdMs: stuck.threshold !== undefined ? parseDuration(stuck.threshold) : undefined,
     deadAfterProbes: DEAD_AFTER_PROBES

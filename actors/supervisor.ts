@@ -21,9 +21,9 @@ import { join } from "node:path"
 import type { ConfigChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
-import { activityOf, type ActivitySignal } from "../src/domain/activity.ts"
+import { activityOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
-import { isEnded, type SessionRecord } from "../src/domain/session.ts"
+import { isEnded, type Activity, type SessionRecord } from "../src/domain/session.ts"
 import { Agent, type AgentShape } from "../src/plugins/agent/Agent.ts"
 import { projectPlugins } from "../src/plugins/registry.ts"
 import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
@@ -31,11 +31,12 @@ import { mergeMethodOf, Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { Tracker, type TrackerShape } from "../src/plugins/tracker/Tracker.ts"
 import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
-import type { SessionOps } from "../src/sessions/SessionOps.ts"
+import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
+import { HOOK_SILENCE_MS, hooksSpeak } from "./activity-rule.ts"
 import type { Observation } from "./lifecycle.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { nextPollDelay } from "./poll-pace.ts"
@@ -54,7 +55,7 @@ export const RESTART_WINDOW_MS = 60_000
 export const RESTART_BASE_MS = 1_000
 export const RESTART_MAX_MS = 30_000
 /** Agents whose hooks said nothing for this long get their screen read instead. */
-export const SCREEN_FALLBACK_AFTER_MS = 60_000
+export const SCREEN_FALLBACK_AFTER_MS = HOOK_SILENCE_MS
 
 interface ProjectRuntime {
   readonly project: ProjectConfig
@@ -71,9 +72,12 @@ interface ActorState {
   readonly record: SessionRecord
   readonly mailbox: Queue.Queue<Observation>
   readonly lock: Semaphore.Semaphore
-  /** Byte offset read so far in the session's activity.jsonl. */
+  /** Byte offset read so far in the session's activity.jsonl (from the record's `signalOffset` at start). */
   offset: number
-  lastSignalAt: number
+  /** Who said the agent's last word and when (ms): while hooks speak its screen is not read. */
+  word?: { readonly by: "hook" | "report"; readonly at: number }
+  /** The agent plugin's last reading of the screen and when it was captured: read again only after newer output. */
+  screen?: { readonly capturedAt: number; readonly activity: Activity | undefined }
 }
 
 export const makeSupervisor = Effect.fnUntraced(function*() {
@@ -148,7 +152,13 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     Effect.gen(function*() {
       if (actors.has(record.sessionId) || escalated.has(record.sessionId)) return
       if (record.role === undefined) hadLiveSessions = true
-      const state: ActorState = { record, mailbox: yield* Queue.bounded<Observation>(MAILBOX_CAPACITY), lock: yield* Semaphore.make(1), offset: 0, lastSignalAt: 0 }
+      const state: ActorState = {
+        record,
+        mailbox: yield* Queue.bounded<Observation>(MAILBOX_CAPACITY),
+        lock: yield* Semaphore.make(1),
+        offset: record.signalOffset ?? 0,
+        ...(record.said !== undefined ? { word: { by: record.said.by, at: Date.parse(record.said.at) } } : {})
+      }
       actors.set(record.sessionId, state)
       const watcher = watchActivity(store.paths.session(record.projectId, record.sessionId), () => Queue.offerUnsafe(wakeups, record.sessionId))
       // Each observation is decided by the config and the project's plugins in force when it is taken.
@@ -174,23 +184,45 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     return state === undefined ? Effect.void : Queue.offer(state.mailbox, observation)
   }
 
-  /** New lines of a session's activity file since the last read, as Signal observations. */
-  const newSignals = (record: SessionRecord, state: ActorState): ReadonlyArray<ActivitySignal> => {
-    const { signals, offset } = readSignalsSince(store.paths.activity(record.projectId, record.sessionId), state.offset)
-    state.offset = offset
-    return signals
-  }
-
-  /** Hands a session's new signals to its actor; returns when it had none for too long (screen fallback). */
+  /** Hands a session's new signals (lines of its activity file since the last read) to its actor. */
   const deliverSignals = Effect.fnUntraced(function*(sessionId: string, now: number) {
     const state = actors.get(sessionId)
     if (state === undefined) return
-    for (const signal of newSignals(state.record, state)) {
+    const { signals, offset } = readSignalsSince(store.paths.activity(state.record.projectId, sessionId), state.offset)
+    state.offset = offset
+    for (const { signal, end } of signals) {
       const activity = activityOf(signal)
-      const at = signal.ts !== undefined ? Date.parse(signal.ts) : now
-      state.lastSignalAt = Math.max(state.lastSignalAt, Number.isNaN(at) ? now : at)
-      if (activity !== undefined) yield* observe(sessionId, { _tag: "Signal", activity, at: Number.isNaN(at) ? now : at })
+      if (activity === undefined) continue
+      const parsed = signal.ts !== undefined ? Date.parse(signal.ts) : Number.NaN
+      const at = Number.isNaN(parsed) ? now : parsed
+      state.word = { by: sourceOf(signal), at }
+      yield* observe(sessionId, {
+        _tag: "Signal",
+        by: state.word.by,
+        activity,
+        at,
+        offset: end,
+        ...(signal.report !== undefined ? { report: signal.report } : {}),
+        ...(signal.note !== undefined ? { note: signal.note } : {})
+      })
     }
+  })
+
+  /**
+   * What the agent plugin reads off a session's screen, for agents that can be read that way and whose hooks
+   * are silent. The screen is captured again only when the terminal may have printed something since the last
+   * capture (every time when the runtime cannot tell). tmux tells output time to the second, taken as the end of
+   * that second: a capture within the second of the last output is not trusted to have seen all of it.
+   */
+  const readScreen = Effect.fnUntraced(function*(record: SessionRecord, state: ActorState, owner: ProjectRuntime, lastOutputAt: number | undefined, now: number) {
+    if (!owner.agent.readsScreen || hooksSpeak(state.word, now, HOOK_SILENCE_MS)) return undefined
+    if (state.screen !== undefined && lastOutputAt !== undefined && lastOutputAt < state.screen.capturedAt) return state.screen.activity
+    // A capture that fails tells nothing this cycle (and is tried again next cycle): the probe's liveness stands.
+    const captured = yield* Effect.option(owner.runtime.capture(record.runtime!))
+    if (captured._tag === "None") return undefined
+    const activity = owner.agent.activityFromScreen(captured.value)
+    state.screen = { capturedAt: now, activity }
+    return activity
   })
 
   yield* Queue.take(wakeups).pipe(
@@ -229,25 +261,23 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     for (const record of live) yield* startActor(record)
     const now = yield* Clock.currentTimeMillis
     const probedCounts = { alive: 0, exited: 0, gone: 0, unknown: 0 }
-    for (const { project, runtime, agent } of projects.values()) {
-      const mine = live.filter((r) => r.projectId === project.id && r.runtime !== null)
+    for (const owner of projects.values()) {
+      const mine = live.filter((r) => r.projectId === owner.project.id && r.runtime !== null)
       if (mine.length === 0) continue
-      const probed = yield* runtime.probe(mine.map((r) => r.runtime!)).pipe(Effect.option)
+      const probed = yield* owner.runtime.probe(mine.map((r) => r.runtime!)).pipe(Effect.option)
       for (const record of mine) {
         const state = actors.get(record.sessionId)
         if (state === undefined) continue
         yield* deliverSignals(record.sessionId, now)
         const liveness = probed._tag === "None" ? undefined : probed.value.get(record.runtime!.id)
         probedCounts[liveness === undefined ? "unknown" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone"]++
-        const alive = liveness?._tag === "Alive"
-        const readScreen = alive && agent.readsScreen && now - state.lastSignalAt >= SCREEN_FALLBACK_AFTER_MS
-        const screen = readScreen
-          ? yield* runtime.capture(record.runtime!).pipe(Effect.map(agent.activityFromScreen), Effect.orElseSucceed(() => undefined))
-          : undefined
+        const lastOutputAt = liveness?._tag === "Alive" ? liveness.lastOutputAt : undefined
+        const screen = liveness?._tag === "Alive" ? yield* readScreen(record, state, owner, lastOutputAt, now) : undefined
         yield* observe(record.sessionId, {
           _tag: "Probe",
           liveness: liveness === undefined ? "error" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone",
-          ...(screen !== undefined ? { screen } : {})
+          ...(screen !== undefined ? { screen } : {}),
+          ...(lastOutputAt !== undefined ? { lastOutputAt } : {})
         })
         yield* observe(record.sessionId, { _tag: "Tick" })
       }
@@ -387,13 +417,34 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   }
   const refresh = Effect.asVoid(Effect.flatMap(store.list, ({ records }) => Effect.forEach(records.filter(isLive), startActor)))
 
+  /**
+   * Removes a session's record with its actor stopped first (an actor writing after would bring the record back);
+   * when the removal is refused, the actors of live records start again.
+   */
+  const removeStopped = (sessionId: string, command: "rm" | "prune") =>
+    exclusive(sessionId, Effect.andThen(stopActor(sessionId), manager.remove(sessionId, command))).pipe(Effect.tapError(() => refresh))
+
   const ops: SessionOps = {
-    spawn: (project, issue) => Effect.tap(manager.spawn(project, issue), () => refresh),
+    spawn: (project, target) => Effect.tap(manager.spawn(project, target), () => refresh),
     batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => refresh),
     send: (sessionId, message) => exclusive(sessionId, manager.send(sessionId, message)),
     kill: (sessionId) => Effect.tap(exclusive(sessionId, manager.kill(sessionId)), () => stopActor(sessionId)),
     restore: (sessionId) => Effect.tap(exclusive(sessionId, manager.restore(sessionId)), () => Effect.andThen(stopActor(sessionId), refresh)),
-    cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle())
+    cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle()),
+    remove: (sessionId) => removeStopped(sessionId, "rm"),
+    prune: (options) =>
+      options.dryRun ? manager.prune(options) : Effect.gen(function*() {
+        // What a dry run would remove, each then removed as `rm` would, its actor stopped first.
+        const plan = yield* manager.prune({ dryRun: true })
+        const removed: Array<Removed> = []
+        const kept = [...plan.kept]
+        for (const candidate of plan.removed) {
+          const result = yield* Effect.result(removeStopped(candidate.sessionId, "prune"))
+          if (result._tag === "Success") removed.push(result.success)
+          else kept.push({ sessionId: candidate.sessionId, reason: result.failure.message })
+        }
+        return { removed, kept }
+      })
   }
 
   /** A person asked to merge a session's PR (the dashboard): merged only as auto-merge would, looked at again now. */

@@ -7,6 +7,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { OrchEvent } from "../src/domain/event.ts"
+import { worksAnIssue } from "../src/domain/session.ts"
 import type { TrackerShape } from "../src/plugins/tracker/Tracker.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { SessionStoreShape } from "../src/store/SessionStore.ts"
@@ -31,7 +32,8 @@ export const tellTracker = Effect.fnUntraced(function*(ctx: TrackerUpdatesContex
   if (event.sessionId === undefined || event.type === "tracker.update_failed") return
   if (event.projectId !== undefined && ctx.trackerOf(event.projectId)?.onSessionEvent === undefined) return
   const record = yield* ctx.store.read(event.sessionId).pipe(Effect.option)
-  if (record._tag === "None" || record.value.role !== undefined) return
+  // Orchestrator and task sessions have no issue in any tracker.
+  if (record._tag === "None" || !worksAnIssue(record.value)) return
   const { sessionId, projectId, issueId, branch, pr } = record.value
   const tracker = ctx.trackerOf(projectId)
   const listener = tracker?.onSessionEvent

@@ -1,6 +1,8 @@
 // The supervisor at rest: 50 and 100 live sessions (tmux + the `command` agent idling) under one supervisor.
-// Over 60 s: RSS, CPU, and the processes it launches (tmux and git are wrapped by counting shims on its PATH);
-// then the delay from a change (an agent signal) to its event in the log, p50/p95.
+// Over 60 s: RSS, CPU, and the processes it launches (tmux and git are wrapped by counting shims on its PATH,
+// tmux by subcommand: the probe cycle is one `list-panes` per project every 5 s, which also tells each pane's last
+// output time for quiescence); the sessions' activity at the end (the `cat` agent prints nothing, so quiescence
+// makes it ready); then the delay from a change (an agent signal) to its event in the log, p50/p95.
 // Targets at 50 sessions: under 150 MB RSS, under 2% of one core, under 30 process launches a minute.
 import { execFileSync, spawnSync } from "node:child_process"
 import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -22,7 +24,8 @@ const measure = async (size) => {
   mkdirSync(shims)
   for (const tool of ["tmux", "git"]) {
     const real = execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim()
-    writeFileSync(join(shims, tool), `#!/bin/sh\necho ${tool} >> ${counter}\nexec ${real} "$@"\n`)
+    // The supervisor runs `tmux -u -S <socket> <subcommand> …`: $4 is the subcommand.
+    writeFileSync(join(shims, tool), `#!/bin/sh\necho ${tool === "tmux" ? "tmux $4" : tool} >> ${counter}\nexec ${real} "$@"\n`)
     chmodSync(join(shims, tool), 0o755)
   }
   const repo = join(root, "app")
@@ -58,14 +61,18 @@ const measure = async (size) => {
     const launches = readFileSync(counter, "utf8").trim().split("\n").filter(Boolean)
     const perMinute = (launches.length / WINDOW_S) * 60
     const byTool = Object.entries(launches.reduce((acc, tool) => ({ ...acc, [tool]: (acc[tool] ?? 0) + 1 }), {}))
+    const sessionsDir = join(home, ".orchestrator", "sessions", "app")
+    const activities = Object.entries(Array.from({ length: size }, (_, i) => JSON.parse(readFileSync(join(sessionsDir, `app-${i + 1}`, "session.json"), "utf8")).activity)
+      .reduce((acc, activity) => ({ ...acc, [activity]: (acc[activity] ?? 0) + 1 }), {}))
 
-    // Change → event: an agent signal appended to a session's activity file, until its event is in the log.
+    // Change → event: an agent signal (a hook line) appended to a session's activity file, until its event is in the log.
     const events = join(home, ".orchestrator", "events.jsonl")
     const delays = []
     for (let i = 0; i < 20; i++) {
       const session = `app-${(Math.floor(i / 2) % size) + 1}`
       const activity = join(home, ".orchestrator", "sessions", "app", session, "activity.jsonl")
-      const [event, expected] = i % 2 === 0 ? ["Stop", "session.ready"] : ["PreToolUse", "session.working"]
+      // The sessions are ready by now (quiescence): a tool call makes one working, its Stop ready again.
+      const [event, expected] = i % 2 === 0 ? ["PreToolUse", "session.working"] : ["Stop", "session.ready"]
       const before = readFileSync(events, "utf8").length
       const start = process.hrtime.bigint()
       appendFileSync(activity, `${JSON.stringify({ event, ts: new Date().toISOString() })}\n`)
@@ -77,7 +84,7 @@ const measure = async (size) => {
       }
       delays.push(Number(process.hrtime.bigint() - start) / 1e6)
     }
-    return { size, rssMax, cpuPercent, perMinute, byTool, delays }
+    return { size, rssMax, cpuPercent, perMinute, byTool, activities, delays }
   } finally {
     try {
       orch(["stop"])
@@ -96,11 +103,13 @@ const fifty = results.find((r) => r.size === 50)
 const body = [
   `${machine()}; ${WINDOW_S} s at rest per size, ${new Date().toISOString().slice(0, 10)}. Agent: \`command\` (cat), runtime tmux.`,
   "",
-  "| live sessions | RSS (max) | CPU (one core) | process launches / min | change → event p50 | p95 |",
-  "|---|---|---|---|---|---|",
+  "| live sessions | RSS (max) | CPU (one core) | process launches / min (in the window) | activity at the end | change → event p50 | p95 |",
+  "|---|---|---|---|---|---|---|",
   ...results.map((r) =>
-    `| ${r.size} | ${r.rssMax.toFixed(0)} MB | ${r.cpuPercent.toFixed(2)}% | ${r.perMinute.toFixed(1)} (${r.byTool.map(([t, n]) => `${t} ${n}`).join(", ") || "none"}) | ${ms(percentile(r.delays, 50))} | ${ms(percentile(r.delays, 95))} |`
+    `| ${r.size} | ${r.rssMax.toFixed(0)} MB | ${r.cpuPercent.toFixed(2)}% | ${r.perMinute.toFixed(1)} (${r.byTool.map(([t, n]) => `${t} ${n}`).join(", ") || "none"}) | ${r.activities.map(([a, n]) => `${n} ${a}`).join(", ")} | ${ms(percentile(r.delays, 50))} | ${ms(percentile(r.delays, 95))} |`
   ),
+  "",
+  `The probe cycle runs every 5 s: ${WINDOW_S / 5} cycles in the window, each one \`tmux list-panes\` for the whole project whatever its size. That one call also carries each pane's last output time (\`#{window_activity}\`), from which quiescence makes a \`command\` agent ready once it has printed nothing for \`quietMs\`, and idle after \`readyThresholdMs\` (before, such sessions stayed active forever and were all declared stuck after 10 minutes). No screen is captured for them.`,
   "",
   fifty
     ? `Targets at 50 sessions: RSS under 150 MB — ${fifty.rssMax < 150 ? "met" : "NOT met"}; CPU under 2% — ${fifty.cpuPercent < 2 ? "met" : "NOT met"}; under 30 launches a minute — ${fifty.perMinute < 30 ? "met" : "NOT met"}. For comparison, the tool users would otherwise run used 29% of a core, 107 MB and about 960 launches a minute at 50 idle sessions.`

@@ -1,10 +1,12 @@
 /** The `orch` command tree. */
 import { Command } from "effect/cli"
+import { attach } from "./attach.ts"
 import { config } from "./config.ts"
 import { demo } from "./demo.ts"
 import { doctor } from "./doctor.ts"
 import { init } from "./init.ts"
 import { notifications, notify } from "./notify.ts"
+import { report } from "./report.ts"
 import { send } from "./send.ts"
 import { session } from "./session.ts"
 import { batchSpawn, spawn } from "./spawn.ts"
@@ -13,5 +15,5 @@ import { status } from "./status.ts"
 
 export const orch = Command.make("orch").pipe(
   Command.withDescription("Launch and supervise AI coding-agent sessions, one per issue"),
-  Command.withSubcommands([start, stop, spawn, batchSpawn, status, send, session, notify, notifications, init, config, demo, doctor])
+  Command.withSubcommands([start, stop, spawn, batchSpawn, status, send, report, attach, session, notify, notifications, init, config, demo, doctor])
 )

@@ -5,25 +5,45 @@
 import * as Effect from "effect/Effect"
 import { Host } from "../config/host.ts"
 import { loadConfig } from "../config/load.ts"
+import { getDefaultConfig } from "../config/validate.ts"
+import type { OrchestratorConfig } from "../config/schema.ts"
 import { SessionManager } from "../sessions/SessionManager.ts"
 import type { OpError, SessionOps } from "../sessions/SessionOps.ts"
 import { dataDir } from "../store/paths.ts"
 import { runningSupervisor } from "../store/supervisor-file.ts"
+import { configForSession } from "./session-config.ts"
 
-export const withSessions = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
+/** Runs `f` with the supervisor's procedures when one runs, else with `local`. */
+const viaSupervisorElse = <A, E, R>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>, local: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const supervisor = runningSupervisor(dataDir(yield* Host))
-    if (supervisor !== undefined) {
-      const { remoteSessions } = yield* Effect.promise(() => import("../ipc/client.ts"))
-      return yield* Effect.scoped(Effect.flatMap(remoteSessions(supervisor.socket), f))
-    }
-    return yield* withLocalSessions(f)
+    if (supervisor === undefined) return yield* local
+    const { remoteSessions } = yield* Effect.promise(() => import("../ipc/client.ts"))
+    return yield* Effect.scoped(Effect.flatMap(remoteSessions(supervisor.socket), f))
   })
+
+export const withSessions = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) => viaSupervisorElse(f, withLocalSessions(f))
+
+/** For a command that names a session: without a supervisor, under the config its record points to (from any directory). */
+export const withSessionsFor = <A>(sessionId: string, f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
+  viaSupervisorElse(f, Effect.flatMap(configForSession(sessionId), (config) => withSessionsUnder(config, f)))
+
+/** Like withSessions, but with no config found it runs under the defaults (no projects): for commands that need none. */
+export const withSessionsAnywhere = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
+  viaSupervisorElse(f, Effect.gen(function*() {
+    const { env } = yield* Host
+    // ORCH_CONFIG_PATH naming no file is still an error.
+    const pinned = env.ORCH_CONFIG_PATH !== undefined && env.ORCH_CONFIG_PATH !== ""
+    const config = yield* loadConfig().pipe(Effect.catchTag("ConfigNotFoundError", (error) => (pinned ? Effect.fail(error) : getDefaultConfig())))
+    return yield* withSessionsUnder(config, f)
+  }))
 
 /** Always in this process (read-only probes, and the supervisor's own use). */
 export const withLocalSessions = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>
+  Effect.flatMap(loadConfig(), (config) => withSessionsUnder(config, f))
+
+const withSessionsUnder = <A, E>(config: OrchestratorConfig, f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>
   Effect.gen(function*() {
-    const config = yield* loadConfig()
     const sessions = yield* SessionManager.use(Effect.succeed).pipe(Effect.provide(SessionManager.layer(config)))
     return yield* f(sessions)
   })

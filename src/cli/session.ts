@@ -3,7 +3,9 @@ import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { workLabel } from "../domain/session.ts"
 import type { Liveness } from "../plugins/runtime/Runtime.ts"
+import type { Removed } from "../sessions/SessionOps.ts"
 import { age, rescueNote, table } from "./format.ts"
 import { sortRecords } from "./status.ts"
 
@@ -24,19 +26,19 @@ const ls = Command.make("ls", { json }, Effect.fn("cli.session.ls")(function*({ 
   const now = yield* Clock.currentTimeMillis
   yield* Console.log(table(
     ["SESSION", "ISSUE", "STATUS", "RUNTIME", "WORKSPACE", "AGE"],
-    sorted.map((r) => [r.sessionId, r.issueId, r.status, livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined), r.workspacePath, age(r.createdAt, now)])
+    sorted.map((r) => [r.sessionId, workLabel(r), r.status, livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined), r.workspacePath, age(r.createdAt, now)])
   ))
 })).pipe(Command.withDescription("List sessions with the live state of their terminals (probes tmux once)"))
 
 const kill = Command.make("kill", { session: sessionId }, Effect.fn("cli.session.kill")(function*({ session }) {
-  const { withSessions } = yield* Effect.promise(loadSessions)
-  const killed = yield* withSessions((sessions) => sessions.kill(session))
+  const { withSessionsFor } = yield* Effect.promise(loadSessions)
+  const killed = yield* withSessionsFor(session, (sessions) => sessions.kill(session))
   yield* Console.log(`killed ${session}${rescueNote(killed)}`)
 })).pipe(Command.withDescription("Stop a session's agent and remove its worktree (unsaved work is saved first)"))
 
 const restore = Command.make("restore", { session: sessionId }, Effect.fn("cli.session.restore")(function*({ session }) {
-  const { withSessions } = yield* Effect.promise(loadSessions)
-  const record = yield* withSessions((sessions) => sessions.restore(session))
+  const { withSessionsFor } = yield* Effect.promise(loadSessions)
+  const record = yield* withSessionsFor(session, (sessions) => sessions.restore(session))
   yield* Console.log(`restored ${session}`)
   if (record.rescueRef !== undefined) {
     yield* Console.log(`work saved when it was last removed is in ${record.rescueRef}; bring it back with: git checkout ${record.rescueRef} -- .`)
@@ -59,7 +61,29 @@ const cleanup = Command.make(
   })
 ).pipe(Command.withDescription("End sessions whose PR merged or closed (merged, done), whose issue is completed (done), or whose agent stopped (exited)"))
 
+const removedLine = (removed: Removed, verb: string) =>
+  `${verb} ${removed.sessionId} (${removed.status})${removed.worktreeRemoved ? " and its worktree" : ""}${removed.rescueRef !== undefined ? `; the work saved when it ended stays in ${removed.rescueRef}` : ""}`
+
+const rm = Command.make("rm", { session: sessionId }, Effect.fn("cli.session.rm")(function*({ session }) {
+  const { withSessionsFor } = yield* Effect.promise(loadSessions)
+  const removed = yield* withSessionsFor(session, (sessions) => sessions.remove(session))
+  yield* Console.log(removedLine(removed, "removed"))
+})).pipe(Command.withDescription("Remove an ended session's record and files (never a live one, never unsaved work; git refs stay)"))
+
+const prune = Command.make(
+  "prune",
+  { dryRun: Flag.Boolean("dry-run").pipe(Flag.withDefault(false), Flag.withDescription("Only say what would be removed")), json },
+  Effect.fn("cli.session.prune")(function*({ dryRun, json }) {
+    const { withSessionsAnywhere } = yield* Effect.promise(loadSessions)
+    const report = yield* withSessionsAnywhere((sessions) => sessions.prune({ dryRun }))
+    if (json) return yield* Console.log(JSON.stringify(report))
+    if (report.removed.length === 0 && report.kept.length === 0) return yield* Console.log("Nothing to prune: no session has ended.")
+    for (const removed of report.removed) yield* Console.log(removedLine(removed, dryRun ? "would remove" : "removed"))
+    for (const kept of report.kept) yield* Console.log(`kept ${kept.sessionId}: ${kept.reason}`)
+  })
+).pipe(Command.withDescription("Remove the records of every ended session (killed, done, merged, errored) that holds no unsaved work"))
+
 export const session = Command.make("session").pipe(
-  Command.withDescription("Manage sessions: ls, kill, restore, cleanup"),
-  Command.withSubcommands([ls, kill, restore, cleanup])
+  Command.withDescription("Manage sessions: ls, kill, restore, cleanup, rm, prune"),
+  Command.withSubcommands([ls, kill, restore, cleanup, rm, prune])
 )

@@ -4,22 +4,57 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { Argument, Command, Flag } from "effect/cli"
-import type { BatchOutcome } from "../sessions/SessionOps.ts"
+import * as Option from "effect/Option"
+import { readFileSync } from "node:fs"
+import type { BatchOutcome, SpawnTarget } from "../sessions/SessionOps.ts"
 
 const project = Argument.String("project").pipe(Argument.withDescription("Project id or its key in the config"))
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
 const loadSessions = () => import("./session-context.ts")
 
+export class SpawnUsage extends Schema.TaggedError<SpawnUsage>()("SpawnUsage", { reason: Schema.String }) {
+  override readonly [Runtime.errorExitCode] = 2
+  override get message() {
+    return this.reason
+  }
+}
+
+/** What to spawn for, from exactly one of: an issue id, `--task`, `--task-file` (read here). */
+export const spawnTargetFrom = (issue: Option.Option<string>, task: Option.Option<string>, taskFile: Option.Option<string>) => {
+  const given = [issue, task, taskFile].filter(Option.isSome).length
+  if (given !== 1) {
+    return Effect.fail(new SpawnUsage({
+      reason: given === 0
+        ? "say what the session is for: an issue id (orch spawn <project> 42) or a task (--task \"…\" or --task-file <path>)"
+        : "give one of an issue id, --task or --task-file, not several"
+    }))
+  }
+  if (Option.isSome(issue)) return Effect.succeed<SpawnTarget>({ _tag: "Issue", issue: issue.value })
+  if (Option.isSome(task)) return Effect.succeed<SpawnTarget>({ _tag: "Task", task: task.value })
+  const path = Option.getOrThrow(taskFile)
+  return Effect.try({
+    try: (): SpawnTarget => ({ _tag: "Task", task: readFileSync(path, "utf8") }),
+    catch: (e) => new SpawnUsage({ reason: `cannot read the task file ${path} (${(e as NodeJS.ErrnoException).code ?? String(e)}); give a readable file to --task-file` })
+  })
+}
+
 export const spawn = Command.make(
   "spawn",
-  { project, issue: Argument.String("issue").pipe(Argument.withDescription("Issue id (e.g. 42)")), json },
-  Effect.fn("cli.spawn")(function*({ project, issue, json }) {
+  {
+    project,
+    issue: Argument.String("issue").pipe(Argument.withDescription("Issue id (e.g. 42); or use --task"), Argument.optional),
+    task: Flag.String("task").pipe(Flag.withDescription("A task in your words, instead of an issue: the agent's prompt; the branch is feat/<its first words>"), Flag.optional),
+    taskFile: Flag.String("task-file").pipe(Flag.withDescription("Read the task from a file"), Flag.optional),
+    json
+  },
+  Effect.fn("cli.spawn")(function*({ project, issue, task, taskFile, json }) {
+    const target = yield* spawnTargetFrom(issue, task, taskFile)
     const { withSessions } = yield* Effect.promise(loadSessions)
-    const { record, warnings } = yield* withSessions((sessions) => sessions.spawn(project, issue))
+    const { record, warnings } = yield* withSessions((sessions) => sessions.spawn(project, target))
     for (const warning of warnings) yield* Console.error(`orch: warning: ${warning}`)
     yield* Console.log(json ? JSON.stringify(record, null, 2) : record.sessionId)
   })
-).pipe(Command.withDescription("Create a session for one issue: worktree, branch, terminal, agent"))
+).pipe(Command.withDescription("Create a session for one issue, or for a task (--task): worktree, branch, terminal, agent"))
 
 export class BatchFailed extends Schema.TaggedError<BatchFailed>()("BatchFailed", { failed: Schema.Int }) {
   override readonly [Runtime.errorExitCode] = 1

@@ -5,7 +5,7 @@
  * rather than shown as the truth. Ended sessions are final either way. Pure.
  */
 import { activityOf, type ActivitySignal } from "../domain/activity.ts"
-import { isEnded, type SessionRecord } from "../domain/session.ts"
+import { isEnded, workLabel, type SessionRecord } from "../domain/session.ts"
 import { age, duration, table } from "./format.ts"
 
 export interface ShownRecord extends SessionRecord {
@@ -45,7 +45,7 @@ export const statusTable = (rows: ReadonlyArray<ShownRecord>, nowMs: number): st
     ["SESSION", "ISSUE", "BRANCH", "STATUS", "ACTIVITY", "PR", "AGE", ...(recorded ? ["RECORDED"] : [])],
     rows.map((r) => [
       r.sessionId,
-      r.issueId,
+      workLabel(r),
       r.branch,
       r.status,
       r.activity,

@@ -8,6 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { EventPriority } from "../domain/priority.ts"
 
 /** An optional key with a default; the default and description show in the JSON Schema. */
@@ -88,10 +89,19 @@ const pluginConfig = (description: string) =>
     description
   })
 
+/** A plugin's settings, or only its name (`tracker: none` is `tracker: {plugin: none}`). */
+const pluginConfigOrName = (description: string) => {
+  const settings = pluginConfig(description)
+  const name = NonEmpty.annotate({ description: "The plugin's name alone, when it needs no keys" }).pipe(
+    Schema.decodeTo(settings, SchemaTransformation.transform({ decode: (plugin: string) => ({ plugin }), encode: (config) => config.plugin }))
+  )
+  return Schema.Union([settings, name]).annotate({ description })
+}
+
 /** `plugin` names a built-in or the plugin's manifest name; `package` or `path` loads a plugin module. */
-export const TrackerConfig = pluginConfig("Issue tracker plugin (repohost, tracker-b or custom) and its keys")
+export const TrackerConfig = pluginConfigOrName("Issue tracker plugin (repohost, tracker-b, none or custom) and its keys; `none`: issues are not looked up anywhere")
 export type TrackerConfig = typeof TrackerConfig.Type
-export const ScmConfig = pluginConfig("Source-control host plugin (repohost or custom) and its keys")
+export const ScmConfig = pluginConfigOrName("Source-control host plugin (repohost, none or custom) and its keys; `none`: no pull requests are followed")
 export type ScmConfig = typeof ScmConfig.Type
 export const NotifierConfig = pluginConfig("Notifier plugin (hosted, desktop, chat, webhook, email or custom) and its keys")
 export type NotifierConfig = typeof NotifierConfig.Type
@@ -101,6 +111,7 @@ export const AgentConfig = Schema.StructWithRest(
   Schema.Struct({
     permissions: Schema.Literals(["skip", "auto-edit", "default"]).pipe(withDefault("skip", "skip: the agent runs without asking for permissions; auto-edit: edits allowed, commands ask; default: the agent's own prompts")),
     model: Schema.optionalKey(NonEmpty),
+    quietMs: NonNegativeInt.pipe(withDefault(3000, "Milliseconds without output after which an agent that says nothing itself (no hooks, no orch report, no screen orch recognises) counts as ready")),
     env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String).annotate({
       description: "Environment variables the agent starts with, over the supervisor's (e.g. ANTHROPIC_BASE_URL); use ${VAR} for secrets"
     }))

@@ -7,7 +7,17 @@ export interface InitProject {
   readonly repo: string
   readonly path: string
   readonly defaultBranch: string
+  /** No GitHub origin: the project gets `tracker: none` and `scm: none` (work with `orch spawn <project> --task`). */
+  readonly local?: boolean
 }
+
+/** The project's entry as `orch init` writes it. */
+export const projectEntry = (project: InitProject, path = project.path): Record<string, unknown> => ({
+  repo: project.repo,
+  path,
+  defaultBranch: project.defaultBranch,
+  ...(project.local === true ? { tracker: "none", scm: "none" } : {})
+})
 
 const commented = (text: string, indent = "") =>
   text.trimEnd().split("\n").map((line) => `${indent}# ${line}`.trimEnd()).join("\n")
@@ -21,8 +31,7 @@ const projectBlock = (project: InitProject | undefined): string => {
     ].join("\n")
   }
   return [
-    stringify({ projects: { [project.key]: { repo: project.repo, path: project.path, defaultBranch: project.defaultBranch } } })
-      .trimEnd(),
+    stringify({ projects: { [project.key]: projectEntry(project) } }).trimEnd(),
     "    # sessionPrefix: derived from the directory name unless set",
     "    # agentRules: |",
     "    #   Rules every agent of this project gets in its prompt.",

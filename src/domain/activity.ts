@@ -1,43 +1,62 @@
 /**
- * Activity signals: the JSON lines agents append to a session's `activity.jsonl` (Claude Code through the hooks
- * orch installs; any agent may write them to $ORCH_ACTIVITY_FILE): `{"ts": ISO time, "event": name, "payload": …}`.
- * Event names are Claude Code's hook events; `{"activity": "<value>"}` sets an activity directly.
- * What each event means was checked against the real Claude Code (docs/agents.md): a permission dialog fires
- * PermissionRequest at once and a `permission_prompt` Notification seconds later; an `idle_prompt` Notification
- * only says the agent still waits at its prompt, which is not a question to a person.
+ * Activity signals: the JSON lines a session's `activity.jsonl` holds, one per thing the agent said about its
+ * activity. Two kinds, both decoded by `SignalLine`:
+ * - hook events, `{"ts": ISO time, "event": name, "payload": …}`: Claude Code's hooks (installed by orch) write
+ *   them; event names are Claude Code's. What each means was checked against the real Claude Code
+ *   (docs/agents.md): a permission dialog fires PermissionRequest at once and a `permission_prompt` Notification
+ *   seconds later; an `idle_prompt` Notification only says the agent still waits at its prompt.
+ * - reports, `{"ts": ISO time, "report": state, "note"?: text}`: `orch report` writes them (any agent or wrapper
+ *   may). The older form `{"activity": "<value>"}` is read as a report too.
  */
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { Activity } from "./session.ts"
 
-export interface ActivitySignal {
-  readonly ts?: string
-  readonly event?: string
-  readonly activity?: Activity
-  readonly payload?: unknown
-}
+/** What `orch report` can state. `done` is `ready` plus a `session.reported_done` event: the agent says its task is finished. */
+export const ReportedState = Schema.Literals(["active", "ready", "waiting_input", "done"])
+export type ReportedState = typeof ReportedState.Type
+export const REPORTED_STATES: ReadonlyArray<ReportedState> = ReportedState.literals
 
-const ACTIVITIES: ReadonlyArray<string> = ["active", "ready", "idle", "blocked", "waiting_input", "exited"]
+/** Activities an agent may set directly with the older `{"activity": …}` line. */
+const SettableActivity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "exited"])
 
-export const parseSignal = (line: string): ActivitySignal | undefined => {
-  try {
-    const value = JSON.parse(line) as unknown
-    return value !== null && typeof value === "object" ? (value as ActivitySignal) : undefined
-  } catch {
-    return undefined
-  }
-}
+export const SignalLine = Schema.Struct({
+  ts: Schema.optionalKey(Schema.String),
+  event: Schema.optionalKey(Schema.String),
+  payload: Schema.optionalKey(Schema.Unknown),
+  report: Schema.optionalKey(ReportedState),
+  note: Schema.optionalKey(Schema.String),
+  activity: Schema.optionalKey(SettableActivity)
+})
+export type ActivitySignal = typeof SignalLine.Type
+
+const decodeLine = Schema.decodeUnknownOption(Schema.fromJsonString(SignalLine))
+
+/** One line of the file, decoded; undefined for anything that is not a signal (garbage, a partial line, wrong types). */
+export const parseSignal = (line: string): ActivitySignal | undefined => Option.getOrUndefined(decodeLine(line))
+
+/** The line `orch report` appends. */
+export const reportLine = (state: ReportedState, at: number, note?: string): string =>
+  JSON.stringify(Schema.encodeSync(SignalLine)({ ts: new Date(at).toISOString(), report: state, ...(note !== undefined ? { note } : {}) }))
+
+/** Who said it: the agent's hooks, or the agent (or its wrapper) stating its activity itself. */
+export const sourceOf = (signal: ActivitySignal): "hook" | "report" =>
+  signal.report !== undefined || signal.activity !== undefined ? "report" : "hook"
 
 const QUESTIONS: ReadonlyArray<string> = ["permission_prompt", "elicitation_dialog"]
 
 /** Whether a Notification hook's payload is the agent asking a person something (older agents send no type). */
 const asksPerson = (payload: unknown): boolean => {
-  const { notification_type: type, message } = (payload ?? {}) as { notification_type?: unknown; message?: unknown }
+  if (payload === null || typeof payload !== "object") return false
+  const { notification_type: type, message } = payload as { readonly notification_type?: unknown; readonly message?: unknown }
   if (typeof type === "string") return QUESTIONS.includes(type)
   return typeof message === "string" && /permission|approv/i.test(message)
 }
 
 /** What a signal says the agent is doing; undefined when it says nothing about that. */
 export const activityOf = (signal: ActivitySignal): Activity | undefined => {
-  if (signal.activity !== undefined && ACTIVITIES.includes(signal.activity)) return signal.activity
+  if (signal.report !== undefined) return signal.report === "done" ? "ready" : signal.report
+  if (signal.activity !== undefined) return signal.activity
   switch (signal.event) {
     case "UserPromptSubmit":
     case "PreToolUse":

@@ -1,5 +1,6 @@
 /** A session: one agent working one issue in its own workspace and terminal. The record on disk. */
 import * as Schema from "effect/Schema"
+import { ReportedState } from "./activity.ts"
 
 /** Where a session is in its life. Spec values (`ready`, `idle`, `stuck`) completed as DESIGN.md says. */
 export const SessionStatus = Schema.Literals([
@@ -34,6 +35,13 @@ export type Activity = typeof Activity.Type
  */
 export const ENDED_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done", "exited"]
 export const isEnded = (status: SessionStatus) => ENDED_STATUSES.includes(status)
+
+/** A worker on a tracker's issue (not an orchestrator, not a task): the sessions a tracker can tell about. */
+export const worksAnIssue = (record: Pick<SessionRecord, "role" | "task">): boolean => record.role === undefined && record.task === undefined
+
+/** What the session works on, for people: `42`, or `task fix-the-login` for a task. */
+export const workLabel = (record: Pick<SessionRecord, "issueId" | "task">): string =>
+  record.task === undefined ? record.issueId : `task ${record.issueId}`
 
 export const RuntimeHandle = Schema.Struct({
   plugin: Schema.String,
@@ -90,6 +98,33 @@ export const IssueSummary = Schema.Struct({
   url: Schema.optionalKey(Schema.String)
 })
 
+/**
+ * A session started for a task written by a person (`orch spawn <project> --task "…"`), not for a tracker's issue:
+ * its `issueId` is then the task's slug (the tail of its `feat/<slug>` branch), never an issue of any tracker.
+ */
+export const TaskSummary = Schema.Struct({
+  /** The task's first line, shortened; the whole text is in the session's prompt.md. */
+  title: Schema.String
+})
+export type TaskSummary = typeof TaskSummary.Type
+
+/**
+ * The agent's own last word on its activity: a hook event or a report (`orch report`). The activity rule
+ * (actors/activity-rule.ts) weighs the screen against it; docs/supervisor.md says how.
+ */
+export const AgentWord = Schema.Struct({
+  by: Schema.Literals(["hook", "report"]),
+  activity: Activity,
+  /** When it was said (ISO). */
+  at: Schema.String,
+  /** What a report stated (`done` is activity `ready`). */
+  report: Schema.optionalKey(ReportedState),
+  note: Schema.optionalKey(Schema.String),
+  /** A report the screen has since contradicted (new output, another screen): the screen decides again. */
+  overruled: Schema.optionalKey(Schema.Boolean)
+})
+export type AgentWord = typeof AgentWord.Type
+
 export const SessionRecord = Schema.Struct({
   sessionId: Schema.String,
   /** `orchestrator` for a project's orchestrator session (`orch start`); absent for workers. */
@@ -108,10 +143,18 @@ export const SessionRecord = Schema.Struct({
   }),
   pr: Schema.NullOr(PullRequest),
   issue: Schema.optionalKey(IssueSummary),
+  /** Present when the session works a task rather than an issue (see TaskSummary). */
+  task: Schema.optionalKey(TaskSummary),
+  /** The config file the session was spawned under: commands naming the session find its project there from any directory. */
+  configPath: Schema.optionalKey(Schema.String),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   /** When the current activity began (ISO); drives ready → idle and stuck. */
   activitySince: Schema.optionalKey(Schema.String),
+  /** The agent's own last word on its activity (hooks, `orch report`). */
+  said: Schema.optionalKey(AgentWord),
+  /** Bytes of the session's activity.jsonl already folded into this record: a new supervisor reads on from there. */
+  signalOffset: Schema.optionalKey(Schema.Int),
   /** Probes in a row that found the runtime gone; the session is declared exited only after several. */
   deadProbes: Schema.optionalKey(Schema.Int),
   /** What the repohost said about the PR's checks, review and mergeability (see actors/lifecycle.ts). */

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { RpcClient, RpcSerialization } from "effect/rpc"
 import type { SessionOps } from "../sessions/SessionOps.ts"
-import { SupervisorRpcs } from "./protocol.ts"
+import { spawnPayload, SupervisorRpcs } from "./protocol.ts"
 
 export const protocolLayer = (socket: string) =>
   RpcClient.layerProtocolSocket({ retryTransientErrors: false }).pipe(
@@ -18,11 +18,13 @@ export const supervisorClient = (socket: string) =>
 
 export const remoteSessions = (socket: string) =>
   Effect.map(supervisorClient(socket), (client): SessionOps => ({
-    spawn: (project, issue) => client.Spawn({ project, issue }),
+    spawn: (project, target) => client.Spawn(spawnPayload(project, target)),
     batchSpawn: (project, issues, onOutcome) =>
       client.BatchSpawn({ project, issues }).pipe(Effect.tap((outcomes) => Effect.forEach(outcomes, onOutcome, { discard: true }))),
     send: (sessionId, message) => client.Send({ sessionId, message }),
     kill: (sessionId) => client.Kill({ sessionId }),
     restore: (sessionId) => client.Restore({ sessionId }),
-    cleanup: (options) => client.Cleanup(options)
+    cleanup: (options) => client.Cleanup(options),
+    remove: (sessionId) => client.Remove({ sessionId }),
+    prune: (options) => client.Prune(options)
   }))

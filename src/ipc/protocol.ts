@@ -6,8 +6,9 @@
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { Rpc, RpcGroup } from "effect/rpc"
-import { SessionRecord } from "../domain/session.ts"
+import { SessionRecord, SessionStatus } from "../domain/session.ts"
 import { CleanedStatus, CleanupCause } from "../sessions/cleanup-decision.ts"
+import type { SpawnTarget } from "../sessions/SessionOps.ts"
 
 export class RemoteError extends Schema.TaggedError<RemoteError>()("RemoteError", {
   tag: Schema.String,
@@ -43,6 +44,19 @@ export const SupervisorInfo = Schema.Struct({
 })
 export type SupervisorInfo = typeof SupervisorInfo.Type
 
+/** A spawn for an issue (the plain form the fast path sends), or for a task a person wrote (`--task`). */
+export const SpawnPayload = Schema.Union([
+  Schema.Struct({ project: Schema.String, issue: Schema.String }),
+  Schema.Struct({ project: Schema.String, task: Schema.String })
+])
+export type SpawnPayload = typeof SpawnPayload.Type
+
+export const spawnPayload = (project: string, target: SpawnTarget): SpawnPayload =>
+  target._tag === "Issue" ? { project, issue: target.issue } : { project, task: target.task }
+
+export const spawnTarget = (payload: SpawnPayload): SpawnTarget =>
+  "task" in payload ? { _tag: "Task", task: payload.task } : { _tag: "Issue", issue: payload.issue }
+
 export const Spawned = Schema.Struct({ record: SessionRecord, warnings: Schema.Array(Schema.String) })
 
 export const BatchOutcome = Schema.Union([
@@ -72,6 +86,19 @@ export const CleanupItem = Schema.Struct({
   commit: Schema.optionalKey(Schema.String)
 })
 
+export const Removed = Schema.Struct({
+  sessionId: Schema.String,
+  projectId: Schema.String,
+  status: SessionStatus,
+  worktreeRemoved: Schema.Boolean,
+  rescueRef: Schema.optionalKey(Schema.String)
+})
+
+export const PruneReport = Schema.Struct({
+  removed: Schema.Array(Removed),
+  kept: Schema.Array(Schema.Struct({ sessionId: Schema.String, reason: Schema.String }))
+})
+
 export const Started = Schema.Struct({
   project: Schema.String,
   orchestratorSessionId: Schema.String,
@@ -81,7 +108,7 @@ export const Started = Schema.Struct({
 
 export class SupervisorRpcs extends RpcGroup.make(
   Rpc.make("Ping", { success: SupervisorInfo }),
-  Rpc.make("Spawn", { payload: { project: Schema.String, issue: Schema.String }, success: Spawned, error: RemoteError }),
+  Rpc.make("Spawn", { payload: SpawnPayload, success: Spawned, error: RemoteError }),
   Rpc.make("BatchSpawn", {
     payload: { project: Schema.String, issues: Schema.Array(Schema.String) },
     success: Schema.Array(BatchOutcome),
@@ -91,6 +118,8 @@ export class SupervisorRpcs extends RpcGroup.make(
   Rpc.make("Kill", { payload: { sessionId: Schema.String }, success: Killed, error: RemoteError }),
   Rpc.make("Restore", { payload: { sessionId: Schema.String }, success: SessionRecord, error: RemoteError }),
   Rpc.make("Cleanup", { payload: { dryRun: Schema.Boolean }, success: Schema.Array(CleanupItem), error: RemoteError }),
+  Rpc.make("Remove", { payload: { sessionId: Schema.String }, success: Removed, error: RemoteError }),
+  Rpc.make("Prune", { payload: { dryRun: Schema.Boolean }, success: PruneReport, error: RemoteError }),
   Rpc.make("Start", { payload: { project: Schema.String }, success: Started, error: RemoteError }),
   Rpc.make("Stop", { payload: { killSessions: Schema.Boolean }, success: StopReport, error: RemoteError })
 ) {}

@@ -9,7 +9,7 @@ import type { ProjectConfig } from "../config/schema.ts"
 import { Activity, type RuntimeHandle } from "../domain/session.ts"
 import { AgentError, type AgentLaunch, type AgentShape } from "./agent/Agent.ts"
 import { AgentLaunchFromPlugin } from "./contract/agent.ts"
-import { RuntimeHandleFromPlugin } from "./contract/runtime.ts"
+import { LastOutputAtFromPlugin, RuntimeHandleFromPlugin } from "./contract/runtime.ts"
 import { PullRequestViewFromPlugin } from "./contract/scm.ts"
 import { IssueOrNoneFromPlugin, IssueStatesFromPlugin } from "./contract/tracker.ts"
 import { UnsavedWorkFromPlugin, WorkspaceFromPlugin } from "./contract/workspace.ts"
@@ -43,11 +43,12 @@ export const runtimeFromPlugin = ({ manifest, component }: LoadedPlugin): Runtim
       has(component, "getOutput") ? call(Schema.String, "getOutput", theirs(handle), scrollback) : Effect.succeed(""),
     probe: (handles) =>
       Effect.forEach(handles, (handle) =>
-        has(component, "isAlive")
-          ? call(Schema.Boolean, "isAlive", theirs(handle)).pipe(
-            Effect.map((alive): [string, Liveness] => [handle.id, alive ? { _tag: "Alive" } : { _tag: "Gone" }])
-          )
-          : Effect.succeed<[string, Liveness]>([handle.id, { _tag: "Alive" }])).pipe(Effect.map((entries) => new Map(entries))),
+        Effect.gen(function*() {
+          const alive = has(component, "isAlive") ? yield* call(Schema.Boolean, "isAlive", theirs(handle)) : true
+          const lastOutputAt = alive && has(component, "lastOutputAt") ? yield* call(LastOutputAtFromPlugin, "lastOutputAt", theirs(handle)) : undefined
+          const liveness: Liveness = !alive ? { _tag: "Gone" } : lastOutputAt !== undefined ? { _tag: "Alive", lastOutputAt } : { _tag: "Alive" }
+          return [handle.id, liveness] as const
+        })).pipe(Effect.map((entries) => new Map(entries))),
     destroy: (handle) => Effect.asVoid(call(Schema.Unknown, "destroy", theirs(handle)))
   }
 }

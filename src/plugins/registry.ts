@@ -59,22 +59,26 @@ export const WORKSPACES: Builtins<Workspace["Service"]> = {
   worktree: (_project, _host, locksDir) => makeWorktreeWorkspace(locksDir),
   clone: () => makeCloneWorkspace()
 }
-export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {
-  repohost: (project, host) => {
-    const problem = mergeMethodProblem(project.scm, `projects.${project.key}.scm`)
-    return problem === undefined ? Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env)) : Effect.fail(problem)
-  }
-}
-/** For projects without an scm: no pull requests to see, nothing to merge. */
+/** For projects without an scm (`scm: none`, a repository with no repohost): no pull requests to see, nothing to merge. */
 const noScm: Scm["Service"] = {
   name: "none",
   observe: () => Effect.succeed({ pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }),
   merge: () => Effect.fail(new ScmError({ plugin: "none", operation: "merge", reason: "the project has no scm configured" }))
 }
+export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {
+  repohost: (project, host) => {
+    const problem = mergeMethodProblem(project.scm, `projects.${project.key}.scm`)
+    return problem === undefined ? Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env)) : Effect.fail(problem)
+  },
+  none: () => Effect.succeed(noScm)
+}
+/** Tracker `none`, for projects whose issues live nowhere orch can ask: an issue id stands alone, with no lookup. */
+const noTracker: Tracker["Service"] = { name: "none", getIssue: () => Effect.succeed(undefined) }
 /** Built-in trackers and scms check their own keys when created (PluginConfigError). */
 export const TRACKERS: Builtins<Tracker["Service"], PluginConfigError> = {
   repohost: (project, host) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env)),
-  "tracker-b": (project) => makeLinearTracker(project)
+  "tracker-b": (project) => makeLinearTracker(project),
+  none: () => Effect.succeed(noTracker)
 }
 
 type Resolved<A, E> = (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, E | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner>

@@ -22,6 +22,7 @@ export const buildOrchestratorPrompt = (config: OrchestratorConfig, project: Pro
     ...(orch !== "orch" ? [`orch is \`${orch}\`: write that path wherever these commands say \`orch\`.`] : []),
     `- \`orch status --json\`: every session with its status, activity and PR. Read this before deciding anything.`,
     `- \`orch spawn ${project.key} <issue>\`: start a worker on one issue. \`orch batch-spawn ${project.key} <issue>...\` for several.`,
+    `- \`orch spawn ${project.key} --task "<what to do>"\`: start a worker on a task that has no issue (its branch is \`feat/<the task's first words>\`).`,
     "- `orch send <session> <message>`: tell a worker something (an answer, a hint, a change of plan).",
     "- `orch session ls`: sessions with the live state of their terminals; `orch session kill <session>` stops one;",
     "  `orch session restore <session>` restarts a dead one; `orch session cleanup` ends finished ones.",

@@ -9,10 +9,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
 import type { ChildProcessSpawner } from "effect/process"
-import { statSync } from "node:fs"
+import { existsSync, statSync } from "node:fs"
 import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
-import { isEnded, type SessionRecord } from "../domain/session.ts"
+import { isEnded, worksAnIssue, type SessionRecord } from "../domain/session.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { projectPlugins } from "../plugins/registry.ts"
 import { Runtime, type Liveness } from "../plugins/runtime/Runtime.ts"
@@ -21,8 +21,9 @@ import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
-import { ProjectNotFound, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
-import type { BatchOutcome, CleanupItem } from "./SessionOps.ts"
+import { ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
+import { factsWithoutPlugins, REMOVABLE_STATUSES, removalVerdict, type RemovalFacts, type RemovalVerdict } from "./removal.ts"
+import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { startOrchestrator } from "./orchestrator.ts"
@@ -103,11 +104,11 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return undone
   })
 
-  const spawn = Effect.fn("Sessions.spawnIn")(function*(projectRef: string, issue: string) {
+  const spawn = Effect.fn("Sessions.spawnIn")(function*(projectRef: string, target: SpawnTarget) {
     const config = yield* configs.current
     const project = yield* findProject(config, projectRef)
     yield* reconcile()
-    return yield* spawnSession(project, issue).pipe(withPlugins(config, project))
+    return yield* spawnSession(project, target, { configPath: config.configPath }).pipe(withPlugins(config, project))
   })
 
   const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
@@ -119,13 +120,14 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const project = yield* findProject(config, projectRef)
     yield* reconcile()
     const { records } = yield* store.list
-    const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status)).map((r) => [r.issueId, r.sessionId]))
+    // Tasks are not issues: a task whose slug reads like an issue id never makes that issue skipped.
+    const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status) && worksAnIssue(r)).map((r) => [r.issueId, r.sessionId]))
     const unique = [...new Set(issues.map((issue) => issue.replace(/^#/, "")))]
     return yield* Effect.forEach(unique, (issueId) => {
       const existing = live.get(issueId)
       const outcome: Effect.Effect<BatchOutcome> = existing !== undefined
         ? Effect.succeed({ _tag: "Skipped", issueId, sessionId: existing })
-        : spawnSession(project, issueId).pipe(
+        : spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath }).pipe(
           withPlugins(config, project),
           Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
           Effect.catch((error) => Effect.succeed<BatchOutcome>({ _tag: "Failed", issueId, reason: error.message }))
@@ -211,7 +213,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const config = yield* configs.current
     const states = new Map<string, IssueState>()
     for (const project of projectsOf(config)) {
-      const mine = records.filter((r) => r.projectId === project.id && r.role === undefined && r.endedAt === undefined)
+      const mine = records.filter((r) => r.projectId === project.id && worksAnIssue(r) && r.endedAt === undefined)
       if (mine.length === 0) continue
       const byIssue = yield* Tracker.use((tracker) => tracker.issueStates?.([...new Set(mine.map((r) => r.issueId))]) ?? Effect.succeed(new Map<string, IssueState>())).pipe(
         withPlugins(config, project),
@@ -285,6 +287,82 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return cleaned
   })
 
+  /** What removing `record` would cut short or lose: its terminal's liveness, its worktree's unsaved work. */
+  const removalFacts = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord) {
+    const project = projectsOf(config).find((p) => p.id === record.projectId)
+    if (project === undefined) return factsWithoutPlugins(record, existsSync(record.workspacePath))
+    return yield* Effect.gen(function*() {
+      const state = yield* liveness(record)
+      const workspace = yield* Workspace
+      const facts: RemovalFacts = {
+        running: state._tag === "Alive",
+        worktree: (yield* workspace.exists(record.workspacePath)) ? yield* workspace.unsavedWork(project, record.workspacePath) : "absent"
+      }
+      return facts
+    }).pipe(withPlugins(config, project))
+  })
+
+  /** Removes an ended session's terminal, worktree (already checked to hold nothing unsaved) and record; git refs stay. */
+  const removeRecord = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord, command: "rm" | "prune") {
+    const project = projectsOf(config).find((p) => p.id === record.projectId)
+    let worktreeRemoved = false
+    if (project !== undefined) {
+      yield* Effect.gen(function*() {
+        yield* stopRuntime(record.runtime)
+        const workspace = yield* Workspace
+        if (yield* workspace.exists(record.workspacePath)) {
+          yield* workspace.destroy(project, record.workspacePath, { branch: record.branch, deleteBranch: false })
+          worktreeRemoved = true
+        }
+      }).pipe(withPlugins(config, project))
+    }
+    yield* store.remove(record.projectId, record.sessionId)
+    const removed: Removed = {
+      sessionId: record.sessionId,
+      projectId: record.projectId,
+      status: record.status,
+      worktreeRemoved,
+      ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {})
+    }
+    yield* events.append({
+      type: "session.removed",
+      sessionId: record.sessionId,
+      projectId: record.projectId,
+      issueId: record.issueId,
+      message: `orch session ${command} removed its record (${record.status})`,
+      data: { status: record.status, worktreeRemoved, ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {}) }
+    })
+    return removed
+  })
+
+  const remove = Effect.fn("Sessions.remove")(function*(sessionId: string, command: "rm" | "prune" = "rm") {
+    const config = yield* configs.current
+    const record = yield* store.read(sessionId)
+    const verdict = removalVerdict(record, yield* removalFacts(config, record), config.configPath)
+    if (verdict._tag === "Keep") return yield* new RemoveRefused({ sessionId, reason: verdict.reason })
+    return yield* removeRecord(config, record, command)
+  })
+
+  /** Removes every ended session's record that can go; says why of those that cannot. */
+  const prune = Effect.fn("Sessions.prune")(function*(options: { readonly dryRun: boolean }) {
+    const config = yield* configs.current
+    if (!options.dryRun) yield* reconcile()
+    const { records } = yield* store.list
+    const removed: Array<Removed> = []
+    const kept: Array<{ readonly sessionId: string; readonly reason: string }> = []
+    for (const record of records) {
+      if (!REMOVABLE_STATUSES.includes(record.status)) continue
+      const verdict = yield* removalFacts(config, record).pipe(
+        Effect.map((facts) => removalVerdict(record, facts, config.configPath)),
+        Effect.catch((error) => Effect.succeed<RemovalVerdict>({ _tag: "Keep", reason: `orch could not look at it: ${error.message}` }))
+      )
+      if (verdict._tag === "Keep") kept.push({ sessionId: record.sessionId, reason: verdict.reason })
+      else if (options.dryRun) removed.push({ sessionId: record.sessionId, projectId: record.projectId, status: record.status, worktreeRemoved: existsSync(record.workspacePath), ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {}) })
+      else removed.push(yield* removeRecord(config, record, "prune"))
+    }
+    return { removed, kept } satisfies PruneReport
+  })
+
   /** Every record with the liveness of its runtime, probed in one call per runtime plugin. */
   const probeAll = Effect.fn("Sessions.probeAll")(function*() {
     const config = yield* configs.current
@@ -307,7 +385,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(config, project), orchestrating.withPermits(1))
   })
 
-  return { spawn, batchSpawn, send, kill, restore, cleanup, issueStates, reconcile, probeAll, orchestrate, read: store.read }
+  return { spawn, batchSpawn, send, kill, restore, cleanup, remove, prune, issueStates, reconcile, probeAll, orchestrate, read: store.read }
 })
 
 export class SessionManager extends Context.Service<SessionManager, Effect.Success<ReturnType<typeof makeSessionManager>>>()(

@@ -3,8 +3,13 @@
  * the supervisor over its socket (src/ipc/client.ts) when one does — one writer of session truth.
  */
 import type * as Effect from "effect/Effect"
-import type { SessionRecord } from "../domain/session.ts"
+import type { SessionRecord, SessionStatus } from "../domain/session.ts"
 import type { CleanupVerdict } from "./cleanup-decision.ts"
+
+/** What a session is spawned for: a tracker's issue (`42`, `#42`, `ENG-123`), or a task a person wrote. */
+export type SpawnTarget =
+  | { readonly _tag: "Issue"; readonly issue: string }
+  | { readonly _tag: "Task"; readonly task: string }
 
 export type BatchOutcome =
   | { readonly _tag: "Created"; readonly issueId: string; readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }
@@ -28,11 +33,28 @@ export interface Killed {
   readonly commit?: string
 }
 
+/** A session record removed (or, in a dry run, that would be) by `orch session rm` or `prune`. */
+export interface Removed {
+  readonly sessionId: string
+  readonly projectId: string
+  readonly status: SessionStatus
+  /** Its worktree was still there (with nothing unsaved) and went with it. */
+  readonly worktreeRemoved: boolean
+  /** Work saved when the session ended: kept, as every git ref is. */
+  readonly rescueRef?: string
+}
+
+export interface PruneReport {
+  readonly removed: ReadonlyArray<Removed>
+  /** Ended sessions that were not removed, and why. */
+  readonly kept: ReadonlyArray<{ readonly sessionId: string; readonly reason: string }>
+}
+
 /** Failures carry a message for people and, where it is not 1, an exit code. */
 export type OpError = { readonly message: string }
 
 export interface SessionOps {
-  readonly spawn: (project: string, issue: string) => Effect.Effect<{ readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }, OpError>
+  readonly spawn: (project: string, target: SpawnTarget) => Effect.Effect<{ readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }, OpError>
   readonly batchSpawn: (
     project: string,
     issues: ReadonlyArray<string>,
@@ -42,4 +64,7 @@ export interface SessionOps {
   readonly kill: (sessionId: string) => Effect.Effect<Killed, OpError>
   readonly restore: (sessionId: string) => Effect.Effect<SessionRecord, OpError>
   readonly cleanup: (options: { readonly dryRun: boolean }) => Effect.Effect<ReadonlyArray<CleanupItem>, OpError>
+  /** Removes an ended session's record and files; refuses a live one or one with unsaved work. */
+  readonly remove: (sessionId: string) => Effect.Effect<Removed, OpError>
+  readonly prune: (options: { readonly dryRun: boolean }) => Effect.Effect<PruneReport, OpError>
 }

@@ -42,12 +42,22 @@ export class RestoreFailed extends Schema.TaggedError<RestoreFailed>()("RestoreF
 /** A spawn failed at `step`; everything it had made was undone. */
 export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed", {
   project: Schema.String,
+  /** The issue id, or a task's slug. */
   issueId: Schema.String,
+  task: Schema.optionalKey(Schema.Boolean),
   step: Schema.String,
   reason: Schema.String
 }) {
   override get message() {
-    return `spawn of ${this.project} issue ${this.issueId} failed while ${this.step} (nothing was left behind): ${this.reason}`
+    return `spawn of ${this.project} ${this.task === true ? "task" : "issue"} ${this.issueId} failed while ${this.step} (nothing was left behind): ${this.reason}`
+  }
+}
+
+/** `--task` (or the file of `--task-file`) had no words in it. */
+export class EmptyTask extends Schema.TaggedError<EmptyTask>()("EmptyTask", {}) {
+  override readonly [Runtime.errorExitCode] = 2
+  override get message() {
+    return "the task is empty: say what the agent should do in --task \"…\" or in the file of --task-file"
   }
 }
 
@@ -58,5 +68,15 @@ export class MergeRefused extends Schema.TaggedError<MergeRefused>()("MergeRefus
 }) {
   override get message() {
     return `${this.sessionId}: not merged: ${this.reason}`
+  }
+}
+
+/** `orch session rm` would lose something or cut a live session short, so it removed nothing. */
+export class RemoveRefused extends Schema.TaggedError<RemoveRefused>()("RemoveRefused", {
+  sessionId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `session ${this.sessionId} was not removed: ${this.reason}`
   }
 }

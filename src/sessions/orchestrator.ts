@@ -61,6 +61,7 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
     role: "orchestrator",
     projectId: project.id,
     issueId: "orchestrator",
+    ...(config.configPath !== undefined ? { configPath: config.configPath } : {}),
     status: "spawning",
     activity: "unknown",
     branch: `orchestrator/${project.sessionPrefix}`,

@@ -23,7 +23,9 @@ import { writeFileAtomic } from "../store/files.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { sessionBranch } from "./branch-name.ts"
-import { SpawnFailed } from "./errors.ts"
+import { EmptyTask, SpawnFailed } from "./errors.ts"
+import type { SpawnTarget } from "./SessionOps.ts"
+import { MAX_TASK_BRANCH_TRIES, taskBranchCandidates, taskSlug, taskTitle } from "./task.ts"
 
 export interface Spawned {
   readonly record: SessionRecord
@@ -103,7 +105,22 @@ export const agentContext = (store: SessionStore["Service"], project: ProjectCon
   conversationId: record.agent.conversationId ?? record.sessionId
 })
 
-export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: ProjectConfig, issueRef: string) {
+/** What a spawn is for, checked: an issue's id, or a task's text with its slug (the branch is chosen later). */
+type Work =
+  | { readonly _tag: "Issue"; readonly issueRef: string; readonly label: string }
+  | { readonly _tag: "Task"; readonly text: string; readonly label: string }
+
+const workOf = (target: SpawnTarget): Work =>
+  target._tag === "Issue"
+    ? { _tag: "Issue", issueRef: target.issue, label: target.issue.replace(/^#/, "") }
+    : { _tag: "Task", text: target.task.trim(), label: taskSlug(target.task) }
+
+export interface SpawnOptions {
+  /** The config file the spawn runs under, remembered in the record. */
+  readonly configPath?: string | undefined
+}
+
+export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: ProjectConfig, target: SpawnTarget, options: SpawnOptions = {}) {
   const store = yield* SessionStore
   const events = yield* EventLog
   const runtime = yield* Runtime
@@ -111,40 +128,58 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   const workspace = yield* Workspace
   const tracker = yield* Tracker
   const warnings: Array<string> = []
+  const work = workOf(target)
 
-  const issueId = issueRef.replace(/^#/, "")
-  if (!ISSUE_ID.test(issueId)) {
-    return yield* new InvalidIssueId({ issueId: issueRef, expected: "letters, digits, \".\", \"_\" or \"-\" (e.g. 42 or ENG-123)" })
+  if (work._tag === "Issue" && !ISSUE_ID.test(work.label)) {
+    return yield* new InvalidIssueId({ issueId: work.issueRef, expected: "letters, digits, \".\", \"_\" or \"-\" (e.g. 42 or ENG-123)" })
   }
+  if (work._tag === "Task" && work.text === "") return yield* new EmptyTask({})
+  let issueId = work.label
   const failed = (step: string) => (error: { readonly message: string } | string) =>
-    new SpawnFailed({ project: project.key, issueId, step, reason: typeof error === "string" ? error : error.message })
+    new SpawnFailed({ project: project.key, issueId, ...(work._tag === "Task" ? { task: true } : {}), step, reason: typeof error === "string" ? error : error.message })
   yield* checkAgentProgram(agent, project).pipe(Effect.mapError(failed("checking the agent")))
   // The issue is looked up while the workspace is made (both wait on the network); a spawn for an issue
-  // that does not exist is undone like any other failure.
-  const lookup = tracker.getIssue(issueRef).pipe(
+  // that does not exist is undone like any other failure. A task has nothing to look up.
+  let unavailable = false
+  const lookup = work._tag === "Task" ? Effect.succeed(undefined) : tracker.getIssue(work.issueRef).pipe(
     Effect.catchTag("TrackerUnavailable", (error) =>
       Effect.sync(() => {
+        unavailable = true
         warnings.push(`${error.message}; spawning with the issue id alone`)
         return undefined
       }))
   )
+  /** A task's branch: `feat/<slug>`, or `-2`, `-3`… when a branch or another session already has it. */
+  const taskBranch = (slug: string) =>
+    Effect.gen(function*() {
+      const { records } = yield* store.list
+      const inUse = new Set(records.filter((r) => r.projectId === project.id).map((r) => r.branch))
+      for (const branch of taskBranchCandidates(slug)) {
+        if (!inUse.has(branch) && !(yield* workspace.hasBranch(project, branch))) return branch
+      }
+      return yield* Effect.fail(`every branch from feat/${slug} to feat/${slug}-${MAX_TASK_BRANCH_TRIES} is taken; say the task in other words`)
+    }).pipe(Effect.mapError(failed("choosing a branch")))
 
   const spawned = yield* Effect.scoped(Effect.gen(function*() {
     const issueFiber = yield* Effect.forkScoped(lookup)
     // A tracker that names branches is waited for: the branch is made next.
-    const early = tracker.namesBranches === true ? yield* Fiber.join(issueFiber) : undefined
+    const early = work._tag === "Issue" && tracker.namesBranches === true ? yield* Fiber.join(issueFiber) : undefined
     const sessionId = yield* Effect.acquireRelease(
       store.reserve(project.id, project.sessionPrefix).pipe(Effect.mapError(failed("reserving a session id"))),
       (id, exit) => (Exit.isFailure(exit) ? store.release(project.id, id).pipe(Effect.ignore) : Effect.void)
     )
+    const branch = work._tag === "Task" ? yield* taskBranch(work.label) : sessionBranch(issueId, early)
+    if (work._tag === "Task") issueId = branch.slice("feat/".length)
     const createdAt = yield* nowIso
     let record: SessionRecord = {
       sessionId,
       projectId: project.id,
       issueId,
+      ...(work._tag === "Task" ? { task: { title: taskTitle(work.text) } } : {}),
+      ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
       status: "spawning",
       activity: "unknown",
-      branch: sessionBranch(issueId, early),
+      branch,
       workspacePath: store.paths.worktree(project.id, sessionId),
       runtime: null,
       agent: { plugin: agent.name, conversationId: randomUUID() },
@@ -179,7 +214,16 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       ? readFileSync(project.agentRulesFile, "utf8")
       : undefined
     if (project.agentRulesFile !== undefined && rulesFile === undefined) warnings.push(`agentRulesFile ${project.agentRulesFile} does not exist`)
-    const prompt = buildWorkerPrompt({ project, sessionId, issueId, branch: record.branch, issue, rulesFile })
+    const prompt = buildWorkerPrompt({
+      project,
+      sessionId,
+      issueId,
+      branch: record.branch,
+      issue,
+      untracked: !unavailable,
+      ...(work._tag === "Task" ? { task: work.text } : {}),
+      rulesFile
+    })
     const context = agentContext(store, project, record, prompt.task)
     yield* writeFileAtomic(context.promptFile, prompt.full).pipe(Effect.mapError(failed("writing the prompt")))
     yield* writeFileAtomic(context.systemPromptFile, prompt.system).pipe(Effect.mapError(failed("writing the prompt")))
@@ -210,15 +254,28 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     type: "session.spawned",
     sessionId: spawned.sessionId,
     projectId: project.id,
-    issueId,
-    data: { branch: spawned.branch, workspacePath: spawned.workspacePath, agent: spawned.agent.plugin, runtime: spawned.runtime?.plugin }
+    issueId: spawned.issueId,
+    data: {
+      branch: spawned.branch,
+      workspacePath: spawned.workspacePath,
+      agent: spawned.agent.plugin,
+      runtime: spawned.runtime?.plugin,
+      ...(spawned.task !== undefined ? { task: spawned.task.title } : {})
+    }
   }).pipe(Effect.ignore)
   return { record: spawned, warnings } satisfies Spawned
-}, (effect, project, issueRef) =>
+}, (effect, project, target, _options) =>
   effect.pipe(
     Effect.tapError((error) =>
-      EventLog.use((events) =>
-        events.append({ type: "session.spawn_failed", projectId: project.id, issueId: issueRef.replace(/^#/, ""), message: error.message })
-      ).pipe(Effect.ignore)
+      EventLog.use((events) => {
+        const work = workOf(target)
+        return events.append({
+          type: "session.spawn_failed",
+          projectId: project.id,
+          issueId: work.label,
+          message: error.message,
+          ...(work._tag === "Task" ? { data: { task: taskTitle(work.text) } } : {})
+        })
+      }).pipe(Effect.ignore)
     )
   ))

@@ -8,7 +8,8 @@ import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { join } from "node:path"
 import { Host, type HostShape } from "../config/host.ts"
 import { SessionRecord } from "../domain/session.ts"
 import { errnoReason, SessionNotFound, StoreError } from "./errors.ts"
@@ -37,6 +38,8 @@ export interface SessionStoreShape {
   readonly reservations: Effect.Effect<ReadonlyArray<{ readonly projectId: string; readonly sessionId: string }>>
   /** Removes a session's directory (an undone spawn). */
   readonly release: (projectId: string, sessionId: string) => Effect.Effect<void, StoreError>
+  /** Removes an ended session's directory for good (`orch session rm`): its id is retired, never given to a later spawn. */
+  readonly remove: (projectId: string, sessionId: string) => Effect.Effect<void, StoreError>
   /** Records written (or, as `record: null`, released) through this store from now on: the dashboard's live board. */
   readonly changes: Stream.Stream<SessionChange>
 }
@@ -67,11 +70,22 @@ export class SessionStore extends Context.Service<SessionStore, SessionStoreShap
         : new StoreError({ path: file, reason: `not a valid session record: ${decoded.failure.message.split("\n")[0]}` })
     }
 
+    /** Ids of removed sessions, one a line, so that no later session takes one (its events stay its own). */
+    const retiredFile = (projectId: string) => join(paths.project(projectId), "retired")
+    const retired = (projectId: string): ReadonlyArray<string> => {
+      try {
+        return readFileSync(retiredFile(projectId), "utf8").split("\n").filter(Boolean)
+      } catch {
+        return []
+      }
+    }
+
     const reserve = Effect.fn("SessionStore.reserve")(function*(projectId: string, prefix: string) {
       const dir = paths.project(projectId)
       yield* attempt(dir, () => mkdirSync(dir, { recursive: true }))
       const pattern = new RegExp(`^${prefix.replace(/[-]/g, "\\-")}-(\\d+)$`)
-      let next = Math.max(0, ...listDirs(dir).map((name) => Number(pattern.exec(name)?.[1] ?? 0))) + 1
+      const taken = [...listDirs(dir), ...retired(projectId)]
+      let next = Math.max(0, ...taken.map((name) => Number(pattern.exec(name)?.[1] ?? 0))) + 1
       for (;;) {
         const sessionId = `${prefix}-${next}`
         const created = yield* attempt(dir, () => {
@@ -130,6 +144,11 @@ export class SessionStore extends Context.Service<SessionStore, SessionStoreShap
       reservations,
       release: (projectId, sessionId) =>
         attempt(paths.session(projectId, sessionId), () => rmSync(paths.session(projectId, sessionId), { recursive: true, force: true })).pipe(
+          Effect.andThen(publish({ sessionId, record: null }))
+        ),
+      remove: (projectId, sessionId) =>
+        attempt(retiredFile(projectId), () => appendFileSync(retiredFile(projectId), `${sessionId}\n`)).pipe(
+          Effect.andThen(attempt(paths.session(projectId, sessionId), () => rmSync(paths.session(projectId, sessionId), { recursive: true, force: true }))),
           Effect.andThen(publish({ sessionId, record: null }))
         ),
       changes: bus === undefined ? Stream.empty : Stream.fromPubSub(bus)

@@ -27,8 +27,17 @@ export const latestSignal = (file: string): ActivitySignal | undefined => {
   }
 }
 
-/** Every signal appended since byte `offset`, and the offset to read from next time. A partial last line waits. */
-export const readSignalsSince = (file: string, offset: number): { readonly signals: ReadonlyArray<ActivitySignal>; readonly offset: number } => {
+/** A signal and the byte offset just past its line. */
+export interface ReadSignal {
+  readonly signal: ActivitySignal
+  readonly end: number
+}
+
+/**
+ * Every signal appended since byte `offset`, each with where its line ends, and the offset to read from next
+ * time. A partial last line waits; a file that shrank (replaced) is read from its start.
+ */
+export const readSignalsSince = (file: string, offset: number): { readonly signals: ReadonlyArray<ReadSignal>; readonly offset: number } => {
   let fd: number
   try {
     fd = openSync(file, "r")
@@ -37,17 +46,18 @@ export const readSignalsSince = (file: string, offset: number): { readonly signa
   }
   try {
     const size = fstatSync(fd).size
-    if (size < offset) offset = 0
-    if (size === offset) return { signals: [], offset }
-    const buffer = Buffer.alloc(size - offset)
-    readSync(fd, buffer, 0, buffer.length, offset)
-    const text = buffer.toString("utf8")
-    const complete = text.lastIndexOf("\n") + 1
-    const signals = text.slice(0, complete).split("\n").flatMap((line) => {
-      const signal = line === "" ? undefined : parseSignal(line)
-      return signal === undefined ? [] : [signal]
-    })
-    return { signals, offset: offset + Buffer.byteLength(text.slice(0, complete)) }
+    const start = size < offset ? 0 : offset
+    if (size === start) return { signals: [], offset: start }
+    const buffer = Buffer.alloc(size - start)
+    readSync(fd, buffer, 0, buffer.length, start)
+    const signals: Array<ReadSignal> = []
+    let at = 0
+    for (let newline = buffer.indexOf(10, at); newline !== -1; newline = buffer.indexOf(10, at)) {
+      const signal = parseSignal(buffer.toString("utf8", at, newline))
+      at = newline + 1
+      if (signal !== undefined) signals.push({ signal, end: start + at })
+    }
+    return { signals, offset: start + at }
   } finally {
     closeSync(fd)
   }

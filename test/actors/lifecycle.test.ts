@@ -5,7 +5,7 @@ import type { SessionRecord } from "../../src/domain/session.ts"
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const iso = (ms: number) => new Date(ms).toISOString()
 const MIN = 60_000
-const rules: LifecycleRules = { readyThresholdMs: 5 * MIN, stuckThresholdMs: 10 * MIN, deadAfterProbes: 3 }
+const rules: LifecycleRules = { quietMs: 3000, hookSilenceMs: MIN, readyThresholdMs: 5 * MIN, stuckThresholdMs: 10 * MIN, deadAfterProbes: 3 }
 
 const session = (fields: Partial<SessionRecord> = {}): SessionRecord => ({
   sessionId: "app-1",
@@ -30,17 +30,17 @@ const prObs = (fields: Partial<Extract<Observation, { _tag: "PullRequest" }>> = 
 
 describe("lifecycle: activity and time", () => {
   it.each<[string, SessionRecord, Observation, number, Partial<SessionRecord>, Array<string>]>([
-    ["a Stop signal makes it ready", session(), { _tag: "Signal", activity: "ready", at: T0 + MIN }, T0 + MIN, { status: "ready", activity: "ready", activitySince: iso(T0 + MIN) }, ["session.ready"]],
+    ["a Stop signal makes it ready", session(), { _tag: "Signal", by: "hook", activity: "ready", at: T0 + MIN }, T0 + MIN, { status: "ready", activity: "ready", activitySince: iso(T0 + MIN) }, ["session.ready"]],
     ["ready stays ready before readyThresholdMs", session({ status: "ready", activity: "ready" }), { _tag: "Tick" }, T0 + 5 * MIN - 1, { status: "ready", activity: "ready" }, []],
     ["ready → idle after readyThresholdMs", session({ status: "ready", activity: "ready" }), { _tag: "Tick" }, T0 + 5 * MIN, { status: "idle", activity: "idle" }, ["session.idle"]],
-    ["idle → working on new activity", session({ status: "idle", activity: "idle" }), { _tag: "Signal", activity: "active", at: T0 + 20 * MIN }, T0 + 20 * MIN, { status: "working", activity: "active" }, ["session.working"]],
-    ["active signals keep it from being stuck", session({ activitySince: iso(T0) }), { _tag: "Signal", activity: "active", at: T0 + 9 * MIN }, T0 + 9 * MIN, { status: "working", activitySince: iso(T0 + 9 * MIN) }, []],
+    ["idle → working on new activity", session({ status: "idle", activity: "idle" }), { _tag: "Signal", by: "hook", activity: "active", at: T0 + 20 * MIN }, T0 + 20 * MIN, { status: "working", activity: "active" }, ["session.working"]],
+    ["active signals keep it from being stuck", session({ activitySince: iso(T0) }), { _tag: "Signal", by: "hook", activity: "active", at: T0 + 9 * MIN }, T0 + 9 * MIN, { status: "working", activitySince: iso(T0 + 9 * MIN) }, []],
     ["no activity for the stuck threshold while working: stuck", session(), { _tag: "Tick" }, T0 + 10 * MIN, { status: "stuck", activity: "active" }, ["session.stuck"]],
     ["not stuck a moment before the threshold", session(), { _tag: "Tick" }, T0 + 10 * MIN - 1, { status: "working" }, []],
     ["an idle agent is never stuck", session({ status: "idle", activity: "idle" }), { _tag: "Tick" }, T0 + 60 * MIN, { status: "idle" }, []],
-    ["stuck clears on activity", session({ status: "stuck" }), { _tag: "Signal", activity: "active", at: T0 + 11 * MIN }, T0 + 11 * MIN, { status: "working" }, ["session.working"]],
-    ["a permission prompt: needs_input", session(), { _tag: "Signal", activity: "waiting_input", at: T0 + MIN }, T0 + MIN, { status: "needs_input", activity: "waiting_input" }, ["session.needs_input"]],
-    ["blocked also needs a person", session(), { _tag: "Signal", activity: "blocked", at: T0 + MIN }, T0 + MIN, { status: "needs_input", activity: "blocked" }, ["session.needs_input"]],
+    ["stuck clears on activity", session({ status: "stuck" }), { _tag: "Signal", by: "hook", activity: "active", at: T0 + 11 * MIN }, T0 + 11 * MIN, { status: "working" }, ["session.working"]],
+    ["a permission prompt: needs_input", session(), { _tag: "Signal", by: "hook", activity: "waiting_input", at: T0 + MIN }, T0 + MIN, { status: "needs_input", activity: "waiting_input" }, ["session.needs_input"]],
+    ["blocked also needs a person", session(), { _tag: "Signal", by: "hook", activity: "blocked", at: T0 + MIN }, T0 + MIN, { status: "needs_input", activity: "blocked" }, ["session.needs_input"]],
     ["the screen is the fallback when the probe reads it", session({ activity: "unknown" }), { _tag: "Probe", liveness: "alive", screen: "ready" }, T0 + MIN, { status: "ready", activity: "ready" }, ["session.ready"]],
     ["a screen showing the prompt does not wake an idle session", session({ status: "idle", activity: "idle" }), { _tag: "Probe", liveness: "alive", screen: "ready" }, T0 + 20 * MIN, { status: "idle", activity: "idle", activitySince: iso(T0) }, []],
     ["a screen showing a question does", session({ status: "idle", activity: "idle" }), { _tag: "Probe", liveness: "alive", screen: "waiting_input" }, T0 + 20 * MIN, { status: "needs_input", activity: "waiting_input" }, ["session.needs_input"]]
@@ -77,7 +77,7 @@ describe("lifecycle: liveness", () => {
 
   it("ended sessions do not change", () => {
     const killed = session({ status: "killed", activity: "exited" })
-    expect(decide(killed, { _tag: "Signal", activity: "active", at: T0 }, T0, rules)).toEqual({ record: killed, events: [] })
+    expect(decide(killed, { _tag: "Signal", by: "hook", activity: "active", at: T0 }, T0, rules)).toEqual({ record: killed, events: [] })
   })
 
   it("an unchanged observation returns the same record and no events", () => {

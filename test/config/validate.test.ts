@@ -65,7 +65,7 @@ describe("defaults", () => {
       assert.deepStrictEqual(app.scm, { plugin: "repohost" })
       assert.deepStrictEqual(app.symlinks, [])
       assert.deepStrictEqual(app.postCreate, [])
-      assert.deepStrictEqual(app.agentConfig, { permissions: "skip" })
+      assert.deepStrictEqual(app.agentConfig, { permissions: "skip", quietMs: 3000 })
       assert.deepStrictEqual(app.reactions, {})
     }))
 
@@ -121,7 +121,7 @@ describe("defaults", () => {
         "process"
       ])
       assert.deepStrictEqual(app.tracker, { plugin: "tracker-b", teamId: "T1", apiKey: "ghp_x" })
-      assert.deepStrictEqual(app.agentConfig, { permissions: "default", model: "opus", command: "run-agent" })
+      assert.deepStrictEqual(app.agentConfig, { permissions: "default", model: "opus", quietMs: 3000, command: "run-agent" })
     }))
 })
 

@@ -33,6 +33,17 @@ describe("plugin components: what they return is decoded", () => {
       assert.strictEqual((yield* Effect.flip(bad.probe([handle]))).message, "fx: isAlive failed: it returned an unexpected value: Expected boolean, got \"yes\"")
     }))
 
+  it.effect("runtime: lastOutputAt, when a live session's runtime has it, is a time in ms (or undefined: it cannot tell)", () =>
+    Effect.gen(function*() {
+      const handle = { plugin: "fx", id: "r-1", data: {} }
+      const at = (lastOutputAt: () => unknown) => runtimeFromPlugin(loaded("runtime", { create: () => ({ id: "r-1" }), isAlive: () => true, lastOutputAt })).probe([handle])
+      assert.deepStrictEqual((yield* at(async () => 1_700_000_000_123)).get("r-1"), { _tag: "Alive", lastOutputAt: 1_700_000_000_123 })
+      assert.deepStrictEqual((yield* at(() => undefined)).get("r-1"), { _tag: "Alive" })
+      assert.strictEqual((yield* Effect.flip(at(() => "soon"))).message, "fx: lastOutputAt failed: it returned an unexpected value: Expected number | undefined, got \"soon\"")
+      const dead = runtimeFromPlugin(loaded("runtime", { create: () => ({ id: "r-1" }), isAlive: () => false, lastOutputAt: () => "never asked" }))
+      assert.deepStrictEqual((yield* dead.probe([handle])).get("r-1"), { _tag: "Gone" })
+    }))
+
   it.effect("agent: a command line, or { command, env?, initialMessage? } with string variables", () =>
     Effect.gen(function*() {
       const asString = agentFromPlugin(loaded("agent", { launch: () => "run-agent", activityFromScreen: () => "dancing" }))

@@ -12,6 +12,9 @@ import { privateTmux, tmuxSessions } from "../support/tmux.ts"
 
 const ECHO_AGENT = `printf 'ready\\n'; while IFS= read -r line; do printf 'got: %s\\n' "$line"; done`
 
+/** Each probed handle's liveness tag (what is alive, exited or gone), without its output time. */
+const tags = (probed: ReadonlyMap<string, { readonly _tag: string }>) => [...probed].map(([id, liveness]) => [id, liveness._tag])
+
 /** Polls `check` (a real process's screen) until it holds; fails after ~5 s. */
 const eventually = <A, E>(effect: Effect.Effect<A, E>, check: (a: A) => boolean) =>
   effect.pipe(
@@ -29,7 +32,7 @@ describe("runtime multiplexer (real tmux)", () => {
       const handle = yield* runtime.create({ sessionId: "c-1", workingDir: tmpdir, command: ECHO_AGENT, env: {}, unsetEnv: [] })
       assert.strictEqual(statSync(join(tmpdir, `tmux-${process.getuid!()}`)).mode & 0o777, 0o700)
       assert.deepStrictEqual(tmuxSessions(socket), ["c-1"])
-      assert.deepStrictEqual([...(yield* runtime.probe([handle]))], [["c-1", { _tag: "Alive" }]])
+      assert.deepStrictEqual(tags(yield* runtime.probe([handle])), [["c-1", "Alive"]])
     }).pipe(Effect.provide(NodeServices.layer)))
 
   it.live("a socket directory tmux would refuse fails the create with the reason, and nothing runs", () =>
@@ -66,10 +69,7 @@ describe("runtime multiplexer (real tmux)", () => {
       yield* runtime.send(handle, "hello world")
       yield* eventually(runtime.capture(handle), (s) => s.includes("got: hello world"))
 
-      assert.deepStrictEqual([...(yield* runtime.probe([handle, { ...handle, id: "t-9" }]))], [
-        ["t-1", { _tag: "Alive" }],
-        ["t-9", { _tag: "Gone" }]
-      ])
+      assert.deepStrictEqual(tags(yield* runtime.probe([handle, { ...handle, id: "t-9" }])), [["t-1", "Alive"], ["t-9", "Gone"]])
 
       yield* runtime.destroy(handle)
       yield* runtime.destroy(handle)
@@ -100,6 +100,28 @@ describe("runtime multiplexer (real tmux)", () => {
       const error = yield* runtime.send(handle, "ignored").pipe(Effect.flip)
       assert.strictEqual(error._tag, "DeliveryUnconfirmed")
     }).pipe(Effect.provide(NodeServices.layer)), 20_000)
+
+  it.live("a probe tells when each pane last printed, to the second (as its end)", () =>
+    Effect.gen(function*() {
+      const { socket } = yield* privateTmux
+      const runtime = yield* makeMultiplexer(socket)
+      // One agent prints now and again 2 s later; the other prints once and goes quiet.
+      const talker = yield* runtime.create({ sessionId: "q-1", workingDir: "/", command: "echo one; sleep 2; echo two; sleep 60", env: {}, unsetEnv: [] })
+      const quiet = yield* runtime.create({ sessionId: "q-2", workingDir: "/", command: "echo once; sleep 60", env: {}, unsetEnv: [] })
+      const started = Date.now()
+      const outputAt = (probed: ReadonlyMap<string, { readonly _tag: string; readonly lastOutputAt?: number }>, id: string) => probed.get(id)?.lastOutputAt ?? Number.NaN
+      const first = yield* runtime.probe([talker, quiet])
+      assert.deepStrictEqual(tags(first), [["q-1", "Alive"], ["q-2", "Alive"]])
+      for (const id of ["q-1", "q-2"]) {
+        assert.isAtLeast(outputAt(first, id), started - 1000)
+        assert.isAtMost(outputAt(first, id), started + 1000)
+        assert.strictEqual(outputAt(first, id) % 1000, 999, "the end of the second tmux names")
+      }
+      yield* eventually(runtime.capture(talker), (screen) => screen.includes("two"))
+      const later = yield* runtime.probe([talker, quiet])
+      assert.isAtLeast(outputAt(later, "q-1") - outputAt(first, "q-1"), 1000, "its second line moved its output time")
+      assert.strictEqual(outputAt(later, "q-2"), outputAt(first, "q-2"), "nothing new from the quiet one")
+    }).pipe(Effect.provide(NodeServices.layer)))
 
   it.live("probing with no tmux server running says Gone, not an error", () =>
     Effect.gen(function*() {

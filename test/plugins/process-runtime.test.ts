@@ -31,15 +31,21 @@ describe("runtime process (a node-pty pseudo-terminal, owned by the supervisor)"
       const handle = yield* runtime.create({
         sessionId: "p-1",
         workingDir: "/tmp",
-        command: `echo "ready $WHO in $(pwd) token=\${GITHUB_TOKEN:-none}"; read line; echo "got: $line"; exit 4`,
+        command: `echo "ready $WHO in $(pwd) token=\${GITHUB_TOKEN:-none}"; read line; echo "got: $line"; read end; exit 4`,
         env: { PATH: process.env.PATH ?? "", WHO: "p-1", GITHUB_TOKEN: "leak" },
         unsetEnv: ["GITHUB_TOKEN"]
       })
       assert.strictEqual(handle.plugin, "process")
       yield* eventually("the ready line", runtime.capture(handle), (s) => s.includes("ready p-1 in /tmp token=none"))
-      assert.deepStrictEqual((yield* runtime.probe([handle])).get("p-1"), { _tag: "Alive" })
+      const alive = (yield* runtime.probe([handle])).get("p-1") as { readonly _tag: string; readonly lastOutputAt: number }
+      assert.strictEqual(alive._tag, "Alive")
+      const sent = Date.now()
       yield* runtime.send(handle, "hello")
       yield* eventually("the answer", runtime.capture(handle), (s) => s.includes("got: hello"))
+      const answered = (yield* runtime.probe([handle])).get("p-1") as { readonly lastOutputAt: number }
+      assert.isAtLeast(answered.lastOutputAt, sent, "its answer is its last output")
+      assert.isAbove(answered.lastOutputAt, alive.lastOutputAt)
+      yield* runtime.send(handle, "end")
       const exited = yield* eventually("the exit", runtime.probe([handle]), (m) => m.get("p-1")?._tag === "Exited")
       assert.deepStrictEqual(exited.get("p-1"), { _tag: "Exited", exitCode: 4 })
       assert.deepStrictEqual(yield* runtime.list!(), ["p-1"])

@@ -231,7 +231,7 @@ describe("orch session cleanup: each session by what happened to it", () => {
       withPr("app-1", 8, "merged")
       withPr("app-2", 9, "closed")
       yield* eventually("app-3's agent to exit", () =>
-        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-3:", "-F", "#{pane_dead} #{pane_dead_status}"], { encoding: "utf8" }).trim() === "1 3")
+        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-3:", "-F", "#{pane_dead} #{pane_dead_status}"], { encoding: "utf8" }).trim() === "1 3", 30_000)
       const before = readFileSync(join(s.dataDir, "events.jsonl"), "utf8").trim().split("\n").length
 
       const run = yield* s.orch(["session", "cleanup", "--json"])
@@ -286,8 +286,9 @@ describe("orch status without a supervisor", () => {
       const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-1 ] && { ${WAIT_FOR_STOP}; exit 0; }; ${ECHO_AGENT}` })
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
       writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-1"), "")
+      // tmux marks the pane dead a moment before it has the exit status: wait for both.
       yield* eventually("app-1's agent to exit", () =>
-        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1")
+        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead} #{pane_dead_status}"], { encoding: "utf8" }).trim() === "1 0")
       writeFileSync(join(s.dataDir, "sessions", "app", "app-1", "session.json"),
         JSON.stringify({ ...s.record("app-1"), updatedAt: new Date(Date.now() - 3 * 3_600_000).toISOString() }))
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
 import { issuesServer } from "../support/issues-server.ts"
@@ -102,6 +102,22 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
       assert.strictEqual(busy.code, 1)
       assert.include(busy.stderr, `branch feat/4 is already checked out at ${s.repo.path}`)
       assert.isTrue(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/4"), "a branch it did not create is never deleted")
+    }))
+
+  it.live("a worktree path git still has registered (its directory deleted by hand) is reclaimed on a new branch", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const stale = join(s.dataDir, "worktrees", "app", "app-1")
+      git(s.repo.path, "worktree", "add", "-q", "-b", "leftover", stale)
+      git(s.repo.path, "worktree", "remove", "--force", stale)
+      git(s.repo.path, "worktree", "add", "-q", stale, "leftover")
+      rmSync(stale, { recursive: true, force: true })
+      const run = yield* s.orch(["spawn", "app", "5"])
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(git(stale, "rev-parse", "--abbrev-ref", "HEAD"), "feat/5")
+      assert.strictEqual(git(stale, "rev-parse", "HEAD"), git(s.repo.path, "rev-parse", "origin/main"))
+      const killed = yield* s.orch(["session", "kill", "app-1"])
+      assert.strictEqual(killed.code, 0, killed.stderr)
     }))
 
   it.live("an unknown project is a usage error", () =>

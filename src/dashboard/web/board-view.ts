@@ -29,8 +29,9 @@ export const prLine = (record: SessionRecord) =>
 export const statusPill = (record: SessionRecord) =>
   h("span.pill", { "data-tone": toneOf(record.status), "data-status": record.status }, words(record.status))
 
-/** The issue's title and number (linked to the issue when its URL is known). */
+/** The issue's title and number (linked to the issue when its URL is known); a task's title, marked as a task. */
 export const issueTitle = (record: SessionRecord) => {
+  if (record.task !== undefined) return h("span.issue", { title: `task ${record.issueId}` }, h("span.issue-link.muted", {}, "Task"), " ", record.task.title)
   const number = record.issue?.url
     ? h("a.issue-link", { href: record.issue.url, target: "_blank", rel: "noopener" }, `#${record.issueId}`)
     : h("span.issue-link.muted", {}, `#${record.issueId}`)

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { decodeWith } from "../contract/common.ts"
 import type { IssueFromPlugin, IssueStateFromPlugin, SessionUpdate, TrackerComponent } from "../contract/tracker.ts"
-import { TrackerUnavailable, type TrackerShape } from "../tracker/Tracker.ts"
+import { TrackerUnavailable, type IssueTrackerShape } from "../tracker/Tracker.ts"
 
 /** The component a built-in tracker module's `create` returns, each method answering with a Promise. */
 export interface BuiltinTracker extends TrackerComponent {
@@ -17,7 +17,7 @@ export interface BuiltinTracker extends TrackerComponent {
   onSessionEvent(update: SessionUpdate): Promise<void>
 }
 
-export const trackerComponent = (shape: TrackerShape): BuiltinTracker => {
+export const trackerComponent = (shape: IssueTrackerShape): BuiltinTracker => {
   const input = <S extends Schema.Decoder<unknown>>(schema: S, what: string) => (value: unknown) =>
     Effect.mapError(decodeWith(schema)(value), (problem) => new TrackerUnavailable({ tracker: shape.name, reason: `${what} is not valid: ${problem}` }))
   return {

@@ -23,6 +23,9 @@ export const RuntimeHandleFromPlugin = Schema.Struct({
 })
 export type RuntimeHandleFromPlugin = typeof RuntimeHandleFromPlugin.Encoded
 
+/** What `lastOutputAt` returns: when the terminal last printed anything, in ms since the epoch; undefined when it cannot tell. */
+export const LastOutputAtFromPlugin = Schema.UndefinedOr(Schema.Finite)
+
 /** What the other methods receive: the handle `create` returned, with the runtime's name and `data` filled in. */
 export interface RuntimePluginHandle {
   readonly id: string
@@ -42,4 +45,10 @@ export interface RuntimeComponent {
   getOutput?(handle: RuntimePluginHandle, scrollbackLines: number): Returned<string>
   /** Whether it still runs. Without it, orch takes it to be alive. */
   isAlive?(handle: RuntimePluginHandle): Returned<boolean>
+  /**
+   * When its terminal last printed anything (ms since the epoch), asked at every probe of a live session: how
+   * orch tells an agent that went quiet (ready) from one that works. Without it, a session's activity comes
+   * only from what its agent says and what its screen shows.
+   */
+  lastOutputAt?(handle: RuntimePluginHandle): Returned<number | undefined>
 }

@@ -35,9 +35,13 @@ export interface LaunchSpec {
   readonly unsetEnv: ReadonlyArray<string>
 }
 
-/** What a probe tells about a runtime: alive, its process exited (with its code once known), or gone entirely. */
+/**
+ * What a probe tells about a runtime: alive (with when its terminal last printed anything, ms since the epoch,
+ * where the runtime can tell: the activity rule's quiescence), its process exited (with its code once known),
+ * or gone entirely.
+ */
 export type Liveness =
-  | { readonly _tag: "Alive" }
+  | { readonly _tag: "Alive"; readonly lastOutputAt?: number }
   | { readonly _tag: "Exited"; readonly exitCode?: number; readonly signal?: number }
   | { readonly _tag: "Gone" }
 
@@ -48,7 +52,7 @@ export interface RuntimeShape {
   readonly send: (handle: RuntimeHandle, text: string) => Effect.Effect<void, RuntimeError | DeliveryUnconfirmed>
   /** The visible screen (and `scrollback` lines above it), as plain text. */
   readonly capture: (handle: RuntimeHandle, scrollback?: number) => Effect.Effect<string, RuntimeError>
-  /** Liveness of many handles with one call; a handle missing from the answer was not probed. */
+  /** Liveness (and last output time) of many handles with one call; a handle missing from the answer was not probed. */
   readonly probe: (handles: ReadonlyArray<RuntimeHandle>) => Effect.Effect<ReadonlyMap<string, Liveness>, RuntimeError>
   /** The ids of every session this runtime holds, orch's or not (for finding orphans); absent if it cannot tell. */
   readonly list?: () => Effect.Effect<ReadonlyArray<string>, RuntimeError>

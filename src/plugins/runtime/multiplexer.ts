@@ -115,15 +115,17 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     tmuxOk("capture-pane", ["capture-pane", "-p", "-J", "-t", target(handle), ...(scrollback > 0 ? ["-S", `-${scrollback}`] : [])])
 
   const probe = Effect.fn("Runtime.multiplexer.probe")(function*(handles: ReadonlyArray<RuntimeHandle>) {
-    const result = yield* tmux("list-panes", ["list-panes", "-a", "-F", "#{session_name} #{pane_dead} #{pane_dead_status} #{pane_dead_signal}"])
+    // window_activity: when the pane last printed anything, in whole seconds; taken as the end of that second.
+    const result = yield* tmux("list-panes", ["list-panes", "-a", "-F", "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"])
     if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) {
       return yield* new RuntimeError({ plugin: PLUGIN, operation: "list-panes", reason: result.stderr.trim() })
     }
     const panes = new Map<string, Liveness>()
     for (const line of result.stdout.split("\n")) {
-      const [name, dead, status, signal] = line.split(" ")
+      const [name, dead, activity, status, signal] = line.split(" ")
       if (name === undefined || name === "" || panes.has(name)) continue
-      panes.set(name, dead !== "1" ? { _tag: "Alive" } : {
+      const seconds = Number(activity)
+      panes.set(name, dead !== "1" ? { _tag: "Alive", ...(activity && Number.isFinite(seconds) ? { lastOutputAt: seconds * 1000 + 999 } : {}) } : {
         _tag: "Exited",
         ...(status ? { exitCode: Number(status) } : {}),
         ...(signal ? { signal: Number(signal) } : {})

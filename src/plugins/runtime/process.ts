@@ -3,6 +3,7 @@
  * without tmux. Its sessions live as long as the supervisor does; spawning one needs a supervisor (the CLI
  * then goes through it). The "screen" is the tail of the terminal's output with escape sequences removed.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
 import type { IPty } from "@lydell/node-pty"
@@ -17,6 +18,8 @@ const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\
 interface OwnedPty {
   readonly pty: IPty
   tail: string
+  /** When the terminal last printed anything (ms, by the supervisor's Clock). */
+  lastOutputAt: number
   exit?: { readonly exitCode: number; readonly signal?: number }
 }
 
@@ -98,9 +101,11 @@ export const makeProcessRuntime = (): RuntimeShape => {
       try: () => spawn("/bin/sh", ["-c", spec.command], { name: "xterm-256color", cols: 200, rows: 50, cwd: spec.workingDir, env }),
       catch: (cause) => fail("create", cause instanceof Error ? cause.message : String(cause))
     })
-    const state: OwnedPty = { pty, tail: "" }
+    const clock = yield* Clock.Clock
+    const state: OwnedPty = { pty, tail: "", lastOutputAt: clock.currentTimeMillisUnsafe() }
     pty.onData((chunk) => {
       state.tail = (state.tail + chunk).slice(-TAIL_BYTES)
+      state.lastOutputAt = clock.currentTimeMillisUnsafe()
     })
     pty.onExit(({ exitCode, signal }) => {
       state.exit = signal ? { exitCode, signal } : { exitCode }
@@ -130,7 +135,7 @@ export const makeProcessRuntime = (): RuntimeShape => {
     probe: (handles) =>
       Effect.succeed(new Map(handles.map((handle): [string, Liveness] => {
         const state = owned.get(handle.id)
-        return [handle.id, state === undefined ? { _tag: "Gone" } : state.exit === undefined ? { _tag: "Alive" } : { _tag: "Exited", ...state.exit }]
+        return [handle.id, state === undefined ? { _tag: "Gone" } : state.exit === undefined ? { _tag: "Alive", lastOutputAt: state.lastOutputAt } : { _tag: "Exited", ...state.exit }]
       }))),
     list: () => Effect.succeed([...owned.keys()]),
     destroy: (handle) =>

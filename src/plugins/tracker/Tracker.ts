@@ -80,13 +80,19 @@ export type TrackerError = IssueNotFound | InvalidIssueId | TrackerUnavailable |
 
 export interface TrackerShape {
   readonly name: string
-  readonly getIssue: (issueId: string) => Effect.Effect<Issue, TrackerError>
+  /** The issue; `undefined` from a tracker that keeps no issues (`none`): the id then stands alone, with no lookup. */
+  readonly getIssue: (issueId: string) => Effect.Effect<Issue | undefined, TrackerError>
   /** The tracker's issues name their branch (`Issue.branchName`): a spawn waits for the issue before branching. */
   readonly namesBranches?: boolean
   /** The workflow state of each issue it knows, in one request; for cleaning up sessions whose issue is over. */
   readonly issueStates?: (issueIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, IssueState>, TrackerUnavailable | TrackerAuthFailed>
   /** Hears each event of a session while a supervisor runs; e.g. comments on the issue. */
   readonly onSessionEvent?: (update: SessionUpdate) => Effect.Effect<void, TrackerError>
+}
+
+/** A tracker that keeps issues (every built-in but `none`): a lookup answers the issue or fails. */
+export interface IssueTrackerShape extends TrackerShape {
+  readonly getIssue: (issueId: string) => Effect.Effect<Issue, TrackerError>
 }
 
 export class Tracker extends Context.Service<Tracker, TrackerShape>()("orch/plugins/Tracker") {}

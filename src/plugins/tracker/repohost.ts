@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import type { TrackerConfig } from "../../config/schema.ts"
 import { gatewayFor } from "../scm/gateway.ts"
-import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type IssueState, type TrackerShape } from "./Tracker.ts"
+import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type IssueState, type IssueTrackerShape } from "./Tracker.ts"
 
 const DEFAULT_API_URL = "https://api.github.com"
 
@@ -71,7 +71,7 @@ export const makeRepohostTracker = (
   repo: string,
   config: TrackerConfig,
   env: Readonly<Record<string, string | undefined>>
-): TrackerShape => {
+): IssueTrackerShape => {
   const apiUrl = repohostApiUrl(config)
   const headers = repohostHeaders(repohostToken(config, env))
   const unavailable = (reason: string) => new TrackerUnavailable({ tracker: `repohost ${apiUrl}`, reason })

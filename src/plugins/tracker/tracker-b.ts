@@ -30,7 +30,7 @@ import {
   type Issue,
   type IssueState,
   type SessionUpdate,
-  type TrackerShape
+  type IssueTrackerShape
 } from "./Tracker.ts"
 
 export const TRACKER_B_KEYS = ["plugin", "package", "path", "teamId", "apiKey", "apiUrl", "useBranchName", "commentOn"] as const
@@ -108,7 +108,7 @@ export const commentFor = (update: SessionUpdate): string => {
 export const makeLinearTracker = (
   project: Pick<ProjectConfig, "key" | "tracker">,
   where = `projects.${project.key}.tracker`
-): Effect.Effect<TrackerShape, PluginConfigError> =>
+): Effect.Effect<IssueTrackerShape, PluginConfigError> =>
   Effect.gen(function*() {
     const settings = yield* Effect.fromResult(trackerBSettings(project.tracker, where))
     const tracker = `tracker-b ${settings.apiUrl}`
@@ -185,5 +185,5 @@ export const makeLinearTracker = (
       getIssue,
       issueStates,
       ...(settings.commentOn.length > 0 ? { onSessionEvent } : {})
-    } satisfies TrackerShape
+    } satisfies IssueTrackerShape
   })

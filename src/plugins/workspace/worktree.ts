@@ -142,12 +142,19 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
     return undefined
   })
 
-  /** `git worktree add`, pruning a stale registration of the same path (its directory deleted by hand) once. */
-  const worktreeAdd = (project: ProjectConfig, args: ReadonlyArray<string>) =>
+  /**
+   * `git worktree add`, pruning a stale registration of the same path (its directory deleted by hand) once. git
+   * makes a `-b` branch before it finds the path taken, so the second try checks out that branch (`retryArgs`).
+   */
+  const worktreeAdd = (project: ProjectConfig, args: ReadonlyArray<string>, retryArgs = args) =>
     git.ok(project.path, ["worktree", "add", "--quiet", ...args]).pipe(
       Effect.catchIf(
         (error) => /already registered|already exists/.test(error.reason),
-        () => Effect.andThen(git.run(project.path, ["worktree", "prune"]), git.ok(project.path, ["worktree", "add", "--quiet", ...args]))
+        (error) =>
+          Effect.andThen(
+            git.run(project.path, ["worktree", "prune"]),
+            git.ok(project.path, ["worktree", "add", "--quiet", ...(/already registered/.test(error.reason) ? retryArgs : args)])
+          )
       )
     )
 
@@ -167,7 +174,7 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
       return { path, branch, createdBranch: false, warnings } satisfies CreatedWorkspace
     }
     const base = yield* resolveBase(refs, project.path, project.defaultBranch)
-    yield* worktreeAdd(project, ["--no-track", "-b", branch, path, base])
+    yield* worktreeAdd(project, ["--no-track", "-b", branch, path, base], [path, branch])
     return { path, branch, createdBranch: true, warnings } satisfies CreatedWorkspace
   })
 
