@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { stringify } from "yaml"
 import { followConfigFile, RELOAD_SETTLE } from "../../actors/config-reload.ts"
@@ -159,6 +159,13 @@ describe("config reload (TestClock)", () => {
       assert.strictEqual(t.ofType("config.rejected").length, 2)
       assert.include(both[1].message, "YAML syntax error")
       assert.strictEqual(t.state()?.rejected?.since, iso(300))
+      // Deleted: a problem like the others; the config in force stays.
+      rmSync(t.file)
+      yield* t.changed()
+      yield* TestClock.adjust(RELOAD_SETTLE)
+      const gone = yield* t.receipts("config.rejected", 3)
+      assert.strictEqual(gone[2].message, "the file is gone (deleted or moved)")
+      assert.deepStrictEqual(yield* t.projectIds, ["app"])
 
       t.write({ app: t.project("app") })
       yield* t.changed()
@@ -166,7 +173,7 @@ describe("config reload (TestClock)", () => {
       const [applied] = yield* t.receipts("config.applied", 1)
       assert.strictEqual(applied.message, "valid again: nothing the supervisor runs on changed")
       assert.isUndefined(t.state()?.rejected)
-      assert.strictEqual(t.state()?.appliedAt, iso(1200))
+      assert.strictEqual(t.state()?.appliedAt, iso(1500))
     }).pipe(Effect.scoped))
 
   it.effect("a removed project's sessions keep running, unwatched; a new port waits for a restart, the rest applies", () =>
