@@ -165,7 +165,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       const handle = (observation: Observation) =>
         Effect.flatMap(configs.current, (config) => {
           const owner = projects.get(record.projectId)
-          // A reload removed the project: the next cycle stops this actor.
+          // A reload removed the project: its commit is stopping this actor.
           if (owner === undefined) return Effect.void
           const ctx = { config, project: owner.project, runtime: owner.runtime, ...(owner.scm ? { scm: owner.scm } : {}), store, events, router }
           return Effect.asVoid(handleObservation(ctx, record.sessionId, observation))
@@ -522,20 +522,20 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
 export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {
   /** The supervisor with its probe cycle running every PROBE_INTERVAL for as long as the layer lives. */
   static readonly layer = Layer.effect(
-      Supervisor,
-      Effect.tap(makeSupervisor(), (supervisor) =>
-        Effect.gen(function*() {
-          const configs = yield* ConfigSource
-          yield* supervisor.adopt()
-          yield* supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
-          yield* supervisor.pollIssues().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(ISSUE_POLL_INTERVAL)), Effect.forkScoped)
-          // The poll paces itself by the rate-limit budget (actors/poll-pace.ts).
-          yield* Effect.gen(function*() {
-            yield* supervisor.pollPullRequests().pipe(Effect.catchCause(() => Effect.void))
-            const { pollIntervalMs } = yield* configs.current
-            yield* Effect.sleep(nextPollDelay(pollIntervalMs, supervisor.budgets(), yield* Clock.currentTimeMillis))
-          }).pipe(Effect.forever, Effect.forkScoped)
-        }))
-    )
+    Supervisor,
+    Effect.tap(makeSupervisor(), (supervisor) =>
+      Effect.gen(function*() {
+        const configs = yield* ConfigSource
+        yield* supervisor.adopt()
+        yield* supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
+        yield* supervisor.pollIssues().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(ISSUE_POLL_INTERVAL)), Effect.forkScoped)
+        // The poll paces itself by the rate-limit budget (actors/poll-pace.ts).
+        yield* Effect.gen(function*() {
+          yield* supervisor.pollPullRequests().pipe(Effect.catchCause(() => Effect.void))
+          const { pollIntervalMs } = yield* configs.current
+          yield* Effect.sleep(nextPollDelay(pollIntervalMs, supervisor.budgets(), yield* Clock.currentTimeMillis))
+        }).pipe(Effect.forever, Effect.forkScoped)
+      }))
+  )
 }
 
