@@ -1,15 +1,14 @@
 /**
  * The running supervisor (`orch start`), composed: store and event log, notifiers and their router, the
  * config in force (ConfigSource) with the SessionManager, the Supervisor with its actors and probe cycle, the
- * reload that follows the config file, the IPC server on `orch.sock`, and `supervisor.json` announcing it —
- * removed again when it stops. It runs until `shutdown` completes.
+ * reload that follows the config file (config-reload.ts), the IPC server on `orch.sock`, and `supervisor.json`
+ * announcing it — removed again when it stops. It runs until `shutdown` completes.
  */
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { ConfigSource } from "../src/config/ConfigSource.ts"
-import type { OrchestratorConfig } from "../src/config/schema.ts"
+import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { watchConfigFile } from "../src/config/watch.ts"
 import { dashboardLayer } from "../src/dashboard/server.ts"
 import { isEnded } from "../src/domain/session.ts"
@@ -112,36 +111,35 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   const inbox = makeInbox(options.root)
   const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) =>
     NotifierRouter.layer(notifiers, config.notificationRouting)))
-  const core = Supervisor.layer.pipe(
+  // The config file it was loaded from is followed for changes (a config made in code has none).
+  const followed = config.configPath === undefined
+    ? Layer.empty
+    : Layer.effectDiscard(followConfigFile({ root: options.root, file: config.configPath, inbox, changes: watchConfigFile(config.configPath) }))
+  const core = followed.pipe(Layer.provideMerge(Supervisor.layer.pipe(
     Layer.provideMerge(SessionManager.layerNoDeps(config)),
     Layer.provideMerge(router),
     Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
-  )
-  const dashboard = Layer.unwrap(Effect.gen(function*() {
-    const supervisor = yield* Supervisor
-    const configs = yield* ConfigSource
-    // The listening addresses are the ones it started with (a reload cannot move them); projects are the current ones.
-    return dashboardLayer({
+  )))
+  /** The projects watched now, with what the dashboard needs of them: a reload changes them. */
+  const webhooksOf = (projects: ReadonlyArray<ProjectConfig>) =>
+    projects.flatMap((project) =>
+      typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])
+  // The listening addresses are the ones it started with: a reload cannot move them.
+  const dashboard = Layer.unwrap(Effect.map(Supervisor, (supervisor: Supervisor["Service"]) =>
+    dashboardLayer({
       host: config.host,
       port: config.port,
       terminalPort: config.terminalPort,
       directTerminalPort: config.directTerminalPort,
       token: options.token,
       version: options.version,
-      projects: Effect.map(configs.current, (current) => Object.values(current.projects).map((p) => ({ id: p.id, name: p.name, repo: p.repo }))),
+      projects: Effect.map(supervisor.projects, (projects) => projects.map((p) => ({ id: p.id, name: p.name, repo: p.repo }))),
       inbox,
       actions: { send: supervisor.ops.send, kill: supervisor.ops.kill, restore: supervisor.ops.restore, merge: supervisor.merge },
-      webhooks: Effect.map(configs.current, (current) =>
-        Object.values(current.projects).flatMap((project) =>
-          typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])),
+      webhooks: Effect.map(supervisor.projects, webhooksOf),
       onBranchChanged: supervisor.branchChanged
-    })
-  }))
-  // The config file it was loaded from, followed for changes (a config made in code has none).
-  const reload = config.configPath === undefined
-    ? Layer.empty
-    : Layer.effectDiscard(followConfigFile({ root: options.root, file: config.configPath, inbox, changes: watchConfigFile(config.configPath) }))
-  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options), reload).pipe(
+    })))
+  return Layer.mergeAll(ipcServerLayer(socketPath(options.root), handlers(options)), dashboard, announce(options)).pipe(
     Layer.provideMerge(core),
     Layer.provideMerge(ownTerminals)
   )
