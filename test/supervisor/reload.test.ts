@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
-import { readFileSync, renameSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { stringify } from "yaml"
 import { runOrch } from "../support/cli.ts"
@@ -91,6 +91,8 @@ describe("orch start follows its config file (built CLI, tmux)", () => {
       assert.strictEqual(supervisorPid(), pid)
       assert.includeMembers(s.sessions(), ["app-1", "app-orchestrator", "web-1", "web-2"])
       assert.notInclude(readFileSync(join(s.dataDir, "supervisor.log"), "utf8"), "config reload", "no reload failed on the way")
+      assert.isTrue(existsSync(join(s.dataDir, "config-state.json")))
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+      assert.isFalse(existsSync(join(s.dataDir, "config-state.json")), "the supervisor takes its config state with it")
     }), 90_000)
 })
