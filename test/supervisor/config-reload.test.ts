@@ -14,9 +14,10 @@ import { TestClock } from "effect/testing"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { stringify } from "yaml"
-import { followConfigFile, RELOAD_SETTLE } from "../../actors/config-reload.ts"
+import { followConfigFile, RELOAD_SETTLE, REWATCH_AFTER } from "../../actors/config-reload.ts"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
 import { makeSupervisor, Supervisor } from "../../actors/supervisor.ts"
+import { ConfigWatchFailed } from "../../src/config/watch.ts"
 import { ConfigSource } from "../../src/config/ConfigSource.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import { makeInbox } from "../../src/plugins/notifier/inbox.ts"
@@ -31,7 +32,8 @@ import { tempDir, withHost } from "../support/host.ts"
 const iso = (ms: number) => new Date(ms).toISOString()
 const hostedOnly = { urgent: ["hosted"], action: ["hosted"], warning: ["hosted"], info: ["hosted"] }
 
-const setup = Effect.gen(function*() {
+/** `watch` makes the stream of changes from the queue the test offers to (by default, just that queue). */
+const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.Stream<void, ConfigWatchFailed> = (changes) => Stream.fromQueue(changes)) => Effect.gen(function*() {
   const root = yield* tempDir()
   const runtimeLog = join(root, "runtime-log.json")
   process.env.FIXTURE_RUNTIME_LOG = runtimeLog
@@ -68,7 +70,7 @@ const setup = Effect.gen(function*() {
   const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
   yield* supervisor.adopt()
   const changes = yield* Queue.unbounded<void>()
-  yield* followConfigFile({ root, file, inbox, changes: Stream.fromQueue(changes) }).pipe(
+  yield* followConfigFile({ root, file, inbox, changes: watch(changes, file) }).pipe(
     Effect.provide(Layer.succeed(Supervisor, supervisor)),
     Effect.provide(context),
     host
@@ -97,6 +99,17 @@ const setup = Effect.gen(function*() {
   const projectIds = Effect.map(configs.current, (current) => Object.values(current.projects).map((p) => p.id).sort())
   return { root, file, write, project, supervisor, changed, receipts, ofType, logged, runtimeCalls, projectIds, inbox, state: () => readConfigState(root) }
 })
+const setup = setupWith()
+
+/** Polls `probe` in real time (the reload runs on its own fiber and reads files) until it holds. */
+const until = (what: string, probe: () => boolean) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 400; i++) {
+      if (probe()) return
+      yield* Effect.promise(() => new Promise((resume) => setTimeout(resume, 5)))
+    }
+    return yield* Effect.die(new Error(`timed out waiting for ${what}`))
+  })
 
 describe("config reload (TestClock)", () => {
   it.effect("a burst of writes settles first: only the last content is read; a new project is watched, its live session adopted", () =>
@@ -210,5 +223,23 @@ describe("config reload (TestClock)", () => {
       assert.deepStrictEqual(yield* t.projectIds, ["app"])
       assert.deepStrictEqual((yield* t.supervisor.projects).map((p) => p.id), ["app"])
       assert.deepStrictEqual(t.ofType("config.applied"), [])
+    }).pipe(Effect.scoped))
+
+  it.effect("a watch that breaks is said in the state for orch status, set up again after REWATCH_AFTER, and the file looked at", () =>
+    Effect.gen(function*() {
+      let arms = 0
+      const t = yield* setupWith((changes, file) =>
+        Stream.suspend(() => (++arms === 1 ? Stream.fail(new ConfigWatchFailed({ file, reason: "ENOSPC" })) : Stream.fromQueue(changes))))
+      yield* until("the broken watch in the state", () => t.state()?.unwatched?.reason === "ENOSPC")
+      assert.strictEqual(t.state()?.unwatched?.since, iso(0))
+      // A change made while nobody watched: seen once the watch is back (its first look).
+      t.write({ app: t.project("app"), web: t.project("web") })
+      yield* TestClock.adjust(REWATCH_AFTER)
+      yield* t.changed()
+      yield* TestClock.adjust(RELOAD_SETTLE)
+      const [applied] = yield* t.receipts("config.applied", 1)
+      assert.deepInclude(applied.data, { added: ["web"] })
+      assert.strictEqual(arms, 2)
+      assert.isUndefined(t.state()?.unwatched)
     }).pipe(Effect.scoped))
 })
