@@ -1,13 +1,15 @@
 /**
  * The running supervisor (`orch start`), composed: store and event log, notifiers and their router, the
- * SessionManager, the Supervisor with its actors and probe cycle, the IPC server on `orch.sock`, and
- * `supervisor.json` announcing it — removed again when it stops. It runs until `shutdown` completes.
+ * config in force (ConfigSource) with the SessionManager, the Supervisor with its actors and probe cycle, the
+ * reload that follows the config file (config-reload.ts), the IPC server on `orch.sock`, and `supervisor.json`
+ * announcing it — removed again when it stops. It runs until `shutdown` completes.
  */
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { OrchestratorConfig } from "../src/config/schema.ts"
+import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
+import { watchConfigFile } from "../src/config/watch.ts"
 import { dashboardLayer } from "../src/dashboard/server.ts"
 import { isEnded } from "../src/domain/session.ts"
 import { ipcServerLayer, remote } from "../src/ipc/server.ts"
@@ -19,6 +21,7 @@ import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/store/supervisor-file.ts"
+import { followConfigFile } from "./config-reload.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { Supervisor } from "./supervisor.ts"
 
@@ -54,11 +57,11 @@ const handlers = (options: AppOptions) =>
       )
     return {
       Ping: () =>
-        Effect.map(supervisor.actorCount, (sessions) => ({
+        Effect.map(Effect.all([supervisor.actorCount, supervisor.projects]), ([sessions, projects]) => ({
           pid: process.pid,
           version: options.version,
           startedAt,
-          projects: supervisor.projects.map((p) => p.id),
+          projects: projects.map((p) => p.id),
           sessions,
           dashboardUrl: options.dashboardUrl
         })),
@@ -108,13 +111,20 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   const inbox = makeInbox(options.root)
   const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) =>
     NotifierRouter.layer(notifiers, config.notificationRouting)))
-  const core = Supervisor.layer(config).pipe(
+  // The config file it was loaded from is followed for changes (a config made in code has none).
+  const followed = config.configPath === undefined
+    ? Layer.empty
+    : Layer.effectDiscard(followConfigFile({ root: options.root, file: config.configPath, inbox, changes: watchConfigFile(config.configPath) }))
+  const core = followed.pipe(Layer.provideMerge(Supervisor.layer.pipe(
     Layer.provideMerge(SessionManager.layerNoDeps(config)),
     Layer.provideMerge(router),
     Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
-  )
-  const webhooks = Object.values(config.projects).flatMap((project) =>
-    typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])
+  )))
+  /** The projects watched now, with what the dashboard needs of them: a reload changes them. */
+  const webhooksOf = (projects: ReadonlyArray<ProjectConfig>) =>
+    projects.flatMap((project) =>
+      typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])
+  // The listening addresses are the ones it started with: a reload cannot move them.
   const dashboard = Layer.unwrap(Effect.map(Supervisor, (supervisor: Supervisor["Service"]) =>
     dashboardLayer({
       host: config.host,
@@ -123,10 +133,10 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
       directTerminalPort: config.directTerminalPort,
       token: options.token,
       version: options.version,
-      projects: Object.values(config.projects).map((p) => ({ id: p.id, name: p.name, repo: p.repo })),
+      projects: Effect.map(supervisor.projects, (projects) => projects.map((p) => ({ id: p.id, name: p.name, repo: p.repo }))),
       inbox,
       actions: { send: supervisor.ops.send, kill: supervisor.ops.kill, restore: supervisor.ops.restore, merge: supervisor.merge },
-      webhooks,
+      webhooks: Effect.map(supervisor.projects, webhooksOf),
       onBranchChanged: supervisor.branchChanged
     })))
   // The socket is bound last, once everything else listens: a supervisor that answers is one that runs (and

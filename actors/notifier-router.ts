@@ -3,12 +3,14 @@
  * Notifiers run concurrently, each with its own timeout, in fibers the router owns, so a slow or failing
  * notifier never delays the session actor that raised the notification. Every delivery and every failure is
  * an event (a background failure is logged too); repeats of the same notification within a window are coalesced.
+ * A config reload gives it new notifiers and routing; each notification is routed by those in force when it is sent.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import type { EventPriority } from "../src/config/schema.ts"
 import type { Notification } from "../src/domain/notification.ts"
 import type { NotifierShape } from "../src/plugins/notifier/Notifier.ts"
@@ -28,18 +30,20 @@ export interface NotifierRouterShape {
   readonly notify: (notification: Notification) => Effect.Effect<void>
   /** Routes (or sends to one named notifier) and waits for every delivery; for `orch notify`. */
   readonly deliver: (notification: Notification, only?: string) => Effect.Effect<ReadonlyArray<Delivery>>
+  /** From now on, notifications go to `notifiers` by `routing` (a config reload); deliveries under way finish. */
+  readonly reconfigure: (notifiers: ReadonlyMap<string, NotifierShape>, routing: Routing) => Effect.Effect<void>
 }
 
+type Routing = Readonly<Record<EventPriority, ReadonlyArray<string>>>
+
 export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRouterShape>()("orch/actors/NotifierRouter") {
-  static readonly make = Effect.fnUntraced(function*(
-    notifiers: ReadonlyMap<string, NotifierShape>,
-    routing: Readonly<Record<EventPriority, ReadonlyArray<string>>>
-  ) {
+  static readonly make = Effect.fnUntraced(function*(notifiers: ReadonlyMap<string, NotifierShape>, routing: Routing) {
     const events = yield* EventLog
+    const settings = yield* Ref.make({ notifiers, routing })
     const fibers = yield* FiberSet.make()
     const recent = new Map<string, number>()
 
-    const sendOne = (name: string, notification: Notification): Effect.Effect<Delivery> => {
+    const sendOne = (notifiers: ReadonlyMap<string, NotifierShape>, name: string, notification: Notification): Effect.Effect<Delivery> => {
       const notifier = notifiers.get(name)
       const base = { sessionId: notification.sessionId, projectId: notification.projectId }
       const send = notifier === undefined
@@ -73,9 +77,10 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
         Effect.logWarning(`notifier ${d.notifier} could not deliver "${notification.title}": ${d.reason}`), { discard: true })
 
     const deliver = (notification: Notification, only?: string) =>
-      Effect.forEach(only !== undefined ? [only] : routing[notification.priority], (name) => sendOne(name, notification), {
-        concurrency: "unbounded"
-      })
+      Effect.flatMap(Ref.get(settings), ({ notifiers, routing }) =>
+        Effect.forEach(only !== undefined ? [only] : routing[notification.priority], (name) => sendOne(notifiers, name, notification), {
+          concurrency: "unbounded"
+        }))
 
     /** Whether the same notification went out within the window (and so this one is coalesced into it). */
     const isRepeat = Effect.fnUntraced(function*(notification: Notification) {
@@ -91,9 +96,13 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
       Effect.flatMap(isRepeat(notification), (repeat) =>
         repeat ? Effect.void : Effect.asVoid(FiberSet.run(fibers, Effect.flatMap(deliver(notification), logFailures(notification)))))
 
-    return NotifierRouter.of({ notify, deliver })
+    return NotifierRouter.of({
+      notify,
+      deliver,
+      reconfigure: (notifiers, routing) => Ref.set(settings, { notifiers, routing })
+    })
   })
 
-  static readonly layer = (notifiers: ReadonlyMap<string, NotifierShape>, routing: Readonly<Record<EventPriority, ReadonlyArray<string>>>) =>
+  static readonly layer = (notifiers: ReadonlyMap<string, NotifierShape>, routing: Routing) =>
     Layer.effect(NotifierRouter, NotifierRouter.make(notifiers, routing))
 }

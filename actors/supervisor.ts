@@ -4,6 +4,8 @@
  * subprocess). A crashed actor restarts with exponential backoff; more than MAX_RESTARTS in RESTART_WINDOW_MS
  * escalates (a `supervisor.escalated` event and an urgent notification) and the actor stays down.
  * Procedures (spawn, send, kill, …) run here one session at a time, so there is one writer of session truth.
+ * Every decision reads the config in force (ConfigSource); a reload builds the plugins of added and changed
+ * projects first (`prepare`), then swaps them in (its commit), without touching any session or actor.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -13,8 +15,11 @@ import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import { join } from "node:path"
+import type { ConfigChange } from "../src/config/change.ts"
+import { ConfigSource } from "../src/config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { activityOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
@@ -59,6 +64,8 @@ interface ProjectRuntime {
   /** Where its pull requests are, when the project has an scm. */
   readonly scm?: ScmShape
   readonly tracker: TrackerShape
+  /** Owns the project's plugins: closed when a reload removes the project or makes its plugins again. */
+  readonly scope: Scope.Closeable
 }
 
 interface ActorState {
@@ -73,28 +80,37 @@ interface ActorState {
   screen?: { readonly capturedAt: number; readonly activity: Activity | undefined }
 }
 
-export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorConfig) {
+export const makeSupervisor = Effect.fnUntraced(function*() {
   const store = yield* SessionStore
   const events = yield* EventLog
   const router = yield* NotifierRouter
   const manager = yield* SessionManager
+  const configs = yield* ConfigSource
+  const scope = yield* Effect.scope
   const fibers = yield* FiberMap.make<string>()
   const actors = new Map<string, ActorState>()
   /** Sessions whose activity file changed (from file watchers): their signals are read at once. */
   const wakeups = yield* Queue.unbounded<string>()
   const escalated = new Set<string>()
-  const projects = new Map<string, ProjectRuntime>()
-  for (const project of Object.values(config.projects)) {
-    const context = yield* Layer.build(projectPlugins(config, project, store.paths.locks))
-    projects.set(project.id, {
+  /** A project's plugins, made as `config` says, in a scope of their own. */
+  const buildProject = Effect.fnUntraced(function*(config: OrchestratorConfig, project: ProjectConfig) {
+    const own = yield* Scope.fork(scope)
+    const context = yield* Layer.buildWithScope(projectPlugins(config, project, store.paths.locks), own).pipe(
+      Effect.onError((cause) => Scope.close(own, Exit.failCause(cause)))
+    )
+    return {
       project,
+      scope: own,
       runtime: Context.get(context, Runtime),
       agent: Context.get(context, Agent),
       tracker: Context.get(context, Tracker),
       ...(project.scm !== undefined ? { scm: Context.get(context, Scm) } : {})
-    })
-  }
-  yield* followSessionEvents({ events, store, trackers: new Map([...projects].map(([id, p]) => [id, p.tracker])) })
+    } satisfies ProjectRuntime
+  })
+  const projects = new Map<string, ProjectRuntime>()
+  const initial = yield* configs.current
+  for (const project of Object.values(initial.projects)) projects.set(project.id, yield* buildProject(initial, project))
+  yield* followSessionEvents({ events, store, trackerOf: (projectId) => projects.get(projectId)?.tracker })
   const isLive = (record: SessionRecord) => !isEnded(record.status) && record.status !== "spawning" && projects.has(record.projectId)
 
   const escalate = (sessionId: string, reason: string) =>
@@ -136,7 +152,6 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
     Effect.gen(function*() {
       if (actors.has(record.sessionId) || escalated.has(record.sessionId)) return
       if (record.role === undefined) hadLiveSessions = true
-      const owner = projects.get(record.projectId)!
       const state: ActorState = {
         record,
         mailbox: yield* Queue.bounded<Observation>(MAILBOX_CAPACITY),
@@ -146,10 +161,16 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
       }
       actors.set(record.sessionId, state)
       const watcher = watchActivity(store.paths.session(record.projectId, record.sessionId), () => Queue.offerUnsafe(wakeups, record.sessionId))
-      const ctx = { config, project: owner.project, runtime: owner.runtime, ...(owner.scm ? { scm: owner.scm } : {}), store, events, router }
-      const loop = Effect.forever(
-        Effect.flatMap(Queue.take(state.mailbox), (observation) => state.lock.withPermits(1)(handleObservation(ctx, record.sessionId, observation)))
-      )
+      // Each observation is decided by the config and the project's plugins in force when it is taken.
+      const handle = (observation: Observation) =>
+        Effect.flatMap(configs.current, (config) => {
+          const owner = projects.get(record.projectId)
+          // A reload removed the project: its commit is stopping this actor.
+          if (owner === undefined) return Effect.void
+          const ctx = { config, project: owner.project, runtime: owner.runtime, ...(owner.scm ? { scm: owner.scm } : {}), store, events, router }
+          return Effect.asVoid(handleObservation(ctx, record.sessionId, observation))
+        })
+      const loop = Effect.forever(Effect.flatMap(Queue.take(state.mailbox), (observation) => state.lock.withPermits(1)(handle(observation))))
       yield* FiberMap.run(fibers, record.sessionId, supervise(record.sessionId, loop).pipe(Effect.ensuring(Effect.sync(() => {
         actors.delete(record.sessionId)
         watcher?.close()
@@ -299,7 +320,7 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
   const allComplete = Effect.fnUntraced(function*(records: ReadonlyArray<SessionRecord>, liveCount: number) {
     const had = hadLiveSessions
     hadLiveSessions = liveCount > 0
-    const reaction = config.reactions["all-complete"]
+    const reaction = (yield* configs.current).reactions["all-complete"]
     if (!had || liveCount > 0) return
     yield* events.append({ type: "reaction.triggered", reaction: "all-complete", action: reaction.action, data: { auto: reaction.auto } })
     if (!reaction.auto || reaction.action !== "notify") return
@@ -442,25 +463,79 @@ export const makeSupervisor = Effect.fnUntraced(function*(config: OrchestratorCo
       Effect.map(({ prNumber }) => ({ prNumber }))
     )
 
-  return { adopt, cycle, pollPullRequests, pollIssues, branchChanged, merge, budgets: () => budgetsByProject().map(([, budget]) => budget), ops, observe, actorCount: Effect.sync(() => actors.size), projects: [...projects.values()].map((p) => p.project) }
+  /**
+   * A reload, first half: makes the plugins of the projects `change` adds or changes, each in a scope of its own.
+   * When one cannot be made, those made are closed again and nothing has changed. Its result, the second half,
+   * cannot fail: it puts `change.next` in force (the new plugins replace the old, whose scopes close; the config
+   * source changes) and stops the actors of sessions whose project is gone, whose agents keep running unwatched.
+   * It answers those sessions' records.
+   */
+  const prepare = Effect.fn("Supervisor.prepare")(function*(change: ConfigChange) {
+    const next = new Map(Object.values(change.next.projects).map((project) => [project.id, project]))
+    const built: Array<ProjectRuntime> = []
+    yield* Effect.forEach([...change.added, ...change.changed], (id) => Effect.map(buildProject(change.next, next.get(id)!), (owner) => built.push(owner))).pipe(
+      Effect.onError(() => Effect.forEach(built, (owner) => Scope.close(owner.scope, Exit.void)))
+    )
+    return Effect.gen(function*() {
+      const retired = change.removed.flatMap((id) => projects.get(id) ?? [])
+      for (const id of change.removed) projects.delete(id)
+      for (const owner of built) {
+        const old = projects.get(owner.project.id)
+        if (old !== undefined) retired.push(old)
+        projects.set(owner.project.id, owner)
+      }
+      yield* configs.replace(change.next)
+      const unwatched = [...actors.values()].map((state) => state.record).filter((record) => !projects.has(record.projectId))
+      for (const record of unwatched) yield* stopActor(record.sessionId)
+      for (const owner of retired) yield* Scope.close(owner.scope, Exit.void)
+      return unwatched
+    }).pipe(Effect.uninterruptible)
+  })
+
+  /** After a reload: the live sessions of the projects it added get actors. Answers their records. */
+  const adoptProjects = Effect.fn("Supervisor.adoptProjects")(function*(projectIds: ReadonlyArray<string>) {
+    if (projectIds.length === 0) return []
+    const { records } = yield* store.list
+    const live = records.filter((record) => projectIds.includes(record.projectId) && isLive(record))
+    for (const record of live) yield* startActor(record)
+    return live
+  })
+
+  return {
+    adopt,
+    cycle,
+    pollPullRequests,
+    pollIssues,
+    branchChanged,
+    merge,
+    budgets: () => budgetsByProject().map(([, budget]) => budget),
+    ops,
+    observe,
+    prepare,
+    adoptProjects,
+    actorCount: Effect.sync(() => actors.size),
+    /** The projects watched now. */
+    projects: Effect.sync(() => [...projects.values()].map((p) => p.project))
+  }
 })
 
 export class Supervisor extends Context.Service<Supervisor, Effect.Success<ReturnType<typeof makeSupervisor>>>()("orch/actors/Supervisor") {
   /** The supervisor with its probe cycle running every PROBE_INTERVAL for as long as the layer lives. */
-  static readonly layer = (config: OrchestratorConfig) =>
-    Layer.effect(
-      Supervisor,
-      Effect.tap(makeSupervisor(config), (supervisor) =>
-        Effect.gen(function*() {
-          yield* supervisor.adopt()
-          yield* supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
-          yield* supervisor.pollIssues().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(ISSUE_POLL_INTERVAL)), Effect.forkScoped)
-          // The poll paces itself by the rate-limit budget (actors/poll-pace.ts).
-          yield* Effect.gen(function*() {
-            yield* supervisor.pollPullRequests().pipe(Effect.catchCause(() => Effect.void))
-            yield* Effect.sleep(nextPollDelay(config.pollIntervalMs, supervisor.budgets(), yield* Clock.currentTimeMillis))
-          }).pipe(Effect.forever, Effect.forkScoped)
-        }))
-    )
+  static readonly layer = Layer.effect(
+    Supervisor,
+    Effect.tap(makeSupervisor(), (supervisor) =>
+      Effect.gen(function*() {
+        const configs = yield* ConfigSource
+        yield* supervisor.adopt()
+        yield* supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
+        yield* supervisor.pollIssues().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(ISSUE_POLL_INTERVAL)), Effect.forkScoped)
+        // The poll paces itself by the rate-limit budget (actors/poll-pace.ts).
+        yield* Effect.gen(function*() {
+          yield* supervisor.pollPullRequests().pipe(Effect.catchCause(() => Effect.void))
+          const { pollIntervalMs } = yield* configs.current
+          yield* Effect.sleep(nextPollDelay(pollIntervalMs, supervisor.budgets(), yield* Clock.currentTimeMillis))
+        }).pipe(Effect.forever, Effect.forkScoped)
+      }))
+  )
 }
 

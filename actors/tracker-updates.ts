@@ -22,20 +22,22 @@ const reasonOf = (cause: Cause.Cause<unknown>) => {
 export interface TrackerUpdatesContext {
   readonly events: EventLogShape
   readonly store: SessionStoreShape
-  /** The tracker of each project, by project id. */
-  readonly trackers: ReadonlyMap<string, TrackerShape>
+  /** The tracker of a project now (a reload may add, change or remove one). */
+  readonly trackerOf: (projectId: string) => TrackerShape | undefined
 }
 
 /** Delivers one event to the tracker of its session's project, if that tracker listens. */
 export const tellTracker = Effect.fnUntraced(function*(ctx: TrackerUpdatesContext, event: OrchEvent) {
   // Its own failures are not told again: a tracker that fails on them would never stop.
   if (event.sessionId === undefined || event.type === "tracker.update_failed") return
+  if (event.projectId !== undefined && ctx.trackerOf(event.projectId)?.onSessionEvent === undefined) return
   const record = yield* ctx.store.read(event.sessionId).pipe(Effect.option)
   // Orchestrator and task sessions have no issue in any tracker.
   if (record._tag === "None" || !worksAnIssue(record.value)) return
   const { sessionId, projectId, issueId, branch, pr } = record.value
-  const listener = ctx.trackers.get(projectId)?.onSessionEvent
-  if (listener === undefined) return
+  const tracker = ctx.trackerOf(projectId)
+  const listener = tracker?.onSessionEvent
+  if (tracker === undefined || listener === undefined) return
   yield* listener({ event, issueId, sessionId, branch, pr }).pipe(
     Effect.timeout(TRACKER_UPDATE_TIMEOUT),
     Effect.catchCause((cause) =>
@@ -44,13 +46,14 @@ export const tellTracker = Effect.fnUntraced(function*(ctx: TrackerUpdatesContex
         sessionId,
         projectId,
         issueId,
-        message: `${ctx.trackers.get(projectId)!.name} could not be told about ${event.type}: ${reasonOf(cause)}`
+        message: `${tracker.name} could not be told about ${event.type}: ${reasonOf(cause)}`
       }).pipe(Effect.ignore))
   )
 })
 
-/** Follows the event log for as long as the calling scope lives. Subscribes before it returns. */
+/**
+ * Follows the event log for as long as the calling scope lives. Subscribes before it returns. It follows even
+ * when no tracker listens yet (a reload may add one); an event is passed over at once when its project's does not.
+ */
 export const followSessionEvents = (ctx: TrackerUpdatesContext) =>
-  [...ctx.trackers.values()].some((tracker) => tracker.onSessionEvent !== undefined)
-    ? ctx.events.stream.pipe(Stream.runForEach((event) => tellTracker(ctx, event)), Effect.forkScoped({ startImmediately: true }), Effect.asVoid)
-    : Effect.void
+  ctx.events.stream.pipe(Stream.runForEach((event) => tellTracker(ctx, event)), Effect.forkScoped({ startImmediately: true }), Effect.asVoid)

@@ -1,8 +1,10 @@
 // Shared helpers for the benchmark scripts: timing child processes, medians, and writing BENCHMARKS.md.
 import { execFileSync, spawnSync } from "node:child_process"
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer as createHttpServer } from "node:http"
 import { createServer } from "node:net"
-import { cpus } from "node:os"
+import { cpus, tmpdir } from "node:os"
+import { join } from "node:path"
 
 export const ORCH = new URL("../dist/orch.mjs", import.meta.url).pathname
 
@@ -63,4 +65,48 @@ export const removeSandbox = (root, socket) => {
     // no server left
   }
   rmSync(root, { recursive: true, force: true })
+}
+
+/**
+ * A sandbox for spawn benchmarks: a repository with a bare origin, a local GitHub stand-in answering issue lookups
+ * (so no spawn waits on a network), and a config with one project `app` whose agent is `cat`. `close()` ends it.
+ */
+export const spawnSandbox = async (prefix) => {
+  const root = mkdtempSync(join(tmpdir(), prefix))
+  const socket = join(root, "tmux.sock")
+  const home = join(root, "home")
+  const env = { ...process.env, HOME: home, ORCH_TMUX_SOCKET: socket, ORCH_CONFIG_PATH: join(root, "orchestrator.yaml") }
+  delete env.TMUX
+  const git = (cwd, ...args) => execFileSync("git", ["-C", cwd, ...args], { stdio: "ignore" })
+  const origin = join(root, "origin.git")
+  const repo = join(root, "app")
+  execFileSync("git", ["init", "-q", "--bare", "-b", "main", origin])
+  execFileSync("git", ["init", "-q", "-b", "main", repo])
+  writeFileSync(join(repo, "README.md"), "# app\n")
+  git(repo, "add", ".")
+  git(repo, "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "init")
+  git(repo, "remote", "add", "origin", origin)
+  git(repo, "push", "-q", "origin", "main")
+  const server = createHttpServer((req, res) => {
+    const n = /issues\/(\d+)$/.exec(req.url ?? "")?.[1]
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end(JSON.stringify({ number: Number(n), title: `Issue ${n}`, body: "Do it.", labels: [], html_url: `https://example/${n}` }))
+  })
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
+  writeFileSync(env.ORCH_CONFIG_PATH, [
+    "projects:",
+    "  app:",
+    "    repo: acme/app",
+    `    path: ${repo}`,
+    "    agent: command",
+    "    agentConfig: { command: 'cat' }",
+    `    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:${server.address().port}" }`
+  ].join("\n"))
+  return {
+    root, socket, home, env, repo,
+    close: () => {
+      server.close()
+      removeSandbox(root, socket)
+    }
+  }
 }

@@ -4,48 +4,14 @@
 // Spawn is measured twice: by the CLI alone (it loads Effect, the command tree and the config: ~300 ms before any
 // work), and through a running supervisor (the CLI's fast path: a few lines of node:net, the work done warm).
 import { execFile, execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
-import { tmpdir } from "node:os"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { machine, median, ms, ORCH, percentile, ratio, recordSection, removeSandbox } from "./lib.mjs"
+import { machine, median, ms, ORCH, percentile, ratio, recordSection, spawnSandbox } from "./lib.mjs"
 
 const run = promisify(execFile)
 const RUNS = Number(process.env.BENCH_RUNS ?? 10)
-const root = mkdtempSync(join(tmpdir(), "orch-bench-spawn-"))
-const socket = join(root, "tmux.sock")
-const home = join(root, "home")
-const env = { ...process.env, HOME: home, ORCH_TMUX_SOCKET: socket, ORCH_CONFIG_PATH: join(root, "orchestrator.yaml") }
-delete env.TMUX
-
-const git = (cwd, ...args) => execFileSync("git", ["-C", cwd, ...args], { stdio: "ignore" })
-const origin = join(root, "origin.git")
-const repo = join(root, "app")
-execFileSync("git", ["init", "-q", "--bare", "-b", "main", origin])
-execFileSync("git", ["init", "-q", "-b", "main", repo])
-writeFileSync(join(repo, "README.md"), "# app\n")
-git(repo, "add", ".")
-git(repo, "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "init")
-git(repo, "remote", "add", "origin", origin)
-git(repo, "push", "-q", "origin", "main")
-
-// A local GitHub stand-in for the issue lookups, so no spawn waits on a network.
-const server = createServer((req, res) => {
-  const n = /issues\/(\d+)$/.exec(req.url ?? "")?.[1]
-  res.writeHead(200, { "content-type": "application/json" })
-  res.end(JSON.stringify({ number: Number(n), title: `Issue ${n}`, body: "Do it.", labels: [], html_url: `https://example/${n}` }))
-})
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
-writeFileSync(env.ORCH_CONFIG_PATH, [
-  "projects:",
-  "  app:",
-  "    repo: acme/app",
-  `    path: ${repo}`,
-  "    agent: command",
-  "    agentConfig: { command: 'cat' }",
-  `    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:${server.address().port}" }`
-].join("\n"))
+const { root, socket, home, env, repo, close } = await spawnSandbox("orch-bench-spawn-")
 
 const time = async (file, args, options = {}) => {
   const start = process.hrtime.bigint()
@@ -114,6 +80,5 @@ try {
   recordSection("Spawn (`bench/spawn.mjs`)", body)
   console.log(body)
 } finally {
-  server.close()
-  removeSandbox(root, socket)
+  close()
 }

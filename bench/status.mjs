@@ -4,45 +4,13 @@
 // BENCH_BASELINE=<another build's dist/orch.mjs> adds that build's `status --json` to the same interleaved run
 // (before/after a change), named in the table by BENCH_BASELINE_LABEL; BENCH_RECORD=0 prints without writing BENCHMARKS.md.
 import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
-import { loadavg, tmpdir } from "node:os"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { loadavg } from "node:os"
 import { join } from "node:path"
-import { interleave, machine, median, ms, ORCH, percentile, ratio, recordSection, removeSandbox, timeRun } from "./lib.mjs"
+import { interleave, machine, median, ms, ORCH, percentile, ratio, recordSection, spawnSandbox, timeRun } from "./lib.mjs"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20)
-const root = mkdtempSync(join(tmpdir(), "orch-bench-status-"))
-const socket = join(root, "tmux.sock")
-const home = join(root, "home")
-const env = { ...process.env, HOME: home, ORCH_TMUX_SOCKET: socket, ORCH_CONFIG_PATH: join(root, "orchestrator.yaml") }
-delete env.TMUX
-
-const git = (cwd, ...args) => execFileSync("git", ["-C", cwd, ...args], { stdio: "ignore" })
-const origin = join(root, "origin.git")
-const repo = join(root, "app")
-execFileSync("git", ["init", "-q", "--bare", "-b", "main", origin])
-execFileSync("git", ["init", "-q", "-b", "main", repo])
-writeFileSync(join(repo, "README.md"), "# app\n")
-git(repo, "add", ".")
-git(repo, "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-qm", "init")
-git(repo, "remote", "add", "origin", origin)
-git(repo, "push", "-q", "origin", "main")
-
-const server = createServer((req, res) => {
-  const n = /issues\/(\d+)$/.exec(req.url ?? "")?.[1]
-  res.writeHead(200, { "content-type": "application/json" })
-  res.end(JSON.stringify({ number: Number(n), title: `Issue ${n}`, body: "Do it.", labels: [], html_url: `https://example/${n}` }))
-})
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
-writeFileSync(env.ORCH_CONFIG_PATH, [
-  "projects:",
-  "  app:",
-  "    repo: acme/app",
-  `    path: ${repo}`,
-  "    agent: command",
-  "    agentConfig: { command: 'cat' }",
-  `    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:${server.address().port}" }`
-].join("\n"))
+const { home, env, close } = await spawnSandbox("orch-bench-status-")
 
 try {
   // 200 records: real records copied from one spawn, renumbered (their terminal is the spawned one's).
@@ -83,6 +51,5 @@ try {
   if (process.env.BENCH_RECORD !== "0") recordSection("Status without a supervisor (`bench/status.mjs`)", body)
   console.log(body)
 } finally {
-  server.close()
-  removeSandbox(root, socket)
+  close()
 }

@@ -11,13 +11,9 @@ const validate = Command.make(
   "validate",
   { file: Argument.String("file").pipe(Argument.withDescription("Config file (default: the one orch would load)"), Argument.optional) },
   Effect.fn("cli.config.validate")(function*({ file }) {
-    const { config, path } = yield* loadConfigWithPath(file._tag === "Some" ? file.value : undefined)
-    // The built-in plugins' own keys (tracker-b's, scm's mergeMethod), checked as creating them would.
-    const [{ pluginSettingsProblems }, { PluginSettingsInvalid }] = yield* Effect.promise(() =>
-      Promise.all([import("../plugins/settings.ts"), import("../plugins/config-error.ts")])
-    )
-    const problems = pluginSettingsProblems(config)
-    if (problems.length > 0) return yield* new PluginSettingsInvalid({ path, problems: problems.map((p) => p.message) })
+    // The file, then the built-in plugins' own keys (tracker-b's, scm's mergeMethod), checked as creating them would.
+    const { loadCheckedConfig } = yield* Effect.promise(() => import("../plugins/settings.ts"))
+    const { config, path } = yield* loadCheckedConfig(file._tag === "Some" ? file.value : undefined)
     const count = Object.keys(config.projects).length
     yield* Console.log(`${path}: valid (${count} project${count === 1 ? "" : "s"})`)
   })

@@ -1,14 +1,17 @@
 /**
  * `orch status [--json]`: every session, from the records alone (no tmux, git or network call). Without a running
- * supervisor the live ones are marked as last recorded, with how long ago (status-view.ts).
+ * supervisor the live ones are marked as last recorded, with how long ago (status-view.ts). With one, a line
+ * about its config file when an edit was not applied or waits for a restart (config-status.ts).
  */
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command, Flag } from "effect/cli"
+import { Host } from "../config/host.ts"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { SessionRecord } from "../domain/session.ts"
+import { configNotes } from "./config-status.ts"
 import { asShown, recordedNote, statusTable } from "./status-view.ts"
 
 interface SeenBudget {
@@ -60,21 +63,32 @@ export const status = Command.make(
   Effect.fn("cli.status")(function*({ json }) {
     const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
     const { latestSignal } = yield* Effect.promise(() => import("../store/activity-file.ts"))
-    const [{ socketPath }, { answersPing }] = yield* Effect.promise(() => Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")]))
+    const [{ socketPath }, { pingSupervisor }] = yield* Effect.promise(() => Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")]))
+    const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
     const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
       Effect.provide(SessionStore.layer)
     )
     for (const problem of problems) yield* Console.error(`orch: warning: ${problem}`)
-    const supervised = yield* Effect.promise(() => answersPing(socketPath(paths.root)))
+    // A supervisor runs when it answers (src/ipc/liveness.ts): a killed one, or a zombie, refuses at once.
+    const supervisor = yield* Effect.promise(() => pingSupervisor(socketPath(paths.root)))
+    const supervised = supervisor !== undefined
     const now = yield* Clock.currentTimeMillis
     const rows = sortRecords(records).map((record) =>
       asShown(record, latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now }))
     if (json) return yield* Console.log(JSON.stringify(rows))
-    if (rows.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
+    // Only the running supervisor's word counts: a file left by another one says nothing.
+    const configState = readConfigState(paths.root)
+    const notes = supervisor !== undefined && configState?.pid === supervisor.pid ? configNotes(configState, (yield* Host).homeDir) : []
+    if (rows.length === 0) {
+      yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
+      for (const line of notes) yield* Console.log(line)
+      return
+    }
     yield* Console.log(statusTable(rows, now))
     const note = recordedNote(rows)
     if (note !== undefined) yield* Console.log(note)
     const budget = repohostBudget(paths.root, now)
     if (budget !== undefined) yield* Console.log(budget)
+    for (const line of notes) yield* Console.log(line)
   })
 ).pipe(Command.withDescription("List all sessions with their status and activity (as last recorded, and how long ago, when no supervisor runs)"))

@@ -48,11 +48,12 @@ export interface DashboardOptions {
   readonly directTerminalPort: number
   readonly token: string
   readonly version: string
-  readonly projects: ReadonlyArray<ProjectSummary>
+  /** The projects watched now (a config reload changes them): asked for each page. */
+  readonly projects: Effect.Effect<ReadonlyArray<ProjectSummary>>
   readonly inbox: InboxShape
   readonly actions: DashboardActions
-  /** Projects that receive repohost webhooks, and what to do with a delivery about a branch. */
-  readonly webhooks: ReadonlyArray<WebhookProject>
+  /** Projects that receive repohost webhooks now (asked for each delivery), and what to do with a delivery about a branch. */
+  readonly webhooks: Effect.Effect<ReadonlyArray<WebhookProject>>
   readonly onBranchChanged: (repo: string, branch: string) => Effect.Effect<void>
   /** Where the built page files are; found beside the running code when not given. */
   readonly assetsDir?: string
@@ -100,7 +101,12 @@ const routes = (options: DashboardOptions) =>
     const hub = yield* makeLiveHub({ store, events, inbox: options.inbox })
     const assetsDir = options.assetsDir ?? findAssetsDir()
     const assets = assetsDir !== undefined && existsSync(assetsDir) ? loadAssets(assetsDir) : new Map()
-    const boot: Boot = { version: options.version, terminalPort: options.terminalPort, directTerminalPort: options.directTerminalPort, projects: options.projects }
+    const boot = Effect.map(options.projects, (projects): Boot => ({
+      version: options.version,
+      terminalPort: options.terminalPort,
+      directTerminalPort: options.directTerminalPort,
+      projects
+    }))
 
     /** Runs `handler` only for requests with the token (and, for POSTs from a browser, from the dashboard's origin). */
     const guarded = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
@@ -139,7 +145,7 @@ const routes = (options: DashboardOptions) =>
           { httpOnly: true, sameSite: "strict", path: "/" }
         )
       }
-      return assets.has("app.js") ? htmlPage(renderPage(boot), csp) : htmlPage(unbuiltPage, csp, 503)
+      return assets.has("app.js") ? htmlPage(renderPage(yield* boot), csp) : htmlPage(unbuiltPage, csp, 503)
     }))
     yield* router.add("GET", "/", page)
     yield* router.add("GET", "/sessions/:id", page)
@@ -202,7 +208,7 @@ const routes = (options: DashboardOptions) =>
     yield* router.add("POST", "/webhooks/repohost", Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const text = yield* request.text
-      const outcome = receive(options.webhooks, deliveries, {
+      const outcome = receive(yield* options.webhooks, deliveries, {
         ...(request.headers["x-github-event"] !== undefined ? { event: request.headers["x-github-event"] } : {}),
         ...(request.headers["x-github-delivery"] !== undefined ? { delivery: request.headers["x-github-delivery"] } : {}),
         ...(request.headers["x-hub-signature-256"] !== undefined ? { signature: request.headers["x-hub-signature-256"] } : {})

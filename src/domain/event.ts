@@ -39,7 +39,9 @@ export const EVENT_TYPES = [
   "supervisor.adopted",
   "session.adopted",
   "session.orphaned",
-  "tracker.update_failed"
+  "tracker.update_failed",
+  "config.applied",
+  "config.rejected"
 ] as const
 export const EventType = Schema.Literals(EVENT_TYPES)
 export type EventType = typeof EventType.Type

@@ -1,6 +1,8 @@
 /**
  * The session procedures (spawn, batch-spawn, send, kill, restore, cleanup, reconcile), each run with the
- * plugins of the session's project. The CLI runs them in-process; the supervisor will run the same ones.
+ * plugins of the session's project. The CLI runs them in-process; the supervisor runs the same ones. Each
+ * procedure reads the config in force (ConfigSource) once when it starts, so a supervisor's reload applies
+ * from the next procedure on.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -8,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
 import type { ChildProcessSpawner } from "effect/process"
 import { existsSync, statSync } from "node:fs"
+import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { isEnded, worksAnIssue, type SessionRecord } from "../domain/session.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
@@ -32,26 +35,27 @@ import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 const ORPHAN_RESERVATION_MS = 60_000
 const BATCH_CONCURRENCY = 4
 
-export const makeSessionManager = Effect.fnUntraced(function*(config: OrchestratorConfig) {
+export const makeSessionManager = Effect.fnUntraced(function*() {
   const store = yield* SessionStore
   const events = yield* EventLog
+  const configs = yield* ConfigSource
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner | SessionStore | EventLog>()
-  const projects = Object.values(config.projects)
+  const projectsOf = (config: OrchestratorConfig) => Object.values(config.projects)
 
-  const findProject = (ref: string) => {
-    const project = config.projects[ref] ?? projects.find((p) => p.id === ref)
+  const findProject = (config: OrchestratorConfig, ref: string) => {
+    const project = config.projects[ref] ?? projectsOf(config).find((p) => p.id === ref)
     return project === undefined
       ? Effect.fail(new ProjectNotFound({ project: ref, known: Object.keys(config.projects) }))
       : Effect.succeed(project)
   }
-  const projectOf = (record: SessionRecord) => {
-    const project = projects.find((p) => p.id === record.projectId)
+  const projectOf = (config: OrchestratorConfig, record: SessionRecord) => {
+    const project = projectsOf(config).find((p) => p.id === record.projectId)
     return project === undefined
-      ? Effect.fail(new ProjectNotFound({ project: record.projectId, known: projects.map((p) => p.id) }))
+      ? Effect.fail(new ProjectNotFound({ project: record.projectId, known: projectsOf(config).map((p) => p.id) }))
       : Effect.succeed(project)
   }
-  /** Runs `effect` with the plugins of `project`. */
-  const withPlugins = (project: ProjectConfig) =>
+  /** Runs `effect` with the plugins of `project` (as `config` makes them). */
+  const withPlugins = (config: OrchestratorConfig, project: ProjectConfig) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(Effect.provide(projectPlugins(config, project, store.paths.locks)), Effect.provide(context))
 
@@ -68,11 +72,12 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
 
   /** Undoes spawns whose process died half-way, and drops reservations that never got a record. */
   const reconcile = Effect.fn("Sessions.reconcile")(function*() {
+    const config = yield* configs.current
     const undone: Array<string> = []
     const { records } = yield* store.list
     for (const record of records) {
       if (record.status !== "spawning" || record.spawn === undefined || isProcessAlive(record.spawn.pid)) continue
-      const project = projects.find((p) => p.id === record.projectId)
+      const project = projectsOf(config).find((p) => p.id === record.projectId)
       if (project === undefined) continue
       const journal = record.spawn
       yield* Effect.gen(function*() {
@@ -80,7 +85,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
         if (journal.workspace !== undefined) {
           yield* removeWorkspaceSafely(project, record.sessionId, journal.workspace, record.branch, { deleteBranch: journal.createdBranch === true })
         }
-      }).pipe(withPlugins(project))
+      }).pipe(withPlugins(config, project))
       yield* store.release(record.projectId, record.sessionId)
       yield* events.append({
         type: "session.reconciled",
@@ -99,11 +104,11 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     return undone
   })
 
-  const spawnOptions = { configPath: config.configPath }
   const spawn = Effect.fn("Sessions.spawnIn")(function*(projectRef: string, target: SpawnTarget) {
-    const project = yield* findProject(projectRef)
+    const config = yield* configs.current
+    const project = yield* findProject(config, projectRef)
     yield* reconcile()
-    return yield* spawnSession(project, target, spawnOptions).pipe(withPlugins(project))
+    return yield* spawnSession(project, target, { configPath: config.configPath }).pipe(withPlugins(config, project))
   })
 
   const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
@@ -111,7 +116,8 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     issues: ReadonlyArray<string>,
     onOutcome: (outcome: BatchOutcome) => Effect.Effect<void> = () => Effect.void
   ) {
-    const project = yield* findProject(projectRef)
+    const config = yield* configs.current
+    const project = yield* findProject(config, projectRef)
     yield* reconcile()
     const { records } = yield* store.list
     // Tasks are not issues: a task whose slug reads like an issue id never makes that issue skipped.
@@ -121,8 +127,8 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
       const existing = live.get(issueId)
       const outcome: Effect.Effect<BatchOutcome> = existing !== undefined
         ? Effect.succeed({ _tag: "Skipped", issueId, sessionId: existing })
-        : spawnSession(project, { _tag: "Issue", issue: issueId }, spawnOptions).pipe(
-          withPlugins(project),
+        : spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath }).pipe(
+          withPlugins(config, project),
           Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
           Effect.catch((error) => Effect.succeed<BatchOutcome>({ _tag: "Failed", issueId, reason: error.message }))
         )
@@ -131,8 +137,9 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   })
 
   const send = Effect.fn("Sessions.send")(function*(sessionId: string, message: string) {
+    const config = yield* configs.current
     const record = yield* store.read(sessionId)
-    const project = yield* projectOf(record)
+    const project = yield* projectOf(config, record)
     yield* Effect.gen(function*() {
       if (isEnded(record.status)) return yield* new SessionNotRunning({ sessionId, state: record.status })
       const state = yield* liveness(record)
@@ -140,18 +147,19 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
         return yield* new SessionNotRunning({ sessionId, state: state._tag === "Gone" ? "its terminal session is gone" : "its agent exited" })
       }
       yield* Runtime.use((runtime) => runtime.send(record.runtime!, message))
-    }).pipe(withPlugins(project))
+    }).pipe(withPlugins(config, project))
     yield* events.append({ type: "session.message_sent", sessionId, projectId: record.projectId, message: message.slice(0, 200) })
   })
 
   const kill = Effect.fn("Sessions.kill")(function*(sessionId: string) {
+    const config = yield* configs.current
     const record = yield* store.read(sessionId)
-    const project = yield* projectOf(record)
+    const project = yield* projectOf(config, record)
     yield* reconcile()
     const removed = yield* Effect.gen(function*() {
       yield* stopRuntime(record.runtime)
       return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch)
-    }).pipe(withPlugins(project))
+    }).pipe(withPlugins(config, project))
     const killed = yield* update(record, {
       status: "killed",
       activity: "exited",
@@ -163,8 +171,9 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   })
 
   const restore = Effect.fn("Sessions.restore")(function*(sessionId: string) {
+    const config = yield* configs.current
     const record = yield* store.read(sessionId)
-    const project = yield* projectOf(record)
+    const project = yield* projectOf(config, record)
     yield* reconcile()
     const handle = yield* Effect.gen(function*() {
       const runtime = yield* Runtime
@@ -188,7 +197,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
         Effect.catch((reason) => Effect.andThen(runtime.destroy(handle).pipe(Effect.ignore), Effect.fail(new RestoreFailed({ sessionId, reason: typeof reason === "string" ? reason : reason.message }))))
       )
       return handle
-    }).pipe(withPlugins(project))
+    }).pipe(withPlugins(config, project))
     // Running again: it has not ended (a later cleanup must see it).
     const { endedAt: _, ...running } = record
     const restored = yield* update(running, { status: "working", activity: "active", runtime: handle })
@@ -201,12 +210,13 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
    * tell (`issueStates`). A tracker that cannot be asked tells nothing; cleanup goes on without it.
    */
   const issueStates = Effect.fn("Sessions.issueStates")(function*(records: ReadonlyArray<SessionRecord>) {
+    const config = yield* configs.current
     const states = new Map<string, IssueState>()
-    for (const project of projects) {
+    for (const project of projectsOf(config)) {
       const mine = records.filter((r) => r.projectId === project.id && worksAnIssue(r) && r.endedAt === undefined)
       if (mine.length === 0) continue
       const byIssue = yield* Tracker.use((tracker) => tracker.issueStates?.([...new Set(mine.map((r) => r.issueId))]) ?? Effect.succeed(new Map<string, IssueState>())).pipe(
-        withPlugins(project),
+        withPlugins(config, project),
         Effect.orElseSucceed((): ReadonlyMap<string, IssueState> => new Map())
       )
       for (const record of mine) {
@@ -222,7 +232,8 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
    * reason cleaning gives it (cleanup-decision.ts). Terminals are probed once per project, and only for sessions
    * that neither their PR nor their issue settles.
    */
-  const cleanupCandidates = Effect.fn("Sessions.cleanupCandidates")(function*() {
+  const cleanupCandidates = Effect.fn("Sessions.cleanupCandidates")(function*(config: OrchestratorConfig) {
+    const projects = projectsOf(config)
     const { records } = yield* store.list
     const states = yield* issueStates(records)
     const mine = records.filter((r) => isCleanable(r) && projects.some((p) => p.id === r.projectId))
@@ -231,7 +242,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
     for (const project of projects) {
       const handles = unsettled.filter((r) => r.projectId === project.id).map((r) => r.runtime!)
       if (handles.length === 0) continue
-      const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(withPlugins(project))
+      const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(withPlugins(config, project))
       for (const [id, state] of probed) liveness.set(id, state)
     }
     return mine.flatMap((record): ReadonlyArray<CleanupItem> => {
@@ -244,17 +255,18 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   })
 
   const cleanup = Effect.fn("Sessions.cleanup")(function*(options: { readonly dryRun: boolean }) {
+    const config = yield* configs.current
     if (!options.dryRun) yield* reconcile()
-    const candidates = yield* cleanupCandidates()
+    const candidates = yield* cleanupCandidates(config)
     if (options.dryRun) return candidates
     const cleaned: Array<CleanupItem> = []
     for (const item of candidates) {
       const { record } = item
-      const project = yield* projectOf(record)
+      const project = yield* projectOf(config, record)
       const removed = yield* Effect.gen(function*() {
         yield* stopRuntime(record.runtime)
         return yield* removeWorkspaceSafely(project, record.sessionId, record.workspacePath, record.branch)
-      }).pipe(withPlugins(project))
+      }).pipe(withPlugins(config, project))
       const ended = yield* update(record, {
         status: item.status,
         activity: "exited",
@@ -276,8 +288,8 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   })
 
   /** What removing `record` would cut short or lose: its terminal's liveness, its worktree's unsaved work. */
-  const removalFacts = Effect.fnUntraced(function*(record: SessionRecord) {
-    const project = projects.find((p) => p.id === record.projectId)
+  const removalFacts = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord) {
+    const project = projectsOf(config).find((p) => p.id === record.projectId)
     if (project === undefined) return factsWithoutPlugins(record, existsSync(record.workspacePath))
     return yield* Effect.gen(function*() {
       const state = yield* liveness(record)
@@ -287,12 +299,12 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
         worktree: (yield* workspace.exists(record.workspacePath)) ? yield* workspace.unsavedWork(project, record.workspacePath) : "absent"
       }
       return facts
-    }).pipe(withPlugins(project))
+    }).pipe(withPlugins(config, project))
   })
 
   /** Removes an ended session's terminal, worktree (already checked to hold nothing unsaved) and record; git refs stay. */
-  const removeRecord = Effect.fnUntraced(function*(record: SessionRecord, command: "rm" | "prune") {
-    const project = projects.find((p) => p.id === record.projectId)
+  const removeRecord = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord, command: "rm" | "prune") {
+    const project = projectsOf(config).find((p) => p.id === record.projectId)
     let worktreeRemoved = false
     if (project !== undefined) {
       yield* Effect.gen(function*() {
@@ -302,7 +314,7 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
           yield* workspace.destroy(project, record.workspacePath, { branch: record.branch, deleteBranch: false })
           worktreeRemoved = true
         }
-      }).pipe(withPlugins(project))
+      }).pipe(withPlugins(config, project))
     }
     yield* store.remove(record.projectId, record.sessionId)
     const removed: Removed = {
@@ -324,39 +336,42 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   })
 
   const remove = Effect.fn("Sessions.remove")(function*(sessionId: string, command: "rm" | "prune" = "rm") {
+    const config = yield* configs.current
     const record = yield* store.read(sessionId)
-    const verdict = removalVerdict(record, yield* removalFacts(record), config.configPath)
+    const verdict = removalVerdict(record, yield* removalFacts(config, record), config.configPath)
     if (verdict._tag === "Keep") return yield* new RemoveRefused({ sessionId, reason: verdict.reason })
-    return yield* removeRecord(record, command)
+    return yield* removeRecord(config, record, command)
   })
 
   /** Removes every ended session's record that can go; says why of those that cannot. */
   const prune = Effect.fn("Sessions.prune")(function*(options: { readonly dryRun: boolean }) {
+    const config = yield* configs.current
     if (!options.dryRun) yield* reconcile()
     const { records } = yield* store.list
     const removed: Array<Removed> = []
     const kept: Array<{ readonly sessionId: string; readonly reason: string }> = []
     for (const record of records) {
       if (!REMOVABLE_STATUSES.includes(record.status)) continue
-      const verdict = yield* removalFacts(record).pipe(
+      const verdict = yield* removalFacts(config, record).pipe(
         Effect.map((facts) => removalVerdict(record, facts, config.configPath)),
         Effect.catch((error) => Effect.succeed<RemovalVerdict>({ _tag: "Keep", reason: `orch could not look at it: ${error.message}` }))
       )
       if (verdict._tag === "Keep") kept.push({ sessionId: record.sessionId, reason: verdict.reason })
       else if (options.dryRun) removed.push({ sessionId: record.sessionId, projectId: record.projectId, status: record.status, worktreeRemoved: existsSync(record.workspacePath), ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {}) })
-      else removed.push(yield* removeRecord(record, "prune"))
+      else removed.push(yield* removeRecord(config, record, "prune"))
     }
     return { removed, kept } satisfies PruneReport
   })
 
   /** Every record with the liveness of its runtime, probed in one call per runtime plugin. */
   const probeAll = Effect.fn("Sessions.probeAll")(function*() {
+    const config = yield* configs.current
     const { records } = yield* store.list
     const result = new Map<string, Liveness>()
-    for (const project of projects) {
+    for (const project of projectsOf(config)) {
       const handles = records.filter((r) => r.projectId === project.id && r.runtime !== null).map((r) => r.runtime!)
       if (handles.length === 0) continue
-      const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(withPlugins(project))
+      const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(withPlugins(config, project))
       for (const [id, state] of probed) result.set(id, state)
     }
     return { records, liveness: result }
@@ -365,17 +380,21 @@ export const makeSessionManager = Effect.fnUntraced(function*(config: Orchestrat
   /** Starts (or reuses) a project's orchestrator session; `cliPath` is the orch its agent will call. */
   const orchestrating = yield* Semaphore.make(1)
   const orchestrate = Effect.fn("Sessions.orchestrate")(function*(projectRef: string, cliPath: string) {
-    const project = yield* findProject(projectRef)
-    return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(project), orchestrating.withPermits(1))
+    const config = yield* configs.current
+    const project = yield* findProject(config, projectRef)
+    return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(config, project), orchestrating.withPermits(1))
   })
 
-  return { config, spawn, batchSpawn, send, kill, restore, cleanup, remove, prune, issueStates, reconcile, probeAll, orchestrate, read: store.read }
+  return { spawn, batchSpawn, send, kill, restore, cleanup, remove, prune, issueStates, reconcile, probeAll, orchestrate, read: store.read }
 })
 
 export class SessionManager extends Context.Service<SessionManager, Effect.Success<ReturnType<typeof makeSessionManager>>>()(
   "orch/sessions/SessionManager"
 ) {
-  static readonly layerNoDeps = (config: OrchestratorConfig) => Layer.effect(SessionManager, makeSessionManager(config))
+  /** On the ConfigSource in context: the supervisor's, which its reload changes. */
+  static readonly layerFollowing = Layer.effect(SessionManager, makeSessionManager())
+  /** On `config`, which it also provides as the ConfigSource (needs the store, the event log, a ChildProcessSpawner). */
+  static readonly layerNoDeps = (config: OrchestratorConfig) => SessionManager.layerFollowing.pipe(Layer.provideMerge(ConfigSource.layer(config)))
   static readonly layer = (config: OrchestratorConfig) =>
     SessionManager.layerNoDeps(config).pipe(Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer)))
 }

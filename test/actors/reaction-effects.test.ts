@@ -25,7 +25,7 @@ const setup = (send: RuntimeShape["send"] = () => Effect.void) =>
     const runtime = { name: "fake", send: (h, text) => Effect.andThen(Effect.sync(() => sent.push(text)), send(h, text)) } as RuntimeShape
     const ctx: EffectContext = {
       project: {} as EffectContext["project"], record, runtime, events,
-      router: { notify: (n) => Effect.sync(() => void notified.push(n)), deliver: () => Effect.succeed([]) }
+      router: { notify: (n) => Effect.sync(() => void notified.push(n)), deliver: () => Effect.succeed([]), reconfigure: () => Effect.void }
     }
     const logged = () => existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : []
     return { ctx, sent, notified, logged }

@@ -30,7 +30,8 @@ const setup = Effect.gen(function*() {
     createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z"
   }
   yield* store.write(record)
-  yield* followSessionEvents({ events, store, trackers: new Map([["app", yield* makeLinearTracker(config.projects.app!)]]) })
+  const tracker = yield* makeLinearTracker(config.projects.app!)
+  yield* followSessionEvents({ events, store, trackerOf: (projectId) => (projectId === "app" ? tracker : undefined) })
   const logged = () => (existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((line) => JSON.parse(line)) : [])
   return { linear, events, logged }
 })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { runFast } from "../../src/ipc/fast-path.ts"
-import { answersPing } from "../../src/ipc/raw-ping.ts"
+import { pingSupervisor } from "../../src/ipc/raw-ping.ts"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { eventually, processGone } from "../support/eventually.ts"
@@ -33,7 +33,7 @@ describe("fast path to the supervisor (spawn, send)", () => {
       assert.isUndefined((yield* fast(["spawn", "app", "1"], env)).code, "no supervisor: the full CLI runs")
       assert.strictEqual((yield* s.orch(["start", "app", "--detach"])).code, 0)
 
-      assert.isTrue(yield* Effect.promise(() => answersPing(join(s.dataDir, "orch.sock"))), "the light ping (orch status) speaks the protocol too")
+      assert.strictEqual((yield* Effect.promise(() => pingSupervisor(join(s.dataDir, "orch.sock"))))?.pid, JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")).pid, "the light ping (orch status) speaks the protocol too")
       const spawned = yield* fast(["spawn", "app", "1"], env)
       assert.strictEqual(spawned.code, 0)
       assert.strictEqual(spawned.stdout, "app-1\n")
@@ -58,7 +58,7 @@ describe("fast path to the supervisor (spawn, send)", () => {
       process.kill(pid, "SIGKILL")
       yield* eventually("the supervisor to die", () => processGone(pid) || procState(pid) === "Z")
       assert.deepStrictEqual(yield* fast(["spawn", "app", "1"], env), { code: undefined, stdout: "", stderr: "" })
-      assert.isFalse(yield* Effect.promise(() => answersPing(join(s.dataDir, "orch.sock"))))
+      assert.isUndefined(yield* Effect.promise(() => pingSupervisor(join(s.dataDir, "orch.sock"))))
       const viaBin = yield* s.orch(["spawn", "app", "1"])
       assert.strictEqual(viaBin.code, 0, viaBin.stderr)
       assert.strictEqual(viaBin.stdout, "app-1\n")

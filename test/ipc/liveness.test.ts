@@ -8,7 +8,7 @@ import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { connectSupervisor, type Leftovers, type PingOutcome, removeLeftovers, verdict } from "../../src/ipc/liveness.ts"
-import { answersPing } from "../../src/ipc/raw-ping.ts"
+import { pingSupervisor } from "../../src/ipc/raw-ping.ts"
 import { socketPath, supervisorFilePath } from "../../src/store/supervisor-file.ts"
 import { eventually, processGone } from "../support/eventually.ts"
 import { tempDir } from "../support/host.ts"
@@ -60,7 +60,7 @@ describe("connectSupervisor (real sockets)", () => {
       yield* eventually("the listener to die", () => processGone(child.pid!))
       const found = yield* Effect.scoped(connectSupervisor(root))
       assert.strictEqual(found._tag, "NotRunning", "refused, not timed out (that would be Unresponsive)")
-      assert.isFalse(yield* Effect.promise(() => answersPing(socketPath(root))))
+      assert.isUndefined(yield* Effect.promise(() => pingSupervisor(socketPath(root))))
       if (found._tag !== "NotRunning") return
       assert.isTrue(found.leftovers.socket)
       assert.strictEqual(found.leftovers.file?.pid, child.pid)
@@ -79,7 +79,7 @@ describe("connectSupervisor (real sockets)", () => {
       const found = yield* Effect.scoped(connectSupervisor(root))
       assert.strictEqual(found._tag, "Unresponsive")
       assert.isAtLeast(Date.now() - started, 1900, "a silent socket gets its second chance")
-      assert.isFalse(yield* Effect.promise(() => answersPing(socketPath(root), 100)))
+      assert.isUndefined(yield* Effect.promise(() => pingSupervisor(socketPath(root), 100)))
     }))
 
   it.live("a listener that hangs up: unresponsive while its process lives, not running once supervisor.json names a dead one", () =>

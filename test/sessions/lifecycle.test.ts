@@ -288,7 +288,7 @@ describe("orch status without a supervisor", () => {
       writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-1"), "")
       // tmux marks the pane dead a moment before it has the exit status: wait for both.
       yield* eventually("app-1's agent to exit", () =>
-        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead} #{pane_dead_status}"], { encoding: "utf8" }).trim() === "1 0")
+        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead} #{pane_dead_status}"], { encoding: "utf8" }).trim() === "1 0", 30_000)
       writeFileSync(join(s.dataDir, "sessions", "app", "app-1", "session.json"),
         JSON.stringify({ ...s.record("app-1"), updatedAt: new Date(Date.now() - 3 * 3_600_000).toISOString() }))
 

@@ -104,7 +104,7 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
       assert.isTrue(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/4"), "a branch it did not create is never deleted")
     }))
 
-  it.live("a worktree path git still has registered (its directory deleted by hand) is reclaimed on a new branch", () =>
+  it.live("a worktree git still has registered (its directory deleted by hand) is reclaimed, with its branch", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
       const stale = join(s.dataDir, "worktrees", "app", "app-1")
@@ -118,6 +118,13 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
       assert.strictEqual(git(stale, "rev-parse", "HEAD"), git(s.repo.path, "rev-parse", "origin/main"))
       const killed = yield* s.orch(["session", "kill", "app-1"])
       assert.strictEqual(killed.code, 0, killed.stderr)
+
+      // The same with the branch existing: git holds it for the deleted worktree until pruned.
+      git(s.repo.path, "worktree", "add", "-q", "-b", "feat/6", join(s.root, "gone"))
+      rmSync(join(s.root, "gone"), { recursive: true, force: true })
+      const reused = yield* s.orch(["spawn", "app", "6"])
+      assert.strictEqual(reused.code, 0, reused.stderr)
+      assert.strictEqual(git(s.record("app-2").workspacePath, "rev-parse", "--abbrev-ref", "HEAD"), "feat/6")
     }))
 
   it.live("an unknown project is a usage error", () =>

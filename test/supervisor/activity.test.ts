@@ -53,7 +53,7 @@ const setup = (project: Record<string, unknown> = {}) => Effect.gen(function*() 
     Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
     Layer.provideMerge(NodeServices.layer)
   ))
-  const supervisor = yield* makeSupervisor(config).pipe(Effect.provide(context))
+  const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
   const record = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
   const types = () => (existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((line) => JSON.parse(line).type as string) : [])
   /** The session's own lifecycle events, in order. */

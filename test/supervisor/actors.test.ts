@@ -53,7 +53,7 @@ const setup = (project: Record<string, unknown> = {}) => Effect.gen(function*() 
     Layer.provideMerge(services),
     Layer.provideMerge(NodeServices.layer)
   ))
-  const supervisor = yield* makeSupervisor(config).pipe(Effect.provide(context))
+  const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
   /** Lets the actors drain their mailboxes. */
   const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
   const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord

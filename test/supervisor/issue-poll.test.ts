@@ -47,7 +47,7 @@ describe("supervisor: issues completed in the tracker", () => {
         Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
         Layer.provideMerge(NodeServices.layer)
       ))
-      const supervisor = yield* makeSupervisor(config).pipe(Effect.provide(context))
+      const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
       const status = (id: string) => JSON.parse(readFileSync(store.paths.record("app", id), "utf8")).status
 
       yield* supervisor.pollIssues()

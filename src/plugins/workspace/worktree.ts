@@ -166,7 +166,12 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
     mkdirSync(dirname(path), { recursive: true })
     const refs = yield* existingRefs(git, project.path, [`refs/heads/${branch}`, `refs/heads/${project.defaultBranch}`, `refs/remotes/origin/${project.defaultBranch}`])
     if (refs.has(`refs/heads/${branch}`)) {
-      const elsewhere = yield* checkedOutAt(project, branch)
+      let elsewhere = yield* checkedOutAt(project, branch)
+      // A worktree whose directory was deleted by hand still holds its branch in git's eyes until pruned.
+      if (elsewhere !== undefined && !existsSync(elsewhere)) {
+        yield* git.run(project.path, ["worktree", "prune"])
+        elsewhere = yield* checkedOutAt(project, branch)
+      }
       if (elsewhere !== undefined) {
         return yield* new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: `branch ${branch} is already checked out at ${elsewhere}` })
       }
