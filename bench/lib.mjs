@@ -93,7 +93,11 @@ export const spawnSandbox = async (prefix) => {
     res.end(JSON.stringify({ number: Number(n), title: `Issue ${n}`, body: "Do it.", labels: [], html_url: `https://example/${n}` }))
   })
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
+  // Ports of its own, so a supervisor it starts never meets one that is taken.
   writeFileSync(env.ORCH_CONFIG_PATH, [
+    `port: ${await freePort()}`,
+    `terminalPort: ${await freePort()}`,
+    `directTerminalPort: ${await freePort()}`,
     "projects:",
     "  app:",
     "    repo: acme/app",
