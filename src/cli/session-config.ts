@@ -1,7 +1,7 @@
 /**
  * Which configuration a command that names a session (send, attach, session kill|restore|rm) runs under, from any
- * directory: `ORCH_CONFIG_PATH` when set; else the config the search finds, when it has the session's project;
- * else the config file the session was spawned under (its record remembers it); else what the search found.
+ * directory: `ORCH_CONFIG_PATH` when set; else the config file the session was spawned under (its record remembers
+ * it) while it exists; else the config the search finds.
  */
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
@@ -40,16 +40,12 @@ export type SessionConfigChoice =
   | { readonly _tag: "RecordedGone"; readonly path: string }
   | { readonly _tag: "NotFound" }
 
-/** The decision, pure. */
+/** The decision, pure. The file a session was spawned under wins over another that merely has its project's name. */
 export const chooseSessionConfig = (facts: SessionConfigFacts): SessionConfigChoice => {
   if (facts.fromEnv) return { _tag: "Found" }
-  if (facts.found !== undefined && (facts.found.hasProject || facts.recorded === undefined || facts.recorded.path === facts.found.path)) {
-    return { _tag: "Found" }
-  }
-  if (facts.recorded !== undefined) {
-    if (facts.recorded.exists) return { _tag: "Recorded", path: facts.recorded.path }
-    return facts.found !== undefined ? { _tag: "Found" } : { _tag: "RecordedGone", path: facts.recorded.path }
-  }
+  if (facts.recorded?.exists === true) return facts.found?.path === facts.recorded.path ? { _tag: "Found" } : { _tag: "Recorded", path: facts.recorded.path }
+  if (facts.found !== undefined && (facts.found.hasProject || facts.recorded === undefined)) return { _tag: "Found" }
+  if (facts.recorded !== undefined) return facts.found !== undefined ? { _tag: "Found" } : { _tag: "RecordedGone", path: facts.recorded.path }
   return facts.found !== undefined ? { _tag: "Found" } : { _tag: "NotFound" }
 }
 

@@ -46,7 +46,10 @@ export const stop = Command.make(
       if (found._tag === "Unresponsive") return yield* unresponsive(found)
       if (found._tag === "NotRunning") {
         const dead = yield* clearAfterDead(root, found.leftovers)
-        return yield* Console.log(dead === undefined ? "No supervisor is running." : `No supervisor is running (pid ${dead} had died; removed the files it left).`)
+        const none = dead === undefined ? "No supervisor is running" : `No supervisor is running (pid ${dead} had died; removed the files it left)`
+        // --kill-sessions is not carried out without one: saying "stopped" would claim sessions were killed.
+        if (killSessions) return yield* new SupervisorUnavailable({ reason: `${none}, so no session was killed; \`orch session kill <session>\` kills one (\`orch status\` lists them)` })
+        return yield* Console.log(`${none}.`)
       }
       const { pid } = found.info
       const stopped = yield* answered(found.client.Stop({ killSessions }))

@@ -180,11 +180,12 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const agent = yield* Agent
       const workspace = yield* Workspace
       if ((yield* liveness(record))._tag === "Alive") return yield* new SessionRunning({ sessionId })
+      // Before anything is made again: a restore that cannot start the agent leaves the session as it was.
+      yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new RestoreFailed({ sessionId, reason })))
       if (record.runtime !== null) yield* runtime.destroy(record.runtime)
       if (!(yield* workspace.exists(record.workspacePath))) {
         yield* workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath })
       }
-      yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new RestoreFailed({ sessionId, reason })))
       const context = agentContext(store, project, record, "")
       const launch = yield* agent.resume(context)
       const handle = yield* runtime.create({ sessionId, workingDir: record.workspacePath, command: launch.command, ...agentEnvironment(project, context, launch.env) })

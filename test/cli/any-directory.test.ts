@@ -13,7 +13,8 @@ describe("which config a command naming a session uses", () => {
   const recorded = (exists: boolean, path = "/repo/orchestrator.yaml") => ({ path, exists })
   it.each<[string, SessionConfigFacts, string]>([
     ["ORCH_CONFIG_PATH wins over the record", { fromEnv: true, found: undefined, recorded: recorded(true) }, "Found"],
-    ["a found config with the project", { fromEnv: false, found: found(true), recorded: recorded(true) }, "Found"],
+    ["a found config with the project: the record's still, the session was made under it", { fromEnv: false, found: found(true), recorded: recorded(true) }, "Recorded /repo/orchestrator.yaml"],
+    ["a found config with the project, the record's gone", { fromEnv: false, found: found(true), recorded: recorded(false) }, "Found"],
     ["a found config without it: the record's", { fromEnv: false, found: found(false), recorded: recorded(true) }, "Recorded /repo/orchestrator.yaml"],
     ["nothing found: the record's", { fromEnv: false, found: undefined, recorded: recorded(true) }, "Recorded /repo/orchestrator.yaml"],
     ["nothing found and the record's is gone", { fromEnv: false, found: undefined, recorded: recorded(false) }, "RecordedGone /repo/orchestrator.yaml"],
