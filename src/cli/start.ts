@@ -54,8 +54,8 @@ export const stop = Command.make(
       const { pid } = found.info
       const stopped = yield* answered(found.client.Stop({ killSessions }))
       yield* Effect.suspend(() => (isProcessAlive(pid) ? Effect.fail("running") : Effect.void)).pipe(
-        Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 200 }),
-        Effect.mapError(() => new SupervisorUnavailable({ reason: `the supervisor (pid ${pid}) did not stop within 10 s` }))
+        Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 600 }),
+        Effect.mapError(() => new SupervisorUnavailable({ reason: `the supervisor (pid ${pid}) did not stop within 30 s; see its log, supervisor.log in the data directory` }))
       )
       for (const killed of stopped.killed) yield* Console.log(`killed ${killed.sessionId}${rescueNote(killed)}`)
       for (const failed of stopped.failed) yield* Console.error(`orch: ${failed.sessionId} was not killed: ${failed.reason}`)

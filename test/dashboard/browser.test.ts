@@ -240,7 +240,8 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       assert.include(s.sessions(), "app-1")
 
       // The supervisor restarts: the terminal says it is disconnected, then reconnects by itself.
-      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+      const stopped = yield* s.orch(["stop"])
+      assert.strictEqual(stopped.code, 0, stopped.stderr)
       yield* waitFor(page, ".terminal-host[data-terminal-status=disconnected]", "the terminal disconnected")
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
       yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "the terminal reconnected")
