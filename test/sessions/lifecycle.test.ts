@@ -230,8 +230,9 @@ describe("orch session cleanup: each session by what happened to it", () => {
           JSON.stringify({ ...s.record(sessionId), pr: { number, url: `https://github.com/acme/app/pull/${number}`, state } }))
       withPr("app-1", 8, "merged")
       withPr("app-2", 9, "closed")
+      // tmux 3.3 may have the pane dead but not yet its status (a missed SIGCHLD): orch's probe makes it reap.
       yield* eventually("app-3's agent to exit", () =>
-        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-3:", "-F", "#{pane_dead} #{pane_dead_status}"], { encoding: "utf8" }).trim() === "1 3", 30_000)
+        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-3:", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1", 30_000)
       const before = readFileSync(join(s.dataDir, "events.jsonl"), "utf8").trim().split("\n").length
 
       const run = yield* s.orch(["session", "cleanup", "--json"])
@@ -251,7 +252,7 @@ describe("orch session cleanup: each session by what happened to it", () => {
       const table = (yield* s.orch(["status"])).stdout
       assert.match(table, /^app-3\s+3\s+feat\/3\s+exited\s+exited\s+-\s/m)
       assert.strictEqual((yield* s.orch(["batch-spawn", "app", "3"])).code, 0, "an exited session's issue can be taken up again")
-    }))
+    }), 60_000)
 })
 
 describe("orch status", () => {
@@ -286,7 +287,6 @@ describe("orch status without a supervisor", () => {
       const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-1 ] && { ${WAIT_FOR_STOP}; exit 0; }; ${ECHO_AGENT}` })
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
       writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-1"), "")
-      // tmux marks the pane dead a moment before it has the exit status: wait for both.
       yield* eventually("app-1's agent to exit", () =>
         execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1", 30_000)
       writeFileSync(join(s.dataDir, "sessions", "app", "app-1", "session.json"),

@@ -34,6 +34,22 @@ const inputLine = (screen: Screen): string => `${screen.cursorY}:${(screen.lines
 
 const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found/i
 
+/** `list-panes -a` lines (name, dead, activity, status, signal) by session: its first pane. */
+const panesOf = (stdout: string): Map<string, Liveness> => {
+  const panes = new Map<string, Liveness>()
+  for (const line of stdout.split("\n")) {
+    const [name, dead, activity, status, signal] = line.split(" ")
+    if (name === undefined || name === "" || panes.has(name)) continue
+    const seconds = Number(activity)
+    panes.set(name, dead !== "1" ? { _tag: "Alive", ...(activity && Number.isFinite(seconds) ? { lastOutputAt: seconds * 1000 + 999 } : {}) } : {
+      _tag: "Exited",
+      ...(status ? { exitCode: Number(status) } : {}),
+      ...(signal ? { signal: Number(signal) } : {})
+    })
+  }
+  return panes
+}
+
 export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
   const tmux = (operation: string, args: ReadonlyArray<string>, options: ExecOptions = {}) =>
@@ -114,23 +130,23 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   const capture = (handle: RuntimeHandle, scrollback = 0) =>
     tmuxOk("capture-pane", ["capture-pane", "-p", "-J", "-t", target(handle), ...(scrollback > 0 ? ["-S", `-${scrollback}`] : [])])
 
+  const listPanes = (nudge: boolean) =>
+    tmux("list-panes", [
+      // tmux 3.3 sometimes misses the SIGCHLD of a pane's process: the pane is dead, its process a zombie, its
+      // status unknown until tmux reaps again. A job of its own (`run-shell true`) makes it reap.
+      ...(nudge ? ["run-shell", "true", ";"] : []),
+      // window_activity: when the pane last printed anything, in whole seconds; taken as the end of that second.
+      "list-panes", "-a", "-F", "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"
+    ]).pipe(Effect.flatMap((result) =>
+      result.exitCode !== 0 && !NO_SERVER.test(result.stderr)
+        ? Effect.fail(new RuntimeError({ plugin: PLUGIN, operation: "list-panes", reason: result.stderr.trim() }))
+        : Effect.succeed(panesOf(result.stdout))
+    ))
+
   const probe = Effect.fn("Runtime.multiplexer.probe")(function*(handles: ReadonlyArray<RuntimeHandle>) {
-    // window_activity: when the pane last printed anything, in whole seconds; taken as the end of that second.
-    const result = yield* tmux("list-panes", ["list-panes", "-a", "-F", "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"])
-    if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) {
-      return yield* new RuntimeError({ plugin: PLUGIN, operation: "list-panes", reason: result.stderr.trim() })
-    }
-    const panes = new Map<string, Liveness>()
-    for (const line of result.stdout.split("\n")) {
-      const [name, dead, activity, status, signal] = line.split(" ")
-      if (name === undefined || name === "" || panes.has(name)) continue
-      const seconds = Number(activity)
-      panes.set(name, dead !== "1" ? { _tag: "Alive", ...(activity && Number.isFinite(seconds) ? { lastOutputAt: seconds * 1000 + 999 } : {}) } : {
-        _tag: "Exited",
-        ...(status ? { exitCode: Number(status) } : {}),
-        ...(signal ? { signal: Number(signal) } : {})
-      })
-    }
+    let panes = yield* listPanes(false)
+    const unreaped = (liveness: Liveness | undefined) => liveness?._tag === "Exited" && liveness.exitCode === undefined && liveness.signal === undefined
+    if (handles.some((handle) => unreaped(panes.get(handle.id)))) panes = yield* listPanes(true)
     return new Map(handles.map((handle): [string, Liveness] => [handle.id, panes.get(handle.id) ?? { _tag: "Gone" }]))
   })
 
