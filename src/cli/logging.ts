@@ -10,7 +10,7 @@ import * as Cause from "effect/Cause"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import { appendFileSync, mkdirSync } from "node:fs"
-import { join } from "node:path"
+import { storePaths } from "../store/paths.ts"
 
 const text = (value: unknown): string => {
   if (typeof value === "string") return value
@@ -37,7 +37,7 @@ export const commandLogger = Logger.make(({ logLevel, message, cause }) => {
 
 export const commandLoggerLayer = Logger.layer([commandLogger])
 
-export const supervisorLogPath = (root: string) => join(root, "supervisor.log")
+export const supervisorLogPath = (root: string) => storePaths(root).supervisorLog
 
 /** Every line, with its time and level, appended to `supervisor.log` (with the full cause, for whoever debugs). */
 export const supervisorLogger = (root: string) =>

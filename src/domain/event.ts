@@ -37,6 +37,7 @@ export const EVENT_TYPES = [
   "supervisor.stopped",
   "supervisor.escalated",
   "supervisor.adopted",
+  "supervisor.error",
   "session.adopted",
   "session.orphaned",
   "tracker.update_failed",

@@ -26,6 +26,8 @@ export interface StorePaths {
   readonly sessions: string
   readonly events: string
   readonly locks: string
+  /** The running supervisor's log (src/cli/logging.ts writes it). */
+  readonly supervisorLog: string
   readonly project: (projectId: string) => string
   readonly session: (projectId: string, sessionId: string) => string
   readonly record: (projectId: string, sessionId: string) => string
@@ -43,6 +45,7 @@ export const storePaths = (root: string): StorePaths => {
     sessions,
     events: join(root, "events.jsonl"),
     locks: join(root, "locks"),
+    supervisorLog: join(root, "supervisor.log"),
     project: (projectId) => join(sessions, projectId),
     session,
     record: (p, s) => join(session(p, s), "session.json"),
