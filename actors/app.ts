@@ -75,7 +75,7 @@ const handlers = (options: AppOptions) =>
       Prune: ({ dryRun }) => remote(supervisor.ops.prune({ dryRun })),
       Start: ({ project }) =>
         remote(manager.orchestrate(project, options.cliPath)).pipe(
-          Effect.tap(() => supervisor.cycle().pipe(Effect.ignore)),
+          Effect.tap(() => supervisor.cycleNow),
           Effect.map(({ record, reused }) => ({ project, orchestratorSessionId: record.sessionId, reused, dashboardUrl: options.dashboardUrl }))
         ),
       Stop: ({ killSessions }) =>
@@ -99,7 +99,8 @@ const announce = (options: AppOptions) =>
       () =>
         Effect.sync(() => removeSupervisorFile(options.root, process.pid)).pipe(
           Effect.andThen(events.append({ type: "supervisor.stopped", message: `pid ${process.pid}` })),
-          Effect.ignore
+          // Stopping goes on; the log is where a stop that could not be recorded is told.
+          Effect.catchCause((cause) => Effect.logError("could not record that the supervisor stopped", cause))
         )
     )
   }))

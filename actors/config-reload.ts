@@ -13,13 +13,13 @@
  *   until a valid one is applied. The same problem again is not told twice.
  *
  * How it stands is kept in `config-state.json` (src/store/config-state.ts) for `orch status`. Failures of the
- * reload itself (the event log or the state file cannot be written) are logged.
+ * reload itself (the event log or the state file cannot be written) and a broken watch are the supervisor's
+ * loops' failures (loop-guard.ts): logged, recorded as `supervisor.error`, the watch set up again with backoff.
  */
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { ChildProcessSpawner } from "effect/process"
 import { configChange, describeChange, type ConfigChange } from "../src/config/change.ts"
@@ -33,12 +33,13 @@ import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
 import { loadCheckedConfig } from "../src/plugins/settings.ts"
 import { type ConfigState, removeConfigState, writeConfigState } from "../src/store/config-state.ts"
 import { EventLog } from "../src/store/EventLog.ts"
+import { DEFAULT_LOOP_POLICY } from "./loop-health.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { Supervisor } from "./supervisor.ts"
 
 /** How long the file must stay quiet after a change before it is read. */
 export const RELOAD_SETTLE = "300 millis"
-/** After the watch broke (or could not be set up): when to try again. */
+/** After the watch broke (or could not be set up): when to try again first (then less often, loop-health.ts). */
 export const REWATCH_AFTER = "5 seconds"
 
 export interface ConfigReloadOptions {
@@ -167,11 +168,14 @@ export const followConfigFile = Effect.fnUntraced(function*(options: ConfigReloa
     if (before.unwatched === undefined) yield* save({ ...before, unwatched: { since: yield* isoNow, reason: error.reason } })
   })
 
+  const reloads = supervisor.guard("config reload")
+  const rewatchMs = Duration.toMillis(REWATCH_AFTER)
+  const watching = supervisor.guard("config watch", { ...DEFAULT_LOOP_POLICY, baseMs: rewatchMs })
   yield* options.changes.pipe(
     Stream.debounce(RELOAD_SETTLE),
-    Stream.runForEach(() => reload().pipe(Effect.catchCause((cause) => Effect.logError(`config reload of ${file} failed`, Cause.pretty(cause))))),
-    Effect.tapError((error) => watchBroke(error).pipe(Effect.catchCause((cause) => Effect.logError(`could not record that ${file} is not watched`, Cause.pretty(cause))))),
-    Effect.retry(Schedule.spaced(REWATCH_AFTER)),
+    Stream.runForEach(() => reloads.attempt(reload(), `it is loaded again at the next change of ${file}`)),
+    Effect.tapError(watchBroke),
+    (watch) => watching.forever(watch, Effect.succeed(rewatchMs)),
     Effect.forkScoped
   )
 })

@@ -23,9 +23,9 @@ export interface LoopGuardDeps {
 
 export interface GuardedLoop {
   /** Runs `step` once; a failure is reported, with `then` saying what happens next (e.g. "orch tries again at the next probe cycle"). */
-  readonly attempt: <E>(step: Effect.Effect<void, E>, then: string) => Effect.Effect<void>
+  readonly attempt: <E, R>(step: Effect.Effect<void, E, R>, then: string) => Effect.Effect<void, never, R>
   /** Runs `step` for as long as the calling fiber lives: `every` after a success, the backoff (at least `every`) after a failure. */
-  readonly forever: <E>(step: Effect.Effect<void, E>, every?: Effect.Effect<number>) => Effect.Effect<never>
+  readonly forever: <E, R>(step: Effect.Effect<void, E, R>, every?: Effect.Effect<number>) => Effect.Effect<never, never, R>
 }
 
 /** A round made of parts (one per project, say) of which some failed; the others did their work. */
@@ -70,7 +70,7 @@ export const makeLoopGuard = (deps: LoopGuardDeps) => (loop: string, policy: Loo
   }
 
   /** Runs `step` once and answers how long to wait before the next: `waitAfter(undefined)` after a success, `waitAfter(backoff)` after a failure. */
-  const run = <E>(step: Effect.Effect<void, E>, waitAfter: (backoffMs: number | undefined) => Effect.Effect<number>, then?: string) =>
+  const run = <E, R>(step: Effect.Effect<void, E, R>, waitAfter: (backoffMs: number | undefined) => Effect.Effect<number>, then?: string) =>
     Effect.gen(function*() {
       const exit = yield* Effect.exit(step)
       const now = yield* Clock.currentTimeMillis

@@ -9,12 +9,12 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
-import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import { join } from "node:path"
@@ -38,6 +38,7 @@ import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { HOOK_SILENCE_MS, hooksSpeak } from "./activity-rule.ts"
 import type { Observation } from "./lifecycle.ts"
+import { makeLoopGuard, PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { nextPollDelay } from "./poll-pace.ts"
 import { checkThenMerge } from "./reaction-effects.ts"
@@ -49,6 +50,8 @@ export const PROBE_INTERVAL = "5 seconds"
 export const WEBHOOK_SETTLE = "50 millis"
 /** How often trackers that can tell issue states (tracker-b) are asked which sessions' issues are over. */
 export const ISSUE_POLL_INTERVAL = "1 minute"
+/** What a failed look at a PR (a webhook's, or after a merge) leaves to. */
+const LOOK_AGAIN = "the next PR poll looks again"
 export const MAILBOX_CAPACITY = 64
 export const MAX_RESTARTS = 5
 export const RESTART_WINDOW_MS = 60_000
@@ -92,6 +95,17 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   /** Sessions whose activity file changed (from file watchers): their signals are read at once. */
   const wakeups = yield* Queue.unbounded<string>()
   const escalated = new Set<string>()
+  /** The supervisor's loops: a failure is logged, recorded (`supervisor.error`) and backed off; repeated ones escalate. */
+  const guard = makeLoopGuard({ events, notify: router.notify, logPath: store.paths.supervisorLog })
+  const loops = {
+    probe: guard("probe cycle"),
+    pullRequests: guard("PR poll"),
+    issues: guard("issue poll"),
+    signals: guard("signal reader"),
+    cleanup: guard("session cleanup"),
+    looks: guard("PR look"),
+    adoption: guard("adoption")
+  }
   /** A project's plugins, made as `config` says, in a scope of their own. */
   const buildProject = Effect.fnUntraced(function*(config: OrchestratorConfig, project: ProjectConfig) {
     const own = yield* Scope.fork(scope)
@@ -110,7 +124,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   const projects = new Map<string, ProjectRuntime>()
   const initial = yield* configs.current
   for (const project of Object.values(initial.projects)) projects.set(project.id, yield* buildProject(initial, project))
-  yield* followSessionEvents({ events, store, trackerOf: (projectId) => projects.get(projectId)?.tracker })
+  yield* followSessionEvents({ events, store, trackerOf: (projectId) => projects.get(projectId)?.tracker, loop: guard("tracker updates") })
   const isLive = (record: SessionRecord) => !isEnded(record.status) && record.status !== "spawning" && projects.has(record.projectId)
 
   const escalate = (sessionId: string, reason: string) =>
@@ -227,7 +241,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
 
   yield* Queue.take(wakeups).pipe(
     Effect.flatMap((sessionId) => Effect.flatMap(Clock.currentTimeMillis, (now) => deliverSignals(sessionId, now))),
-    Effect.forever,
+    loops.signals.forever,
     Effect.forkScoped
   )
 
@@ -252,7 +266,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     const { records } = yield* store.list
     // A merged or closed PR ends its session: terminal and worktree go (unsaved work is rescued first).
     if (records.some((r) => r.endedAt === undefined && (r.pr?.state === "merged" || r.pr?.state === "closed"))) {
-      yield* manager.cleanup({ dryRun: false }).pipe(Effect.ignore)
+      yield* loops.cleanup.attempt(manager.cleanup({ dryRun: false }), "orch tries again at the next probe cycle")
     }
     const live = records.filter(isLive)
     yield* allComplete(records, live.filter((r) => r.role === undefined).length)
@@ -290,7 +304,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
    * named like orch's (`<prefix>-<n>`, `<prefix>-orchestrator`) that have no record: orch leaves them alone.
    */
   const adopt = Effect.fn("Supervisor.adopt")(function*() {
-    yield* manager.reconcile().pipe(Effect.catchCause(() => Effect.void))
+    yield* loops.adoption.attempt(manager.reconcile(), "the next session command undoes half-made spawns")
     const { records } = yield* store.list
     const live = records.filter(isLive)
     for (const record of live) {
@@ -300,7 +314,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     if (live.length > 0) awaitingFirstProbe = live.length
     const known = new Set(records.map((r) => r.sessionId))
     for (const { project, runtime } of projects.values()) {
-      const names = runtime.list === undefined ? [] : yield* runtime.list().pipe(Effect.orElseSucceed((): ReadonlyArray<string> => []))
+      let names: ReadonlyArray<string> = []
+      if (runtime.list !== undefined) {
+        yield* loops.adoption.attempt(Effect.map(runtime.list(), (listed) => void (names = listed)), `orch does not look for ${project.id}'s terminal sessions without a record until it restarts`)
+      }
       const pattern = new RegExp(`^${project.sessionPrefix.replace(/[-]/g, "\\-")}-(\\d+|orchestrator)$`)
       for (const name of names.filter((n) => pattern.test(n) && !known.has(n))) {
         known.add(name)
@@ -342,9 +359,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   /** One repohost poll: each live worker's pull request, as seen by its project's scm, to its actor. */
   const pollPullRequests = Effect.fn("Supervisor.pollPullRequests")(function*() {
     const workers = [...actors.values()].map((state) => state.record).filter((record) => record.role === undefined)
-    yield* Effect.forEach([...projects.values()], ({ project, scm }) => {
+    // A project whose repohost fails holds up no other; its failure fails the poll once all were asked.
+    const failed = yield* Effect.forEach([...projects.values()], ({ project, scm }) => {
       const records = workers.filter((record) => record.projectId === project.id)
-      if (scm === undefined || records.length === 0) return Effect.void
+      if (scm === undefined || records.length === 0) return Effect.succeed([])
       // One batched question per project where the scm can (one GraphQL query for up to 25 branches).
       const views = scm.observeMany !== undefined
         ? scm.observeMany(records.map((record) => record.branch))
@@ -355,14 +373,16 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
             const view = byBranch.get(record.branch)
             return view === undefined ? Effect.void : observe(record.sessionId, { _tag: "PullRequest", ...view })
           }, { discard: true })),
-        Effect.ignore
+        Effect.as([]),
+        Effect.catch((error) => Effect.succeed([{ name: project.id, reason: error.message }]))
       )
-    }, { discard: true })
+    }).pipe(Effect.map((parts) => parts.flat()))
     // What is left of the repohost's rate limit, for `orch status` (which reads files only).
     const budgets = Object.fromEntries(budgetsByProject())
     if (Object.keys(budgets).length > 0) {
-      yield* writeFileAtomic(join(store.paths.root, "repohost.json"), `${JSON.stringify({ checkedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), budgets })}\n`).pipe(Effect.ignore)
+      yield* writeFileAtomic(join(store.paths.root, "repohost.json"), `${JSON.stringify({ checkedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), budgets })}\n`)
     }
+    if (failed.length > 0) return yield* new PartsFailed({ parts: failed })
   })
 
   /** One tracker poll: sessions whose issue is completed (done, canceled) end like those whose PR merged. */
@@ -392,7 +412,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       const settle = Effect.andThen(Effect.sleep(WEBHOOK_SETTLE), Effect.sync(() => asked.set(sessionId, false)))
       const look: Effect.Effect<void> = scm.observe(branch).pipe(
         Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view })),
-        Effect.ignore,
+        (look) => loops.looks.attempt(look, LOOK_AGAIN),
         Effect.andThen(Effect.suspend(() => {
           if (asked.get(sessionId) === true) {
             asked.set(sessionId, false)
@@ -459,7 +479,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     })).pipe(
       // Look at the PR once more, so the session shows it merged now rather than at the next poll.
       Effect.tap(({ branch, scm }) =>
-        scm.observe(branch).pipe(Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view })), Effect.ignore)),
+        loops.looks.attempt(scm.observe(branch).pipe(Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view }))), LOOK_AGAIN)),
       Effect.map(({ prNumber }) => ({ prNumber }))
     )
 
@@ -504,6 +524,11 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   return {
     adopt,
     cycle,
+    /** A probe cycle now (a procedure changed the records): a failure is reported as the loop's are. */
+    cycleNow: loops.probe.attempt(Effect.suspend(() => cycle()), "orch tries again at the next probe cycle"),
+    loops,
+    /** A guard for another loop the supervisor runs (the config file's watch and reloads). */
+    guard,
     pollPullRequests,
     pollIssues,
     branchChanged,
@@ -526,15 +551,16 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
     Effect.tap(makeSupervisor(), (supervisor) =>
       Effect.gen(function*() {
         const configs = yield* ConfigSource
+        const { loops } = supervisor
         yield* supervisor.adopt()
-        yield* supervisor.cycle().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(PROBE_INTERVAL)), Effect.forkScoped)
-        yield* supervisor.pollIssues().pipe(Effect.catchCause(() => Effect.void), Effect.repeat(Schedule.spaced(ISSUE_POLL_INTERVAL)), Effect.forkScoped)
+        yield* loops.probe.forever(Effect.suspend(() => supervisor.cycle()), Effect.succeed(Duration.toMillis(PROBE_INTERVAL))).pipe(Effect.forkScoped)
+        yield* loops.issues.forever(Effect.suspend(() => supervisor.pollIssues()), Effect.succeed(Duration.toMillis(ISSUE_POLL_INTERVAL))).pipe(Effect.forkScoped)
         // The poll paces itself by the rate-limit budget (actors/poll-pace.ts).
-        yield* Effect.gen(function*() {
-          yield* supervisor.pollPullRequests().pipe(Effect.catchCause(() => Effect.void))
+        const pace = Effect.gen(function*() {
           const { pollIntervalMs } = yield* configs.current
-          yield* Effect.sleep(nextPollDelay(pollIntervalMs, supervisor.budgets(), yield* Clock.currentTimeMillis))
-        }).pipe(Effect.forever, Effect.forkScoped)
+          return nextPollDelay(pollIntervalMs, supervisor.budgets(), yield* Clock.currentTimeMillis)
+        })
+        yield* loops.pullRequests.forever(Effect.suspend(() => supervisor.pollPullRequests()), pace).pipe(Effect.forkScoped)
       }))
   )
 }

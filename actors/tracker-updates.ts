@@ -1,29 +1,28 @@
 /**
  * Tells each project's tracker about its sessions' events while the supervisor runs (tracker-b comments on
  * the Linear issue for the event types in its `commentOn`). It follows the event log's stream, so a slow or
- * failing tracker never holds up a session actor; a failure is recorded as a `tracker.update_failed` event.
+ * failing tracker never holds up a session actor; a failure is recorded as a `tracker.update_failed` event. A
+ * failure of its own (the record or the event log cannot be read or written) is the loop's (loop-guard.ts).
  */
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { OrchEvent } from "../src/domain/event.ts"
 import { worksAnIssue } from "../src/domain/session.ts"
 import type { TrackerShape } from "../src/plugins/tracker/Tracker.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { SessionStoreShape } from "../src/store/SessionStore.ts"
+import { type GuardedLoop, reasonOf } from "./loop-guard.ts"
 
 export const TRACKER_UPDATE_TIMEOUT = "30 seconds"
-
-const reasonOf = (cause: Cause.Cause<unknown>) => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message : String(error)
-}
 
 export interface TrackerUpdatesContext {
   readonly events: EventLogShape
   readonly store: SessionStoreShape
   /** The tracker of a project now (a reload may add, change or remove one). */
   readonly trackerOf: (projectId: string) => TrackerShape | undefined
+  /** Reports a failure to tell one event, and goes on with the next. */
+  readonly loop: GuardedLoop
 }
 
 /** Delivers one event to the tracker of its session's project, if that tracker listens. */
@@ -31,7 +30,8 @@ export const tellTracker = Effect.fnUntraced(function*(ctx: TrackerUpdatesContex
   // Its own failures are not told again: a tracker that fails on them would never stop.
   if (event.sessionId === undefined || event.type === "tracker.update_failed") return
   if (event.projectId !== undefined && ctx.trackerOf(event.projectId)?.onSessionEvent === undefined) return
-  const record = yield* ctx.store.read(event.sessionId).pipe(Effect.option)
+  // A session removed since has nothing to tell.
+  const record = yield* ctx.store.read(event.sessionId).pipe(Effect.map(Option.some), Effect.catchTag("SessionNotFound", () => Effect.succeedNone))
   // Orchestrator and task sessions have no issue in any tracker.
   if (record._tag === "None" || !worksAnIssue(record.value)) return
   const { sessionId, projectId, issueId, branch, pr } = record.value
@@ -47,7 +47,7 @@ export const tellTracker = Effect.fnUntraced(function*(ctx: TrackerUpdatesContex
         projectId,
         issueId,
         message: `${tracker.name} could not be told about ${event.type}: ${reasonOf(cause)}`
-      }).pipe(Effect.ignore))
+      }))
   )
 })
 
@@ -56,4 +56,8 @@ export const tellTracker = Effect.fnUntraced(function*(ctx: TrackerUpdatesContex
  * when no tracker listens yet (a reload may add one); an event is passed over at once when its project's does not.
  */
 export const followSessionEvents = (ctx: TrackerUpdatesContext) =>
-  ctx.events.stream.pipe(Stream.runForEach((event) => tellTracker(ctx, event)), Effect.forkScoped({ startImmediately: true }), Effect.asVoid)
+  ctx.events.stream.pipe(
+    Stream.runForEach((event) => ctx.loop.attempt(tellTracker(ctx, event), `${event.type} of ${event.sessionId ?? "no session"} is not told to the tracker`)),
+    Effect.forkScoped({ startImmediately: true }),
+    Effect.asVoid
+  )

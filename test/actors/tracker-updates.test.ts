@@ -6,6 +6,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { makeLoopGuard } from "../../actors/loop-guard.ts"
+import { NotifierRouter } from "../../actors/notifier-router.ts"
 import { followSessionEvents } from "../../actors/tracker-updates.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
@@ -13,7 +15,7 @@ import { makeLinearTracker } from "../../src/plugins/tracker/tracker-b.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { eventually } from "../support/eventually.ts"
-import { tempDir, withHost } from "../support/host.ts"
+import { tempDir, withHost, writeFile } from "../support/host.ts"
 import { linearServer } from "../support/linear-server.ts"
 
 const setup = Effect.gen(function*() {
@@ -31,9 +33,11 @@ const setup = Effect.gen(function*() {
   }
   yield* store.write(record)
   const tracker = yield* makeLinearTracker(config.projects.app!)
-  yield* followSessionEvents({ events, store, trackerOf: (projectId) => (projectId === "app" ? tracker : undefined) })
+  const router = yield* NotifierRouter.make(new Map(), { urgent: [], action: [], warning: [], info: [] }).pipe(Effect.provideService(EventLog, events))
+  const loop = makeLoopGuard({ events, notify: router.notify, logPath: join(root, "supervisor.log") })("tracker updates")
+  yield* followSessionEvents({ events, store, trackerOf: (projectId) => (projectId === "app" ? tracker : undefined), loop })
   const logged = () => (existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((line) => JSON.parse(line)) : [])
-  return { linear, events, logged }
+  return { linear, events, logged, root }
 })
 
 describe("tracker updates", () => {
@@ -65,5 +69,18 @@ describe("tracker updates", () => {
       yield* events.append({ type: "pr.merged", sessionId: "app-1", prNumber: 9 })
       yield* eventually("the next comment", () => linear.comments.length === 1)
       assert.strictEqual(linear.requests.length, 2, "its own failure is not sent to the tracker")
+    }))
+
+  it.live("a record it cannot read is a supervisor.error of the tracker updates, which go on with the next event", () =>
+    Effect.gen(function*() {
+      const { linear, events, logged, root } = yield* setup
+      const damaged = writeFile(join(root, "sessions", "app", "app-2", "session.json"), "{ not json")
+      yield* events.append({ type: "session.spawned", sessionId: "app-2", projectId: "app", issueId: "ENG-124" })
+      const error = yield* eventually("the supervisor.error", () => logged().find((e) => e.type === "supervisor.error"))
+      assert.deepStrictEqual(error.data, { loop: "tracker updates", attempt: 1 })
+      assert.include(error.message, `Tracker updates failed: cannot use ${damaged}`)
+      assert.include(error.message, "session.spawned of app-2 is not told to the tracker.")
+      yield* events.append({ type: "pr.merged", sessionId: "app-1", prNumber: 9 })
+      yield* eventually("the next comment", () => linear.comments.length === 1)
     }))
 })

@@ -241,5 +241,8 @@ describe("config reload (TestClock)", () => {
       assert.deepInclude(applied.data, { added: ["web"] })
       assert.strictEqual(arms, 2)
       assert.isUndefined(t.state()?.unwatched)
+      const [error] = t.ofType("supervisor.error")
+      assert.deepStrictEqual(error.data, { loop: "config watch", attempt: 1 })
+      assert.match(error.message, /^Config watch failed: .*ENOSPC.*; orch tries again in 5 s\.$/)
     }).pipe(Effect.scoped))
 })
