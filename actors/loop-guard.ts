@@ -11,6 +11,7 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type { NewEvent } from "../src/domain/event.ts"
 import { newNotification, type Notification } from "../src/domain/notification.ts"
+import { reasonOf } from "../src/domain/reason.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import { afterFailure, afterSuccess, DEFAULT_LOOP_POLICY, HEALTHY, type LoopHealth, type LoopPolicy } from "./loop-health.ts"
 
@@ -35,11 +36,6 @@ export class PartsFailed extends Schema.TaggedError<PartsFailed>()("PartsFailed"
   override get message() {
     return this.parts.map((part) => `${part.name}: ${part.reason}`).join("; ")
   }
-}
-
-export const reasonOf = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message || error.name : String(error)
 }
 
 const waitText = (ms: number) =>

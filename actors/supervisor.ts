@@ -389,8 +389,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   const pollIssues = Effect.fn("Supervisor.pollIssues")(function*() {
     if (![...projects.values()].some((p) => p.tracker.issueStates !== undefined)) return
     const { records } = yield* store.list
-    const states = yield* manager.issueStates(records.filter((r) => isLive(r) && r.role === undefined))
+    const { states, unanswered } = yield* manager.issueStates(records.filter((r) => isLive(r) && r.role === undefined))
     if ([...states.values()].some((state) => state.completed)) yield* manager.cleanup({ dryRun: false })
+    if (unanswered.length > 0) return yield* new PartsFailed({ parts: unanswered })
   })
 
   /**

@@ -8,11 +8,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { OrchEvent } from "../src/domain/event.ts"
+import { reasonOf } from "../src/domain/reason.ts"
 import { worksAnIssue } from "../src/domain/session.ts"
 import type { TrackerShape } from "../src/plugins/tracker/Tracker.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { SessionStoreShape } from "../src/store/SessionStore.ts"
-import { type GuardedLoop, reasonOf } from "./loop-guard.ts"
+import type { GuardedLoop } from "./loop-guard.ts"
 
 export const TRACKER_UPDATE_TIMEOUT = "30 seconds"
 

@@ -45,6 +45,7 @@ export class InitRefused extends Schema.TaggedError<InitRefused>()("InitRefused"
 const git = (cwd: string, ...args: Array<string>) =>
   exec("git", args, { cwd, timeout: "5 seconds" }).pipe(
     Effect.map((result) => (result.exitCode === 0 ? result.stdout.trim() : undefined)),
+    // No git, or no repository here: there is nothing to detect, and the template says what to fill in.
     Effect.orElseSucceed(() => undefined)
   )
 

@@ -26,7 +26,7 @@ export { unresponsive } from "../ipc/liveness.ts"
 
 const cliPath = () => process.argv[1] ?? "orch"
 
-/** Prints where everything is, and opens the orchestrator's page (where a browser can be opened; quietly not otherwise). */
+/** Prints where everything is, and opens the orchestrator's page (where a browser can be opened; it says so otherwise). */
 const report = (ready: Ready, open: boolean) => {
   const orchestratorPage = pageUrl(ready.dashboardUrl, sessionPath(ready.orchestratorSessionId))
   return Console.log([
@@ -35,7 +35,9 @@ const report = (ready: Ready, open: boolean) => {
     `attach: tmux attach -t ${ready.orchestratorSessionId}`,
     `dashboard: ${ready.dashboardUrl}`,
     `orchestrator page: ${orchestratorPage}`
-  ].join("\n")).pipe(Effect.andThen(open ? Effect.ignore(openOnThisMachine(orchestratorPage)) : Effect.void))
+  ].join("\n")).pipe(Effect.andThen(open
+    ? openOnThisMachine(orchestratorPage).pipe(Effect.catch((error) => Console.error(`orch: warning: could not open a browser (${error.reason}); open the orchestrator page above yourself, or pass --no-open`)))
+    : Effect.void))
 }
 
 /** The project must exist before anything starts (a supervisor would start, then fail to find it). */
@@ -57,7 +59,9 @@ const parentReporter = Effect.fnUntraced(function*(path: string | undefined) {
     failed: (cause: Cause.Cause<unknown>) => {
       const failure = describeFailure(cause)
       // Written where it can be: if it cannot, the parent sees the child die and reads the same message from the log.
-      return failure?.message === undefined ? Effect.void : Effect.ignore(send({ _tag: "Failed", message: failure.message, exitCode: failure.exitCode }))
+      return failure?.message === undefined ? Effect.void : send({ _tag: "Failed", message: failure.message, exitCode: failure.exitCode }).pipe(
+        Effect.catch((error) => Effect.logWarning(`could not tell the waiting orch start why this one failed: ${error.message}`))
+      )
     }
   }
 })

@@ -1,7 +1,8 @@
 /**
  * `orch status [--json]`: every session, from the records alone (no tmux, git or network call). Without a running
  * supervisor the live ones are marked as last recorded, with how long ago (status-view.ts). With one, a line
- * about its config file when an edit was not applied or waits for a restart (config-status.ts).
+ * about its config file when an edit was not applied or waits for a restart (config-status.ts). A line when the
+ * supervisor met errors in its loops lately (supervisor-errors.ts).
  */
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
@@ -65,6 +66,7 @@ export const status = Command.make(
     const { latestSignal } = yield* Effect.promise(() => import("../store/activity-file.ts"))
     const [{ socketPath }, { pingSupervisor }] = yield* Effect.promise(() => Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")]))
     const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
+    const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
     const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
       Effect.provide(SessionStore.layer)
     )
@@ -75,13 +77,20 @@ export const status = Command.make(
     const now = yield* Clock.currentTimeMillis
     const rows = sortRecords(records).map((record) =>
       asShown(record, latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now }))
-    if (json) return yield* Console.log(JSON.stringify(rows))
+    const recent = readRecentErrors(paths.events, now)
+    const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
+    // The spec makes --json's output an array of sessions: the note goes beside it, on stderr.
+    if (json) {
+      if (errorsNote !== undefined) yield* Console.error(`orch: warning: ${errorsNote}`)
+      return yield* Console.log(JSON.stringify(rows))
+    }
     // Only the running supervisor's word counts: a file left by another one says nothing.
     const configState = readConfigState(paths.root)
     const notes = supervisor !== undefined && configState?.pid === supervisor.pid ? configNotes(configState, (yield* Host).homeDir) : []
     if (rows.length === 0) {
       yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
       for (const line of notes) yield* Console.log(line)
+      if (errorsNote !== undefined) yield* Console.log(errorsNote)
       return
     }
     yield* Console.log(statusTable(rows, now))
@@ -90,5 +99,6 @@ export const status = Command.make(
     const budget = repohostBudget(paths.root, now)
     if (budget !== undefined) yield* Console.log(budget)
     for (const line of notes) yield* Console.log(line)
+    if (errorsNote !== undefined) yield* Console.log(errorsNote)
   })
 ).pipe(Command.withDescription("List all sessions with their status and activity (as last recorded, and how long ago, when no supervisor runs)"))

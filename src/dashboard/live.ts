@@ -58,11 +58,13 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     Effect.forkScoped({ startImmediately: true })
   )
 
+  let inboxState: InboxState = { unread: 0, entries: [] }
+  // An inbox that cannot be read is logged, and the pages keep what they were last told.
   const readInbox: Effect.Effect<InboxState> = inbox.list().pipe(
     Effect.map((entries) => ({ unread: entries.filter((e) => !e.read).length, entries: entries.slice(0, INBOX_ENTRIES) })),
-    Effect.orElseSucceed(() => ({ unread: 0, entries: [] }))
+    Effect.catch((error) => Effect.as(Effect.logError(`could not read the inbox ${inbox.path}: ${error.message}`), inboxState))
   )
-  let inboxState = yield* readInbox
+  inboxState = yield* readInbox
   const inboxChanged = Effect.gen(function*() {
     const next = yield* readInbox
     if (JSON.stringify(next) === JSON.stringify(inboxState)) return

@@ -195,7 +195,11 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
         Effect.andThen(waitUntilReady(runtime, agent, handle).pipe(
           Effect.catch((reason) => Effect.flatMap(liveness({ ...record, runtime: handle }), (state) => (state._tag === "Alive" ? Effect.void : Effect.fail(reason))))
         )),
-        Effect.catch((reason) => Effect.andThen(runtime.destroy(handle).pipe(Effect.ignore), Effect.fail(new RestoreFailed({ sessionId, reason: typeof reason === "string" ? reason : reason.message }))))
+        Effect.catch((reason) =>
+          Effect.flatMap(
+            runtime.destroy(handle).pipe(Effect.as(""), Effect.catch((error) => Effect.succeed(`; and its terminal session ${handle.id} could not be ended: ${error.message}`))),
+            (left) => Effect.fail(new RestoreFailed({ sessionId, reason: `${typeof reason === "string" ? reason : reason.message}${left}` }))
+          ))
       )
       return handle
     }).pipe(withPlugins(config, project))
@@ -208,24 +212,29 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
 
   /**
    * The workflow state of live workers' issues, per session id: one request per project whose tracker can
-   * tell (`issueStates`). A tracker that cannot be asked tells nothing; cleanup goes on without it.
+   * tell (`issueStates`), and the projects whose tracker could not be asked, with why: they tell nothing, and
+   * cleanup goes on without them.
    */
   const issueStates = Effect.fn("Sessions.issueStates")(function*(records: ReadonlyArray<SessionRecord>) {
     const config = yield* configs.current
     const states = new Map<string, IssueState>()
+    const unanswered: Array<{ readonly name: string; readonly reason: string }> = []
     for (const project of projectsOf(config)) {
       const mine = records.filter((r) => r.projectId === project.id && worksAnIssue(r) && r.endedAt === undefined)
       if (mine.length === 0) continue
       const byIssue = yield* Tracker.use((tracker) => tracker.issueStates?.([...new Set(mine.map((r) => r.issueId))]) ?? Effect.succeed(new Map<string, IssueState>())).pipe(
         withPlugins(config, project),
-        Effect.orElseSucceed((): ReadonlyMap<string, IssueState> => new Map())
+        Effect.catch((error) => {
+          unanswered.push({ name: `${project.id}'s tracker`, reason: error.message })
+          return Effect.succeed<ReadonlyMap<string, IssueState>>(new Map())
+        })
       )
       for (const record of mine) {
         const state = byIssue.get(record.issueId)
         if (state !== undefined) states.set(record.sessionId, state)
       }
     }
-    return states
+    return { states, unanswered }
   })
 
   /**
@@ -236,7 +245,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const cleanupCandidates = Effect.fn("Sessions.cleanupCandidates")(function*(config: OrchestratorConfig) {
     const projects = projectsOf(config)
     const { records } = yield* store.list
-    const states = yield* issueStates(records)
+    const { states, unanswered } = yield* issueStates(records)
+    for (const { name, reason } of unanswered) yield* Effect.logWarning(`${name} could not tell which issues are done (${reason}); cleanup goes on without it`)
     const mine = records.filter((r) => isCleanable(r) && projects.some((p) => p.id === r.projectId))
     const unsettled = mine.filter((r) => r.runtime !== null && settledVerdict(r, states.get(r.sessionId)) === undefined)
     const liveness = new Map<string, Liveness>()

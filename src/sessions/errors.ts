@@ -46,10 +46,14 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
   issueId: Schema.String,
   task: Schema.optionalKey(Schema.Boolean),
   step: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** What undoing the spawn could not undo ("could not remove the worktree …: why"). */
+  leftBehind: Schema.optionalKey(Schema.Array(Schema.String))
 }) {
   override get message() {
-    return `spawn of ${this.project} ${this.task === true ? "task" : "issue"} ${this.issueId} failed while ${this.step} (nothing was left behind): ${this.reason}`
+    const failed = `spawn of ${this.project} ${this.task === true ? "task" : "issue"} ${this.issueId} failed while ${this.step}`
+    const left = this.leftBehind ?? []
+    return left.length === 0 ? `${failed} (nothing was left behind): ${this.reason}` : `${failed}: ${this.reason}; and it ${left.join("; and it ")}`
   }
 }
 

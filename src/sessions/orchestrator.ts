@@ -92,7 +92,11 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
   yield* (launch.initialMessage !== undefined && existing._tag === "None"
     ? waitUntilReady(runtime, agent, handle).pipe(Effect.andThen(runtime.send(handle, launch.initialMessage)))
     : watchStart(runtime, handle)).pipe(
-      Effect.catch((error) => Effect.andThen(runtime.destroy(handle).pipe(Effect.ignore), Effect.fail(notReady(error))))
+      Effect.catch((error) =>
+        Effect.flatMap(
+          runtime.destroy(handle).pipe(Effect.as(""), Effect.catch((destroyError) => Effect.succeed(`; and its terminal session ${handle.id} could not be ended: ${destroyError.message}`))),
+          (left) => Effect.fail(notReady(`${typeof error === "string" ? error : error.message}${left}`))
+        ))
     )
   const record: SessionRecord = { ...base, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso }
   yield* store.write(record)

@@ -18,6 +18,7 @@ import { InvalidIssueId, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { findProgram, programOf } from "../process/program.ts"
 import { buildWorkerPrompt } from "../prompts/worker.ts"
+import { reasonOf } from "../domain/reason.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { writeFileAtomic } from "../store/files.ts"
 import { SessionStore } from "../store/SessionStore.ts"
@@ -44,19 +45,22 @@ const START_WATCH = "150 millis"
 export const lastPrintedLines = (screen: string, count = 5): ReadonlyArray<string> =>
   screen.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "" && !/^Pane is dead\b/.test(line)).slice(-count)
 
-/** Why a start failed: how the agent ended and, quoted, what it printed last (the reason it gave, if any). */
-export const agentEndedReason = (liveness: Liveness, printed: ReadonlyArray<string>, when: string): string => {
-  const how = liveness._tag === "Gone"
+const howEnded = (liveness: Liveness) =>
+  liveness._tag === "Gone"
     ? "its terminal session disappeared"
     : `the agent exited${liveness._tag === "Exited" && liveness.signal !== undefined ? ` on signal ${liveness.signal}` : liveness._tag === "Exited" && liveness.exitCode !== undefined ? ` with status ${liveness.exitCode}` : ""}`
+
+/** Why a start failed: how the agent ended and, quoted, what it printed last (the reason it gave, if any). */
+export const agentEndedReason = (liveness: Liveness, printed: ReadonlyArray<string>, when: string): string => {
+  const how = howEnded(liveness)
   return printed.length === 0 ? `${how} ${when}, printing nothing` : `${how} ${when}; it printed:\n${printed.map((line) => `  > ${line}`).join("\n")}`
 }
 
 /** The reason an agent that is no longer alive gave, read off its screen (a pane that died keeps it). */
 const endedReason = (runtime: RuntimeShape, handle: RuntimeHandle, liveness: Liveness, when: string) =>
   runtime.capture(handle, 200).pipe(
-    Effect.orElseSucceed(() => ""),
-    Effect.map((screen) => agentEndedReason(liveness, lastPrintedLines(screen), when))
+    Effect.map((screen) => agentEndedReason(liveness, lastPrintedLines(screen), when)),
+    Effect.catch((error) => Effect.succeed(`${howEnded(liveness)} ${when}; its screen could not be read: ${error.message}`))
   )
 
 /** Waits until the agent shows it is ready for input (60 s at most); fails if it exits or asks a setup question first. */
@@ -137,6 +141,10 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   let issueId = work.label
   const failed = (step: string) => (error: { readonly message: string } | string) =>
     new SpawnFailed({ project: project.key, issueId, ...(work._tag === "Task" ? { task: true } : {}), step, reason: typeof error === "string" ? error : error.message })
+  /** What undoing a failed spawn could not undo; its SpawnFailed says so. */
+  const leftBehind: Array<string> = []
+  const undo = <E>(what: string, effect: Effect.Effect<void, E>) =>
+    effect.pipe(Effect.catchCause((cause) => Effect.sync(() => void leftBehind.push(`could not ${what}: ${reasonOf(cause)}`))))
   yield* checkAgentProgram(agent, project).pipe(Effect.mapError(failed("checking the agent")))
   // The issue is looked up while the workspace is made (both wait on the network); a spawn for an issue
   // that does not exist is undone like any other failure. A task has nothing to look up.
@@ -166,7 +174,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     const early = work._tag === "Issue" && tracker.namesBranches === true ? yield* Fiber.join(issueFiber) : undefined
     const sessionId = yield* Effect.acquireRelease(
       store.reserve(project.id, project.sessionPrefix).pipe(Effect.mapError(failed("reserving a session id"))),
-      (id, exit) => (Exit.isFailure(exit) ? store.release(project.id, id).pipe(Effect.ignore) : Effect.void)
+      (id, exit) => (Exit.isFailure(exit) ? undo(`release the session id ${id}`, store.release(project.id, id)) : Effect.void)
     )
     const branch = work._tag === "Task" ? yield* taskBranch(work.label) : sessionBranch(issueId, early)
     if (work._tag === "Task") issueId = branch.slice("feat/".length)
@@ -203,7 +211,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         Effect.mapError(failed("creating the workspace"))
       ),
       (ws, exit) =>
-        Exit.isFailure(exit) ? workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch }).pipe(Effect.ignore) : Effect.void
+        Exit.isFailure(exit) ? undo(`remove the worktree ${ws.path}`, workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch })) : Effect.void
     )
     warnings.push(...created.warnings)
     const issue = yield* Fiber.join(issueFiber)
@@ -237,7 +245,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         command: launch.command,
         ...agentEnvironment(project, context, launch.env)
       }).pipe(Effect.mapError(failed("starting the terminal session"))),
-      (h, exit) => (Exit.isFailure(exit) ? runtime.destroy(h).pipe(Effect.ignore) : Effect.void)
+      (h, exit) => (Exit.isFailure(exit) ? undo(`end the terminal session ${h.id}`, runtime.destroy(h)) : Effect.void)
     )
     if (launch.initialMessage !== undefined) {
       yield* waitUntilReady(runtime, agent, handle).pipe(Effect.mapError(failed("waiting for the agent")))
@@ -248,8 +256,20 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     const { spawn: _journal, ...rest } = record
     yield* save({ ...rest, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso })
     return record
-  }))
+  })).pipe(
+    Effect.mapError((error) => (error._tag === "SpawnFailed" && leftBehind.length > 0 ? new SpawnFailed({
+      project: error.project,
+      issueId: error.issueId,
+      ...(error.task !== undefined ? { task: error.task } : {}),
+      step: error.step,
+      reason: error.reason,
+      leftBehind: [...leftBehind]
+    }) : error)),
+    Effect.tapError((error) =>
+      error._tag === "SpawnFailed" || leftBehind.length === 0 ? Effect.void : Effect.logWarning(`undoing the failed spawn, orch ${leftBehind.join("; and ")}`))
+  )
 
+  // The session runs: an event that cannot be recorded is told, not a failure of the spawn.
   yield* events.append({
     type: "session.spawned",
     sessionId: spawned.sessionId,
@@ -262,7 +282,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       runtime: spawned.runtime?.plugin,
       ...(spawned.task !== undefined ? { task: spawned.task.title } : {})
     }
-  }).pipe(Effect.ignore)
+  }).pipe(Effect.catch((error) => Effect.sync(() => void warnings.push(`the session.spawned event could not be recorded: ${error.message}`))))
   return { record: spawned, warnings } satisfies Spawned
 }, (effect, project, target, _options) =>
   effect.pipe(
@@ -276,6 +296,6 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
           message: error.message,
           ...(work._tag === "Task" ? { data: { task: taskTitle(work.text) } } : {})
         })
-      }).pipe(Effect.ignore)
+      }).pipe(Effect.catch((appendError) => Effect.logWarning(`the session.spawn_failed event could not be recorded: ${appendError.message}`)))
     )
   ))

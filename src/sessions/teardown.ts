@@ -41,7 +41,7 @@ export const removeWorkspaceSafely = Effect.fn("Sessions.removeWorkspace")(funct
         message: `unsaved work saved to ${ref}`,
         data: { ref, commit, uncommitted: unsaved.uncommitted, unpushed: unsaved.unpushed }
       })
-    ).pipe(Effect.ignore)
+    ).pipe(Effect.catch((error) => Effect.logWarning(`unsaved work of ${sessionId} is saved to ${ref}, but the session.rescued event could not be recorded: ${error.message}`)))
   }
   yield* workspace.destroy(project, path, { branch, deleteBranch: options.deleteBranch === true && removed.rescuedTo === undefined })
   return removed

@@ -102,6 +102,7 @@ const screenShows = (runtime: RuntimeShape, handle: RuntimeHandle, want: Activit
   Effect.gen(function*() {
     let screen = ""
     for (let waited = 0; waited < timeoutMs; waited += 200) {
+      // A capture or probe that fails is asked again 200 ms later; the check's timeout says when it gives up.
       screen = yield* runtime.capture(handle).pipe(Effect.orElseSucceed(() => screen))
       if (claudeActivityFromScreen(screen) === want) return { ok: true, detail: `recognised as ${want}` }
       const blocker = claudeStartBlocker(screen)
@@ -140,7 +141,7 @@ export const claudeCanary = (binary: string) =>
         },
         unsetEnv: ["TMUX", "TMUX_PANE", "ANTHROPIC_AUTH_TOKEN"]
       }),
-      (h) => runtime.destroy(h).pipe(Effect.ignore)
+      (h) => runtime.destroy(h).pipe(Effect.catch((error) => Effect.logWarning(`the check's terminal session ${h.id} could not be ended: ${error.message}`)))
     )
     const checks: Array<CanaryCheck> = []
     const ready = yield* screenShows(runtime, handle, "ready", 45_000)

@@ -1,0 +1,54 @@
+/**
+ * The line `orch status` prints when the supervisor met errors lately: its `supervisor.error` events of the last
+ * RECENT_ERRORS_MS, read from the end of the event log (files only, no IPC). Only the latest supervisor's count:
+ * the reading stops at its `supervisor.started`.
+ */
+import type { OrchEvent } from "../domain/event.ts"
+import { visitEventsBackward } from "../dashboard/event-tail.ts"
+
+export const RECENT_ERRORS_MS = 10 * 60_000
+/** How much of the log's end is read: errors are rare, and the window short. */
+const SCAN_BYTES = 4 * 1024 * 1024
+
+export interface RecentErrors {
+  readonly count: number
+  /** The newest one. */
+  readonly last: OrchEvent
+}
+
+/** The latest supervisor's errors within `windowMs` before `nowMs`, among `newestFirst` events; none: undefined. */
+export const recentErrors = (newestFirst: Iterable<OrchEvent>, nowMs: number, windowMs = RECENT_ERRORS_MS): RecentErrors | undefined => {
+  let count = 0
+  let last: OrchEvent | undefined
+  for (const event of newestFirst) {
+    if (event.type === "supervisor.started" || Date.parse(event.timestamp) < nowMs - windowMs) break
+    if (event.type !== "supervisor.error") continue
+    count++
+    last ??= event
+  }
+  return last === undefined ? undefined : { count, last }
+}
+
+/** Reads the end of the event log for `recentErrors`. */
+export const readRecentErrors = (eventsPath: string, nowMs: number, windowMs = RECENT_ERRORS_MS): RecentErrors | undefined => {
+  const seen: Array<OrchEvent> = []
+  visitEventsBackward(eventsPath, (event) => {
+    seen.push(event)
+    return event.type !== "supervisor.started" && Date.parse(event.timestamp) >= nowMs - windowMs
+  }, SCAN_BYTES)
+  return recentErrors(seen, nowMs, windowMs)
+}
+
+/** `/home/me/x` → `~/x`. */
+const shortPath = (path: string, homeDir: string) => (homeDir !== "" && path.startsWith(`${homeDir}/`) ? `~/${path.slice(homeDir.length + 1)}` : path)
+
+export const supervisorErrorsNote = (
+  recent: RecentErrors,
+  paths: { readonly events: string; readonly supervisorLog: string },
+  homeDir: string,
+  windowMs = RECENT_ERRORS_MS
+): string => {
+  const last = (recent.last.message ?? String(recent.last.data?.loop ?? "")).replace(/\.$/, "")
+  return `The supervisor met ${recent.count} error${recent.count === 1 ? "" : "s"} in the last ${Math.round(windowMs / 60_000)} minutes (last: ${last}): ` +
+    `see \`grep supervisor.error ${shortPath(paths.events, homeDir)}\` and its log at ${shortPath(paths.supervisorLog, homeDir)}.`
+}
