@@ -211,7 +211,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         Effect.mapError(failed("creating the workspace"))
       ),
       (ws, exit) =>
-        Exit.isFailure(exit) ? undo(`remove the worktree ${ws.path}`, workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch })) : Effect.void
+        Exit.isFailure(exit) ? undo(`remove the worktree ${ws.path}${ws.createdBranch ? ` and its branch ${ws.branch}` : ""}`, workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch })) : Effect.void
     )
     warnings.push(...created.warnings)
     const issue = yield* Fiber.join(issueFiber)

@@ -91,6 +91,17 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
       assert.strictEqual(git(s.repo.path, "worktree", "list").split("\n").length, 1)
     }))
 
+  it.live("a failed spawn whose undoing also fails says what it could not undo", () =>
+    Effect.gen(function*() {
+      // The agent locks its branch's ref, then exits: the spawn fails, and deleting the branch it made fails too.
+      const s = yield* sandbox({ agentCommand: `touch "$(git rev-parse --git-common-dir)/refs/heads/feat/5.lock"; exit 1` })
+      const run = yield* s.orch(["spawn", "app", "5"])
+      assert.strictEqual(run.code, 1)
+      assert.match(run.stderr, /^orch: spawn of app issue 5 failed while starting the agent: the agent exited with status 1 as it started, printing nothing; and it could not remove the worktree .*app-1 and its branch feat\/5: .*could not remove reference refs\/heads\/feat\/5/)
+      assert.notInclude(run.stderr, "nothing was left behind")
+      assert.match(s.events().find((e) => e.type === "session.spawn_failed").message, /; and it could not remove the worktree /)
+    }))
+
   it.live("an existing branch is reused unless it is checked out elsewhere", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()

@@ -129,7 +129,7 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
 
   const destroy: WorkspaceShape["destroy"] = Effect.fn("Workspace.worktree.destroy")(function*(project, path, options) {
     yield* removeWorktree(project, path)
-    if (options.deleteBranch) yield* git.run(project.path, ["branch", "-D", options.branch])
+    if (options.deleteBranch) yield* git.ok(project.path, ["branch", "-D", options.branch])
   })
 
   const checkedOutAt = Effect.fnUntraced(function*(project: ProjectConfig, branch: string) {
@@ -190,7 +190,11 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
     )
     yield* finishWorkspace(spec.project, created.path).pipe(
       Effect.provide(context),
-      Effect.tapError(() => destroy(spec.project, created.path, { branch: created.branch, deleteBranch: created.createdBranch }).pipe(Effect.ignore))
+      Effect.catch((error) =>
+        destroy(spec.project, created.path, { branch: created.branch, deleteBranch: created.createdBranch }).pipe(
+          Effect.catch((undone) => Effect.fail(new WorkspaceError({ plugin: error.plugin, operation: error.operation, reason: `${error.reason}; and it could not remove the worktree: ${undone.message}` }))),
+          Effect.andThen(Effect.fail(error))
+        ))
     )
     return created
   })
