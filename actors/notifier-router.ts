@@ -76,11 +76,12 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
       Effect.forEach(deliveries.filter((d) => !d.ok), (d) =>
         Effect.logWarning(`notifier ${d.notifier} could not deliver "${notification.title}": ${d.reason}`), { discard: true })
 
-    const deliver = (notification: Notification, only?: string) =>
-      Effect.flatMap(Ref.get(settings), ({ notifiers, routing }) =>
-        Effect.forEach(only !== undefined ? [only] : routing[notification.priority], (name) => sendOne(notifiers, name, notification), {
-          concurrency: "unbounded"
-        }))
+    const deliver = Effect.fn("NotifierRouter.deliver")(function*(notification: Notification, only?: string) {
+      const { notifiers, routing } = yield* Ref.get(settings)
+      return yield* Effect.forEach(only !== undefined ? [only] : routing[notification.priority], (name) => sendOne(notifiers, name, notification), {
+        concurrency: "unbounded"
+      })
+    })
 
     /** Whether the same notification went out within the window (and so this one is coalesced into it). */
     const isRepeat = Effect.fnUntraced(function*(notification: Notification) {
@@ -92,14 +93,17 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
       return false
     })
 
-    const notify = (notification: Notification) =>
-      Effect.flatMap(isRepeat(notification), (repeat) =>
-        repeat ? Effect.void : Effect.asVoid(FiberSet.run(fibers, Effect.flatMap(deliver(notification), logFailures(notification)))))
+    const notify = Effect.fn("NotifierRouter.notify")(function*(notification: Notification) {
+      if (yield* isRepeat(notification)) return
+      yield* FiberSet.run(fibers, Effect.flatMap(deliver(notification), logFailures(notification)))
+    })
 
     return NotifierRouter.of({
       notify,
       deliver,
-      reconfigure: (notifiers, routing) => Ref.set(settings, { notifiers, routing })
+      reconfigure: Effect.fn("NotifierRouter.reconfigure")(function*(notifiers: ReadonlyMap<string, NotifierShape>, routing: Routing) {
+        yield* Ref.set(settings, { notifiers, routing })
+      })
     })
   })
 

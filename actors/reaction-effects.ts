@@ -76,9 +76,10 @@ export interface EffectContext {
  * otherwise (or when the merge fails) says why.
  */
 export const checkThenMerge = Effect.fnUntraced(function*(scm: ScmShape, record: SessionRecord, method: MergeMethod) {
-  const view = yield* scm.observe(record.branch).pipe(Effect.option)
-  if (view._tag === "None" || view.value.pr === null) return "its pull request could not be read"
-  const { pr, checks, review, mergeable } = view.value
+  const view = yield* Effect.result(scm.observe(record.branch))
+  if (view._tag === "Failure") return `its pull request could not be read: ${view.failure.message}`
+  if (view.success.pr === null) return "it has no pull request"
+  const { pr, checks, review, mergeable } = view.success
   const blockers = [
     pr.state !== "open" ? `it is ${pr.state}` : undefined,
     checks !== "passing" ? `its checks are ${checks ?? "missing"}` : undefined,

@@ -278,6 +278,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     for (const owner of projects.values()) {
       const mine = live.filter((r) => r.projectId === owner.project.id && r.runtime !== null)
       if (mine.length === 0) continue
+      // A probe that fails is an observation: its sessions read `unknown` (lifecycle.ts), never dead.
       const probed = yield* owner.runtime.probe(mine.map((r) => r.runtime!)).pipe(Effect.option)
       for (const record of mine) {
         const state = actors.get(record.sessionId)
@@ -425,11 +426,11 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       )
       return Effect.andThen(settle, look).pipe(Effect.onInterrupt(() => Effect.sync(() => asked.delete(sessionId))))
     })
-  const branchChanged = (repo: string, branch: string) =>
+  const branchChanged = Effect.fn("Supervisor.branchChanged")((repo: string, branch: string) =>
     Effect.forEach([...actors.values()].filter((state) => state.record.branch === branch && projects.get(state.record.projectId)?.project.repo === repo), (state) => {
       const scm = projects.get(state.record.projectId)?.scm
       return scm === undefined ? Effect.void : lookAt(state.record.sessionId, branch, scm)
-    }, { discard: true })
+    }, { discard: true }))
 
   /** Runs a procedure on one session while its actor holds still. */
   const exclusive = <A, E>(sessionId: string, effect: Effect.Effect<A, E>) => {
@@ -469,7 +470,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   }
 
   /** A person asked to merge a session's PR (the dashboard): merged only as auto-merge would, looked at again now. */
-  const merge = (sessionId: string) =>
+  const merge = Effect.fn("Supervisor.merge")((sessionId: string) =>
     exclusive(sessionId, Effect.gen(function*() {
       const record = yield* store.read(sessionId)
       const scm = projects.get(record.projectId)?.scm
@@ -482,7 +483,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       Effect.tap(({ branch, scm }) =>
         loops.looks.attempt(scm.observe(branch).pipe(Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view }))), LOOK_AGAIN)),
       Effect.map(({ prNumber }) => ({ prNumber }))
-    )
+    ))
 
   /**
    * A reload, first half: makes the plugins of the projects `change` adds or changes, each in a scope of its own.

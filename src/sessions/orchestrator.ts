@@ -4,6 +4,7 @@
  * one is reused, a dead one is relaunched in place.
  */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
@@ -48,7 +49,7 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
   const agent = yield* Agent
   const workspace = yield* Workspace
   const sessionId = orchestratorSessionId(project)
-  const existing = yield* store.read(sessionId).pipe(Effect.option)
+  const existing = yield* store.read(sessionId).pipe(Effect.map(Option.some), Effect.catchTag("SessionNotFound", () => Effect.succeedNone))
   if (existing._tag === "Some" && existing.value.runtime !== null) {
     const state = (yield* runtime.probe([existing.value.runtime])).get(existing.value.runtime.id)
     if (state?._tag === "Alive") return { record: existing.value, reused: true }
