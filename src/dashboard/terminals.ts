@@ -205,9 +205,9 @@ const terminalServer = (
     const viewer = parseViewer(request.url ?? "/")
     if (viewer === undefined) return refuse(raw, 404, "Not Found")
     sockets.handleUpgrade(request, raw, Buffer.alloc(0), (socket) => {
-      Effect.runPromise(Effect.result(store.read(viewer.sessionId))).then((found) => {
-        if (found._tag === "Failure") return close(socket, CLOSE_NO_TERMINAL, found.failure._tag === "SessionNotFound" ? `no session ${viewer.sessionId}` : found.failure.message)
-        const record = found.success
+      Effect.runPromise(Effect.option(store.read(viewer.sessionId))).then((found) => {
+        if (found._tag === "None") return close(socket, CLOSE_NO_TERMINAL, `no session ${viewer.sessionId}`)
+        const record = found.value
         if (!isLive(record) || record.runtime === null) return close(socket, CLOSE_NO_TERMINAL, `${record.sessionId} is not running (${record.status})`)
         attach(socket, viewer, record)
       }).catch(() => socket.terminate())

@@ -129,7 +129,8 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
 
   const destroy: WorkspaceShape["destroy"] = Effect.fn("Workspace.worktree.destroy")(function*(project, path, options) {
     yield* removeWorktree(project, path)
-    if (options.deleteBranch) yield* git.ok(project.path, ["branch", "-D", options.branch])
+    // A branch already gone (a spawn killed before it made it) is not a failure; one git will not delete is.
+    if (options.deleteBranch && (yield* git.exists(project.path, `refs/heads/${options.branch}`))) yield* git.ok(project.path, ["branch", "-D", options.branch])
   })
 
   const checkedOutAt = Effect.fnUntraced(function*(project: ProjectConfig, branch: string) {
