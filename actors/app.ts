@@ -138,7 +138,8 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
       inbox,
       actions: { send: supervisor.ops.send, kill: supervisor.ops.kill, restore: supervisor.ops.restore, merge: supervisor.merge },
       webhooks: Effect.map(supervisor.projects, webhooksOf),
-      onBranchChanged: supervisor.branchChanged
+      onBranchChanged: supervisor.branchChanged,
+      keepGoing: supervisor.guard
     })))
   // The socket is bound last, once everything else listens: a supervisor that answers is one that runs (and
   // one still starting refuses connections, which `orch start` waits out on the supervisor lock).

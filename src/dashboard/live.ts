@@ -33,12 +33,21 @@ export interface LiveHub {
   readonly inboxChanged: Effect.Effect<void>
 }
 
+/** Keeps a loop going through its failures, each reported (the supervisor's loop guard, actors/loop-guard.ts). */
+export type KeepGoing = (loop: string) => {
+  readonly forever: <E, R>(step: Effect.Effect<void, E, R>) => Effect.Effect<never, never, R>
+}
+
 export const makeLiveHub = Effect.fnUntraced(function*(deps: {
   readonly store: SessionStoreShape
   readonly events: EventLogShape
   readonly inbox: InboxShape
+  readonly keepGoing: KeepGoing
 }) {
   const { store, events, inbox } = deps
+  /** Follows `stream` until the hub closes; a feed that ends has nothing more to say. */
+  const follow = <A>(loop: string, stream: Stream.Stream<A>, each: (item: A) => Effect.Effect<void>) =>
+    deps.keepGoing(loop).forever(Effect.andThen(Stream.runForEach(stream, each), Effect.never)).pipe(Effect.forkScoped({ startImmediately: true }))
   const hub = yield* PubSub.unbounded<LiveMessage>()
   yield* Effect.addFinalizer(() => PubSub.shutdown(hub))
   const publish = (message: LiveMessage) => Effect.asVoid(PubSub.publish(hub, message))
@@ -46,17 +55,11 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
   const { records } = yield* store.list
   const last = lastEvents(events.path, new Set(records.map((r) => r.sessionId)), showsOnCard, LAST_EVENTS_SCAN_BYTES)
 
-  yield* store.changes.pipe(
-    Stream.runForEach((change) => publish({ kind: "session", sessionId: change.sessionId, record: change.record })),
-    Effect.forkScoped({ startImmediately: true })
-  )
-  yield* events.stream.pipe(
-    Stream.runForEach((event: OrchEvent) => {
-      if (event.sessionId !== undefined && showsOnCard(event)) last.set(event.sessionId, event)
-      return publish({ kind: "event", event })
-    }),
-    Effect.forkScoped({ startImmediately: true })
-  )
+  yield* follow("dashboard's record feed", store.changes, (change) => publish({ kind: "session", sessionId: change.sessionId, record: change.record }))
+  yield* follow("dashboard's event feed", events.stream, (event: OrchEvent) => {
+    if (event.sessionId !== undefined && showsOnCard(event)) last.set(event.sessionId, event)
+    return publish({ kind: "event", event })
+  })
 
   let inboxState: InboxState = { unread: 0, entries: [] }
   // An inbox that cannot be read is logged, and the pages keep what they were last told.

@@ -26,7 +26,7 @@ import { findAssetsDir, loadAssets } from "./assets.ts"
 import { COOKIE, originAllowed, requestToken } from "./auth.ts"
 import { sessionEvents } from "./event-tail.ts"
 import { ListenFailed, listenReason } from "./listen-error.ts"
-import { makeLiveHub } from "./live.ts"
+import { type KeepGoing, makeLiveHub } from "./live.ts"
 import { type OpenFailed, openOnThisMachine } from "./open.ts"
 import { contentSecurityPolicy, renderPage, unbuiltPage } from "./page.ts"
 import { terminalsLayer } from "./terminals.ts"
@@ -55,6 +55,8 @@ export interface DashboardOptions {
   /** Projects that receive repohost webhooks now (asked for each delivery), and what to do with a delivery about a branch. */
   readonly webhooks: Effect.Effect<ReadonlyArray<WebhookProject>>
   readonly onBranchChanged: (repo: string, branch: string) => Effect.Effect<void>
+  /** Keeps the live feeds going through failures, each reported. */
+  readonly keepGoing: KeepGoing
   /** Where the built page files are; found beside the running code when not given. */
   readonly assetsDir?: string
 }
@@ -98,7 +100,7 @@ const routes = (options: DashboardOptions) =>
   HttpRouter.use(Effect.fn(function*(router) {
     const store = yield* SessionStore
     const events = yield* EventLog
-    const hub = yield* makeLiveHub({ store, events, inbox: options.inbox })
+    const hub = yield* makeLiveHub({ store, events, inbox: options.inbox, keepGoing: options.keepGoing })
     const assetsDir = options.assetsDir ?? findAssetsDir()
     const assets = assetsDir !== undefined && existsSync(assetsDir) ? loadAssets(assetsDir) : new Map()
     const boot = Effect.map(options.projects, (projects): Boot => ({
