@@ -6,6 +6,8 @@
  * Procedures (spawn, send, kill, …) run here one session at a time, so there is one writer of session truth.
  * Every decision reads the config in force (ConfigSource); a reload builds the plugins of added and changed
  * projects first (`prepare`), then swaps them in (its commit), without touching any session or actor.
+ * Its loops (probe cycle, polls, signal reader, …) run under the loop guard (loop-guard.ts): a failure is logged,
+ * recorded as `supervisor.error` and backed off, never the end of the loop.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -446,13 +448,16 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   const removeStopped = (sessionId: string, command: "rm" | "prune") =>
     exclusive(sessionId, Effect.andThen(stopActor(sessionId), manager.remove(sessionId, command))).pipe(Effect.tapError(() => refresh))
 
+  /** A probe cycle now (a procedure changed the records): a failure is reported as the loop's are. */
+  const cycleNow = loops.probe.attempt(Effect.suspend(() => cycle()), "orch tries again at the next probe cycle")
+
   const ops: SessionOps = {
     spawn: (project, target) => Effect.tap(manager.spawn(project, target), () => refresh),
     batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => refresh),
     send: (sessionId, message) => exclusive(sessionId, manager.send(sessionId, message)),
     kill: (sessionId) => Effect.tap(exclusive(sessionId, manager.kill(sessionId)), () => stopActor(sessionId)),
     restore: (sessionId) => Effect.tap(exclusive(sessionId, manager.restore(sessionId)), () => Effect.andThen(stopActor(sessionId), refresh)),
-    cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycle()),
+    cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycleNow),
     remove: (sessionId) => removeStopped(sessionId, "rm"),
     prune: (options) =>
       options.dryRun ? manager.prune(options) : Effect.gen(function*() {
@@ -526,8 +531,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   return {
     adopt,
     cycle,
-    /** A probe cycle now (a procedure changed the records): a failure is reported as the loop's are. */
-    cycleNow: loops.probe.attempt(Effect.suspend(() => cycle()), "orch tries again at the next probe cycle"),
+    cycleNow,
     loops,
     /** A guard for another loop the supervisor runs (the config file's watch and reloads). */
     guard,
