@@ -1,0 +1,274 @@
+/**
+ * Real SSH hosts on this machine, for tests: each host is its own Unix user (made for the run, with an empty home,
+ * removed after) with its own `sshd` (host key generated for the run, its own loopback address 127.a.b.x and a free
+ * port, PidFile, StrictModes, public-key login only). The client side has a key made for the run and a known_hosts
+ * file holding every host's key, so host-key checking is real: the hosts' specs name both (`identityFile`,
+ * `UserKnownHostsFile`), as a user's config would. ssh reads ~/.ssh from the passwd entry, not from $HOME, so the
+ * test's files are given as options instead of through a HOME of their own.
+ *
+ * A host can be stopped (SIGSTOP of its sshd, its connections and its user's processes, as a machine that hangs) and
+ * resumed, or killed (its sshd and every process of its user) and started again. Everything is torn down when the
+ * scope closes, whether the test passed or not. Needs root (users, sshd); `sshHostsUnavailable` says why not.
+ */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { HostSpec, RemoteHost } from "../../src/hosts/spec.ts"
+
+const SSHD = "/usr/sbin/sshd"
+
+/** Why these tests cannot run here, or undefined when they can. CI runs as root and must run them. */
+export const sshHostsUnavailable: string | undefined = process.getuid?.() !== 0
+  ? "needs root: each test host is a Unix user of its own with its own sshd"
+  : undefined
+
+export interface SshHost extends RemoteHost {
+  readonly user: string
+  readonly uid: number
+  readonly address: string
+  readonly port: number
+  readonly home: string
+  /** The sshd listening for this host (undefined while killed). */
+  readonly sshdPid: () => number | undefined
+  /** Freezes the host: its sshd, its connections and its user's processes get SIGSTOP. */
+  readonly stop: Effect.Effect<void>
+  /** Undoes `stop` (SIGCONT). */
+  readonly resume: Effect.Effect<void>
+  /** Kills the host's sshd and every process of its user: connections drop, tmux there is gone. */
+  readonly kill: Effect.Effect<void>
+  /** Starts the host's sshd again (same key, address and port) after `kill`. */
+  readonly start: Effect.Effect<void, Error>
+  /** What its sshd logged (the last 1000 lines), e.g. one "Accepted publickey" per connection. */
+  readonly log: () => ReadonlyArray<string>
+  /** Runs a shell command as the host's user, locally (to look at the host without going through SSH). */
+  readonly shell: (command: string) => string
+}
+
+export interface SshHosts {
+  readonly hosts: ReadonlyArray<SshHost>
+  readonly dir: string
+  readonly clientKey: string
+  readonly knownHosts: string
+  /** Rewrites known_hosts so that `host` has a key that is not its own (the others stay right). */
+  readonly misrecordKey: (host: SshHost) => void
+  /** Rewrites known_hosts with every host's true key. */
+  readonly recordKeys: () => void
+}
+
+const run = (file: string, args: ReadonlyArray<string>) => execFileSync(file, [...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+
+/** Processes as /proc shows them: pid, parent and real uid. */
+const processes = (): Array<{ pid: number; ppid: number; uid: number }> => {
+  const list: Array<{ pid: number; ppid: number; uid: number }> = []
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8")
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1])
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1])
+      list.push({ pid: Number(entry), ppid, uid })
+    } catch {
+      // it exited while we looked
+    }
+  }
+  return list
+}
+
+/** `root` and all its descendants, plus every process of `uid`. */
+const hostProcesses = (root: number | undefined, uid: number): Array<number> => {
+  const all = processes()
+  const found = new Set<number>(all.filter((p) => p.uid === uid).map((p) => p.pid))
+  if (root !== undefined) {
+    // The sshd and its descendants (each connection's privileged and session processes).
+    const tree = new Set<number>([root])
+    for (let grew = true; grew;) {
+      grew = false
+      for (const p of all) {
+        if (tree.has(p.ppid) && !tree.has(p.pid)) {
+          tree.add(p.pid)
+          grew = true
+        }
+      }
+    }
+    for (const pid of tree) found.add(pid)
+  }
+  return [...found]
+}
+
+const signal = (pids: ReadonlyArray<number>, sig: NodeJS.Signals) => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, sig)
+    } catch {
+      // already gone
+    }
+  }
+}
+
+const freePort = (address: string) =>
+  Effect.callback<number, Error>((resume) => {
+    const server = createServer()
+    server.once("error", (error) => resume(Effect.fail(error)))
+    server.listen(0, address, () => {
+      const port = (server.address() as { port: number }).port
+      server.close(() => resume(Effect.succeed(port)))
+    })
+  })
+
+/** Starts sshd in the foreground (-D), logging to stderr, and waits for its "Server listening" line. */
+const startSshd = (config: string, log: Array<string>) =>
+  Effect.callback<ChildProcess, Error>((resume) => {
+    const child = spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] })
+    let buffered = ""
+    let listening = false
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      buffered += chunk
+      const lines = buffered.split("\n")
+      buffered = lines.pop()!
+      for (const line of lines) {
+        log.push(line)
+        if (log.length > 1000) log.shift()
+        if (!listening && /Server listening on/.test(line)) {
+          listening = true
+          resume(Effect.succeed(child))
+        }
+      }
+    })
+    child.once("exit", (code) => {
+      if (!listening) resume(Effect.fail(new Error(`sshd exited (${code}) before listening:\n${log.join("\n")}`)))
+    })
+  })
+
+/** Makes `names.length` hosts; all of them are removed when the scope closes. */
+export const makeSshHosts = (names: ReadonlyArray<string>): Effect.Effect<SshHosts, Error, Scope.Scope> =>
+  Effect.gen(function*() {
+    if (sshHostsUnavailable !== undefined) return yield* Effect.fail(new Error(sshHostsUnavailable))
+    if (!existsSync(SSHD)) return yield* Effect.fail(new Error("sshd is not installed: apt-get install -y openssh-server openssh-client"))
+    const runId = randomBytes(3).toString("hex")
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const dir = join(tmpdir(), `orch-ssh-${runId}`)
+        mkdirSync(dir, { mode: 0o755 })
+        chmodSync(dir, 0o755) // the hosts' users must reach their homes below it
+        return dir
+      }),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    )
+    // sshd's privilege-separation directory, as its service unit makes it at boot.
+    if (!existsSync("/run/sshd")) mkdirSync("/run/sshd", { mode: 0o755 })
+    const clientDir = join(dir, "client")
+    mkdirSync(clientDir, { mode: 0o700 })
+    const clientKey = join(clientDir, "id_ed25519")
+    run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `orch-test-${runId}`, "-f", clientKey])
+    const knownHosts = join(clientDir, "known_hosts")
+    // One /24 of loopback per run, so parallel runs do not meet.
+    const net = `127.${100 + (randomBytes(1)[0]! % 100)}.${randomBytes(1)[0]!}`
+    const hosts: Array<SshHost> = []
+    const keyLines = new Map<string, string>()
+    const recordKeys = () => writeFileSync(knownHosts, [...keyLines.values()].join("\n") + "\n", { mode: 0o600 })
+    for (const [index, name] of names.entries()) {
+      const user = `orchh-${runId}-${name}`.slice(0, 32)
+      const hostDir = join(dir, `host-${name}`)
+      const home = join(dir, `home-${name}`)
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          run("useradd", ["--no-create-home", "--home-dir", home, "--shell", "/bin/sh", "--user-group", "--password", "*", user])
+        }),
+        () =>
+          Effect.sync(() => {
+            const uid = Number(run("id", ["-u", user]).trim())
+            signal(hostProcesses(undefined, uid), "SIGCONT")
+            signal(hostProcesses(undefined, uid), "SIGKILL")
+            try {
+              run("userdel", [user])
+            } catch (error) {
+              // A process that was still exiting: once more after it is gone.
+              signal(hostProcesses(undefined, uid), "SIGKILL")
+              execFileSync("sh", ["-c", `sleep 0.2; userdel ${user}`], { stdio: "ignore" })
+              void error
+            }
+          })
+      )
+      const uid = Number(run("id", ["-u", user]).trim())
+      const gid = Number(run("id", ["-g", user]).trim())
+      mkdirSync(join(home, ".ssh"), { recursive: true, mode: 0o700 })
+      chmodSync(home, 0o700)
+      writeFileSync(join(home, ".ssh", "authorized_keys"), readFileSync(`${clientKey}.pub`), { mode: 0o600 })
+      for (const path of [home, join(home, ".ssh"), join(home, ".ssh", "authorized_keys")]) chownSync(path, uid, gid)
+      mkdirSync(hostDir, { mode: 0o700 })
+      const hostKey = join(hostDir, "ssh_host_ed25519_key")
+      run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `host-${name}`, "-f", hostKey])
+      const address = `${net}.${10 + index}`
+      const port = yield* freePort(address)
+      const config = join(hostDir, "sshd_config")
+      writeFileSync(config, [
+        `ListenAddress ${address}`,
+        `Port ${port}`,
+        `HostKey ${hostKey}`,
+        `PidFile ${join(hostDir, "sshd.pid")}`,
+        "AuthorizedKeysFile .ssh/authorized_keys",
+        "PubkeyAuthentication yes",
+        "PasswordAuthentication no",
+        "KbdInteractiveAuthentication no",
+        "UsePAM no",
+        "StrictModes yes",
+        "PermitRootLogin no",
+        `AllowUsers ${user}`,
+        "X11Forwarding no",
+        "PrintMotd no",
+        "PrintLastLog no",
+        "LogLevel VERBOSE"
+      ].join("\n") + "\n")
+      keyLines.set(name, `[${address}]:${port} ${readFileSync(`${hostKey}.pub`, "utf8").split(" ").slice(0, 2).join(" ")}`)
+      const log: Array<string> = []
+      let sshd: ChildProcess | undefined
+      const start = Effect.gen(function*() {
+        sshd = yield* startSshd(config, log)
+      })
+      const kill = Effect.sync(() => {
+        const pids = hostProcesses(sshd?.pid, uid)
+        signal(pids, "SIGCONT")
+        signal(pids, "SIGKILL")
+        sshd = undefined
+      })
+      yield* Effect.acquireRelease(start, () => kill)
+      const spec: HostSpec = {
+        ssh: { user, hostname: address, port },
+        identityFile: clientKey,
+        sshOptions: { UserKnownHostsFile: knownHosts, IdentitiesOnly: "yes" }
+      }
+      hosts.push({
+        name,
+        spec,
+        user,
+        uid,
+        address,
+        port,
+        home,
+        sshdPid: () => sshd?.pid,
+        log: () => [...log],
+        stop: Effect.sync(() => signal(hostProcesses(sshd?.pid, uid), "SIGSTOP")),
+        resume: Effect.sync(() => signal(hostProcesses(sshd?.pid, uid), "SIGCONT")),
+        kill,
+        start,
+        shell: (command) => execFileSync("su", ["-s", "/bin/sh", "-c", command, user], { encoding: "utf8", cwd: "/" })
+      })
+    }
+    recordKeys()
+    const misrecordKey = (host: SshHost) => {
+      const other = join(clientDir, `wrong-${host.name}`)
+      rmSync(other, { force: true })
+      rmSync(`${other}.pub`, { force: true })
+      run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", other])
+      const right = keyLines.get(host.name)!
+      keyLines.set(host.name, `[${host.address}]:${host.port} ${readFileSync(`${other}.pub`, "utf8").split(" ").slice(0, 2).join(" ")}`)
+      recordKeys()
+      keyLines.set(host.name, right)
+    }
+    return { hosts, dir, clientKey, knownHosts, misrecordKey, recordKeys }
+  })
