@@ -32,10 +32,13 @@ const stillPending = (screen: Screen, text: string): boolean => {
 /** The input line as drawn: where the cursor is and what its line shows. */
 const inputLine = (screen: Screen): string => `${screen.cursorY}:${(screen.lines[screen.cursorY] ?? "").trimEnd()}`
 
-const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found/i
+export const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found/i
 
-/** `list-panes -a` lines (name, dead, activity, status, signal) by session: its first pane. */
-const panesOf = (stdout: string): Map<string, Liveness> => {
+/** What `list-panes -a -F` prints per pane: session, dead, last activity (s), exit status, signal. */
+export const PANE_FORMAT = "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"
+
+/** `list-panes -a` lines (PANE_FORMAT) by session: its first pane. */
+export const panesOf = (stdout: string): Map<string, Liveness> => {
   const panes = new Map<string, Liveness>()
   for (const line of stdout.split("\n")) {
     const [name, dead, activity, status, signal] = line.split(" ")
@@ -136,7 +139,7 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
       // status unknown until tmux reaps again. A job of its own (`run-shell true`) makes it reap.
       ...(nudge ? ["run-shell", "true", ";"] : []),
       // window_activity: when the pane last printed anything, in whole seconds; taken as the end of that second.
-      "list-panes", "-a", "-F", "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"
+      "list-panes", "-a", "-F", PANE_FORMAT
     ]).pipe(Effect.flatMap((result) =>
       result.exitCode !== 0 && !NO_SERVER.test(result.stderr)
         ? Effect.fail(new RuntimeError({ plugin: PLUGIN, operation: "list-panes", reason: result.stderr.trim() }))
