@@ -25,7 +25,7 @@ export class HostTimedOut extends Schema.TaggedError<HostTimedOut>()("HostTimedO
   seconds: Schema.Number
 }) {
   override get message() {
-    return `host ${this.host} (${this.target}) did not answer within ${this.seconds} s; it may be frozen, overloaded or cut off, and orch keeps trying to reconnect`
+    return `host ${this.host} (${this.target}) did not answer within ${this.seconds} s: it may be frozen, overloaded or cut off; orch reconnects on its own, check the host if it stays down`
   }
 }
 
@@ -35,7 +35,7 @@ export class HostDown extends Schema.TaggedError<HostDown>()("HostDown", {
   lastError: Schema.String
 }) {
   override get message() {
-    return `host ${this.host} is down, orch keeps reconnecting; last error: ${this.lastError}`
+    return `host ${this.host} is down and orch is reconnecting; until then nothing is sent there. Last error: ${this.lastError}`
   }
 }
 
@@ -44,7 +44,7 @@ export class HostUnknown extends Schema.TaggedError<HostUnknown>()("HostUnknown"
   known: Schema.Array(Schema.String)
 }) {
   override get message() {
-    return `there is no host named ${this.host} (hosts: ${this.known.join(", ")}); use one of those or add it to hosts:`
+    return `there is no host named ${this.host}; the hosts are ${this.known.join(", ")}`
   }
 }
 

@@ -14,7 +14,11 @@ export const SERVER_ALIVE_INTERVAL = 5
 export const SERVER_ALIVE_COUNT_MAX = 3
 export const CONNECT_TIMEOUT = 10
 
-/** Where a host's master listens: a short name (a hash of the host's name and target) so the path fits a socket. */
+/**
+ * Where a host's master listens: a short name (a hash of the host's name and target) so the path fits a socket.
+ * Not ssh's %C: from OpenSSH 9.2's %l%h%p%r it grew %j (ProxyJump) later, which the round trips' ProxyCommand=false
+ * would change, so they would look for the master on another path.
+ */
 export const controlPath = (controlDir: string, host: RemoteHost): string =>
   join(controlDir, createHash("sha256").update(`${host.name}\0${formatSshTarget(host.spec.ssh)}`).digest("hex").slice(0, 16))
 
