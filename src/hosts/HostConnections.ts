@@ -126,17 +126,20 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
       return entry !== undefined ? Effect.succeed(entry) : Effect.fail(new HostUnknown({ host: name, known }))
     }
 
-    const ssh = (entry: Entry, mode: SshMode, text: string | undefined, timeout: Duration.Duration) =>
+    /** `effect` within `timeout`, or the host did not answer. */
+    const within = (entry: Entry, timeout: Duration.Duration) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(Effect.timeoutOrElse({
+        duration: timeout,
+        orElse: () => Effect.fail(new HostTimedOut({ host: entry.host.name, target: entry.target, seconds: Duration.toSeconds(timeout) }))
+      }))
+
+    /** One ssh process; exec's own limit is only a backstop, callers bound it with `within`. */
+    const ssh = (entry: Entry, mode: SshMode, text: string | undefined, backstop: Duration.Duration) =>
       exec("ssh", sshArgs(entry.host, entry.path, mode), {
         ...(text !== undefined ? { stdin: text } : {}),
-        // exec's own limit is a backstop: the round trip's limit below is the one that counts.
-        timeout: Duration.sum(timeout, Duration.seconds(5))
+        timeout: Duration.sum(backstop, Duration.seconds(5))
       }).pipe(
         Effect.mapError((error) => new HostConnectionFailed({ host: entry.host.name, target: entry.target, problem: "other", detail: error.message })),
-        Effect.timeoutOrElse({
-          duration: timeout,
-          orElse: () => Effect.fail(new HostTimedOut({ host: entry.host.name, target: entry.target, seconds: Duration.toSeconds(timeout) }))
-        }),
         Effect.provide(context)
       )
 
@@ -163,7 +166,7 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
     const establish = (entry: Entry, timeout: Duration.Duration, unlessUp: boolean) =>
       Effect.gen(function*() {
         if (unlessUp && (yield* Ref.get(entry.state))._tag === "Up") return
-        const result = yield* ssh(entry, "establish", scriptText(":"), timeout)
+        const result = yield* ssh(entry, "establish", scriptText(":"), timeout).pipe(within(entry, timeout))
         if (result.exitCode !== 0) {
           const failure = classifySshFailure(result.stderr)
           return yield* new HostConnectionFailed({ host: entry.host.name, target: entry.target, ...failure })
@@ -180,6 +183,7 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
 
     const masterRunning = (entry: Entry) =>
       ssh(entry, "check", undefined, Duration.seconds(5)).pipe(
+        within(entry, Duration.seconds(5)),
         Effect.map((result) => result.exitCode === 0),
         Effect.orElseSucceed(() => false)
       )
@@ -190,6 +194,7 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
       const timeout = Duration.fromInputUnsafe(options.timeout ?? defaultTimeout)
       const text = scriptText(script, options.stdin)
       const once = ssh(entry, "run", text, timeout).pipe(entry.channels.withPermits(1))
+      // The limit is the caller's for the whole round trip: waiting for a channel and reconnecting included.
       const attempt = Effect.gen(function*() {
         yield* establish(entry, timeout, true)
         let result = yield* once
@@ -205,14 +210,20 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
         }
         return result
       })
-      return yield* attempt.pipe(Effect.tapError((error) => markDown(entry, error)))
+      return yield* attempt.pipe(within(entry, timeout), Effect.tapError((error) => markDown(entry, error)))
     })
 
-    const runLocal = (script: string, options: RunOptions) =>
-      exec("sh", ["-s"], { stdin: scriptText(script, options.stdin), timeout: options.timeout ?? defaultTimeout }).pipe(
+    const runLocal = (script: string, options: RunOptions) => {
+      const timeout = Duration.fromInputUnsafe(options.timeout ?? defaultTimeout)
+      return exec("sh", ["-s"], { stdin: scriptText(script, options.stdin), timeout: Duration.sum(timeout, Duration.seconds(5)) }).pipe(
         Effect.mapError((error) => new HostConnectionFailed({ host: LOCAL, target: "this machine", problem: "other", detail: error.message })),
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () => Effect.fail(new HostTimedOut({ host: LOCAL, target: "this machine", seconds: Duration.toSeconds(timeout) }))
+        }),
         Effect.provide(context)
       )
+    }
 
     const run = Effect.fn("HostConnections.run")(function*(host: string, script: string, options: RunOptions = {}) {
       if (host === LOCAL) return yield* runLocal(script, options)
@@ -233,7 +244,7 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
     const masterPid = Effect.fn("HostConnections.masterPid")(function*(host: string) {
       if (host === LOCAL) return undefined
       const entry = yield* lookup(host)
-      const result = yield* ssh(entry, "check", undefined, Duration.seconds(5)).pipe(Effect.orElseSucceed(() => undefined))
+      const result = yield* ssh(entry, "check", undefined, Duration.seconds(5)).pipe(within(entry, Duration.seconds(5)), Effect.orElseSucceed(() => undefined))
       const pid = result?.exitCode === 0 ? /pid=(\d+)/.exec(result.stderr)?.[1] : undefined
       return pid !== undefined ? Number(pid) : undefined
     })

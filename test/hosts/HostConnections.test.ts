@@ -42,16 +42,16 @@ const setup = (names: ReadonlyArray<string> = ["a", "b"]) =>
 const live = sshHostsUnavailable === undefined ? it.live : it.live.skip
 
 describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped: ${sshHostsUnavailable})` : ""}`, () => {
-  live("each host answers as its own user, and many round trips share one master and one connection per host", () =>
+  live("each host answers as its own user, and many round trips, from the first on, share one master and one connection per host", () =>
     Effect.gen(function*() {
       const { pool, connections, controlDir, path } = yield* setup()
       const [a, b] = pool.hosts as [SshHost, SshHost]
+      // Twenty round trips to hosts never contacted, twelve at a time (more than sshd's 10 sessions per connection).
+      const results = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => connections.run(i % 2 ? "a" : "b", `echo ${i}`), { concurrency: 12 })
+      assert.deepStrictEqual(results.map((result) => result.stdout.trim()), Array.from({ length: 20 }, (_, i) => String(i)))
       const whoami = yield* Effect.forEach([a, b], (host) => connections.run(host.name, "id -un; echo \"$HOME\""), { concurrency: 2 })
       assert.deepStrictEqual(whoami.map((result) => result.stdout), [`${a.user}\n${a.home}\n`, `${b.user}\n${b.home}\n`])
       assert.strictEqual(statSync(controlDir).mode & 0o777, 0o700)
-      // Twenty more, twelve at a time (more than sshd's 10 sessions per connection).
-      const results = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => connections.run(i % 2 ? "a" : "b", `echo ${i}`), { concurrency: 12 })
-      assert.deepStrictEqual(results.map((result) => result.stdout.trim()), Array.from({ length: 20 }, (_, i) => String(i)))
       for (const host of [a, b]) {
         assert.strictEqual(accepted(host), 1, `${host.name}'s sshd accepted one connection`)
         const pid = yield* connections.masterPid(host.name)
@@ -112,6 +112,27 @@ describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped
       const seen = yield* Fiber.join(changes)
       assert.deepStrictEqual(seen.map((change) => [change.host, change.state._tag]), [["a", "Down"], ["a", "Up"]])
       assert.strictEqual((yield* connections.run("a", "echo back")).stdout, "back\n")
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  live("a host whose sshd died is Down with the reason, and Up again through a new master once sshd is back", () =>
+    Effect.gen(function*() {
+      const { pool, connections, path } = yield* setup(["a"])
+      const a = pool.hosts[0]!
+      yield* connections.run("a", "true")
+      const first = yield* connections.masterPid("a")
+      const changes = yield* connections.changes.pipe(Stream.take(2), Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      yield* a.kill
+      const error = yield* connections.run("a", "true").pipe(Effect.flip)
+      assert.strictEqual(error._tag, "HostConnectionFailed")
+      assert.match(error.message, /^host a \(.*\) refused the connection \(ssh: connect to host .* Connection refused\); check that sshd runs there and the port is right$/)
+      const down = yield* connections.state("a")
+      assert.strictEqual(down._tag === "Down" && down.error._tag === "HostConnectionFailed" && down.error.problem, "connection-refused")
+      yield* a.start
+      assert.deepStrictEqual((yield* Fiber.join(changes)).map((change) => change.state._tag), ["Down", "Up"])
+      assert.strictEqual((yield* connections.run("a", "echo back")).stdout, "back\n")
+      const second = yield* connections.masterPid("a")
+      assert.notStrictEqual(second, first)
+      assert.deepStrictEqual(masters(path(a)), [second])
     }).pipe(Effect.provide(NodeServices.layer)))
 
   live("a host whose key differs from known_hosts is refused with the offending entry, and known_hosts is left as it was", () =>
