@@ -79,4 +79,16 @@ describe(`tmux on a host through its connection${sshHostsUnavailable ? ` (skippe
       assert.strictEqual(error.message, `multiplexer: new-session failed: on host a: tmux cannot use its socket directory ${a.home}/shared/tmux: other users have access to it; chmod 700 it`)
       assert.deepStrictEqual(yield* tmux.list(), [])
     }).pipe(Effect.provide(NodeServices.layer)))
+
+  live("a host without tmux says so, for a create as for a probe", () =>
+    Effect.gen(function*() {
+      const pool = yield* makeSshHosts(["a"], { withoutTmux: ["a"] })
+      const data = yield* tempDir("orch-hosts-data-")
+      const connections = yield* HostConnections.make({ hosts: pool.hosts, controlDir: join(data, "ssh") })
+      const tmux = makeRemoteTmux(connections, "a")
+      const created = yield* tmux.create({ sessionId: "w-1", workingDir: pool.hosts[0]!.home, command: "cat", env: {}, unsetEnv: [] }).pipe(Effect.flip)
+      assert.strictEqual(created.message, "multiplexer: new-session failed: on host a: tmux is not installed (not found on PATH)")
+      const probed = yield* tmux.probe([]).pipe(Effect.flip)
+      assert.strictEqual(probed.message, "multiplexer: list-panes failed: on host a: tmux is not installed (not found on PATH)")
+    }).pipe(Effect.provide(NodeServices.layer)))
 })

@@ -11,10 +11,11 @@
  * scope closes, whether the test passed or not. Needs root (users, sshd); `sshHostsUnavailable` says why not.
  */
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -144,8 +145,13 @@ const startSshd = (config: string, log: Array<string>) =>
     })
   })
 
+export interface SshHostsOptions {
+  /** Hosts whose sessions find no tmux on their PATH (every other program of /usr/bin is there). */
+  readonly withoutTmux?: ReadonlyArray<string>
+}
+
 /** Makes `names.length` hosts; all of them are removed when the scope closes. */
-export const makeSshHosts = (names: ReadonlyArray<string>): Effect.Effect<SshHosts, Error, Scope.Scope> =>
+export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOptions = {}): Effect.Effect<SshHosts, Error, Scope.Scope> =>
   Effect.gen(function*() {
     if (sshHostsUnavailable !== undefined) return yield* Effect.fail(new Error(sshHostsUnavailable))
     if (!existsSync(SSHD)) return yield* Effect.fail(new Error("sshd is not installed: apt-get install -y openssh-server openssh-client"))
@@ -179,27 +185,32 @@ export const makeSshHosts = (names: ReadonlyArray<string>): Effect.Effect<SshHos
         Effect.sync(() => {
           run("useradd", ["--no-create-home", "--home-dir", home, "--shell", "/bin/sh", "--user-group", "--password", "*", user])
         }),
-        () =>
-          Effect.sync(() => {
-            const uid = Number(run("id", ["-u", user]).trim())
-            signal(hostProcesses(undefined, uid), "SIGCONT")
-            signal(hostProcesses(undefined, uid), "SIGKILL")
-            try {
-              run("userdel", [user])
-            } catch (error) {
-              // A process that was still exiting: once more after it is gone.
-              signal(hostProcesses(undefined, uid), "SIGKILL")
-              execFileSync("sh", ["-c", `sleep 0.2; userdel ${user}`], { stdio: "ignore" })
-              void error
-            }
-          })
+        () => {
+          const uid = Number(run("id", ["-u", user]).trim())
+          // A process that is still exiting keeps the user "in use": kill what is left and try again, briefly.
+          return Effect.try(() => {
+            const left = hostProcesses(undefined, uid)
+            signal(left, "SIGCONT")
+            signal(left, "SIGKILL")
+            run("userdel", [user])
+          }).pipe(Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 30 }), Effect.orDie)
+        }
       )
       const uid = Number(run("id", ["-u", user]).trim())
       const gid = Number(run("id", ["-g", user]).trim())
       mkdirSync(join(home, ".ssh"), { recursive: true, mode: 0o700 })
       chmodSync(home, 0o700)
       writeFileSync(join(home, ".ssh", "authorized_keys"), readFileSync(`${clientKey}.pub`), { mode: 0o600 })
-      for (const path of [home, join(home, ".ssh"), join(home, ".ssh", "authorized_keys")]) chownSync(path, uid, gid)
+      const owned = [home, join(home, ".ssh"), join(home, ".ssh", "authorized_keys")]
+      if (options.withoutTmux?.includes(name)) {
+        // A PATH of its own (sshd reads ~/.ssh/environment): every program of /usr/bin but tmux.
+        const bin = join(home, ".bin")
+        mkdirSync(bin)
+        for (const program of readdirSync("/usr/bin")) if (program !== "tmux") symlinkSync(join("/usr/bin", program), join(bin, program))
+        writeFileSync(join(home, ".ssh", "environment"), `PATH=${bin}\n`, { mode: 0o600 })
+        owned.push(bin, join(home, ".ssh", "environment"))
+      }
+      for (const path of owned) chownSync(path, uid, gid)
       mkdirSync(hostDir, { mode: 0o700 })
       const hostKey = join(hostDir, "ssh_host_ed25519_key")
       run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `host-${name}`, "-f", hostKey])
@@ -222,6 +233,7 @@ export const makeSshHosts = (names: ReadonlyArray<string>): Effect.Effect<SshHos
         "X11Forwarding no",
         "PrintMotd no",
         "PrintLastLog no",
+        "PermitUserEnvironment PATH",
         "LogLevel VERBOSE"
       ].join("\n") + "\n")
       keyLines.set(name, `[${address}]:${port} ${readFileSync(`${hostKey}.pub`, "utf8").split(" ").slice(0, 2).join(" ")}`)
