@@ -23,6 +23,7 @@ import { exec, type ExecResult } from "../process/exec.ts"
 import { ControlDirUnusable, HostConnectionFailed, HostDown, HostTimedOut, HostUnknown, type HostError } from "./errors.ts"
 import { controlPath, controlPathProblem, scriptText, sshArgs, type SshMode } from "./ssh-command.ts"
 import { classifySshFailure } from "./ssh-failure.ts"
+import { runSsh } from "./ssh-process.ts"
 import { describeHost, formatSshTarget, LOCAL, type RemoteHost } from "./spec.ts"
 
 /** sshd refuses more than MaxSessions (default 10) channels on one connection: orch keeps below it. */
@@ -133,13 +134,10 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
         orElse: () => Effect.fail(new HostTimedOut({ host: entry.host.name, target: entry.target, seconds: Duration.toSeconds(timeout) }))
       }))
 
-    /** One ssh process; exec's own limit is only a backstop, callers bound it with `within`. */
-    const ssh = (entry: Entry, mode: SshMode, text: string | undefined, backstop: Duration.Duration) =>
-      exec("ssh", sshArgs(entry.host, entry.path, mode), {
-        ...(text !== undefined ? { stdin: text } : {}),
-        timeout: Duration.sum(backstop, Duration.seconds(5))
-      }).pipe(
-        Effect.mapError((error) => new HostConnectionFailed({ host: entry.host.name, target: entry.target, problem: "other", detail: error.message })),
+    /** One ssh process, bounded by its caller (`within`). */
+    const ssh = (entry: Entry, mode: SshMode, text: string | undefined) =>
+      runSsh(sshArgs(entry.host, entry.path, mode), text, mode === "establish").pipe(
+        Effect.mapError((reason) => new HostConnectionFailed({ host: entry.host.name, target: entry.target, problem: "other", detail: reason })),
         Effect.provide(context)
       )
 
@@ -166,7 +164,7 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
     const establish = (entry: Entry, timeout: Duration.Duration, unlessUp: boolean) =>
       Effect.gen(function*() {
         if (unlessUp && (yield* Ref.get(entry.state))._tag === "Up") return
-        const result = yield* ssh(entry, "establish", scriptText(":"), timeout).pipe(within(entry, timeout))
+        const result = yield* ssh(entry, "establish", scriptText(":")).pipe(within(entry, timeout))
         if (result.exitCode !== 0) {
           const failure = classifySshFailure(result.stderr)
           return yield* new HostConnectionFailed({ host: entry.host.name, target: entry.target, ...failure })
@@ -182,7 +180,7 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
       )
 
     const masterRunning = (entry: Entry) =>
-      ssh(entry, "check", undefined, Duration.seconds(5)).pipe(
+      ssh(entry, "check", undefined).pipe(
         within(entry, Duration.seconds(5)),
         Effect.map((result) => result.exitCode === 0),
         Effect.orElseSucceed(() => false)
@@ -193,7 +191,7 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
       if (state._tag === "Down") return yield* new HostDown({ host: entry.host.name, lastError: state.error.message })
       const timeout = Duration.fromInputUnsafe(options.timeout ?? defaultTimeout)
       const text = scriptText(script, options.stdin)
-      const once = ssh(entry, "run", text, timeout).pipe(entry.channels.withPermits(1))
+      const once = ssh(entry, "run", text).pipe(entry.channels.withPermits(1))
       // The limit is the caller's for the whole round trip: waiting for a channel and reconnecting included.
       const attempt = Effect.gen(function*() {
         yield* establish(entry, timeout, true)
@@ -244,7 +242,7 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
     const masterPid = Effect.fn("HostConnections.masterPid")(function*(host: string) {
       if (host === LOCAL) return undefined
       const entry = yield* lookup(host)
-      const result = yield* ssh(entry, "check", undefined, Duration.seconds(5)).pipe(within(entry, Duration.seconds(5)), Effect.orElseSucceed(() => undefined))
+      const result = yield* ssh(entry, "check", undefined).pipe(within(entry, Duration.seconds(5)), Effect.orElseSucceed(() => undefined))
       const pid = result?.exitCode === 0 ? /pid=(\d+)/.exec(result.stderr)?.[1] : undefined
       return pid !== undefined ? Number(pid) : undefined
     })

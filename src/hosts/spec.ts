@@ -61,7 +61,7 @@ const SshTargetFromString = Schema.String.pipe(Schema.decodeTo(
  * ssh options orch sets itself for its one connection per host; a host's `sshOptions` may not change them (the
  * connection would stop being shared, or start asking for passwords).
  */
-export const RESERVED_SSH_OPTIONS = ["BatchMode", "ControlMaster", "ControlPath", "ControlPersist", "ProxyCommand", "RemoteCommand", "RequestTTY"]
+export const RESERVED_SSH_OPTIONS = ["BatchMode", "ControlMaster", "ControlPath", "ControlPersist", "RemoteCommand", "RequestTTY"]
 
 const SshOptions = Schema.Record(Schema.String, Schema.String).pipe(Schema.check(Schema.makeFilter((options) => {
   for (const [key, value] of Object.entries(options)) {

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { HostConnections, reconnectSchedule } from "../../src/hosts/HostConnections.ts"
 import { controlPath } from "../../src/hosts/ssh-command.ts"
 import { tempDir } from "../support/host.ts"
-import { makeSshHosts, sshHostsUnavailable, type SshHost } from "../support/ssh-hosts.ts"
+import { makeSshHosts, sshHostsUnavailable, type SshHost, type SshHostsOptions } from "../support/ssh-hosts.ts"
 
 /** The ssh processes that are `host`'s master (ssh titles a master "ssh: <ControlPath> [mux]"). */
 const masters = (path: string): Array<number> =>
@@ -25,9 +25,9 @@ const masters = (path: string): Array<number> =>
 const accepted = (host: SshHost) => host.log().filter((line) => /Accepted publickey/.test(line)).length
 
 /** Two harness hosts and a HostConnections over them (short timeouts, fast reconnects), for one test. */
-const setup = (names: ReadonlyArray<string> = ["a", "b"]) =>
+const setup = (names: ReadonlyArray<string> = ["a", "b"], options: SshHostsOptions = {}) =>
   Effect.gen(function*() {
-    const pool = yield* makeSshHosts(names)
+    const pool = yield* makeSshHosts(names, options)
     const data = yield* tempDir("orch-hosts-data-")
     const controlDir = join(data, "ssh")
     const connections = yield* HostConnections.make({
@@ -133,6 +133,26 @@ describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped
       const second = yield* connections.masterPid("a")
       assert.notStrictEqual(second, first)
       assert.deepStrictEqual(masters(path(a)), [second])
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  live("a host in a network namespace whose link goes down times out and is Down; with the link back it is Up", () =>
+    Effect.gen(function*() {
+      const { pool, connections, path } = yield* setup(["a", "b"], { network: "netns" })
+      const [a, b] = pool.hosts as [SshHost, SshHost]
+      const answers = yield* Effect.forEach([a, b], (host) => connections.run(host.name, "id -un"), { concurrency: 2 })
+      assert.deepStrictEqual(answers.map((result) => result.stdout.trim()), [a.user, b.user])
+      // The master reaches its host through a ProxyCommand started by the ssh that made it: it outlives that ssh.
+      assert.strictEqual((yield* connections.run("a", "echo again")).stdout, "again\n")
+      assert.strictEqual(accepted(a), 1)
+      assert.strictEqual(masters(path(a)).length, 1)
+      const changes = yield* connections.changes.pipe(Stream.filter((change) => change.host === "a"), Stream.take(2), Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      yield* a.link("down")
+      const error = yield* connections.run("a", "true", { timeout: "1 second" }).pipe(Effect.flip)
+      assert.strictEqual(error._tag, "HostTimedOut")
+      assert.strictEqual((yield* connections.run("b", "echo fine")).stdout, "fine\n")
+      yield* a.link("up")
+      assert.deepStrictEqual((yield* Fiber.join(changes)).map((change) => change.state._tag), ["Down", "Up"])
+      assert.strictEqual((yield* connections.run("a", "echo back")).stdout, "back\n")
     }).pipe(Effect.provide(NodeServices.layer)))
 
   live("a host whose key differs from known_hosts is refused with the offending entry, and known_hosts is left as it was", () =>

@@ -45,7 +45,7 @@ describe("HostSpec (a hosts: entry)", () => {
     }))
   it("refuses options orch sets for its shared connection, with the reason", () =>
     assert.deepStrictEqual(decode({ ssh: "box", sshOptions: { controlpath: "/tmp/x" } }), [
-      "controlpath is set by orch for its shared connection; remove it (orch uses BatchMode, ControlMaster, ControlPath, ControlPersist, ProxyCommand, RemoteCommand, RequestTTY itself)"
+      "controlpath is set by orch for its shared connection; remove it (orch uses BatchMode, ControlMaster, ControlPath, ControlPersist, RemoteCommand, RequestTTY itself)"
     ]))
   it("refuses a bad target and a negative maxSessions", () =>
     assert.deepStrictEqual(decode({ ssh: "a@b:99999", maxSessions: -1 }), [`"a@b:99999" has a port that is not 1-65535`, "Expected a value greater than or equal to 0"]))

@@ -13,7 +13,7 @@
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -44,6 +44,8 @@ export interface SshHost extends RemoteHost {
   readonly kill: Effect.Effect<void>
   /** Starts the host's sshd again (same key, address and port) after `kill`. */
   readonly start: Effect.Effect<void, Error>
+  /** Takes the host's network link down (packets dropped, nothing refused) or up again; netns hosts only. */
+  readonly link: (state: "up" | "down") => Effect.Effect<void, Error>
   /** What its sshd logged (the last 1000 lines), e.g. one "Accepted publickey" per connection. */
   readonly log: () => ReadonlyArray<string>
   /** Runs a shell command as the host's user, locally (to look at the host without going through SSH). */
@@ -122,9 +124,12 @@ const freePort = (address: string) =>
   })
 
 /** Starts sshd in the foreground (-D), logging to stderr, and waits for its "Server listening" line. */
-const startSshd = (config: string, log: Array<string>) =>
+const startSshd = (config: string, log: Array<string>, namespace: string | undefined) =>
   Effect.callback<ChildProcess, Error>((resume) => {
-    const child = spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] })
+    // `ip netns exec` execs sshd: the child's pid is sshd's.
+    const child = namespace === undefined
+      ? spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] })
+      : spawn("ip", ["netns", "exec", namespace, SSHD, "-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] })
     let buffered = ""
     let listening = false
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
@@ -148,7 +153,25 @@ const startSshd = (config: string, log: Array<string>) =>
 export interface SshHostsOptions {
   /** Hosts whose sessions find no tmux on their PATH (every other program of /usr/bin is there). */
   readonly withoutTmux?: ReadonlyArray<string>
+  /**
+   * "loopback" (default): each sshd on its own 127.a.b.x. "netns": each sshd in a network namespace of its own,
+   * linked by a veth pair to a client namespace (both made for the run, their addresses exist nowhere else); ssh
+   * reaches it through a ProxyCommand run in the client namespace, as a user reaches a host behind a jump, and the
+   * link can be taken down and up.
+   */
+  readonly network?: "loopback" | "netns"
 }
+
+/** The ProxyCommand of netns hosts: stdin/stdout to a TCP connection (%h %p), in the client namespace. */
+const PROXY = `import { connect } from "node:net"
+const [host, port] = process.argv.slice(2)
+const socket = connect(Number(port), host)
+process.stdin.pipe(socket)
+socket.pipe(process.stdout)
+process.stdin.on("end", () => socket.end())
+socket.on("error", (error) => { process.stderr.write("proxy: " + error.message + "\\n"); process.exit(1) })
+socket.on("close", () => process.exit(0))
+`
 
 /** Makes `names.length` hosts; all of them are removed when the scope closes. */
 export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOptions = {}): Effect.Effect<SshHosts, Error, Scope.Scope> =>
@@ -174,6 +197,9 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
     const knownHosts = join(clientDir, "known_hosts")
     // One /24 of loopback per run, so parallel runs do not meet.
     const net = `127.${100 + (randomBytes(1)[0]! % 100)}.${randomBytes(1)[0]!}`
+    const netns = options.network === "netns"
+    const proxy = join(dir, "proxy.mjs")
+    if (netns) writeFileSync(proxy, PROXY)
     const hosts: Array<SshHost> = []
     const keyLines = new Map<string, string>()
     const recordKeys = () => writeFileSync(knownHosts, [...keyLines.values()].join("\n") + "\n", { mode: 0o600 })
@@ -214,8 +240,42 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
       mkdirSync(hostDir, { mode: 0o700 })
       const hostKey = join(hostDir, "ssh_host_ed25519_key")
       run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", `host-${name}`, "-f", hostKey])
-      const address = `${net}.${10 + index}`
-      const port = yield* freePort(address)
+      const hostNs = `orchh-${runId}-${name}`
+      const clientNs = `orchc-${runId}-${name}`
+      const subnet = `10.${200 + index}.${randomBytes(1)[0]!}`
+      if (netns) {
+        yield* Effect.acquireRelease(
+          Effect.try({
+            try: () => {
+              const veth = `oh${runId}${index}`
+              run("ip", ["netns", "add", hostNs])
+              run("ip", ["netns", "add", clientNs])
+              run("ip", ["link", "add", `${veth}h`, "netns", hostNs, "type", "veth", "peer", "name", `${veth}c`, "netns", clientNs])
+              run("ip", ["-n", hostNs, "addr", "add", `${subnet}.1/30`, "dev", `${veth}h`])
+              run("ip", ["-n", clientNs, "addr", "add", `${subnet}.2/30`, "dev", `${veth}c`])
+              for (const [ns, dev] of [[hostNs, `${veth}h`], [clientNs, `${veth}c`]] as const) {
+                run("ip", ["-n", ns, "link", "set", "lo", "up"])
+                run("ip", ["-n", ns, "link", "set", dev, "up"])
+              }
+            },
+            catch: (error) => new Error(`cannot make the network namespaces of host ${name} (needs iproute2: apt-get install -y iproute2): ${String(error)}`)
+          }),
+          () =>
+            Effect.sync(() => {
+              // The proxies of this run (their command line names this run's proxy.mjs), then the namespaces.
+              signal(processes().filter((p) => {
+                try {
+                  return readFileSync(`/proc/${p.pid}/cmdline`, "utf8").split("\0").includes(proxy)
+                } catch {
+                  return false
+                }
+              }).map((p) => p.pid), "SIGKILL")
+              for (const ns of [hostNs, clientNs]) spawnSync("ip", ["netns", "del", ns], { stdio: "ignore" })
+            })
+        )
+      }
+      const address = netns ? `${subnet}.1` : `${net}.${10 + index}`
+      const port = netns ? 2222 : yield* freePort(address)
       const config = join(hostDir, "sshd_config")
       writeFileSync(config, [
         `ListenAddress ${address}`,
@@ -240,7 +300,7 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
       const log: Array<string> = []
       let sshd: ChildProcess | undefined
       const start = Effect.gen(function*() {
-        sshd = yield* startSshd(config, log)
+        sshd = yield* startSshd(config, log, netns ? hostNs : undefined)
       })
       const kill = Effect.sync(() => {
         const pids = hostProcesses(sshd?.pid, uid)
@@ -252,7 +312,11 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
       const spec: HostSpec = {
         ssh: { user, hostname: address, port },
         identityFile: clientKey,
-        sshOptions: { UserKnownHostsFile: knownHosts, IdentitiesOnly: "yes" }
+        sshOptions: {
+          UserKnownHostsFile: knownHosts,
+          IdentitiesOnly: "yes",
+          ...(netns ? { ProxyCommand: `ip netns exec ${clientNs} ${process.execPath} ${proxy} %h %p` } : {})
+        }
       }
       hosts.push({
         name,
@@ -268,6 +332,10 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
         resume: Effect.sync(() => signal(hostProcesses(sshd?.pid, uid), "SIGCONT")),
         kill,
         start,
+        link: (state) =>
+          netns
+            ? Effect.try({ try: () => void run("ip", ["-n", clientNs, "link", "set", `oh${runId}${index}c`, state]), catch: (error) => new Error(String(error)) })
+            : Effect.fail(new Error(`host ${name} is on loopback: only netns hosts have a link to take down`)),
         shell: (command) => execFileSync("su", ["-s", "/bin/sh", "-c", command, user], { encoding: "utf8", cwd: "/" })
       })
     }
