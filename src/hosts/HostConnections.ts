@@ -24,7 +24,7 @@ import { ControlDirUnusable, HostConnectionFailed, HostDown, HostTimedOut, HostU
 import { controlPath, controlPathProblem, scriptText, sshArgs, type SshMode } from "./ssh-command.ts"
 import { classifySshFailure } from "./ssh-failure.ts"
 import { runSsh } from "./ssh-process.ts"
-import { describeHost, formatSshTarget, LOCAL, type RemoteHost } from "./spec.ts"
+import { formatSshTarget, LOCAL, type RemoteHost } from "./spec.ts"
 
 /** sshd refuses more than MaxSessions (default 10) channels on one connection: orch keeps below it. */
 const MAX_CHANNELS = 8
@@ -252,6 +252,3 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
 
   static readonly layer = (options: HostConnectionsOptions) => Layer.effect(HostConnections, HostConnections.make(options))
 }
-
-/** "b (orch@127.0.0.3:2222)", or "local (this machine)". */
-export const hostLabel = (host: RemoteHost): string => host.name === LOCAL ? `${LOCAL} (this machine)` : describeHost(host)

@@ -21,10 +21,10 @@ const PLUGIN = "multiplexer"
 const REFUSED = 90
 
 /** The tmux socket on a host, as shell text (the host's $HOME expanded there). */
-export const remoteSocketWord = (dataDir = "~/.orchestrator"): string => `${dataDirWord(dataDir)}/tmux/default`
+const remoteSocketWord = (dataDir = "~/.orchestrator"): string => `${dataDirWord(dataDir)}/tmux/default`
 
 /** The script lines that make the socket's directory as tmux would, or stop with why it cannot be used. */
-export const prepareSocketDir = `dir=$(dirname "$sock")
+const prepareSocketDir = `dir=$(dirname "$sock")
 if [ ! -e "$dir" ]; then (umask 077 && mkdir -p "$dir") || { echo "tmux's socket directory $dir cannot be created" >&2; exit ${REFUSED}; }; fi
 if [ ! -d "$dir" ]; then echo "tmux cannot use its socket directory $dir: it is not a directory" >&2; exit ${REFUSED}; fi
 if [ ! -O "$dir" ]; then echo "tmux cannot use its socket directory $dir: it does not belong to $(id -un)" >&2; exit ${REFUSED}; fi

@@ -90,6 +90,3 @@ export interface RemoteHost {
   readonly name: string
   readonly spec: HostSpec
 }
-
-/** "b (orch@127.0.0.3:2222)": how messages name a host. */
-export const describeHost = (host: RemoteHost): string => `${host.name} (${formatSshTarget(host.spec.ssh)})`

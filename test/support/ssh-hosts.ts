@@ -13,13 +13,15 @@
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { execFileSync, spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { HostSpec, RemoteHost } from "../../src/hosts/spec.ts"
+import { PROXY_SCRIPT, setLink, vethLink } from "./netns.ts"
+import { signal, treeAndUser } from "./processes.ts"
 
 const SSHD = "/usr/sbin/sshd"
 
@@ -64,54 +66,6 @@ export interface SshHosts {
 }
 
 const run = (file: string, args: ReadonlyArray<string>) => execFileSync(file, [...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
-
-/** Processes as /proc shows them: pid, parent and real uid. */
-const processes = (): Array<{ pid: number; ppid: number; uid: number }> => {
-  const list: Array<{ pid: number; ppid: number; uid: number }> = []
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const status = readFileSync(`/proc/${entry}/status`, "utf8")
-      const ppid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1])
-      const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1])
-      list.push({ pid: Number(entry), ppid, uid })
-    } catch {
-      // it exited while we looked
-    }
-  }
-  return list
-}
-
-/** `root` and all its descendants, plus every process of `uid`. */
-const hostProcesses = (root: number | undefined, uid: number): Array<number> => {
-  const all = processes()
-  const found = new Set<number>(all.filter((p) => p.uid === uid).map((p) => p.pid))
-  if (root !== undefined) {
-    // The sshd and its descendants (each connection's privileged and session processes).
-    const tree = new Set<number>([root])
-    for (let grew = true; grew;) {
-      grew = false
-      for (const p of all) {
-        if (tree.has(p.ppid) && !tree.has(p.pid)) {
-          tree.add(p.pid)
-          grew = true
-        }
-      }
-    }
-    for (const pid of tree) found.add(pid)
-  }
-  return [...found]
-}
-
-const signal = (pids: ReadonlyArray<number>, sig: NodeJS.Signals) => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, sig)
-    } catch {
-      // already gone
-    }
-  }
-}
 
 const freePort = (address: string) =>
   Effect.callback<number, Error>((resume) => {
@@ -162,17 +116,6 @@ export interface SshHostsOptions {
   readonly network?: "loopback" | "netns"
 }
 
-/** The ProxyCommand of netns hosts: stdin/stdout to a TCP connection (%h %p), in the client namespace. */
-const PROXY = `import { connect } from "node:net"
-const [host, port] = process.argv.slice(2)
-const socket = connect(Number(port), host)
-process.stdin.pipe(socket)
-socket.pipe(process.stdout)
-process.stdin.on("end", () => socket.end())
-socket.on("error", (error) => { process.stderr.write("proxy: " + error.message + "\\n"); process.exit(1) })
-socket.on("close", () => process.exit(0))
-`
-
 /** Makes `names.length` hosts; all of them are removed when the scope closes. */
 export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOptions = {}): Effect.Effect<SshHosts, Error, Scope.Scope> =>
   Effect.gen(function*() {
@@ -199,7 +142,7 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
     const net = `127.${100 + (randomBytes(1)[0]! % 100)}.${randomBytes(1)[0]!}`
     const netns = options.network === "netns"
     const proxy = join(dir, "proxy.mjs")
-    if (netns) writeFileSync(proxy, PROXY)
+    if (netns) writeFileSync(proxy, PROXY_SCRIPT)
     const hosts: Array<SshHost> = []
     const keyLines = new Map<string, string>()
     const recordKeys = () => writeFileSync(knownHosts, [...keyLines.values()].join("\n") + "\n", { mode: 0o600 })
@@ -215,7 +158,7 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
           const uid = Number(run("id", ["-u", user]).trim())
           // A process that is still exiting keeps the user "in use": kill what is left and try again, briefly.
           return Effect.try(() => {
-            const left = hostProcesses(undefined, uid)
+            const left = treeAndUser(undefined, uid)
             signal(left, "SIGCONT")
             signal(left, "SIGKILL")
             run("userdel", [user])
@@ -243,37 +186,7 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
       const hostNs = `orchh-${runId}-${name}`
       const clientNs = `orchc-${runId}-${name}`
       const subnet = `10.${200 + index}.${randomBytes(1)[0]!}`
-      if (netns) {
-        yield* Effect.acquireRelease(
-          Effect.try({
-            try: () => {
-              const veth = `oh${runId}${index}`
-              run("ip", ["netns", "add", hostNs])
-              run("ip", ["netns", "add", clientNs])
-              run("ip", ["link", "add", `${veth}h`, "netns", hostNs, "type", "veth", "peer", "name", `${veth}c`, "netns", clientNs])
-              run("ip", ["-n", hostNs, "addr", "add", `${subnet}.1/30`, "dev", `${veth}h`])
-              run("ip", ["-n", clientNs, "addr", "add", `${subnet}.2/30`, "dev", `${veth}c`])
-              for (const [ns, dev] of [[hostNs, `${veth}h`], [clientNs, `${veth}c`]] as const) {
-                run("ip", ["-n", ns, "link", "set", "lo", "up"])
-                run("ip", ["-n", ns, "link", "set", dev, "up"])
-              }
-            },
-            catch: (error) => new Error(`cannot make the network namespaces of host ${name} (needs iproute2: apt-get install -y iproute2): ${String(error)}`)
-          }),
-          () =>
-            Effect.sync(() => {
-              // The proxies of this run (their command line names this run's proxy.mjs), then the namespaces.
-              signal(processes().filter((p) => {
-                try {
-                  return readFileSync(`/proc/${p.pid}/cmdline`, "utf8").split("\0").includes(proxy)
-                } catch {
-                  return false
-                }
-              }).map((p) => p.pid), "SIGKILL")
-              for (const ns of [hostNs, clientNs]) spawnSync("ip", ["netns", "del", ns], { stdio: "ignore" })
-            })
-        )
-      }
+      if (netns) yield* vethLink({ hostNs, clientNs, veth: `oh${runId}${index}`, subnet, proxy })
       const address = netns ? `${subnet}.1` : `${net}.${10 + index}`
       const port = netns ? 2222 : yield* freePort(address)
       const config = join(hostDir, "sshd_config")
@@ -303,7 +216,7 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
         sshd = yield* startSshd(config, log, netns ? hostNs : undefined)
       })
       const kill = Effect.sync(() => {
-        const pids = hostProcesses(sshd?.pid, uid)
+        const pids = treeAndUser(sshd?.pid, uid)
         signal(pids, "SIGCONT")
         signal(pids, "SIGKILL")
         sshd = undefined
@@ -328,13 +241,13 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
         home,
         sshdPid: () => sshd?.pid,
         log: () => [...log],
-        stop: Effect.sync(() => signal(hostProcesses(sshd?.pid, uid), "SIGSTOP")),
-        resume: Effect.sync(() => signal(hostProcesses(sshd?.pid, uid), "SIGCONT")),
+        stop: Effect.sync(() => signal(treeAndUser(sshd?.pid, uid), "SIGSTOP")),
+        resume: Effect.sync(() => signal(treeAndUser(sshd?.pid, uid), "SIGCONT")),
         kill,
         start,
         link: (state) =>
           netns
-            ? Effect.try({ try: () => void run("ip", ["-n", clientNs, "link", "set", `oh${runId}${index}c`, state]), catch: (error) => new Error(String(error)) })
+            ? setLink(clientNs, `oh${runId}${index}c`, state)
             : Effect.fail(new Error(`host ${name} is on loopback: only netns hosts have a link to take down`)),
         shell: (command) => execFileSync("su", ["-s", "/bin/sh", "-c", command, user], { encoding: "utf8", cwd: "/" })
       })
