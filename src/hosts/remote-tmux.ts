@@ -66,7 +66,8 @@ export const makeRemoteTmux = (connections: HostConnectionsShape, host: string, 
   const create = Effect.fn("RemoteTmux.create")(function*(spec: LaunchSpec): Effect.fn.Return<RuntimeHandle, RuntimeError | HostError> {
     const odd = Object.keys(spec.env).filter((key) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
     if (odd.length > 0) return yield* fail("new-session", `no shell can set the environment variable${odd.length > 1 ? "s" : ""} ${odd.join(", ")}; rename them`)
-    const made = yield* script("new-session", `${prepareSocketDir}env_file="$dir"/env-${randomBytes(6).toString("hex")}
+    const envName = `env-${randomBytes(6).toString("hex")}`
+    const made = yield* script("new-session", `${prepareSocketDir}env_file="$dir"/${envName}
 (umask 077 && cat > "$env_file") || exit ${REFUSED}
 ${tmuxLine([
       "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50",
@@ -77,7 +78,11 @@ ${tmuxLine([
 `, { stdin: exportLines(spec.env) })
     // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
     if (made.trim() !== spec.sessionId) {
-      return yield* fail("new-session", `tmux reported the session made, but its server does not have it${made.trim() ? ` (${made.trim()})` : ""}`)
+      // No shell of the session will read the environment file: it goes now, secrets with it.
+      const left = yield* script("new-session", `rm -f "$(dirname "$sock")"/${envName}\n`).pipe(
+        Effect.match({ onSuccess: () => "", onFailure: (error) => `; remove ${envName} from its tmux directory there by hand (${error.message})` })
+      )
+      return yield* fail("new-session", `tmux reported the session made, but its server does not have it${made.trim() ? ` (${made.trim()})` : ""}${left}`)
     }
     return { plugin: PLUGIN, id: spec.sessionId, data: { host, ...(dataDir !== undefined ? { dataDir } : {}) } } satisfies RuntimeHandle
   })
