@@ -2,6 +2,7 @@
  * One viewer's side of a terminal (see `Terminal` in src/domain/terminal.ts): the chunks a pty hands its
  * callbacks, queued until the viewer pulls them, and the end. A viewer that stops pulling gets the pty paused
  * when the terminal is its own, and is dropped when the terminal is shared (it cannot wait for one viewer).
+ * Made in the viewer's Scope: when that closes, the output ends.
  */
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -29,6 +30,8 @@ export interface OutputPipe {
 
 export const makeOutputPipe = Effect.fnUntraced(function*(sessionId: string, whenBehind: WhenBehind, highWater = HIGH_WATER_BYTES) {
   const queue = yield* Queue.unbounded<string, TerminalBehind | Cause.Done>()
+  // Released with the viewer: nothing more is queued for it, and its output ends.
+  yield* Effect.addFinalizer(() => Effect.sync(() => Queue.endUnsafe(queue)))
   const ended = yield* Deferred.make<string, TerminalBehind>()
   let buffered = 0
   let paused = false
