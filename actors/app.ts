@@ -14,7 +14,7 @@ import { dashboardLayer } from "../src/dashboard/server.ts"
 import { isEnded } from "../src/domain/session.ts"
 import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { spawnTarget, SupervisorRpcs } from "../src/ipc/protocol.ts"
-import { makeInbox } from "../src/plugins/notifier/inbox.ts"
+import { makeInbox } from "../src/store/Inbox.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
 import { endOwnedTerminals, markSupervisorProcess } from "../src/plugins/runtime/process.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
@@ -24,6 +24,7 @@ import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/st
 import { followConfigFile } from "./config-reload.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { Supervisor } from "./supervisor.ts"
+import { terminalOf } from "./terminals.ts"
 
 export interface AppOptions {
   /** The data directory. */
@@ -135,6 +136,7 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
       version: options.version,
       projects: Effect.map(supervisor.projects, (projects) => projects.map((p) => ({ id: p.id, name: p.name, repo: p.repo }))),
       inbox,
+      terminalOf: terminalOf(supervisor.runtimeOf),
       actions: { send: supervisor.ops.send, kill: supervisor.ops.kill, restore: supervisor.ops.restore, merge: supervisor.merge },
       webhooks: Effect.map(supervisor.projects, webhooksOf),
       onBranchChanged: supervisor.branchChanged

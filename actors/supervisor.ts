@@ -515,7 +515,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     adoptProjects,
     actorCount: Effect.sync(() => actors.size),
     /** The projects watched now. */
-    projects: Effect.sync(() => [...projects.values()].map((p) => p.project))
+    projects: Effect.sync(() => [...projects.values()].map((p) => p.project)),
+    /** The runtime of a project watched now (a reload may make it again). */
+    runtimeOf: (projectId: string): RuntimeShape | undefined => projects.get(projectId)?.runtime
   }
 })
 

@@ -144,7 +144,7 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
 const notifyCheck = Effect.fnUntraced(function*(config: OrchestratorConfig) {
   const [{ makeInbox }, { buildNotifiers }, { NotifierRouter }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
     Promise.all([
-      import("../plugins/notifier/inbox.ts"),
+      import("../store/Inbox.ts"),
       import("../plugins/notifier/registry.ts"),
       import("../../actors/notifier-router.ts"),
       import("../store/EventLog.ts"),

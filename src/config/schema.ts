@@ -171,8 +171,8 @@ export const OrchestratorConfig = Schema.Struct({
   $schema: Schema.optionalKey(Schema.String),
   host: NonEmpty.pipe(withDefault("127.0.0.1", "Address the dashboard and its terminal sockets listen on; 0.0.0.0 for every interface")),
   port: Port.pipe(withDefault(3000, "Web dashboard port")),
-  terminalPort: Port.pipe(withDefault(3001, "Terminal WebSocket port")),
-  directTerminalPort: Port.pipe(withDefault(3003, "Direct terminal WebSocket port")),
+  terminalPort: Port.pipe(withDefault(3001, "Terminal WebSocket port: every session's terminal, whatever its runtime")),
+  directTerminalPort: Port.pipe(withDefault(3003, "Deprecated: serves the same terminal sockets as terminalPort; the dashboard no longer uses it")),
   readyThresholdMs: NonNegativeInt.pipe(withDefault(300000, "Milliseconds after which a ready session counts as idle")),
   pollIntervalMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1000, { message: "Expected at least 1000 (milliseconds)" }))
     .pipe(withDefault(30000, "Base interval of the repohost poll, in milliseconds")),

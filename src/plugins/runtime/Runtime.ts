@@ -3,6 +3,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { RuntimeHandle } from "../../domain/session.ts"
+import type { Attach } from "../../domain/terminal.ts"
 
 export class RuntimeError extends Schema.TaggedError<RuntimeError>()("RuntimeError", {
   plugin: Schema.String,
@@ -56,6 +57,11 @@ export interface RuntimeShape {
   readonly probe: (handles: ReadonlyArray<RuntimeHandle>) => Effect.Effect<ReadonlyMap<string, Liveness>, RuntimeError>
   /** The ids of every session this runtime holds, orch's or not (for finding orphans); absent if it cannot tell. */
   readonly list?: () => Effect.Effect<ReadonlyArray<string>, RuntimeError>
+  /**
+   * A viewer's terminal (src/domain/terminal.ts), released with the Scope it was attached in; absent when the
+   * runtime has no terminal to show (the dashboard then says so).
+   */
+  readonly attach?: Attach
   /** Ends the agent process and frees the runtime. Succeeds if it is already gone. */
   readonly destroy: (handle: RuntimeHandle) => Effect.Effect<void, RuntimeError>
 }

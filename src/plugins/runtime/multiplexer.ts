@@ -10,6 +10,7 @@ import { ChildProcessSpawner } from "effect/process"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
 import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { attachTmux } from "./tmux-attach.ts"
 import { ensureSocketDir, socketDirProblem } from "./tmux-socket.ts"
 
 const PLUGIN = "multiplexer"
@@ -165,5 +166,5 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     return result.stdout.split("\n").filter(Boolean)
   })
 
-  return { name: PLUGIN, create, send, capture, probe, list, destroy } satisfies RuntimeShape
+  return { name: PLUGIN, create, send, capture, probe, list, attach: attachTmux(socket), destroy } satisfies RuntimeShape
 })

@@ -9,6 +9,7 @@ import { createRequire } from "node:module"
 import type { IPty } from "@lydell/node-pty"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { attachShared } from "./shared-terminal.ts"
 
 const PLUGIN = "process"
 const TAIL_BYTES = 256 * 1024
@@ -42,7 +43,7 @@ export const endOwnedTerminals = () => {
   }
 }
 
-/** A `process` session's terminal, for the dashboard's direct socket: what it printed so far, and live. */
+/** A `process` session's terminal, shared by its viewers (`attach`): what it printed so far, and live. */
 export interface ProcessTerminal {
   /** The raw output kept so far (the last 256 KB), to draw the screen for a new viewer. */
   readonly replay: () => string
@@ -138,6 +139,7 @@ export const makeProcessRuntime = (): RuntimeShape => {
         return [handle.id, state === undefined ? { _tag: "Gone" } : state.exit === undefined ? { _tag: "Alive", lastOutputAt: state.lastOutputAt } : { _tag: "Exited", ...state.exit }]
       }))),
     list: () => Effect.succeed([...owned.keys()]),
+    attach: (handle, size, options) => attachShared(handle.id, processTerminal(handle.id), size, options),
     destroy: (handle) =>
       Effect.sync(() => {
         const state = owned.get(handle.id)
