@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { watchConfigFile } from "../src/config/watch.ts"
 import { dashboardLayer } from "../src/dashboard/server.ts"
-import { isEnded } from "../src/domain/session.ts"
+import { isLive } from "../src/domain/session.ts"
 import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { spawnTarget, SupervisorRpcs } from "../src/ipc/protocol.ts"
 import { makeInbox } from "../src/store/Inbox.ts"
@@ -46,7 +46,7 @@ const handlers = (options: AppOptions) =>
     const store = yield* SessionStore
     const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     const killAll = Effect.flatMap(store.list, ({ records }) =>
-      Effect.forEach(records.filter((r) => !isEnded(r.status) && r.status !== "spawning"), (r) =>
+      Effect.forEach(records.filter(isLive), (r) =>
         supervisor.ops.kill(r.sessionId).pipe(
           Effect.map(({ rescuedTo, commit }) => ({ _tag: "Killed" as const, sessionId: r.sessionId, ...(rescuedTo ? { rescuedTo } : {}), ...(commit ? { commit } : {}) })),
           Effect.catch((error) => Effect.succeed({ _tag: "Failed" as const, sessionId: r.sessionId, reason: error.message }))

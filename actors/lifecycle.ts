@@ -4,11 +4,8 @@
  * produced. No effects: the session actor persists and publishes what this returns.
  */
 import type { NewEvent } from "../src/domain/event.ts"
-import { isEnded, type Activity, type FailingCheck, type PullRequest, type ReviewComment, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
+import { isLive, type Activity, type CheckState, type FailingCheck, type PullRequest, type ReviewComment, type ReviewState, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
 import { foldScreen, foldWord, type ActivityRules, type Word } from "./activity-rule.ts"
-
-export type Checks = "pending" | "passing" | "failing"
-export type Review = "pending" | "approved" | "changes_requested"
 
 export type Observation =
   /** Time passed: time rules (ready → idle, stuck) are checked. */
@@ -29,8 +26,8 @@ export type Observation =
   | {
     readonly _tag: "PullRequest"
     readonly pr: PullRequest | null
-    readonly checks: Checks | null
-    readonly review: Review | null
+    readonly checks: CheckState | null
+    readonly review: ReviewState | null
     readonly mergeable: boolean | null
     /** The failing checks, with links, for the message the `ci-failed` reaction sends. */
     readonly failingChecks?: ReadonlyArray<FailingCheck>
@@ -152,7 +149,7 @@ const prEvents = (before: SessionRecord, after: SessionRecord): Array<NewEvent> 
 }
 
 export const decide = (record: SessionRecord, observation: Observation, now: number, rules: LifecycleRules): Decision => {
-  if (isEnded(record.status) || record.status === "spawning") return { record, events: [] }
+  if (!isLive(record)) return { record, events: [] }
   const observed = applyTime(observe(record, observation, now, rules), now, rules)
   const status = deriveStatus(observed, isStuck(observed, now, rules))
   const next = { ...observed, status }

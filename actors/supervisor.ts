@@ -23,7 +23,7 @@ import { ConfigSource } from "../src/config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { activityOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
-import { isEnded, type Activity, type SessionRecord } from "../src/domain/session.ts"
+import { isLive as hasLiveAgent, type Activity, type SessionRecord } from "../src/domain/session.ts"
 import { Agent, type AgentShape } from "../src/plugins/agent/Agent.ts"
 import { projectPlugins } from "../src/plugins/registry.ts"
 import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
@@ -111,7 +111,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   const initial = yield* configs.current
   for (const project of Object.values(initial.projects)) projects.set(project.id, yield* buildProject(initial, project))
   yield* followSessionEvents({ events, store, trackerOf: (projectId) => projects.get(projectId)?.tracker })
-  const isLive = (record: SessionRecord) => !isEnded(record.status) && record.status !== "spawning" && projects.has(record.projectId)
+  const isLive = (record: SessionRecord) => hasLiveAgent(record) && projects.has(record.projectId)
 
   const escalate = (sessionId: string, reason: string) =>
     Effect.gen(function*() {

@@ -13,7 +13,7 @@ import type { RawData, WebSocket } from "ws"
 import type { SessionRecord } from "../domain/session.ts"
 import type { Attach, Terminal, TerminalUnavailable } from "../domain/terminal.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
-import { isLive } from "./board.ts"
+import { isLive } from "../domain/live.ts"
 
 export const CLOSE_NO_TERMINAL = 4404
 export const CLOSE_ENDED = 4410

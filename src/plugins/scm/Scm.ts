@@ -4,7 +4,8 @@ import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
 import { PluginConfigError } from "../config-error.ts"
-import type { FailingCheck, PullRequest, ReviewComment } from "../../domain/session.ts"
+import type { RateBudget } from "../../domain/rate-budget.ts"
+import type { CheckState, FailingCheck, PullRequest, ReviewComment, ReviewState } from "../../domain/session.ts"
 
 export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
   plugin: Schema.String,
@@ -21,8 +22,8 @@ export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
 /** Everything the lifecycle needs to know about a branch's pull request. */
 export interface PullRequestView {
   readonly pr: PullRequest | null
-  readonly checks: "pending" | "passing" | "failing" | null
-  readonly review: "pending" | "approved" | "changes_requested" | null
+  readonly checks: CheckState | null
+  readonly review: ReviewState | null
   readonly mergeable: boolean | null
   readonly failingChecks: ReadonlyArray<FailingCheck>
   /** What reviewers asked for (their review text and line comments), when changes were requested. */
@@ -37,7 +38,7 @@ export interface ScmShape {
   readonly observeMany?: (branches: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, PullRequestView>, ScmError>
   readonly merge: (prNumber: number, method: MergeMethod) => Effect.Effect<void, ScmError>
   /** The API's rate-limit budget as last seen, where the host has one. */
-  readonly budget?: () => { readonly limit: number; readonly remaining: number; readonly reset: number; readonly blockedUntil?: number } | undefined
+  readonly budget?: () => RateBudget | undefined
 }
 
 export const MERGE_METHODS = ["squash", "merge", "rebase"] as const
