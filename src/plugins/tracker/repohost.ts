@@ -3,8 +3,10 @@
  * https://api.github.com), through the credential's shared gateway (ETags, budget). Token: `token` in the tracker config, else GITHUB_TOKEN, else GH_TOKEN.
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import type { TrackerConfig } from "../../config/schema.ts"
+import { expected } from "../answer.ts"
 import { gatewayFor } from "../scm/gateway.ts"
 import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type IssueState, type IssueTrackerShape } from "./Tracker.ts"
 
@@ -38,15 +40,21 @@ export const repohostHeaders = (token: string | undefined): Record<string, strin
   ...(token !== undefined ? { authorization: `Bearer ${token}` } : {})
 })
 
-interface GitHubIssue {
-  readonly number: number
-  readonly title: string
-  readonly body: string | null
-  readonly html_url: string
-  readonly labels: ReadonlyArray<string | { readonly name?: string }>
-  readonly state?: "open" | "closed"
-  readonly state_reason?: string | null
-}
+/** An issue as GitHub's REST API answers it (the fields orch reads). */
+const GitHubIssue = Schema.Struct({
+  number: Schema.Int,
+  title: Schema.String,
+  body: Schema.NullOr(Schema.String),
+  html_url: Schema.String,
+  labels: Schema.Array(Schema.Union([Schema.String, Schema.Struct({ name: Schema.optionalKey(Schema.String) })])),
+  state: Schema.optionalKey(Schema.Literals(["open", "closed"])),
+  state_reason: Schema.optionalKey(Schema.NullOr(Schema.String))
+})
+
+/** The answer of issueStatesQuery: per alias (`i0`, `i1`, …) the issue, null when there is none. */
+const IssueStatesAnswer = Schema.Struct({
+  repository: Schema.NullOr(Schema.Record(Schema.String, Schema.NullOr(Schema.Struct({ number: Schema.Int, state: Schema.String, stateReason: Schema.NullOr(Schema.String) }))))
+})
 
 /** A closed issue's work is over, whether completed or not planned; its name says which. */
 export const issueState = (state: string, reason: string | null | undefined): IssueState =>
@@ -79,7 +87,7 @@ export const makeRepohostTracker = (
   const getIssue = Effect.fn("Tracker.repohost.getIssue")(function*(issueId: string) {
     const number = issueId.replace(/^#/, "")
     if (!/^\d+$/.test(number)) return yield* new InvalidIssueId({ issueId, expected: `an issue number of ${repo}, like 42` })
-    const issue = yield* gatewayFor("repohost", apiUrl, headers).get<GitHubIssue>(`/repos/${repo}/issues/${number}`).pipe(
+    const issue = yield* gatewayFor("repohost", apiUrl, headers).get(`/repos/${repo}/issues/${number}`, expected(GitHubIssue, `issue #${number}`)).pipe(
       Effect.mapError((error): IssueNotFound | TrackerUnavailable =>
         error.status === 404 || error.status === 410
           ? new IssueNotFound({ issueId: `#${number}`, where: repo })
@@ -103,8 +111,7 @@ export const makeRepohostTracker = (
     for (let start = 0; start < numbers.length; start += ISSUES_PER_QUERY) {
       const chunk = numbers.slice(start, start + ISSUES_PER_QUERY)
       const { query, variables } = issueStatesQuery(chunk)
-      type Answer = { readonly repository: Record<string, { readonly number: number; readonly state: string; readonly stateReason: string | null } | null> | null }
-      const data = yield* gatewayFor("repohost", apiUrl, headers).graphql<Answer>(query, variables(owner, name)).pipe(Effect.mapError((error) => unavailable(error.reason)))
+      const data = yield* gatewayFor("repohost", apiUrl, headers).graphql(query, variables(owner, name), expected(IssueStatesAnswer, "the states of issues")).pipe(Effect.mapError((error) => unavailable(error.reason)))
       for (const issue of Object.values(data.repository ?? {})) {
         if (issue !== null) states.set(String(issue.number), issueState(issue.state, issue.stateReason))
       }
