@@ -39,21 +39,18 @@ import { SessionStore } from "../src/store/SessionStore.ts"
 import { HOOK_SILENCE_MS, hooksSpeak } from "./activity-rule.ts"
 import type { Observation } from "./lifecycle.ts"
 import { NotifierRouter } from "./notifier-router.ts"
+import { allCompleteStep } from "./all-complete.ts"
 import { nextPollDelay } from "./poll-pace.ts"
 import { checkThenMerge } from "./reaction-effects.ts"
+import { restartDecision } from "./restart-policy.ts"
 import { handleObservation } from "./session-actor.ts"
 import { followSessionEvents } from "./tracker-updates.ts"
+import { type LookEvent, type LookState, nextLook, WEBHOOK_SETTLE } from "./webhook-coalescing.ts"
 
 export const PROBE_INTERVAL = "5 seconds"
-/** How long a webhook-driven look at a PR waits for the rest of a burst of deliveries. */
-export const WEBHOOK_SETTLE = "50 millis"
 /** How often trackers that can tell issue states (tracker-b) are asked which sessions' issues are over. */
 export const ISSUE_POLL_INTERVAL = "1 minute"
 export const MAILBOX_CAPACITY = 64
-export const MAX_RESTARTS = 5
-export const RESTART_WINDOW_MS = 60_000
-export const RESTART_BASE_MS = 1_000
-export const RESTART_MAX_MS = 30_000
 /** Agents whose hooks said nothing for this long get their screen read instead. */
 export const SCREEN_FALLBACK_AFTER_MS = HOOK_SILENCE_MS
 
@@ -126,20 +123,17 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       }))
     })
 
-  /** Runs the actor, restarting it with backoff after a crash, until it is stopped or crashes too often. */
+  /** Runs the actor, restarting it after a crash as restart-policy.ts decides, until it is stopped or escalated. */
   const supervise = (sessionId: string, body: Effect.Effect<never, unknown>) =>
     Effect.gen(function*() {
-      const restarts: Array<number> = []
+      let crashes: ReadonlyArray<number> = []
       for (;;) {
         const exit = yield* Effect.exit(body)
         if (Exit.isFailure(exit) && Exit.hasInterrupts(exit) && !Exit.hasFails(exit) && !Exit.hasDies(exit)) return
-        const now = yield* Clock.currentTimeMillis
-        while (restarts.length > 0 && now - restarts[0]! > RESTART_WINDOW_MS) restarts.shift()
-        restarts.push(now)
-        if (restarts.length > MAX_RESTARTS) {
-          return yield* escalate(sessionId, `its actor crashed ${restarts.length} times within ${RESTART_WINDOW_MS / 1000} s`)
-        }
-        yield* Effect.sleep(Math.min(RESTART_BASE_MS * 2 ** (restarts.length - 1), RESTART_MAX_MS))
+        const decision = restartDecision(crashes, yield* Clock.currentTimeMillis)
+        if (decision._tag === "Escalate") return yield* escalate(sessionId, decision.reason)
+        crashes = decision.crashes
+        yield* Effect.sleep(decision.delayMs)
       }
     })
 
@@ -318,10 +312,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
 
   /** `all-complete`: when the last live session ends, once per time it happens. */
   const allComplete = Effect.fnUntraced(function*(records: ReadonlyArray<SessionRecord>, liveCount: number) {
-    const had = hadLiveSessions
-    hadLiveSessions = liveCount > 0
+    const step = allCompleteStep(hadLiveSessions, liveCount)
+    hadLiveSessions = step.hadLiveWorkers
     const reaction = (yield* configs.current).reactions["all-complete"]
-    if (!had || liveCount > 0) return
+    if (!step.fire) return
     yield* events.append({ type: "reaction.triggered", reaction: "all-complete", action: reaction.action, data: { auto: reaction.auto } })
     if (!reaction.auto || reaction.action !== "notify") return
     const summary = records.filter((r) => r.role === undefined).map((r) => `${r.sessionId}: ${r.status}${r.pr ? ` (PR #${r.pr.number} ${r.pr.state})` : ""}`)
@@ -374,36 +368,31 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   })
 
   /**
-   * A webhook said `branch` of `repo` changed: look at its PR now rather than at the next poll. Deliveries come
-   * in bursts (a push brings `push`, `pull_request` and later `check_run`, `check_suite`): the look waits
-   * WEBHOOK_SETTLE for the rest of a burst, and deliveries while it is on its way ask for one more look after
-   * it, not one each.
+   * A webhook said `branch` of `repo` changed: look at its PR now rather than at the next poll, deliveries
+   * coalesced as webhook-coalescing.ts decides (the state of each session's look is kept here).
    */
-  const asked = new Map<string, boolean>()
-  const lookAt = (sessionId: string, branch: string, scm: ScmShape): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (asked.has(sessionId)) {
-        asked.set(sessionId, true)
-        return Effect.void
-      }
-      asked.set(sessionId, false)
-      // Deliveries that come with this one (a push and its pull_request; a check_run and its check_suite) are
-      // answered by the same look.
-      const settle = Effect.andThen(Effect.sleep(WEBHOOK_SETTLE), Effect.sync(() => asked.set(sessionId, false)))
-      const look: Effect.Effect<void> = scm.observe(branch).pipe(
-        Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view })),
-        Effect.ignore,
-        Effect.andThen(Effect.suspend(() => {
-          if (asked.get(sessionId) === true) {
-            asked.set(sessionId, false)
-            return look
-          }
-          asked.delete(sessionId)
-          return Effect.void
-        }))
-      )
-      return Effect.andThen(settle, look).pipe(Effect.onInterrupt(() => Effect.sync(() => asked.delete(sessionId))))
+  const looks = new Map<string, LookState>()
+  const lookStep = (sessionId: string, event: LookEvent) =>
+    Effect.sync(() => {
+      const { state, action } = nextLook(looks.get(sessionId), event)
+      if (state === undefined) looks.delete(sessionId)
+      else looks.set(sessionId, state)
+      return action
     })
+  const lookAt = (sessionId: string, branch: string, scm: ScmShape): Effect.Effect<void> => {
+    const look: Effect.Effect<void> = scm.observe(branch).pipe(
+      Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view })),
+      Effect.ignore,
+      Effect.andThen(lookStep(sessionId, "look-ended")),
+      Effect.flatMap((action) => (action === "look" ? look : Effect.void))
+    )
+    return Effect.flatMap(lookStep(sessionId, "delivery"), (action) =>
+      action !== "settle" ? Effect.void : Effect.sleep(WEBHOOK_SETTLE).pipe(
+        Effect.andThen(lookStep(sessionId, "settled")),
+        Effect.andThen(look),
+        Effect.onInterrupt(() => lookStep(sessionId, "stopped"))
+      ))
+  }
   const branchChanged = (repo: string, branch: string) =>
     Effect.forEach([...actors.values()].filter((state) => state.record.branch === branch && projects.get(state.record.projectId)?.project.repo === repo), (state) => {
       const scm = projects.get(state.record.projectId)?.scm
