@@ -5,7 +5,7 @@ import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
 import { PluginConfigError } from "../config-error.ts"
 import type { RateBudget } from "../../domain/rate-budget.ts"
-import type { CheckState, FailingCheck, PullRequest, ReviewComment, ReviewState } from "../../domain/session.ts"
+import type { PullRequestViewFromPlugin } from "../contract/scm.ts"
 
 export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
   plugin: Schema.String,
@@ -19,16 +19,11 @@ export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
   }
 }
 
-/** Everything the lifecycle needs to know about a branch's pull request. */
-export interface PullRequestView {
-  readonly pr: PullRequest | null
-  readonly checks: CheckState | null
-  readonly review: ReviewState | null
-  readonly mergeable: boolean | null
-  readonly failingChecks: ReadonlyArray<FailingCheck>
-  /** What reviewers asked for (their review text and line comments), when changes were requested. */
-  readonly reviewComments: ReadonlyArray<ReviewComment>
-}
+/**
+ * Everything the lifecycle needs to know about a branch's pull request: what a plugin module's `observe` is
+ * decoded to, whoever made it (its Schema is contract/scm.ts's).
+ */
+export type PullRequestView = typeof PullRequestViewFromPlugin.Type
 
 export interface ScmShape {
   readonly name: string
