@@ -34,9 +34,18 @@ describe("webhook coalescing: one step", () => {
 describe("webhook coalescing: bursts", () => {
   it.each<[string, ReadonlyArray<LookEvent>, ReadonlyArray<LookAction>, LookState | undefined]>([
     ["a burst while settling is one look", ["delivery", "delivery", "delivery", "settled", "look-ended"], ["settle", "look"], undefined],
-    ["deliveries during the look ask for one more, not one each", ["delivery", "settled", "delivery", "delivery", "look-ended", "look-ended"], ["settle", "look", "look"], undefined],
+    ["deliveries during the look ask for one more, not one each", ["delivery", "settled", "delivery", "delivery", "look-ended", "look-ended"], [
+      "settle",
+      "look",
+      "look"
+    ], undefined],
     ["a delivery after the look ended starts afresh", ["delivery", "settled", "look-ended", "delivery"], ["settle", "look", "settle"], "settling"],
-    ["a delivery during the second look asks for a third", ["delivery", "settled", "delivery", "look-ended", "delivery", "look-ended", "look-ended"], ["settle", "look", "look", "look"], undefined]
+    ["a delivery during the second look asks for a third", ["delivery", "settled", "delivery", "look-ended", "delivery", "look-ended", "look-ended"], [
+      "settle",
+      "look",
+      "look",
+      "look"
+    ], undefined]
   ])("%s", (_, events, actions, state) => {
     assert.deepStrictEqual(run(events), { state, actions: [...actions] })
   })

@@ -17,7 +17,11 @@ describe("reading a host's answer", () => {
     ["a field of the wrong type, deep", { ...issue, labels: [{ name: 3 }] }, "answered an issue with `labels.0.name`: Expected string, got 3"],
     ["missing and wrong together", { url: 1, labels: [] }, "answered an issue without `title`; with `url`: Expected string, got 1"],
     ["not an object at all", "<html>", "answered an issue with something else (Expected object, got \"<html>\")"],
-    ["many problems: four named, the rest counted", { labels: [{}, {}, {}, {}] }, "answered an issue without `title`, `url`, `labels.0.name` and `labels.1.name` (and 2 more problems)"]
+    [
+      "many problems: four named, the rest counted",
+      { labels: [{}, {}, {}, {}] },
+      "answered an issue without `title`, `url`, `labels.0.name` and `labels.1.name` (and 2 more problems)"
+    ]
   ])("%s", ([, value, problem]) =>
     Effect.gen(function*() {
       assert.strictEqual(yield* Effect.flip(readAnswer(expected(Issue, "an issue"))(value)), problem)

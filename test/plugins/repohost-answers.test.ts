@@ -47,9 +47,21 @@ describe("repohost answers read with Schemas", () => {
 
   it.effect.each<[string, unknown, RegExp]>([
     ["without its number", { ...pull, number: undefined }, /ScmError: .*answered the pull request of feat\/1 without `number`/],
-    ["with a state GitHub does not have", { ...pull, state: "SHELVED" }, /answered the pull request of feat\/1 with `state`: Expected "OPEN" \| "CLOSED" \| "MERGED", got "SHELVED"/],
-    ["with a check that is not a check", { ...pull, commits: { nodes: [{ commit: { statusCheckRollup: { contexts: { nodes: [{ name: "ci" }] } } } }] } }, /without `commits\.nodes\.0\.commit\.statusCheckRollup\.contexts\.nodes\.0\.__typename`/],
-    ["with reviews whose author is a number", { ...pull, latestOpinionatedReviews: { nodes: [{ state: "APPROVED", body: "", url: "u", author: 3 }] } }, /with `latestOpinionatedReviews\.nodes\.0\.author`: Expected .*got 3/]
+    [
+      "with a state GitHub does not have",
+      { ...pull, state: "SHELVED" },
+      /answered the pull request of feat\/1 with `state`: Expected "OPEN" \| "CLOSED" \| "MERGED", got "SHELVED"/
+    ],
+    [
+      "with a check that is not a check",
+      { ...pull, commits: { nodes: [{ commit: { statusCheckRollup: { contexts: { nodes: [{ name: "ci" }] } } } }] } },
+      /without `commits\.nodes\.0\.commit\.statusCheckRollup\.contexts\.nodes\.0\.__typename`/
+    ],
+    [
+      "with reviews whose author is a number",
+      { ...pull, latestOpinionatedReviews: { nodes: [{ state: "APPROVED", body: "", url: "u", author: 3 }] } },
+      /with `latestOpinionatedReviews\.nodes\.0\.author`: Expected .*got 3/
+    ]
   ])("a pull request %s is an ScmError naming the field", ([, node, message]) =>
     Effect.gen(function*() {
       const { scm } = yield* setup(pulls(node))
@@ -69,7 +81,10 @@ describe("repohost answers read with Schemas", () => {
   it.effect("an issue without a title is TrackerUnavailable naming `title`", () =>
     Effect.gen(function*() {
       const { tracker } = yield* setup({ body: { number: 7, body: null, html_url: "https://github.com/acme/app/issues/7", labels: [] } })
-      assert.match(yield* failure(tracker.getIssue("7")), /^TrackerUnavailable: repohost http:\/\/127\.0\.0\.1:\d+ unavailable: .*answered issue #7 without `title`$/)
+      assert.match(
+        yield* failure(tracker.getIssue("7")),
+        /^TrackerUnavailable: repohost http:\/\/127\.0\.0\.1:\d+ unavailable: .*answered issue #7 without `title`$/
+      )
     }))
 
   it.effect("issue states whose state is missing are TrackerUnavailable naming the alias and field", () =>

@@ -11,7 +11,8 @@ import { makeGateway } from "../../src/plugins/scm/gateway.ts"
 import { type ScriptedAnswer, scriptedHost } from "../support/scripted-host.ts"
 
 const anything = expected(Schema.Unknown, "anything")
-const outcome = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.as("ok"), Effect.catch((e) => Effect.succeed(e.message)))
+const outcome = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>) =>
+  effect.pipe(Effect.as("ok"), Effect.catch((e) => Effect.succeed(e.message)))
 const ok: ScriptedAnswer = { body: { ok: true } }
 
 describe("repohost gateway under TestClock", () => {

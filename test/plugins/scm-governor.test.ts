@@ -34,7 +34,10 @@ describe("repohost governor: may a request go now", () => {
 describe("repohost governor: what an answer teaches it", () => {
   it.each<[string, GovernorState, number, Record<string, string>, GovernorState]>([
     ["a budget is remembered per resource", FRESH, 200, rate(4000), { budgets: { core }, serverErrors: 0 }],
-    ["a second resource joins the first", { budgets: { core }, serverErrors: 0 }, 200, rate(100, 3000, "graphql"), { budgets: { core, graphql }, serverErrors: 0 }],
+    ["a second resource joins the first", { budgets: { core }, serverErrors: 0 }, 200, rate(100, 3000, "graphql"), {
+      budgets: { core, graphql },
+      serverErrors: 0
+    }],
     ["no resource header means core", FRESH, 200, { "x-ratelimit-limit": "60", "x-ratelimit-remaining": "59", "x-ratelimit-reset": "9" }, {
       budgets: { core: { limit: 60, remaining: 59, reset: 9, resource: "core" } },
       serverErrors: 0
@@ -45,9 +48,17 @@ describe("repohost governor: what an answer teaches it", () => {
       ...FRESH,
       pausedUntil: Math.floor((NOW + 90_000) / 1000) * 1000
     }],
-    ["429 without Retry-After: until the reset", FRESH, 429, rate(0, 2000), { budgets: { core: { ...core, remaining: 0 } }, pausedUntil: 2_000_000, serverErrors: 0 }],
+    ["429 without Retry-After: until the reset", FRESH, 429, rate(0, 2000), {
+      budgets: { core: { ...core, remaining: 0 } },
+      pausedUntil: 2_000_000,
+      serverErrors: 0
+    }],
     ["429 saying nothing: a minute", FRESH, 429, {}, { ...FRESH, pausedUntil: NOW + 60_000 }],
-    ["403 with the budget spent: until the reset", FRESH, 403, rate(0, 2000), { budgets: { core: { ...core, remaining: 0 } }, pausedUntil: 2_000_000, serverErrors: 0 }],
+    ["403 with the budget spent: until the reset", FRESH, 403, rate(0, 2000), {
+      budgets: { core: { ...core, remaining: 0 } },
+      pausedUntil: 2_000_000,
+      serverErrors: 0
+    }],
     ["403 secondary limit (Retry-After) wins over the reset", FRESH, 403, { ...rate(10, 2000), "retry-after": "5" }, {
       budgets: { core: { ...core, remaining: 10 } },
       pausedUntil: NOW + 5000,
@@ -67,8 +78,16 @@ describe("repohost governor: what an answer teaches it", () => {
   })
 
   it.each<[string, GovernorState, GovernorState]>([
-    ["GraphQL RATE_LIMITED: until the GraphQL reset", { budgets: { core, graphql }, serverErrors: 0 }, { budgets: { core, graphql }, serverErrors: 0, pausedUntil: 3_000_000 }],
-    ["GraphQL RATE_LIMITED with no GraphQL budget seen: a minute", { budgets: { core }, serverErrors: 0 }, { budgets: { core }, serverErrors: 0, pausedUntil: NOW + 60_000 }]
+    ["GraphQL RATE_LIMITED: until the GraphQL reset", { budgets: { core, graphql }, serverErrors: 0 }, {
+      budgets: { core, graphql },
+      serverErrors: 0,
+      pausedUntil: 3_000_000
+    }],
+    ["GraphQL RATE_LIMITED with no GraphQL budget seen: a minute", { budgets: { core }, serverErrors: 0 }, {
+      budgets: { core },
+      serverErrors: 0,
+      pausedUntil: NOW + 60_000
+    }]
   ])("%s", (_, state, next) => {
     assert.deepStrictEqual(afterRateLimited(state, NOW), next)
   })

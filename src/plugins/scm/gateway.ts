@@ -32,7 +32,7 @@ export const MAX_CONCURRENT = 8
 export const REQUEST_TIMEOUT = "15 seconds"
 
 /** GraphQL lives at /graphql on github.com and at /api/graphql on GitHub Enterprise (REST at /api/v3). */
-export const graphqlUrl = (apiUrl: string): string => (/\/api\/v3$/.test(apiUrl) ? apiUrl.replace(/\/api\/v3$/, "/api/graphql") : `${apiUrl}/graphql`)
+export const graphqlUrl = (apiUrl: string): string => (apiUrl.endsWith("/api/v3") ? `${apiUrl.slice(0, -"/api/v3".length)}/api/graphql` : `${apiUrl}/graphql`)
 
 /** GitHub's `{ "message": … }` on a failed request, when it says one. */
 const ErrorBody = Schema.fromJsonString(Schema.Struct({ message: Schema.String }))
