@@ -16,7 +16,7 @@ import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { spawnTarget, SupervisorRpcs } from "../src/ipc/protocol.ts"
 import { makeInbox } from "../src/plugins/notifier/inbox.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
-import { endOwnedTerminals, markSupervisorProcess } from "../src/plugins/runtime/process.ts"
+import { ProjectPlugins } from "../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
@@ -104,9 +104,6 @@ const announce = (options: AppOptions) =>
     )
   }))
 
-/** This process owns the `process` runtime's terminals while the supervisor runs, and ends them when it stops. */
-const ownTerminals = Layer.effectDiscard(Effect.acquireRelease(Effect.sync(markSupervisorProcess), () => Effect.sync(endOwnedTerminals)))
-
 export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) => {
   const inbox = makeInbox(options.root)
   const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) =>
@@ -115,9 +112,11 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   const followed = config.configPath === undefined
     ? Layer.empty
     : Layer.effectDiscard(followConfigFile({ root: options.root, file: config.configPath, inbox, changes: watchConfigFile(config.configPath) }))
+  // The projects' plugins, shared by the procedures and the actors; this process owns the `process` runtime's
+  // terminals, which end when the supervisor stops.
   const core = followed.pipe(Layer.provideMerge(Supervisor.layer.pipe(
     Layer.provideMerge(SessionManager.layerNoDeps(config)),
-    Layer.provideMerge(router),
+    Layer.provideMerge(Layer.mergeAll(router, ProjectPlugins.layer({ supervisor: true }))),
     Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
   )))
   /** The projects watched now, with what the dashboard needs of them: a reload changes them. */
@@ -125,7 +124,7 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
     projects.flatMap((project) =>
       typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])
   // The listening addresses are the ones it started with: a reload cannot move them.
-  const dashboard = Layer.unwrap(Effect.map(Supervisor, (supervisor: Supervisor["Service"]) =>
+  const dashboard = Layer.unwrap(Effect.map(Effect.all([Supervisor, ProjectPlugins]), ([supervisor, plugins]: readonly [Supervisor["Service"], ProjectPlugins["Service"]]) =>
     dashboardLayer({
       host: config.host,
       port: config.port,
@@ -137,14 +136,14 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
       inbox,
       actions: { send: supervisor.ops.send, kill: supervisor.ops.kill, restore: supervisor.ops.restore, merge: supervisor.merge },
       webhooks: Effect.map(supervisor.projects, webhooksOf),
-      onBranchChanged: supervisor.branchChanged
+      onBranchChanged: supervisor.branchChanged,
+      processTerminal: plugins.terminal
     })))
   // The socket is bound last, once everything else listens: a supervisor that answers is one that runs (and
   // one still starting refuses connections, which `orch start` waits out on the supervisor lock).
   return ipcServerLayer(socketPath(options.root), handlers(options)).pipe(
     Layer.provideMerge(Layer.mergeAll(dashboard, announce(options))),
-    Layer.provideMerge(core),
-    Layer.provideMerge(ownTerminals)
+    Layer.provideMerge(core)
   )
 }
 

@@ -29,6 +29,7 @@ import { ListenFailed, listenReason } from "./listen-error.ts"
 import { makeLiveHub } from "./live.ts"
 import { type OpenFailed, openOnThisMachine } from "./open.ts"
 import { contentSecurityPolicy, renderPage, unbuiltPage } from "./page.ts"
+import type { ProcessTerminal } from "../plugins/runtime/process.ts"
 import { terminalsLayer } from "./terminals.ts"
 import { sameToken } from "./token.ts"
 import { receive, type WebhookProject } from "./webhooks.ts"
@@ -55,6 +56,8 @@ export interface DashboardOptions {
   /** Projects that receive repohost webhooks now (asked for each delivery), and what to do with a delivery about a branch. */
   readonly webhooks: Effect.Effect<ReadonlyArray<WebhookProject>>
   readonly onBranchChanged: (repo: string, branch: string) => Effect.Effect<void>
+  /** A `process`-runtime session's terminal, for the direct terminal socket. */
+  readonly processTerminal: (sessionId: string) => ProcessTerminal | undefined
   /** Where the built page files are; found beside the running code when not given. */
   readonly assetsDir?: string
 }
@@ -227,5 +230,12 @@ export const dashboardLayer = (options: DashboardOptions) =>
       Layer.catchTag("ServeError", (error) =>
         Layer.effectDiscard(Effect.fail(new ListenFailed({ option: "port", host: options.host, port: options.port, reason: listenReason(error.cause, "port") }))))
     ),
-    terminalsLayer({ host: options.host, port: options.terminalPort, directPort: options.directTerminalPort, dashboardPort: options.port, token: options.token })
+    terminalsLayer({
+      host: options.host,
+      port: options.terminalPort,
+      directPort: options.directTerminalPort,
+      dashboardPort: options.port,
+      token: options.token,
+      processTerminal: options.processTerminal
+    })
   )

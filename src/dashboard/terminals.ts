@@ -19,7 +19,7 @@ import type { Duplex } from "node:stream"
 import type { IPty } from "@lydell/node-pty"
 import { WebSocketServer, type RawData, type WebSocket } from "ws"
 import type { SessionRecord } from "../domain/session.ts"
-import { processTerminal } from "../plugins/runtime/process.ts"
+import type { ProcessTerminal } from "../plugins/runtime/process.ts"
 import { SessionStore, type SessionStoreShape } from "../store/SessionStore.ts"
 import { originAllowed, requestToken } from "./auth.ts"
 import { ListenFailed, listenReason } from "./listen-error.ts"
@@ -40,6 +40,8 @@ export interface TerminalsOptions {
   readonly directPort: number
   readonly dashboardPort: number
   readonly token: string
+  /** A `process`-runtime session's pty in this supervisor (ProjectPlugins owns them). */
+  readonly processTerminal: (sessionId: string) => ProcessTerminal | undefined
 }
 
 export interface Viewer {
@@ -161,8 +163,8 @@ const attachTmux = (socket: WebSocket, viewer: Viewer, record: SessionRecord) =>
 }
 
 /** A direct viewer of a `process` session: the supervisor's pty, shared with every other viewer. */
-const attachDirect = (socket: WebSocket, viewer: Viewer, record: SessionRecord) => {
-  const terminal = record.runtime?.plugin === "process" ? processTerminal(record.runtime.id) : undefined
+const attachDirect = (terminalOf: TerminalsOptions["processTerminal"]) => (socket: WebSocket, viewer: Viewer, record: SessionRecord) => {
+  const terminal = record.runtime?.plugin === "process" ? terminalOf(record.runtime.id) : undefined
   if (terminal === undefined || terminal.exited()) {
     return close(socket, CLOSE_NO_TERMINAL, "this session has no live terminal in this supervisor")
   }
@@ -240,5 +242,5 @@ export const terminalsLayer = (options: TerminalsOptions) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const store = yield* SessionStore
     yield* listen(terminalServer(options, store, attachTmux), options.port, options.host, "terminalPort")
-    yield* listen(terminalServer(options, store, attachDirect), options.directPort, options.host, "directTerminalPort")
+    yield* listen(terminalServer(options, store, attachDirect(options.processTerminal)), options.directPort, options.host, "directTerminalPort")
   }))

@@ -15,7 +15,7 @@ const TAIL_BYTES = 256 * 1024
 const CONFIRM_POLLS = 40
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]/g
 
-interface OwnedPty {
+export interface OwnedPty {
   readonly pty: IPty
   tail: string
   /** When the terminal last printed anything (ms, by the supervisor's Clock). */
@@ -23,24 +23,33 @@ interface OwnedPty {
   exit?: { readonly exitCode: number; readonly signal?: number }
 }
 
-/** The terminals this process owns. Only the supervisor's process may own agents. */
-const owned = new Map<string, OwnedPty>()
-let supervisorProcess = false
-export const markSupervisorProcess = () => {
-  supervisorProcess = true
+/**
+ * The terminals of the `process` runtime in this process, and whether it is the supervisor's (only the supervisor
+ * may own agents). One table per process (ProjectPlugins owns it), handed to every `process` runtime it builds, so
+ * a runtime made again by a config reload still holds the running agents.
+ */
+export interface ProcessTerminals {
+  readonly supervisor: boolean
+  readonly owned: Map<string, OwnedPty>
 }
 
-/** When the supervisor stops, its terminals end with it (an open pty would also keep the process alive). */
-export const endOwnedTerminals = () => {
-  for (const [id, state] of owned) {
-    owned.delete(id)
-    try {
-      state.pty.kill()
-    } catch {
-      // already gone
-    }
-  }
-}
+/** The table, for as long as the scope lives: when it closes (the supervisor stops) its terminals end with it. */
+export const makeProcessTerminals = (options: { readonly supervisor: boolean }) =>
+  Effect.acquireRelease(
+    Effect.sync((): ProcessTerminals => ({ supervisor: options.supervisor, owned: new Map() })),
+    ({ owned }) =>
+      Effect.sync(() => {
+        // An open pty would also keep the process alive.
+        for (const [id, state] of owned) {
+          owned.delete(id)
+          try {
+            state.pty.kill()
+          } catch {
+            // already gone
+          }
+        }
+      })
+  )
 
 /** A `process` session's terminal, for the dashboard's direct socket: what it printed so far, and live. */
 export interface ProcessTerminal {
@@ -53,7 +62,7 @@ export interface ProcessTerminal {
   readonly resize: (cols: number, rows: number) => void
 }
 
-export const processTerminal = (id: string): ProcessTerminal | undefined => {
+export const processTerminal = ({ owned }: ProcessTerminals, id: string): ProcessTerminal | undefined => {
   const state = owned.get(id)
   if (state === undefined) return undefined
   return {
@@ -82,7 +91,7 @@ const fail = (operation: string, reason: string) => new RuntimeError({ plugin: P
 export const plainScreen = (raw: string, lines: number): string =>
   raw.replace(ANSI, "").split(/\r?\n/).map((line) => line.split("\r").at(-1) ?? "").slice(-lines).join("\n")
 
-export const makeProcessRuntime = (): RuntimeShape => {
+export const makeProcessRuntime = ({ owned, supervisor }: ProcessTerminals): RuntimeShape => {
   const entry = (operation: string, handle: RuntimeHandle) => {
     const found = owned.get(handle.id)
     return found === undefined
@@ -91,7 +100,7 @@ export const makeProcessRuntime = (): RuntimeShape => {
   }
 
   const create = Effect.fn("Runtime.process.create")(function*(spec: LaunchSpec) {
-    if (!supervisorProcess) {
+    if (!supervisor) {
       return yield* fail("create", "runtime process keeps agents inside the supervisor: start one first with `orch start <project>`")
     }
     const { spawn } = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty")
