@@ -23,7 +23,7 @@ import { defaultTmuxSocket } from "./runtime/tmux-socket.ts"
 import { makeProcessRuntime, type ProcessTerminals } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
 import { makeRepohostScm } from "./scm/repohost.ts"
-import { mergeMethodProblem, Scm, ScmError } from "./scm/Scm.ts"
+import { mergeMethodProblem, NO_PULL_REQUEST, Scm, ScmError } from "./scm/Scm.ts"
 import { makeRepohostTracker, type RepohostAccess } from "./tracker/repohost.ts"
 import { makeLinearTracker } from "./tracker/tracker-b.ts"
 import { Tracker } from "./tracker/Tracker.ts"
@@ -73,7 +73,7 @@ export const WORKSPACES: Builtins<Workspace["Service"]> = {
 /** For projects without an scm (`scm: none`, a repository with no repohost): no pull requests to see, nothing to merge. */
 const noScm: Scm["Service"] = {
   name: "none",
-  observe: () => Effect.succeed({ pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }),
+  observe: () => Effect.succeed(NO_PULL_REQUEST),
   merge: () => Effect.fail(new ScmError({ plugin: "none", operation: "merge", reason: "the project has no scm configured" }))
 }
 export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {

@@ -1,6 +1,6 @@
 /**
  * The session procedures (spawn, batch-spawn, send, kill, restore, cleanup, reconcile), each run with the
- * plugins of the session's project. The CLI runs them in-process; the supervisor runs the same ones. Each
+ * plugins of the session's project, which ProjectPlugins builds once per project and config. The CLI runs them in-process; the supervisor runs the same ones. Each
  * procedure reads the config in force (ConfigSource) once when it starts, so a supervisor's reload applies
  * from the next procedure on.
  */

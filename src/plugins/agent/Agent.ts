@@ -78,8 +78,16 @@ export const makeTestAgent = (): TestAgent => {
     name: "test",
     launches,
     resumes,
-    launch: (context) => Effect.sync(() => (launches.push(context), { command: `test-agent ${context.sessionId}`, env: {} })),
-    resume: (context) => Effect.sync(() => (resumes.push(context), { command: `test-agent ${context.sessionId} --resume`, env: {} })),
+    launch: (context) =>
+      Effect.sync(() => {
+        launches.push(context)
+        return { command: `test-agent ${context.sessionId}`, env: {} }
+      }),
+    resume: (context) =>
+      Effect.sync(() => {
+        resumes.push(context)
+        return { command: `test-agent ${context.sessionId} --resume`, env: {} }
+      }),
     isReadyForInput: (screen) => lastLine(screen) === ">",
     readsScreen: true,
     activityFromScreen: (screen) => {

@@ -103,9 +103,8 @@ export const makeTestRuntime = (): TestRuntime => {
     exit: (id, exitCode) => Effect.map(find("exit", id), (terminal) => void (terminal.exit = { exitCode })),
     create: (spec) =>
       Effect.gen(function*() {
-        if (terminals.get(spec.sessionId)?.exit === undefined && terminals.has(spec.sessionId)) {
-          return yield* fail("create", `a terminal named ${spec.sessionId} already exists`)
-        }
+        const existing = terminals.get(spec.sessionId)
+        if (existing !== undefined && existing.exit === undefined) return yield* fail("create", `a terminal named ${spec.sessionId} already runs`)
         terminals.set(spec.sessionId, { spec, screen: "", sent: [], lastOutputAt: yield* Clock.currentTimeMillis })
         return { plugin: "test", id: spec.sessionId, data: {} }
       }),

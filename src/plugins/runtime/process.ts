@@ -91,7 +91,8 @@ const fail = (operation: string, reason: string) => new RuntimeError({ plugin: P
 export const plainScreen = (raw: string, lines: number): string =>
   raw.replace(ANSI, "").split(/\r?\n/).map((line) => line.split("\r").at(-1) ?? "").slice(-lines).join("\n")
 
-export const makeProcessRuntime = ({ owned, supervisor }: ProcessTerminals): RuntimeShape => {
+export const makeProcessRuntime = (terminals: ProcessTerminals): RuntimeShape => {
+  const { owned, supervisor } = terminals
   const entry = (operation: string, handle: RuntimeHandle) => {
     const found = owned.get(handle.id)
     return found === undefined

@@ -74,7 +74,11 @@ export const makeTestScm = (): TestScm => {
     views,
     looks,
     merges,
-    observe: (branch) => Effect.sync(() => (looks.push(branch), views.get(branch) ?? NO_PULL_REQUEST)),
+    observe: (branch) =>
+      Effect.sync(() => {
+        looks.push(branch)
+        return views.get(branch) ?? NO_PULL_REQUEST
+      }),
     merge: (prNumber, method) =>
       Effect.suspend(() => {
         const found = [...views].find(([, view]) => view.pr?.number === prNumber)
