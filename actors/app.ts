@@ -16,7 +16,7 @@ import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { spawnTarget, SupervisorRpcs } from "../src/ipc/protocol.ts"
 import { makeInbox } from "../src/store/Inbox.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
-import { endOwnedTerminals, markSupervisorProcess } from "../src/plugins/runtime/process.ts"
+import { ProjectPlugins } from "../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
@@ -105,9 +105,6 @@ const announce = (options: AppOptions) =>
     )
   }))
 
-/** This process owns the `process` runtime's terminals while the supervisor runs, and ends them when it stops. */
-const ownTerminals = Layer.effectDiscard(Effect.acquireRelease(Effect.sync(markSupervisorProcess), () => Effect.sync(endOwnedTerminals)))
-
 export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) => {
   const inbox = makeInbox(options.root)
   const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) =>
@@ -116,9 +113,11 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   const followed = config.configPath === undefined
     ? Layer.empty
     : Layer.effectDiscard(followConfigFile({ root: options.root, file: config.configPath, inbox, changes: watchConfigFile(config.configPath) }))
+  // The projects' plugins, shared by the procedures and the actors; this process owns the `process` runtime's
+  // terminals, which end when the supervisor stops.
   const core = followed.pipe(Layer.provideMerge(Supervisor.layer.pipe(
     Layer.provideMerge(SessionManager.layerNoDeps(config)),
-    Layer.provideMerge(router),
+    Layer.provideMerge(Layer.mergeAll(router, ProjectPlugins.layer({ supervisor: true }))),
     Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
   )))
   /** The projects watched now, with what the dashboard needs of them: a reload changes them. */
@@ -145,8 +144,7 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   // one still starting refuses connections, which `orch start` waits out on the supervisor lock).
   return ipcServerLayer(socketPath(options.root), handlers(options)).pipe(
     Layer.provideMerge(Layer.mergeAll(dashboard, announce(options))),
-    Layer.provideMerge(core),
-    Layer.provideMerge(ownTerminals)
+    Layer.provideMerge(core)
   )
 }
 

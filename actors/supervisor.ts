@@ -15,20 +15,16 @@ import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
-import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import { join } from "node:path"
 import type { ConfigChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
-import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { activityOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import { isLive as hasLiveAgent, type Activity, type SessionRecord } from "../src/domain/session.ts"
-import { Agent, type AgentShape } from "../src/plugins/agent/Agent.ts"
-import { projectPlugins } from "../src/plugins/registry.ts"
-import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
-import { mergeMethodOf, Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
-import { Tracker, type TrackerShape } from "../src/plugins/tracker/Tracker.ts"
+import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
+import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
+import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
@@ -54,16 +50,8 @@ export const MAILBOX_CAPACITY = 64
 /** Agents whose hooks said nothing for this long get their screen read instead. */
 export const SCREEN_FALLBACK_AFTER_MS = HOOK_SILENCE_MS
 
-interface ProjectRuntime {
-  readonly project: ProjectConfig
-  readonly runtime: RuntimeShape
-  readonly agent: AgentShape
-  /** Where its pull requests are, when the project has an scm. */
-  readonly scm?: ScmShape
-  readonly tracker: TrackerShape
-  /** Owns the project's plugins: closed when a reload removes the project or makes its plugins again. */
-  readonly scope: Scope.Closeable
-}
+/** A project watched now, with its plugins (ProjectPlugins owns them). */
+type ProjectRuntime = ProjectSlots
 
 interface ActorState {
   readonly record: SessionRecord
@@ -83,30 +71,15 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   const router = yield* NotifierRouter
   const manager = yield* SessionManager
   const configs = yield* ConfigSource
-  const scope = yield* Effect.scope
+  const plugins = yield* ProjectPlugins
   const fibers = yield* FiberMap.make<string>()
   const actors = new Map<string, ActorState>()
   /** Sessions whose activity file changed (from file watchers): their signals are read at once. */
   const wakeups = yield* Queue.unbounded<string>()
   const escalated = new Set<string>()
-  /** A project's plugins, made as `config` says, in a scope of their own. */
-  const buildProject = Effect.fnUntraced(function*(config: OrchestratorConfig, project: ProjectConfig) {
-    const own = yield* Scope.fork(scope)
-    const context = yield* Layer.buildWithScope(projectPlugins(config, project, store.paths.locks), own).pipe(
-      Effect.onError((cause) => Scope.close(own, Exit.failCause(cause)))
-    )
-    return {
-      project,
-      scope: own,
-      runtime: Context.get(context, Runtime),
-      agent: Context.get(context, Agent),
-      tracker: Context.get(context, Tracker),
-      ...(project.scm !== undefined ? { scm: Context.get(context, Scm) } : {})
-    } satisfies ProjectRuntime
-  })
   const projects = new Map<string, ProjectRuntime>()
   const initial = yield* configs.current
-  for (const project of Object.values(initial.projects)) projects.set(project.id, yield* buildProject(initial, project))
+  for (const project of Object.values(initial.projects)) projects.set(project.id, yield* plugins.of(initial, project))
   yield* followSessionEvents({ events, store, trackerOf: (projectId) => projects.get(projectId)?.tracker })
   const isLive = (record: SessionRecord) => hasLiveAgent(record) && projects.has(record.projectId)
 
@@ -453,30 +426,20 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     )
 
   /**
-   * A reload, first half: makes the plugins of the projects `change` adds or changes, each in a scope of its own.
-   * When one cannot be made, those made are closed again and nothing has changed. Its result, the second half,
-   * cannot fail: it puts `change.next` in force (the new plugins replace the old, whose scopes close; the config
-   * source changes) and stops the actors of sessions whose project is gone, whose agents keep running unwatched.
-   * It answers those sessions' records.
+   * A reload, first half: ProjectPlugins builds the plugins of the projects `change` adds or changes. When one
+   * cannot be built, nothing has changed. Its result, the second half, cannot fail: it puts `change.next` in force
+   * (the new plugins replace the old, which close; the config source changes) and stops the actors of sessions
+   * whose project is gone, whose agents keep running unwatched. It answers those sessions' records.
    */
   const prepare = Effect.fn("Supervisor.prepare")(function*(change: ConfigChange) {
-    const next = new Map(Object.values(change.next.projects).map((project) => [project.id, project]))
-    const built: Array<ProjectRuntime> = []
-    yield* Effect.forEach([...change.added, ...change.changed], (id) => Effect.map(buildProject(change.next, next.get(id)!), (owner) => built.push(owner))).pipe(
-      Effect.onError(() => Effect.forEach(built, (owner) => Scope.close(owner.scope, Exit.void)))
-    )
+    const prepared = yield* plugins.prepare(change)
     return Effect.gen(function*() {
-      const retired = change.removed.flatMap((id) => projects.get(id) ?? [])
+      yield* prepared.commit
       for (const id of change.removed) projects.delete(id)
-      for (const owner of built) {
-        const old = projects.get(owner.project.id)
-        if (old !== undefined) retired.push(old)
-        projects.set(owner.project.id, owner)
-      }
+      for (const slots of prepared.built) projects.set(slots.project.id, slots)
       yield* configs.replace(change.next)
       const unwatched = [...actors.values()].map((state) => state.record).filter((record) => !projects.has(record.projectId))
       for (const record of unwatched) yield* stopActor(record.sessionId)
-      for (const owner of retired) yield* Scope.close(owner.scope, Exit.void)
       return unwatched
     }).pipe(Effect.uninterruptible)
   })

@@ -1,6 +1,6 @@
 /**
  * The session procedures (spawn, batch-spawn, send, kill, restore, cleanup, reconcile), each run with the
- * plugins of the session's project. The CLI runs them in-process; the supervisor runs the same ones. Each
+ * plugins of the session's project, which ProjectPlugins builds once per project and config. The CLI runs them in-process; the supervisor runs the same ones. Each
  * procedure reads the config in force (ConfigSource) once when it starts, so a supervisor's reload applies
  * from the next procedure on.
  */
@@ -14,7 +14,7 @@ import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { isEnded, worksAnIssue, type SessionRecord } from "../domain/session.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
-import { projectPlugins } from "../plugins/registry.ts"
+import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
 import { Runtime, type Liveness } from "../plugins/runtime/Runtime.ts"
 import { Tracker, type IssueState } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
@@ -39,6 +39,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const store = yield* SessionStore
   const events = yield* EventLog
   const configs = yield* ConfigSource
+  const plugins = yield* ProjectPlugins
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner | SessionStore | EventLog>()
   const projectsOf = (config: OrchestratorConfig) => Object.values(config.projects)
 
@@ -55,10 +56,10 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       ? Effect.fail(new ProjectNotFound({ project: record.projectId, known: projectsOf(config).map((p) => p.id), ...configFile(config) }))
       : Effect.succeed(project)
   }
-  /** Runs `effect` with the plugins of `project` (as `config` makes them). */
+  /** Runs `effect` with the plugins of `project` (as `config` makes them; built once, by ProjectPlugins). */
   const withPlugins = (config: OrchestratorConfig, project: ProjectConfig) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(Effect.provide(projectPlugins(config, project, store.paths.locks)), Effect.provide(context))
+    effect.pipe(plugins.provide(config, project), Effect.provide(context))
 
   const liveness = (record: SessionRecord) =>
     record.runtime === null
@@ -406,9 +407,16 @@ export class SessionManager extends Context.Service<SessionManager, Effect.Succe
 ) {
   /** On the ConfigSource in context: the supervisor's, which its reload changes. */
   static readonly layerFollowing = Layer.effect(SessionManager, makeSessionManager())
-  /** On `config`, which it also provides as the ConfigSource (needs the store, the event log, a ChildProcessSpawner). */
+  /**
+   * On `config`, which it also provides as the ConfigSource (needs the store, the event log, ProjectPlugins and a
+   * ChildProcessSpawner).
+   */
   static readonly layerNoDeps = (config: OrchestratorConfig) => SessionManager.layerFollowing.pipe(Layer.provideMerge(ConfigSource.layer(config)))
+  /** For the CLI's in-process procedures: this process is not the supervisor. */
   static readonly layer = (config: OrchestratorConfig) =>
-    SessionManager.layerNoDeps(config).pipe(Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer)))
+    SessionManager.layerNoDeps(config).pipe(
+      Layer.provide(ProjectPlugins.layer({ supervisor: false })),
+      Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer))
+    )
 }
 

@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process"
 import type { RuntimeHandle } from "../../src/domain/session.ts"
 import type { AttachOptions, Terminal } from "../../src/domain/terminal.ts"
 import { makeMultiplexer } from "../../src/plugins/runtime/multiplexer.ts"
-import { makeProcessRuntime, markSupervisorProcess } from "../../src/plugins/runtime/process.ts"
+import { makeProcessRuntime, makeProcessTerminals } from "../../src/plugins/runtime/process.ts"
 import type { RuntimeShape } from "../../src/plugins/runtime/Runtime.ts"
 import { eventually } from "../support/eventually.ts"
 import { privateTmux } from "../support/tmux.ts"
@@ -91,8 +91,7 @@ describe("runtime attach (real tmux, real node-pty)", () => {
 
   it.live("process: one shared pty; a viewer gets what it printed so far, then live; read-only viewers neither type nor resize", () =>
     Effect.gen(function*() {
-      markSupervisorProcess()
-      const runtime = makeProcessRuntime()
+      const runtime = makeProcessRuntime(yield* makeProcessTerminals({ supervisor: true }))
       const handle = yield* Effect.acquireRelease(
         runtime.create({ sessionId: "pv-1", workingDir: "/", command: AGENT, env: { PATH: process.env.PATH ?? "" }, unsetEnv: [] }),
         (handle) => Effect.orDie(runtime.destroy(handle))

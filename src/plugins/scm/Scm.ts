@@ -1,6 +1,7 @@
 /** The scm slot: where a session's pull request, its checks and its reviews live, and how it is merged. */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
 import { PluginConfigError } from "../config-error.ts"
@@ -49,4 +50,44 @@ export const mergeMethodProblem = (config: ScmConfig | undefined, where: string)
     ? undefined
     : new PluginConfigError({ key: `${where}.mergeMethod`, reason: `must be squash, merge or rebase, not ${JSON.stringify(config.mergeMethod)}` })
 
-export class Scm extends Context.Service<Scm, ScmShape>()("orch/plugins/Scm") {}
+/** A branch with no pull request. */
+export const NO_PULL_REQUEST: PullRequestView = { pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }
+
+/** An in-memory scm for tests: the pull request of each branch is a record the test sets; looks and merges are logged. */
+export interface TestScm extends ScmShape {
+  readonly views: Map<string, PullRequestView>
+  /** The branches looked at, in order. */
+  readonly looks: Array<string>
+  readonly merges: Array<{ readonly prNumber: number; readonly method: MergeMethod }>
+}
+
+export const makeTestScm = (): TestScm => {
+  const views = new Map<string, PullRequestView>()
+  const looks: Array<string> = []
+  const merges: Array<{ readonly prNumber: number; readonly method: MergeMethod }> = []
+  return {
+    name: "test",
+    views,
+    looks,
+    merges,
+    observe: (branch) =>
+      Effect.sync(() => {
+        looks.push(branch)
+        return views.get(branch) ?? NO_PULL_REQUEST
+      }),
+    merge: (prNumber, method) =>
+      Effect.suspend(() => {
+        const found = [...views].find(([, view]) => view.pr?.number === prNumber)
+        if (found === undefined) return Effect.fail(new ScmError({ plugin: "test", operation: "merge", reason: `no pull request #${prNumber}`, status: 404 }))
+        const [branch, view] = found
+        if (view.pr!.state !== "open") return Effect.fail(new ScmError({ plugin: "test", operation: "merge", reason: `#${prNumber} is ${view.pr!.state}`, status: 405 }))
+        merges.push({ prNumber, method })
+        views.set(branch, { ...view, pr: { ...view.pr!, state: "merged" } })
+        return Effect.void
+      })
+  }
+}
+
+export class Scm extends Context.Service<Scm, ScmShape>()("orch/plugins/Scm") {
+  static readonly layerTest = (scm: TestScm = makeTestScm()) => Layer.succeed(Scm, scm)
+}

@@ -144,12 +144,19 @@ export const makeGateway = (plugin: string, apiUrl: string, headers: Readonly<Re
   }
 }
 
-const shared = new Map<string, Gateway>()
+/** The gateways of a process, one per credential (API URL + token): the trackers and scms of all its projects share them. */
+export interface Gateways {
+  readonly for: (plugin: string, apiUrl: string, headers: Readonly<Record<string, string>>) => Gateway
+}
 
-/** The process's gateway for a credential: the tracker, the scm and the dashboard of a project share one. */
-export const gatewayFor = (plugin: string, apiUrl: string, headers: Readonly<Record<string, string>>): Gateway => {
-  const key = `${apiUrl}\n${headers.authorization ?? ""}`
-  let gateway = shared.get(key)
-  if (gateway === undefined) shared.set(key, gateway = makeGateway(plugin, apiUrl, headers))
-  return gateway
+export const makeGateways = (): Gateways => {
+  const byCredential = new Map<string, Gateway>()
+  return {
+    for: (plugin, apiUrl, headers) => {
+      const key = `${apiUrl}\n${headers.authorization ?? ""}`
+      let gateway = byCredential.get(key)
+      if (gateway === undefined) byCredential.set(key, gateway = makeGateway(plugin, apiUrl, headers))
+      return gateway
+    }
+  }
 }

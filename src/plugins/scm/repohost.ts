@@ -1,22 +1,26 @@
 /**
  * Scm `repohost`: the pull requests of a project's session branches through GitHub's GraphQL API, many branches
- * per query (one alias each), and merging through REST; both through the credential's shared gateway
- * (`apiUrl`, token as for the tracker).
+ * per query (one alias each), and merging through REST; both through the credential's gateway
+ * (`apiUrl`, token as for the tracker), shared with the process's other repohost plugins when `access` is theirs.
  */
 import * as Effect from "effect/Effect"
 import type { ScmConfig } from "../../config/schema.ts"
-import { repohostApiUrl, repohostHeaders, repohostToken } from "../tracker/repohost.ts"
 import * as Schema from "effect/Schema"
 import { expected, readAnswer } from "../answer.ts"
-import { gatewayFor } from "./gateway.ts"
+import { makeRepohostAccess, repohostApiUrl, repohostHeaders, repohostToken, type RepohostAccess } from "../tracker/repohost.ts"
 import { BRANCHES_PER_QUERY, NO_PULL_REQUEST, PullNode, PullRequestsAnswer, pullRequestsQuery, readPull } from "./pull-query.ts"
 import { type PullRequestView, ScmError, type ScmShape } from "./Scm.ts"
 
 const MergeAnswer = Schema.Struct({ merged: Schema.Boolean })
 
-export const makeRepohostScm = (repo: string, config: ScmConfig, env: Readonly<Record<string, string | undefined>>): ScmShape => {
+export const makeRepohostScm = (
+  repo: string,
+  config: ScmConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  access: RepohostAccess = makeRepohostAccess(env)
+): ScmShape => {
   const apiUrl = repohostApiUrl(config)
-  const gateway = gatewayFor("repohost", apiUrl, repohostHeaders(repohostToken(config, env)))
+  const gateway = access.gateways.for("repohost", apiUrl, repohostHeaders(repohostToken(config, env, access)))
   const [owner, name] = repo.split("/") as [string, string]
 
   const observeChunk = (branches: ReadonlyArray<string>) =>
