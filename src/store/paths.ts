@@ -25,6 +25,8 @@ export interface StorePaths {
   readonly root: string
   readonly sessions: string
   readonly events: string
+  /** The inbox (store/Inbox.ts). */
+  readonly inbox: string
   readonly locks: string
   readonly project: (projectId: string) => string
   readonly session: (projectId: string, sessionId: string) => string
@@ -42,6 +44,7 @@ export const storePaths = (root: string): StorePaths => {
     root,
     sessions,
     events: join(root, "events.jsonl"),
+    inbox: join(root, "notifications.jsonl"),
     locks: join(root, "locks"),
     project: (projectId) => join(sessions, projectId),
     session,

@@ -7,15 +7,22 @@
  */
 import * as Effect from "effect/Effect"
 import { ChildProcessSpawner } from "effect/process"
+import { existsSync } from "node:fs"
+import { tmpdir } from "node:os"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
 import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { type EnvFile, launchLine, removeEnvFile, writeEnvFile } from "./launch-env.ts"
+import { attachTmux } from "./tmux-attach.ts"
 import { ensureSocketDir, socketDirProblem } from "./tmux-socket.ts"
 
 const PLUGIN = "multiplexer"
 const ENTER_ATTEMPTS = 3
 const CONFIRM_POLLS = 20
 const CONFIRM_POLL_INTERVAL = "50 millis"
+const ENV_READ_TIMEOUT_S = 10
+const ENV_READ_POLL_INTERVAL = "10 millis"
+const ENV_READ_POLLS = ENV_READ_TIMEOUT_S * 100
 
 /** A screen as tmux shows it: its lines and the line the cursor is on. */
 export interface Screen {
@@ -71,14 +78,22 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   const target = (handle: RuntimeHandle) => `=${handle.id}:`
 
   const create = Effect.fn("Runtime.multiplexer.create")(function*(spec: LaunchSpec) {
-    const env = Object.entries(spec.env).flatMap(([key, value]) => ["-e", `${key}=${value}`])
-    const unset = spec.unsetEnv.length > 0 ? `unset ${spec.unsetEnv.join(" ")}; ` : ""
     const dir = ensureSocketDir(socket)
     if (dir._tag !== "Ready") return yield* new RuntimeError({ plugin: PLUGIN, operation: "new-session", reason: socketDirProblem(dir) })
+    // The environment goes through a file the launch line reads and deletes: `-e KEY=value` would show secrets in `ps`.
+    const envFile = yield* Effect.try({
+      try: () => writeEnvFile(spec.env),
+      catch: (error) => new RuntimeError({ plugin: PLUGIN, operation: "new-session", reason: `cannot write the agent's environment file in ${tmpdir()}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` })
+    })
+    if (envFile.skipped.length > 0) yield* Effect.logDebug(`${spec.sessionId}: not passed to the agent (no shell can set these names): ${envFile.skipped.join(", ")}`)
+    return yield* launch(spec, envFile).pipe(Effect.ensuring(Effect.sync(() => removeEnvFile(envFile))))
+  })
+
+  const launch = Effect.fnUntraced(function*(spec: LaunchSpec, envFile: EnvFile) {
     // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
     const made = yield* tmuxOk("new-session", [
-      "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50", ...env,
-      "--", "/bin/sh", "-c", `${unset}${spec.command}`,
+      "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50",
+      "--", "/bin/sh", "-c", launchLine(envFile, spec.unsetEnv, spec.command),
       ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on",
       ";", "display-message", "-p", "-t", `=${spec.sessionId}:`, "#{session_name}"
     ])
@@ -89,7 +104,18 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
         reason: `tmux reported the session made, but its server on ${socket} does not have it${made.trim() ? ` (${made.trim()})` : ""}`
       })
     }
-    return { plugin: PLUGIN, id: spec.sessionId, data: { socket } } satisfies RuntimeHandle
+    const handle = { plugin: PLUGIN, id: spec.sessionId, data: { socket } } satisfies RuntimeHandle
+    // Started means the shell took its environment (and deleted the file): a shell that never does is not left running.
+    for (let poll = 0; poll < ENV_READ_POLLS && existsSync(envFile.dir); poll++) yield* Effect.sleep(ENV_READ_POLL_INTERVAL)
+    if (existsSync(envFile.dir)) {
+      yield* destroy(handle).pipe(Effect.ignore({ log: "Warn" }))
+      return yield* new RuntimeError({
+        plugin: PLUGIN,
+        operation: "new-session",
+        reason: `the agent's shell did not start within ${ENV_READ_TIMEOUT_S} s of tmux making its session; the session was ended`
+      })
+    }
+    return handle
   })
 
   const screen = (handle: RuntimeHandle) =>
@@ -168,5 +194,5 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     return result.stdout.split("\n").filter(Boolean)
   })
 
-  return { name: PLUGIN, create, send, capture, probe, list, destroy } satisfies RuntimeShape
+  return { name: PLUGIN, create, send, capture, probe, list, attach: attachTmux(socket), destroy } satisfies RuntimeShape
 })
