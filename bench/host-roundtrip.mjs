@@ -25,17 +25,26 @@ const address = `127.${100 + (randomBytes(1)[0] % 100)}.${randomBytes(1)[0]}.10`
 let sshd
 let uid
 /** The run's user's processes (its shells, and its sshd session processes once they dropped privileges). */
-const processesOf = (owner) => readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-  try {
-    return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) === owner
-  } catch {
-    return false
-  }
-}).map(Number)
+const processesOf = (owner) =>
+  readdirSync("/proc").filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+    try {
+      return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) === owner
+    } catch {
+      return false
+    }
+  }).map(Number)
 const cleanup = () => {
   // Killing sshd and the user's processes closes the connection; the master exits with it.
   sshd?.kill("SIGKILL")
-  if (uid !== undefined) for (const pid of processesOf(uid)) try { process.kill(pid, "SIGKILL") } catch {}
+  if (uid !== undefined) {
+    for (const pid of processesOf(uid)) {
+      try {
+        process.kill(pid, "SIGKILL")
+      } catch {
+        // already gone
+      }
+    }
+  }
   spawnSync("userdel", [user])
   rmSync(root, { recursive: true, force: true })
 }
@@ -56,8 +65,19 @@ try {
   for (const path of [home, join(home, ".ssh"), join(home, ".ssh", "authorized_keys")]) chownSync(path, uid, gid)
   const port = 20000 + (randomBytes(2).readUInt16BE() % 20000)
   const config = join(root, "sshd_config")
-  writeFileSync(config, [`ListenAddress ${address}`, `Port ${port}`, `HostKey ${hostKey}`, `PidFile ${join(root, "sshd.pid")}`,
-    "UsePAM no", "PasswordAuthentication no", "KbdInteractiveAuthentication no", `AllowUsers ${user}`].join("\n") + "\n")
+  writeFileSync(
+    config,
+    [
+      `ListenAddress ${address}`,
+      `Port ${port}`,
+      `HostKey ${hostKey}`,
+      `PidFile ${join(root, "sshd.pid")}`,
+      "UsePAM no",
+      "PasswordAuthentication no",
+      "KbdInteractiveAuthentication no",
+      `AllowUsers ${user}`
+    ].join("\n") + "\n"
+  )
   const knownHosts = join(root, "known_hosts")
   writeFileSync(knownHosts, `[${address}]:${port} ${readFileSync(`${hostKey}.pub`, "utf8").split(" ").slice(0, 2).join(" ")}\n`)
   sshd = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] })
@@ -66,7 +86,10 @@ try {
     sshd.once("exit", (code) => reject(new Error(`sshd exited ${code}`)))
   })
 
-  const host = { name: "bench", spec: { ssh: { user, hostname: address, port }, identityFile: key, sshOptions: { UserKnownHostsFile: knownHosts, IdentitiesOnly: "yes" } } }
+  const host = {
+    name: "bench",
+    spec: { ssh: { user, hostname: address, port }, identityFile: key, sshOptions: { UserKnownHostsFile: knownHosts, IdentitiesOnly: "yes" } }
+  }
   mkdirSync(join(root, "ssh"), { mode: 0o700 })
   const path = controlPath(join(root, "ssh"), host)
   const script = scriptText("true")
@@ -77,7 +100,9 @@ try {
     return Number(process.hrtime.bigint() - start) / 1e6
   }
   ssh(sshArgs(host, path, "establish"))
-  const fresh = sshArgs(host, "none", "establish").map((arg) => arg.startsWith("ControlMaster=") ? "ControlMaster=no" : arg.startsWith("ControlPersist=") ? "ControlPersist=no" : arg)
+  const fresh = sshArgs(host, "none", "establish").map((arg) =>
+    arg.startsWith("ControlMaster=") ? "ControlMaster=no" : arg.startsWith("ControlPersist=") ? "ControlPersist=no" : arg
+  )
   const samples = interleave(RUNS, {
     floor: () => {
       const start = process.hrtime.bigint()
@@ -87,7 +112,8 @@ try {
     master: () => ssh(sshArgs(host, path, "run")),
     fresh: () => ssh(fresh)
   })
-  const row = (name, label) => `| ${label} | ${ms(median(samples[name]))} | ${ms(percentile(samples[name], 95))} | ${ratio(median(samples[name]), median(samples.floor))} |`
+  const row = (name, label) =>
+    `| ${label} | ${ms(median(samples[name]))} | ${ms(percentile(samples[name], 95))} | ${ratio(median(samples[name]), median(samples.floor))} |`
   const body = `Measured by \`bench/host-roundtrip.mjs\` (${RUNS} runs each, interleaved; ${machine()}): a real sshd for a
 Unix user of its own on a loopback address, ${spawnSync("ssh", ["-V"], { encoding: "utf8" }).stderr.trim().split(",")[0].replace("_", " ")}.
 "Through the master" is the exact command line of \`HostConnections.run\` (\`ssh … sh -s\`, the script on stdin).
@@ -98,7 +124,9 @@ ${row("floor", "local `sh -c true` (floor)")}
 ${row("master", "through the host's ControlMaster")}
 ${row("fresh", "a fresh ssh connection (key exchange, auth)")}
 
-Through the master a round trip is ${(median(samples.fresh) / median(samples.master)).toFixed(0)}× faster than a fresh connection. Over a real network both also pay
+Through the master a round trip is ${
+    (median(samples.fresh) / median(samples.master)).toFixed(0)
+  }× faster than a fresh connection. Over a real network both also pay
 the link's latency, a fresh connection many more times (TCP, key exchange, authentication) than a round trip through the master.`
   recordSection("Host round trip (`bench/host-roundtrip.mjs`)", body)
   console.log(body)

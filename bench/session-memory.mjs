@@ -18,7 +18,14 @@ const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
 const root = mkdtempSync(join(tmpdir(), "orch-bench-memory-"))
 const socket = join(root, "tmux.sock")
 const { build } = await import("esbuild")
-await build({ entryPoints: [new URL("../test/agents/model-server.ts", import.meta.url).pathname], bundle: true, platform: "node", format: "esm", outfile: join(root, "model-server.mjs"), logLevel: "warning" })
+await build({
+  entryPoints: [new URL("../test/agents/model-server.ts", import.meta.url).pathname],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  outfile: join(root, "model-server.mjs"),
+  logLevel: "warning"
+})
 const { startModelServer } = await import(join(root, "model-server.mjs"))
 
 const waitFor = async (what, probe, timeoutMs = 120_000) => {
@@ -81,15 +88,25 @@ const repos = Array.from({ length: SESSIONS }, (_, i) => {
   execFileSync("git", ["-C", repo, "-c", "user.email=b@example.com", "-c", "user.name=B", "commit", "-qm", "initial"])
   return repo
 })
-writeFileSync(join(home, ".claude.json"), JSON.stringify({
-  hasCompletedOnboarding: true,
-  bypassPermissionsModeAccepted: true,
-  customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-  projects: Object.fromEntries(repos.map((repo) => [repo, { hasTrustDialogAccepted: true }]))
-}))
+writeFileSync(
+  join(home, ".claude.json"),
+  JSON.stringify({
+    hasCompletedOnboarding: true,
+    bypassPermissionsModeAccepted: true,
+    customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+    projects: Object.fromEntries(repos.map((repo) => [repo, { hasTrustDialogAccepted: true }]))
+  })
+)
 const env = {
-  PATH: process.env.PATH, HOME: home, LANG: "C.UTF-8", TERM: "xterm-256color",
-  ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: KEY, DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", IS_SANDBOX: "1"
+  PATH: process.env.PATH,
+  HOME: home,
+  LANG: "C.UTF-8",
+  TERM: "xterm-256color",
+  ANTHROPIC_BASE_URL: model.url,
+  ANTHROPIC_API_KEY: KEY,
+  DISABLE_TELEMETRY: "1",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  IS_SANDBOX: "1"
 }
 const tmux = (...args) => execFileSync("tmux", ["-S", socket, ...args], { encoding: "utf8", env })
 
@@ -105,11 +122,15 @@ try {
   for (const repo of repos) await waitFor(`the agent in ${repo} to finish its task`, () => model.mainRequests(repo).length >= 2)
   await sleep(SETTLE_MS)
   const after = memAvailableMb()
-  const panes = new Map(tmux("list-panes", "-a", "-F", "#{session_name} #{pane_pid}").trim().split("\n").map((line) => line.split(" ")).map(([name, pid]) => [name, Number(pid)]))
+  const panes = new Map(
+    tmux("list-panes", "-a", "-F", "#{session_name} #{pane_pid}").trim().split("\n").map((line) => line.split(" ")).map(([name, pid]) => [name, Number(pid)])
+  )
   const trees = repos.map((_, i) => treeMemory(panes.get(`m-${i}`)))
   const round = (value) => `${Math.round(value)} MB`
   const body = `Measured by \`bench/session-memory.mjs\` (${machine()}; ${new Date().toISOString().slice(0, 10)}): ${SESSIONS} Claude Code
-${execFileSync(CLAUDE, ["--version"], { encoding: "utf8", env }).trim()} sessions in tmux, each in a repository of its own, after a short task against the scripted
+${
+    execFileSync(CLAUDE, ["--version"], { encoding: "utf8", env }).trim()
+  } sessions in tmux, each in a repository of its own, after a short task against the scripted
 model server (one Bash tool call, then an answer), ${SETTLE_MS / 1000} s idle. Per session:
 
 | measure | median | max |

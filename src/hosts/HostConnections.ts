@@ -12,19 +12,19 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
+import { ChildProcessSpawner } from "effect/process"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
-import { ChildProcessSpawner } from "effect/process"
 import { mkdirSync, statSync } from "node:fs"
 import { exec, type ExecResult } from "../process/exec.ts"
-import { ControlDirUnusable, HostConnectionFailed, HostDown, HostTimedOut, HostUnknown, type HostError } from "./errors.ts"
+import { ControlDirUnusable, HostConnectionFailed, HostDown, type HostError, HostTimedOut, HostUnknown } from "./errors.ts"
+import { formatSshTarget, LOCAL, type RemoteHost } from "./spec.ts"
 import { controlPath, controlPathProblem, scriptText, sshArgs, type SshMode } from "./ssh-command.ts"
 import { classifySshFailure } from "./ssh-failure.ts"
 import { runSsh } from "./ssh-process.ts"
-import { formatSshTarget, LOCAL, type RemoteHost } from "./spec.ts"
 
 /** sshd refuses more than MaxSessions (default 10) channels on one connection: orch keeps below it. */
 const MAX_CHANNELS = 8
@@ -150,15 +150,16 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
     })
 
     /** Records the failure; on the way down, announces it and starts reconnecting. */
-    const markDown = (entry: Entry, error: HostConnectionFailed | HostTimedOut): Effect.Effect<void> => Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const previous = yield* Ref.getAndUpdate(entry.state, (state): HostState =>
-        state._tag === "Down" ? { ...state, error, attempts: state.attempts + 1 } : { _tag: "Down", since: now, error, attempts: 1 })
-      if (previous._tag !== "Down") {
-        yield* publish(entry, { _tag: "Down", since: now, error, attempts: 1 })
-        yield* FiberMap.run(reconnects, entry.host.name, reconnect(entry), { onlyIfMissing: true })
-      }
-    })
+    const markDown = (entry: Entry, error: HostConnectionFailed | HostTimedOut): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const previous = yield* Ref.getAndUpdate(entry.state, (state): HostState =>
+          state._tag === "Down" ? { ...state, error, attempts: state.attempts + 1 } : { _tag: "Down", since: now, error, attempts: 1 })
+        if (previous._tag !== "Down") {
+          yield* publish(entry, { _tag: "Down", since: now, error, attempts: 1 })
+          yield* FiberMap.run(reconnects, entry.host.name, reconnect(entry), { onlyIfMissing: true })
+        }
+      })
 
     /** Connects through the master, or becomes it: a round trip of `:`. Once at a time per host. */
     const establish = (entry: Entry, timeout: Duration.Duration, unlessUp: boolean) =>

@@ -3,7 +3,14 @@ import * as Schema from "effect/Schema"
 import { describeSshFailure, type SshProblem } from "./ssh-failure.ts"
 
 const SshProblemSchema = Schema.Literals([
-  "host-key-changed", "host-key-unknown", "key-refused", "connection-refused", "timed-out", "unreachable", "connection-lost", "other"
+  "host-key-changed",
+  "host-key-unknown",
+  "key-refused",
+  "connection-refused",
+  "timed-out",
+  "unreachable",
+  "connection-lost",
+  "other"
 ])
 
 /** ssh failed to reach the host or lost it; `problem` says how, `detail` is ssh's own line. */

@@ -5,8 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { shellQuote } from "../plugins/runtime/launch-env.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
-import { shellQuote } from "./ssh-command.ts"
 
 export interface HostFacts {
   readonly memAvailableMb: number
@@ -33,7 +33,8 @@ export const dataDirWord = (dataDir: string): string =>
   dataDir === "~" ? `"$HOME"` : dataDir.startsWith("~/") ? `"$HOME"/${shellQuote(dataDir.slice(2))}` : shellQuote(dataDir)
 
 /** The script: sections marked "@name", ended by "@end" so a cut-off answer is told from a short one. */
-export const headroomScript = (dataDir = "~/.orchestrator"): string => `d=${dataDirWord(dataDir)}
+export const headroomScript = (dataDir = "~/.orchestrator"): string =>
+  `d=${dataDirWord(dataDir)}
 while [ ! -d "$d" ]; do d=$(dirname "$d"); done
 echo @meminfo; cat /proc/meminfo
 echo @loadavg; cat /proc/loadavg

@@ -43,7 +43,11 @@ export type Placement =
 const mb = (value: number) => `${Math.round(value)} MB`
 
 /** Why `host` cannot take the session, or its memory left after the reserve when it can. */
-const judge = (host: PlacementHost, reading: HostReading | undefined, request: PlacementRequest): string | { readonly left: number; readonly loadPerCpu: number } => {
+const judge = (
+  host: PlacementHost,
+  reading: HostReading | undefined,
+  request: PlacementRequest
+): string | { readonly left: number; readonly loadPerCpu: number } => {
   if (request.allowed !== undefined && !request.allowed.includes(host.name)) return `the project may not use it (its hosts: ${request.allowed.join(", ")})`
   const missing = (request.labels ?? []).filter((label) => !(host.labels ?? []).includes(label))
   if (missing.length > 0) return `it lacks the label${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`
@@ -56,7 +60,9 @@ const judge = (host: PlacementHost, reading: HostReading | undefined, request: P
   const reserved = (request.placedSinceMeasured?.get(host.name) ?? 0) * request.memoryMb
   const free = facts.memAvailableMb - reserved
   if (free < request.memoryMb) {
-    return `${mb(free)} of memory free${reserved > 0 ? ` (after ${mb(reserved)} reserved for sessions just placed)` : ""}, a session needs ${mb(request.memoryMb)}`
+    return `${mb(free)} of memory free${reserved > 0 ? ` (after ${mb(reserved)} reserved for sessions just placed)` : ""}, a session needs ${
+      mb(request.memoryMb)
+    }`
   }
   if (facts.disk.freeMb < request.minDiskMb) return `${mb(facts.disk.freeMb)} of disk free at ${facts.disk.path}, a session needs ${mb(request.minDiskMb)}`
   const loadPerCpu = facts.load1 / facts.cpus

@@ -9,12 +9,12 @@
 import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
 import type { RuntimeHandle } from "../domain/session.ts"
+import { SHELL_NAME, shellQuote } from "../plugins/runtime/launch-env.ts"
 import { NO_SERVER, PANE_FORMAT, panesOf } from "../plugins/runtime/multiplexer.ts"
-import { RuntimeError, type LaunchSpec, type Liveness } from "../plugins/runtime/Runtime.ts"
+import { type LaunchSpec, type Liveness, RuntimeError } from "../plugins/runtime/Runtime.ts"
 import type { HostError } from "./errors.ts"
 import { dataDirWord } from "./headroom.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
-import { shellQuote } from "./ssh-command.ts"
 
 const PLUGIN = "multiplexer"
 /** A script's own "cannot go on" exit, its reason on stderr (tmux itself exits 1). */
@@ -39,12 +39,11 @@ interface Raw {
 }
 
 /** One tmux command line as shell text: `tmux -u -S "$sock" 'a' 'b' …`. */
-const tmuxLine = (args: ReadonlyArray<string | Raw>) =>
-  `tmux -u -S "$sock" ${args.map((arg) => typeof arg === "string" ? shellQuote(arg) : arg.raw).join(" ")}`
+const tmuxLine = (args: ReadonlyArray<string | Raw>) => `tmux -u -S "$sock" ${args.map((arg) => typeof arg === "string" ? shellQuote(arg) : arg.raw).join(" ")}`
 
-/** `export K='v'` lines for the launch shell to source. */
+/** `export K='v'` lines for the launch shell to source (names a shell cannot set are left out, as locally). */
 const exportLines = (env: Readonly<Record<string, string>>) =>
-  Object.entries(env).map(([key, value]) => `export ${key}=${shellQuote(value)}\n`).join("")
+  Object.entries(env).filter(([key]) => SHELL_NAME.test(key)).map(([key, value]) => `export ${key}=${shellQuote(value)}\n`).join("")
 
 /** The agent's shell: takes its environment from the file named by $1, deletes it, then runs the command. */
 const launchScript = (spec: LaunchSpec) =>
@@ -59,23 +58,55 @@ export const makeRemoteTmux = (connections: HostConnectionsShape, host: string, 
       Effect.flatMap((result): Effect.Effect<string, RuntimeError> =>
         result.exitCode === 0 || (options.noServerOk === true && result.exitCode !== REFUSED && NO_SERVER.test(result.stderr))
           ? Effect.succeed(result.exitCode === 0 ? result.stdout : "")
-          : Effect.fail(fail(operation, result.stderr.trim().split("\n").at(-1) || `exit ${result.exitCode}`)))
+          : Effect.fail(fail(operation, result.stderr.trim().split("\n").at(-1) || `exit ${result.exitCode}`))
+      )
     )
   const target = (handle: RuntimeHandle) => `=${handle.id}:`
 
   const create = Effect.fn("RemoteTmux.create")(function*(spec: LaunchSpec): Effect.fn.Return<RuntimeHandle, RuntimeError | HostError> {
-    const odd = Object.keys(spec.env).filter((key) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
-    if (odd.length > 0) return yield* fail("new-session", `no shell can set the environment variable${odd.length > 1 ? "s" : ""} ${odd.join(", ")}; rename them`)
+    const skipped = Object.keys(spec.env).filter((key) => !SHELL_NAME.test(key))
+    if (skipped.length > 0) yield* Effect.logDebug(`${spec.sessionId}: not passed to the agent (no shell can set these names): ${skipped.join(", ")}`)
     const envName = `env-${randomBytes(6).toString("hex")}`
-    const made = yield* script("new-session", `${prepareSocketDir}env_file="$dir"/${envName}
+    const made = yield* script(
+      "new-session",
+      `${prepareSocketDir}env_file="$dir"/${envName}
 (umask 077 && cat > "$env_file") || exit ${REFUSED}
-${tmuxLine([
-      "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50",
-      "--", "/bin/sh", "-c", launchScript(spec), "sh", { raw: `"$env_file"` },
-      ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on",
-      ";", "display-message", "-p", "-t", `=${spec.sessionId}:`, "#{session_name}"
-    ])} || { status=$?; rm -f "$env_file"; exit $status; }
-`, { stdin: exportLines(spec.env) })
+${
+        tmuxLine([
+          "new-session",
+          "-d",
+          "-s",
+          spec.sessionId,
+          "-c",
+          spec.workingDir,
+          "-x",
+          "200",
+          "-y",
+          "50",
+          "--",
+          "/bin/sh",
+          "-c",
+          launchScript(spec),
+          "sh",
+          { raw: `"$env_file"` },
+          ";",
+          "set-option",
+          "-w",
+          "-t",
+          `=${spec.sessionId}:`,
+          "remain-on-exit",
+          "on",
+          ";",
+          "display-message",
+          "-p",
+          "-t",
+          `=${spec.sessionId}:`,
+          "#{session_name}"
+        ])
+      } || { status=$?; rm -f "$env_file"; exit $status; }
+`,
+      { stdin: exportLines(spec.env) }
+    )
     // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
     if (made.trim() !== spec.sessionId) {
       // No shell of the session will read the environment file: it goes now, secrets with it.
@@ -88,18 +119,23 @@ ${tmuxLine([
   })
 
   /** Liveness of every handle on this host: one round trip (a second only when tmux has not reaped a dead pane). */
-  const probe = Effect.fn("RemoteTmux.probe")(function*(handles: ReadonlyArray<RuntimeHandle>): Effect.fn.Return<ReadonlyMap<string, Liveness>, RuntimeError | HostError> {
-    const list = (nudge: boolean) =>
-      script("list-panes", `${tmuxLine([...(nudge ? ["run-shell", "true", ";"] : []), "list-panes", "-a", "-F", PANE_FORMAT])}\n`, { noServerOk: true })
-        .pipe(Effect.map(panesOf))
-    let panes = yield* list(false)
-    const unreaped = (liveness: Liveness | undefined) => liveness?._tag === "Exited" && liveness.exitCode === undefined && liveness.signal === undefined
-    if (handles.some((handle) => unreaped(panes.get(handle.id)))) panes = yield* list(true)
-    return new Map(handles.map((handle): [string, Liveness] => [handle.id, panes.get(handle.id) ?? { _tag: "Gone" }]))
-  })
+  const probe = Effect.fn("RemoteTmux.probe")(
+    function*(handles: ReadonlyArray<RuntimeHandle>): Effect.fn.Return<ReadonlyMap<string, Liveness>, RuntimeError | HostError> {
+      const list = (nudge: boolean) =>
+        script("list-panes", `${tmuxLine([...(nudge ? ["run-shell", "true", ";"] : []), "list-panes", "-a", "-F", PANE_FORMAT])}\n`, { noServerOk: true })
+          .pipe(Effect.map(panesOf))
+      let panes = yield* list(false)
+      const unreaped = (liveness: Liveness | undefined) => liveness?._tag === "Exited" && liveness.exitCode === undefined && liveness.signal === undefined
+      if (handles.some((handle) => unreaped(panes.get(handle.id)))) panes = yield* list(true)
+      return new Map(handles.map((handle): [string, Liveness] => [handle.id, panes.get(handle.id) ?? { _tag: "Gone" }]))
+    }
+  )
 
   const capture = Effect.fn("RemoteTmux.capture")(function*(handle: RuntimeHandle, scrollback = 0) {
-    return yield* script("capture-pane", `${tmuxLine(["capture-pane", "-p", "-J", "-t", target(handle), ...(scrollback > 0 ? ["-S", `-${scrollback}`] : [])])}\n`)
+    return yield* script(
+      "capture-pane",
+      `${tmuxLine(["capture-pane", "-p", "-J", "-t", target(handle), ...(scrollback > 0 ? ["-S", `-${scrollback}`] : [])])}\n`
+    )
   })
 
   const destroy = Effect.fn("RemoteTmux.destroy")(function*(handle: RuntimeHandle) {

@@ -41,17 +41,22 @@ export const sshArgs = (host: RemoteHost, path: string, mode: SshMode): Array<st
   // For most options ssh keeps the first value it sees: orch's own come first, then the host's, then defaults the
   // user's sshOptions or ~/.ssh/config may override.
   const own = [
-    "-o", "BatchMode=yes",
-    "-o", `ControlPath=${path}`,
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    `ControlPath=${path}`,
     ...(mode === "establish" ? ["-o", "ControlMaster=auto", "-o", `ControlPersist=${CONTROL_PERSIST}`] : ["-o", "ControlMaster=no"]),
     ...(mode === "run" ? ["-o", "ProxyCommand=false"] : []),
     "-T"
   ]
   const users = Object.entries(spec.sshOptions ?? {}).flatMap(([key, value]) => ["-o", `${key}=${value}`])
   const defaults = [
-    "-o", `ServerAliveInterval=${SERVER_ALIVE_INTERVAL}`,
-    "-o", `ServerAliveCountMax=${SERVER_ALIVE_COUNT_MAX}`,
-    "-o", `ConnectTimeout=${CONNECT_TIMEOUT}`
+    "-o",
+    `ServerAliveInterval=${SERVER_ALIVE_INTERVAL}`,
+    "-o",
+    `ServerAliveCountMax=${SERVER_ALIVE_COUNT_MAX}`,
+    "-o",
+    `ConnectTimeout=${CONNECT_TIMEOUT}`
   ]
   const identity = spec.identityFile !== undefined ? ["-i", spec.identityFile] : []
   const destination = [
@@ -61,9 +66,6 @@ export const sshArgs = (host: RemoteHost, path: string, mode: SshMode): Array<st
   const command = mode === "check" ? ["-O", "check"] : []
   return [...own, ...users, ...defaults, ...identity, ...destination, ...command, "--", spec.ssh.hostname, ...(mode === "check" ? [] : ["sh", "-s"])]
 }
-
-/** `'…'` with every `'` closed, escaped and reopened: safe as one shell word. */
-export const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`
 
 /**
  * The text sent to `sh -s`: the script as one compound command, so the shell reads all of it before running any of

@@ -25,13 +25,17 @@ const RULES: ReadonlyArray<readonly [SshProblem, RegExp]> = [
   ["connection-refused", /Connection refused/i],
   ["timed-out", /Connection timed out|Operation timed out|timed out during banner exchange/i],
   ["unreachable", /No route to host|Network is unreachable|Could not resolve hostname|Name or service not known|Temporary failure in name resolution/i],
-  ["connection-lost", /Connection closed|Connection reset|Broken pipe|kex_exchange_identification|Timeout, server .* not responding|Control socket connect|mux_client|master .* (?:closed|is not running)/i]
+  [
+    "connection-lost",
+    /Connection closed|Connection reset|Broken pipe|kex_exchange_identification|Timeout, server .* not responding|Control socket connect|mux_client|master .* (?:closed|is not running)/i
+  ]
 ]
 
 /** ssh's lines that are not decoration (the @@@ banners, blank lines, "Warning: Permanently added"). */
 const meaningful = (stderr: string): Array<string> =>
   stderr.split("\n").map((line) => line.trim()).filter((line) =>
-    line !== "" && !/^@+$/.test(line) && !/^@\s/.test(line) && !/^Warning: Permanently added/i.test(line))
+    line !== "" && !/^@+$/.test(line) && !/^@\s/.test(line) && !/^Warning: Permanently added/i.test(line)
+  )
 
 export const classifySshFailure = (stderr: string): SshFailure => {
   const lines = meaningful(stderr)

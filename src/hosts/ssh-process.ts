@@ -8,8 +8,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Stream from "effect/Stream"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
+import * as Stream from "effect/Stream"
 import type { ExecResult } from "../process/exec.ts"
 
 const text = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.decodeText(), Stream.mkString)
@@ -18,9 +18,8 @@ const text = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.dec
 export const runSsh = Effect.fnUntraced(function*(args: ReadonlyArray<string>, input: string | undefined, keepGroup: boolean) {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   return yield* Effect.scoped(Effect.gen(function*() {
-    const handle = yield* spawner.spawn(ChildProcess.make("ssh", [...args], {
-      ...(input !== undefined ? { stdin: Stream.make(new TextEncoder().encode(input)) } : {})
-    }))
+    const options = input !== undefined ? { stdin: Stream.make(new TextEncoder().encode(input)) } : {}
+    const handle = yield* spawner.spawn(ChildProcess.make("ssh", [...args], options))
     if (keepGroup) {
       // Unreferenced, the spawner leaves the group alone after a clean exit; anything else ends it here.
       yield* handle.unref
@@ -30,6 +29,7 @@ export const runSsh = Effect.fnUntraced(function*(args: ReadonlyArray<string>, i
     return { exitCode: Number(exitCode), stdout, stderr } satisfies ExecResult
   })).pipe(
     Effect.mapError((error) =>
-      error._tag === "PlatformError" && error.reason._tag === "NotFound" ? "ssh is not installed (not found on PATH)" : `ssh could not run: ${error.message}`)
+      error._tag === "PlatformError" && error.reason._tag === "NotFound" ? "ssh is not installed (not found on PATH)" : `ssh could not run: ${error.message}`
+    )
   )
 })

@@ -67,6 +67,10 @@ describe("import rules (DESIGN.md: imports point one way)", () => {
     assert.deepStrictEqual(crossing("src/dashboard", (to) => within(to, "src/plugins")), [])
   })
 
+  it("src/hosts (connections, placement, tmux on a host) never imports actors/, src/cli, src/dashboard or src/sessions", () => {
+    assert.deepStrictEqual(crossing("src/hosts", (to) => within(to, "actors", "src/cli", "src/dashboard", "src/sessions")), [])
+  })
+
   it("src/store never imports src/plugins, src/sessions, actors/ or src/cli", () => {
     assert.deepStrictEqual(crossing("src/store", (to) => within(to, "src/plugins", "src/sessions", "actors", "src/cli")), [])
   })

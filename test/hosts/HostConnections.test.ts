@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { HostConnections, reconnectSchedule } from "../../src/hosts/HostConnections.ts"
 import { controlPath } from "../../src/hosts/ssh-command.ts"
 import { tempDir } from "../support/host.ts"
-import { makeSshHosts, sshHostsUnavailable, type SshHost, type SshHostsOptions } from "../support/ssh-hosts.ts"
+import { makeSshHosts, type SshHost, type SshHostsOptions, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
 /** The ssh processes that are `host`'s master (ssh titles a master "ssh: <ControlPath> [mux]"). */
 const masters = (path: string): Array<number> =>
@@ -42,23 +42,28 @@ const setup = (names: ReadonlyArray<string> = ["a", "b"], options: SshHostsOptio
 const live = sshHostsUnavailable === undefined ? it.live : it.live.skip
 
 describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped: ${sshHostsUnavailable})` : ""}`, () => {
-  live("each host answers as its own user, and many round trips, from the first on, share one master and one connection per host", () =>
-    Effect.gen(function*() {
-      const { pool, connections, controlDir, path } = yield* setup()
-      const [a, b] = pool.hosts as [SshHost, SshHost]
-      // Twenty round trips to hosts never contacted, twelve at a time (more than sshd's 10 sessions per connection).
-      const results = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => connections.run(i % 2 ? "a" : "b", `echo ${i}`), { concurrency: 12 })
-      assert.deepStrictEqual(results.map((result) => result.stdout.trim()), Array.from({ length: 20 }, (_, i) => String(i)))
-      const whoami = yield* Effect.forEach([a, b], (host) => connections.run(host.name, "id -un; echo \"$HOME\""), { concurrency: 2 })
-      assert.deepStrictEqual(whoami.map((result) => result.stdout), [`${a.user}\n${a.home}\n`, `${b.user}\n${b.home}\n`])
-      assert.strictEqual(statSync(controlDir).mode & 0o777, 0o700)
-      for (const host of [a, b]) {
-        assert.strictEqual(accepted(host), 1, `${host.name}'s sshd accepted one connection`)
-        const pid = yield* connections.masterPid(host.name)
-        assert.deepStrictEqual(masters(path(host)), [pid])
-      }
-      assert.deepStrictEqual([...(yield* connections.states)].map(([name, state]) => [name, state._tag]), [["local", "Up"], ["a", "Up"], ["b", "Up"]])
-    }).pipe(Effect.provide(NodeServices.layer)))
+  live(
+    "each host answers as its own user, and many round trips, from the first on, share one master and one connection per host",
+    () =>
+      Effect.gen(function*() {
+        const { pool, connections, controlDir, path } = yield* setup()
+        const [a, b] = pool.hosts as [SshHost, SshHost]
+        // Twenty round trips to hosts never contacted, twelve at a time (more than sshd's 10 sessions per connection).
+        const results = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => connections.run(i % 2 ? "a" : "b", `echo ${i}`), {
+          concurrency: 12
+        })
+        assert.deepStrictEqual(results.map((result) => result.stdout.trim()), Array.from({ length: 20 }, (_, i) => String(i)))
+        const whoami = yield* Effect.forEach([a, b], (host) => connections.run(host.name, "id -un; echo \"$HOME\""), { concurrency: 2 })
+        assert.deepStrictEqual(whoami.map((result) => result.stdout), [`${a.user}\n${a.home}\n`, `${b.user}\n${b.home}\n`])
+        assert.strictEqual(statSync(controlDir).mode & 0o777, 0o700)
+        for (const host of [a, b]) {
+          assert.strictEqual(accepted(host), 1, `${host.name}'s sshd accepted one connection`)
+          const pid = yield* connections.masterPid(host.name)
+          assert.deepStrictEqual(masters(path(host)), [pid])
+        }
+        assert.deepStrictEqual([...(yield* connections.states)].map(([name, state]) => [name, state._tag]), [["local", "Up"], ["a", "Up"], ["b", "Up"]])
+      }).pipe(Effect.provide(NodeServices.layer))
+  )
 
   live("a script and its stdin never reach a command line; a command reading stdin gets the input, not the script", () =>
     Effect.gen(function*() {
@@ -99,13 +104,24 @@ describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped
       const { pool, connections } = yield* setup(["a", "b"])
       const a = pool.hosts[0]!
       yield* connections.run("a", "true")
-      const changes = yield* connections.changes.pipe(Stream.filter((change) => change.host === "a"), Stream.take(2), Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      const changes = yield* connections.changes.pipe(
+        Stream.filter((change) => change.host === "a"),
+        Stream.take(2),
+        Stream.runCollect,
+        Effect.forkChild({ startImmediately: true })
+      )
       yield* a.stop
       const error = yield* connections.run("a", "true", { timeout: "1 second" }).pipe(Effect.flip)
-      assert.strictEqual(error.message, `host a (${a.user}@${a.address}:${a.port}) did not answer within 1 s: it may be frozen, overloaded or cut off; orch reconnects on its own, check the host if it stays down`)
+      assert.strictEqual(
+        error.message,
+        `host a (${a.user}@${a.address}:${a.port}) did not answer within 1 s: it may be frozen, overloaded or cut off; orch reconnects on its own, check the host if it stays down`
+      )
       const refused = yield* connections.run("a", "true").pipe(Effect.flip)
       assert.strictEqual(refused._tag, "HostDown")
-      assert.match(refused.message, /^host a is down and orch is reconnecting; until then nothing is sent there\. Last error: host a \(.*\) did not answer within 1 s/)
+      assert.match(
+        refused.message,
+        /^host a is down and orch is reconnecting; until then nothing is sent there\. Last error: host a \(.*\) did not answer within 1 s/
+      )
       // The other host is not affected.
       assert.strictEqual((yield* connections.run("b", "echo fine")).stdout, "fine\n")
       yield* a.resume
@@ -124,7 +140,10 @@ describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped
       yield* a.kill
       const error = yield* connections.run("a", "true").pipe(Effect.flip)
       assert.strictEqual(error._tag, "HostConnectionFailed")
-      assert.match(error.message, /^host a \(.*\) refused the connection \(ssh: connect to host .* Connection refused\); check that sshd runs there and the port is right$/)
+      assert.match(
+        error.message,
+        /^host a \(.*\) refused the connection \(ssh: connect to host .* Connection refused\); check that sshd runs there and the port is right$/
+      )
       const down = yield* connections.state("a")
       assert.strictEqual(down._tag === "Down" && down.error._tag === "HostConnectionFailed" && down.error.problem, "connection-refused")
       yield* a.start
@@ -145,7 +164,12 @@ describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped
       assert.strictEqual((yield* connections.run("a", "echo again")).stdout, "again\n")
       assert.strictEqual(accepted(a), 1)
       assert.strictEqual(masters(path(a)).length, 1)
-      const changes = yield* connections.changes.pipe(Stream.filter((change) => change.host === "a"), Stream.take(2), Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+      const changes = yield* connections.changes.pipe(
+        Stream.filter((change) => change.host === "a"),
+        Stream.take(2),
+        Stream.runCollect,
+        Effect.forkChild({ startImmediately: true })
+      )
       yield* a.link("down")
       const error = yield* connections.run("a", "true", { timeout: "1 second" }).pipe(Effect.flip)
       assert.strictEqual(error._tag, "HostTimedOut")

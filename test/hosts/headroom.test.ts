@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { measureHeadroom, parseHeadroom } from "../../src/hosts/headroom.ts"
 import { HostConnections } from "../../src/hosts/HostConnections.ts"
 import { tempDir } from "../support/host.ts"
-import { makeSshHosts, sshHostsUnavailable, type SshHost } from "../support/ssh-hosts.ts"
+import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "..", "fixtures", "headroom", name), "utf8")
 // The script's real answers on a 2-CPU Linux VM (Debian 12): as root with tmux 3.3a, and as a harness host's user
@@ -25,7 +25,11 @@ describe("parseHeadroom (the script's answer → figures)", () => {
       { memAvailableMb: 21800, memTotalMb: 24105, load1: 8.07, cpus: 2, disk: { path: "/tmp/orch-ssh-7f7f49/home-a", freeMb: 70363 }, tmux: undefined }
     ],
     ["a cut-off answer", LINUX.slice(0, LINUX.indexOf("@tmux")), "its answer was cut short"],
-    ["a host without /proc/meminfo (not Linux)", LINUX.replace(/@meminfo\n[\s\S]*?@loadavg/, "@meminfo\n@loadavg"), "no MemAvailable in /proc/meminfo (orch needs Linux 3.14 or later on its hosts)"],
+    [
+      "a host without /proc/meminfo (not Linux)",
+      LINUX.replace(/@meminfo\n[\s\S]*?@loadavg/, "@meminfo\n@loadavg"),
+      "no MemAvailable in /proc/meminfo (orch needs Linux 3.14 or later on its hosts)"
+    ],
     ["no CPU count", LINUX.replace("@cpus\n2\n", "@cpus\n"), "no CPU count (getconf _NPROCESSORS_ONLN)"],
     ["df failed", LINUX.replace(/@disk \/root\n[\s\S]*?@tmux/, "@disk /root\n@tmux"), "no free space from df -Pk"],
     [

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { HostFacts } from "../../src/hosts/headroom.ts"
-import { describeNowhere, place, type HostReading, type Placement, type PlacementHost, type PlacementRequest } from "../../src/hosts/placement.ts"
+import { describeNowhere, type HostReading, place, type Placement, type PlacementHost, type PlacementRequest } from "../../src/hosts/placement.ts"
 
 const facts = (memAvailableMb: number, extra: Partial<HostFacts> = {}): HostReading => ({
   _tag: "Measured",
@@ -18,9 +18,16 @@ const readings = (entries: Record<string, HostReading>) => new Map(Object.entrie
 describe("place (where a new session goes)", () => {
   const table: ReadonlyArray<readonly [string, Record<string, HostReading>, Partial<PlacementRequest>, Placement]> = [
     ["the most memory left wins", { local: facts(4000), a: facts(9000), b: facts(6000) }, {}, { host: "a" }],
-    ["equal memory: the lower load per CPU, then the name", { local: facts(6000, { load1: 2, cpus: 4 }), a: facts(6000, { load1: 1, cpus: 4 }), b: facts(6000, { load1: 1, cpus: 4 }) }, {}, { host: "a" }],
+    [
+      "equal memory: the lower load per CPU, then the name",
+      { local: facts(6000, { load1: 2, cpus: 4 }), a: facts(6000, { load1: 1, cpus: 4 }), b: facts(6000, { load1: 1, cpus: 4 }) },
+      {},
+      { host: "a" }
+    ],
     ["maxSessions is per host", { local: facts(4000), a: facts(9000), b: facts(6000) }, { sessions: new Map([["a", 2]]) }, { host: "b" }],
-    ["sessions placed since the measurement keep their reserve", { local: facts(4000), a: facts(9000), b: facts(6000) }, { placedSinceMeasured: new Map([["a", 3]]) }, { host: "b" }],
+    ["sessions placed since the measurement keep their reserve", { local: facts(4000), a: facts(9000), b: facts(6000) }, {
+      placedSinceMeasured: new Map([["a", 3]])
+    }, { host: "b" }],
     ["hostLabels: every label needed", { local: facts(9000), a: facts(8000), b: facts(2000) }, { labels: ["linux", "gpu"] }, { host: "b" }],
     ["the project's hosts list", { local: facts(9000), a: facts(8000), b: facts(7000) }, { allowed: ["b", "local"] }, { host: "local" }],
     ["a forced host is taken even with less headroom", { local: facts(9000), a: facts(2000), b: facts(7000) }, { host: "a" }, { host: "a" }],

@@ -13,10 +13,11 @@ const counting = (connections: HostConnectionsShape) => {
   const trips = new Map<string, number>()
   const counted: HostConnectionsShape = {
     ...connections,
-    run: (host, script, options) => Effect.suspend(() => {
-      trips.set(host, (trips.get(host) ?? 0) + 1)
-      return connections.run(host, script, options)
-    })
+    run: (host, script, options) =>
+      Effect.suspend(() => {
+        trips.set(host, (trips.get(host) ?? 0) + 1)
+        return connections.run(host, script, options)
+      })
   }
   return { counted, trips }
 }
@@ -76,7 +77,10 @@ describe(`tmux on a host through its connection${sshHostsUnavailable ? ` (skippe
       a.shell(`mkdir -p -m 777 ${a.home}/shared/tmux && chmod 777 ${a.home}/shared/tmux`)
       const tmux = makeRemoteTmux(connections, "a", "~/shared")
       const error = yield* tmux.create({ sessionId: "w-1", workingDir: a.home, command: "cat", env: {}, unsetEnv: [] }).pipe(Effect.flip)
-      assert.strictEqual(error.message, `multiplexer: new-session failed: on host a: tmux cannot use its socket directory ${a.home}/shared/tmux: other users have access to it; chmod 700 it`)
+      assert.strictEqual(
+        error.message,
+        `multiplexer: new-session failed: on host a: tmux cannot use its socket directory ${a.home}/shared/tmux: other users have access to it; chmod 700 it`
+      )
       assert.deepStrictEqual(yield* tmux.list(), [])
     }).pipe(Effect.provide(NodeServices.layer)))
 

@@ -35,18 +35,31 @@ describe("HostSpec (a hosts: entry)", () => {
     }
   }
   it("decodes a full entry", () =>
-    assert.deepStrictEqual(decode({ ssh: "orch@10.0.0.2:2222", identityFile: "~/.ssh/orch", sshOptions: { ServerAliveInterval: "15" }, dataDir: "/srv/orch", maxSessions: 8, labels: ["gpu"] }), {
-      ssh: { user: "orch", hostname: "10.0.0.2", port: 2222 },
-      identityFile: "~/.ssh/orch",
-      sshOptions: { ServerAliveInterval: "15" },
-      dataDir: "/srv/orch",
-      maxSessions: 8,
-      labels: ["gpu"]
-    }))
+    assert.deepStrictEqual(
+      decode({
+        ssh: "orch@10.0.0.2:2222",
+        identityFile: "~/.ssh/orch",
+        sshOptions: { ServerAliveInterval: "15" },
+        dataDir: "/srv/orch",
+        maxSessions: 8,
+        labels: ["gpu"]
+      }),
+      {
+        ssh: { user: "orch", hostname: "10.0.0.2", port: 2222 },
+        identityFile: "~/.ssh/orch",
+        sshOptions: { ServerAliveInterval: "15" },
+        dataDir: "/srv/orch",
+        maxSessions: 8,
+        labels: ["gpu"]
+      }
+    ))
   it("refuses options orch sets for its shared connection, with the reason", () =>
     assert.deepStrictEqual(decode({ ssh: "box", sshOptions: { controlpath: "/tmp/x" } }), [
       "controlpath is set by orch for its shared connection; remove it (orch uses BatchMode, ControlMaster, ControlPath, ControlPersist, RemoteCommand, RequestTTY itself)"
     ]))
   it("refuses a bad target and a negative maxSessions", () =>
-    assert.deepStrictEqual(decode({ ssh: "a@b:99999", maxSessions: -1 }), [`"a@b:99999" has a port that is not 1-65535`, "Expected a value greater than or equal to 0"]))
+    assert.deepStrictEqual(decode({ ssh: "a@b:99999", maxSessions: -1 }), [
+      `"a@b:99999" has a port that is not 1-65535`,
+      "Expected a value greater than or equal to 0"
+    ]))
 })

@@ -5,21 +5,54 @@ import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
 import { execFileSync } from "node:child_process"
 import { reconnectSchedule } from "../../src/hosts/HostConnections.ts"
-import { controlPath, controlPathProblem, scriptText, shellQuote, sshArgs } from "../../src/hosts/ssh-command.ts"
+import { controlPath, controlPathProblem, scriptText, sshArgs } from "../../src/hosts/ssh-command.ts"
 
 const host = { name: "b", spec: { ssh: { user: "orch", hostname: "10.0.0.2", port: 2222 }, identityFile: "/k/id", sshOptions: { ServerAliveInterval: "15" } } }
 
 describe("ssh command lines", () => {
   it("a round trip goes through the master only: orch's options first, then the host's, then overridable defaults", () =>
     assert.deepStrictEqual(sshArgs(host, "/d/ssh/abc", "run"), [
-      "-o", "BatchMode=yes", "-o", "ControlPath=/d/ssh/abc", "-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-T",
-      "-o", "ServerAliveInterval=15",
-      "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-o", "ConnectTimeout=10",
-      "-i", "/k/id", "-l", "orch", "-p", "2222", "--", "10.0.0.2", "sh", "-s"
+      "-o",
+      "BatchMode=yes",
+      "-o",
+      "ControlPath=/d/ssh/abc",
+      "-o",
+      "ControlMaster=no",
+      "-o",
+      "ProxyCommand=false",
+      "-T",
+      "-o",
+      "ServerAliveInterval=15",
+      "-o",
+      "ServerAliveInterval=5",
+      "-o",
+      "ServerAliveCountMax=3",
+      "-o",
+      "ConnectTimeout=10",
+      "-i",
+      "/k/id",
+      "-l",
+      "orch",
+      "-p",
+      "2222",
+      "--",
+      "10.0.0.2",
+      "sh",
+      "-s"
     ]))
   it("establishing may become the master, which persists; the user's own ProxyJump etc. apply (no ProxyCommand of ours)", () => {
     const args = sshArgs({ name: "c", spec: { ssh: { hostname: "box" } } }, "/d/ssh/x", "establish")
-    assert.deepStrictEqual(args.slice(0, 9), ["-o", "BatchMode=yes", "-o", "ControlPath=/d/ssh/x", "-o", "ControlMaster=auto", "-o", "ControlPersist=10m", "-T"])
+    assert.deepStrictEqual(args.slice(0, 9), [
+      "-o",
+      "BatchMode=yes",
+      "-o",
+      "ControlPath=/d/ssh/x",
+      "-o",
+      "ControlMaster=auto",
+      "-o",
+      "ControlPersist=10m",
+      "-T"
+    ])
     assert.isFalse(args.some((arg) => arg.startsWith("ProxyCommand")))
     assert.deepStrictEqual(args.slice(-4), ["--", "box", "sh", "-s"])
   })
@@ -42,7 +75,6 @@ describe("scriptText (what sh -s reads)", () => {
     const input = "line 'one' $HOME `x`\nORCH_INPUT_x\n}\nlast"
     assert.strictEqual(sh(scriptText("cat", input)), `${input}\n`)
   })
-  it("quotes any text as one word", () => assert.strictEqual(sh(`printf '%s' ${shellQuote("it's $x `y`")}`), "it's $x `y`"))
 })
 
 describe("reconnectSchedule", () => {

@@ -45,7 +45,8 @@ export const vethLink = (link: VethLink) =>
           ip(["-n", ns, "link", "set", dev, "up"])
         }
       },
-      catch: (error) => new Error(`cannot make network namespaces ${link.hostNs}, ${link.clientNs} (needs iproute2: apt-get install -y iproute2): ${String(error)}`)
+      catch: (error) =>
+        new Error(`cannot make network namespaces ${link.hostNs}, ${link.clientNs} (needs iproute2: apt-get install -y iproute2): ${String(error)}`)
     }),
     () =>
       Effect.sync(() => {

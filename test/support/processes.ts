@@ -58,4 +58,3 @@ export const signal = (pids: ReadonlyArray<number>, sig: NodeJS.Signals) => {
     }
   }
 }
-

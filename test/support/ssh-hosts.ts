@@ -13,7 +13,7 @@
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
-import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -190,25 +190,28 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
       const address = netns ? `${subnet}.1` : `${net}.${10 + index}`
       const port = netns ? 2222 : yield* freePort(address)
       const config = join(hostDir, "sshd_config")
-      writeFileSync(config, [
-        `ListenAddress ${address}`,
-        `Port ${port}`,
-        `HostKey ${hostKey}`,
-        `PidFile ${join(hostDir, "sshd.pid")}`,
-        "AuthorizedKeysFile .ssh/authorized_keys",
-        "PubkeyAuthentication yes",
-        "PasswordAuthentication no",
-        "KbdInteractiveAuthentication no",
-        "UsePAM no",
-        "StrictModes yes",
-        "PermitRootLogin no",
-        `AllowUsers ${user}`,
-        "X11Forwarding no",
-        "PrintMotd no",
-        "PrintLastLog no",
-        "PermitUserEnvironment PATH",
-        "LogLevel VERBOSE"
-      ].join("\n") + "\n")
+      writeFileSync(
+        config,
+        [
+          `ListenAddress ${address}`,
+          `Port ${port}`,
+          `HostKey ${hostKey}`,
+          `PidFile ${join(hostDir, "sshd.pid")}`,
+          "AuthorizedKeysFile .ssh/authorized_keys",
+          "PubkeyAuthentication yes",
+          "PasswordAuthentication no",
+          "KbdInteractiveAuthentication no",
+          "UsePAM no",
+          "StrictModes yes",
+          "PermitRootLogin no",
+          `AllowUsers ${user}`,
+          "X11Forwarding no",
+          "PrintMotd no",
+          "PrintLastLog no",
+          "PermitUserEnvironment PATH",
+          "LogLevel VERBOSE"
+        ].join("\n") + "\n"
+      )
       keyLines.set(name, `[${address}]:${port} ${readFileSync(`${hostKey}.pub`, "utf8").split(" ").slice(0, 2).join(" ")}`)
       const log: Array<string> = []
       let sshd: ChildProcess | undefined
