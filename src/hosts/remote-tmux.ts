@@ -12,6 +12,7 @@ import type { RuntimeHandle } from "../domain/session.ts"
 import { SHELL_NAME, shellQuote } from "../plugins/runtime/launch-env.ts"
 import { NO_SERVER, PANE_FORMAT, panesOf } from "../plugins/runtime/multiplexer.ts"
 import { type LaunchSpec, type Liveness, RuntimeError } from "../plugins/runtime/Runtime.ts"
+import { screenOf, sendConfirmed } from "../plugins/runtime/tmux-send.ts"
 import type { HostError } from "./errors.ts"
 import { dataDirWord } from "./headroom.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
@@ -131,6 +132,28 @@ ${
     }
   )
 
+  /** Pastes and confirms as locally (src/plugins/runtime/tmux-send.ts); each tmux call one round trip. */
+  const send = Effect.fn("RemoteTmux.send")(sendConfirmed({
+    screen: (handle) =>
+      script("capture-pane", `${tmuxLine(["capture-pane", "-p", "-t", target(handle), ";", "display-message", "-p", "-t", target(handle), "#{cursor_y}"])}\n`)
+        .pipe(Effect.map(screenOf)),
+    // The message reaches tmux as the script's stdin (a here-document), never on a command line.
+    paste: (handle, message) =>
+      Effect.gen(function*() {
+        const buffer = `orch-${handle.id}-${randomBytes(4).toString("hex")}`
+        yield* script(
+          "paste-buffer",
+          // The here-document ends the message with a newline, which $(cat) drops again (the message has no
+          // trailing whitespace of its own: sendConfirmed trims it).
+          `printf '%s' "$(cat)" | ${tmuxLine(["load-buffer", "-b", buffer, "-"])} && ${
+            tmuxLine(["paste-buffer", "-p", "-d", "-b", buffer, "-t", target(handle)])
+          }\n`,
+          { stdin: message }
+        ).pipe(Effect.asVoid)
+      }),
+    enter: (handle) => script("send-keys", `${tmuxLine(["send-keys", "-t", target(handle), "Enter"])}\n`).pipe(Effect.asVoid)
+  }))
+
   const capture = Effect.fn("RemoteTmux.capture")(function*(handle: RuntimeHandle, scrollback = 0) {
     return yield* script(
       "capture-pane",
@@ -147,5 +170,5 @@ ${
     return out.split("\n").filter(Boolean)
   })
 
-  return { name: PLUGIN, host, create, probe, capture, destroy, list }
+  return { name: PLUGIN, host, create, send, probe, capture, destroy, list }
 }

@@ -42,7 +42,7 @@ describe(`tmux on a host through its connection${sshHostsUnavailable ? ` (skippe
       const spec = (sessionId: string) => ({
         sessionId,
         workingDir: a.home,
-        command: `echo "on $(id -un) in $(pwd) token=$SECRET_TOKEN gone=\${ORCH_UNSET:-unset}"; exec cat`,
+        command: `echo "on $(id -un) in $(pwd) token=$SECRET_TOKEN gone=\${ORCH_UNSET:-unset}"; while IFS= read -r line; do echo "got: $line"; done`,
         env: { SECRET_TOKEN: "t0k'en $x", ORCH_UNSET: "set" },
         unsetEnv: ["ORCH_UNSET"]
       })
@@ -52,6 +52,10 @@ describe(`tmux on a host through its connection${sshHostsUnavailable ? ` (skippe
       assert.deepStrictEqual(a.shell(`ls ${a.home}/.orchestrator/tmux`).trim().split("\n"), ["default"], "the environment files were consumed")
       assert.isFalse(a.shell("ps -eo args").includes("t0k"), "no secret on the host's command lines")
       assert.include(yield* screenShows(tmux.capture(one), "token="), `on ${a.user} in ${a.home} token=t0k'en $x gone=unset`)
+
+      // A message typed in and confirmed taken, its text only on the script's stdin.
+      yield* tmux.send(two, "hello 'quoted' $HOME `x`")
+      assert.include(yield* screenShows(tmux.capture(two), "got: hello"), "got: hello 'quoted' $HOME `x`")
 
       trips.clear()
       const probed = yield* tmux.probe([one, two, { ...one, id: "w-9" }])

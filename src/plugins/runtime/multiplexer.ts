@@ -11,33 +11,16 @@ import { existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
-import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
 import { type EnvFile, launchLine, removeEnvFile, writeEnvFile } from "./launch-env.ts"
 import { attachTmux } from "./tmux-attach.ts"
+import { screenOf, sendConfirmed } from "./tmux-send.ts"
 import { ensureSocketDir, socketDirProblem } from "./tmux-socket.ts"
 
 const PLUGIN = "multiplexer"
-const ENTER_ATTEMPTS = 3
-const CONFIRM_POLLS = 20
-const CONFIRM_POLL_INTERVAL = "50 millis"
 const ENV_READ_TIMEOUT_S = 10
 const ENV_READ_POLL_INTERVAL = "10 millis"
 const ENV_READ_POLLS = ENV_READ_TIMEOUT_S * 100
-
-/** A screen as tmux shows it: its lines and the line the cursor is on. */
-export interface Screen {
-  readonly lines: ReadonlyArray<string>
-  readonly cursorY: number
-}
-
-/** Whether the text just pasted is still waiting in the input line: the cursor's line still ends with it. */
-const stillPending = (screen: Screen, text: string): boolean => {
-  const tail = text.trimEnd().split("\n").at(-1)!.trim().slice(-30)
-  return tail !== "" && (screen.lines[screen.cursorY] ?? "").trimEnd().endsWith(tail)
-}
-
-/** The input line as drawn: where the cursor is and what its line shows. */
-const inputLine = (screen: Screen): string => `${screen.cursorY}:${(screen.lines[screen.cursorY] ?? "").trimEnd()}`
 
 export const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found/i
 
@@ -120,41 +103,18 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
 
   const screen = (handle: RuntimeHandle) =>
     tmuxOk("capture-pane", ["capture-pane", "-p", "-t", target(handle), ";", "display-message", "-p", "-t", target(handle), "#{cursor_y}"])
-      .pipe(Effect.map((out): Screen => {
-        const lines = out.replace(/\n$/, "").split("\n")
-        const cursorY = Number(lines.pop())
-        return { lines, cursorY }
-      }))
+      .pipe(Effect.map(screenOf))
 
-  /**
-   * Pastes, waits for the agent to draw the paste, presses Enter, and confirms the input line changed. The paste
-   * is judged by the input line, not by finding the text: agents may show a long paste as a placeholder
-   * (Claude Code: "[Pasted text #1 +3 lines]"). An input line that still shows the paste after Enter is retried.
-   */
-  const send = Effect.fn("Runtime.multiplexer.send")(function*(handle: RuntimeHandle, text: string) {
-    const message = text.replace(/\s+$/, "")
-    const buffer = `orch-${handle.id}-${Date.now().toString(36)}`
-    const before = inputLine(yield* screen(handle))
-    yield* tmuxOk("load-buffer", ["load-buffer", "-b", buffer, "-"], { stdin: message })
-    yield* tmuxOk("paste-buffer", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", target(handle)])
-    // Let the agent draw the paste first (a slow one may take a moment): until its input line changed and settled.
-    let pasted = before
-    for (let poll = 0; poll < CONFIRM_POLLS; poll++) {
-      const now = inputLine(yield* screen(handle))
-      if (now !== before && now === pasted) break
-      pasted = now
-      yield* Effect.sleep(CONFIRM_POLL_INTERVAL)
-    }
-    for (let attempt = 1; attempt <= ENTER_ATTEMPTS; attempt++) {
-      yield* tmuxOk("send-keys", ["send-keys", "-t", target(handle), "Enter"])
-      for (let poll = 0; poll < CONFIRM_POLLS; poll++) {
-        const now = yield* screen(handle)
-        if (inputLine(now) !== pasted && !stillPending(now, message)) return
-        yield* Effect.sleep(CONFIRM_POLL_INTERVAL)
-      }
-    }
-    return yield* new DeliveryUnconfirmed({ target: handle.id, attempts: ENTER_ATTEMPTS })
-  })
+  const send = Effect.fn("Runtime.multiplexer.send")(sendConfirmed({
+    screen,
+    paste: (handle, message) =>
+      Effect.gen(function*() {
+        const buffer = `orch-${handle.id}-${Date.now().toString(36)}`
+        yield* tmuxOk("load-buffer", ["load-buffer", "-b", buffer, "-"], { stdin: message })
+        yield* tmuxOk("paste-buffer", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", target(handle)])
+      }),
+    enter: (handle) => tmuxOk("send-keys", ["send-keys", "-t", target(handle), "Enter"])
+  }))
 
   const capture = (handle: RuntimeHandle, scrollback = 0) =>
     tmuxOk("capture-pane", ["capture-pane", "-p", "-J", "-t", target(handle), ...(scrollback > 0 ? ["-S", `-${scrollback}`] : [])])
