@@ -11,12 +11,12 @@ import * as Layer from "effect/Layer"
 import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { watchConfigFile } from "../src/config/watch.ts"
 import { dashboardLayer } from "../src/dashboard/server.ts"
-import { isEnded } from "../src/domain/session.ts"
+import { isLive } from "../src/domain/session.ts"
 import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { spawnTarget, SupervisorRpcs } from "../src/ipc/protocol.ts"
-import { makeInbox } from "../src/plugins/notifier/inbox.ts"
+import { makeInbox } from "../src/store/Inbox.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
-import { endOwnedTerminals, markSupervisorProcess } from "../src/plugins/runtime/process.ts"
+import { ProjectPlugins } from "../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
@@ -24,6 +24,7 @@ import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/st
 import { followConfigFile } from "./config-reload.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { Supervisor } from "./supervisor.ts"
+import { terminalOf } from "./terminals.ts"
 
 export interface AppOptions {
   /** The data directory. */
@@ -45,7 +46,7 @@ const handlers = (options: AppOptions) =>
     const store = yield* SessionStore
     const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     const killAll = Effect.flatMap(store.list, ({ records }) =>
-      Effect.forEach(records.filter((r) => !isEnded(r.status) && r.status !== "spawning"), (r) =>
+      Effect.forEach(records.filter(isLive), (r) =>
         supervisor.ops.kill(r.sessionId).pipe(
           Effect.map(({ rescuedTo, commit }) => ({ _tag: "Killed" as const, sessionId: r.sessionId, ...(rescuedTo ? { rescuedTo } : {}), ...(commit ? { commit } : {}) })),
           Effect.catch((error) => Effect.succeed({ _tag: "Failed" as const, sessionId: r.sessionId, reason: error.message }))
@@ -105,9 +106,6 @@ const announce = (options: AppOptions) =>
     )
   }))
 
-/** This process owns the `process` runtime's terminals while the supervisor runs, and ends them when it stops. */
-const ownTerminals = Layer.effectDiscard(Effect.acquireRelease(Effect.sync(markSupervisorProcess), () => Effect.sync(endOwnedTerminals)))
-
 export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) => {
   const inbox = makeInbox(options.root)
   const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) =>
@@ -116,9 +114,11 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   const followed = config.configPath === undefined
     ? Layer.empty
     : Layer.effectDiscard(followConfigFile({ root: options.root, file: config.configPath, inbox, changes: watchConfigFile(config.configPath) }))
+  // The projects' plugins, shared by the procedures and the actors; this process owns the `process` runtime's
+  // terminals, which end when the supervisor stops.
   const core = followed.pipe(Layer.provideMerge(Supervisor.layer.pipe(
     Layer.provideMerge(SessionManager.layerNoDeps(config)),
-    Layer.provideMerge(router),
+    Layer.provideMerge(Layer.mergeAll(router, ProjectPlugins.layer({ supervisor: true }))),
     Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
   )))
   /** The projects watched now, with what the dashboard needs of them: a reload changes them. */
@@ -136,6 +136,7 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
       version: options.version,
       projects: Effect.map(supervisor.projects, (projects) => projects.map((p) => ({ id: p.id, name: p.name, repo: p.repo }))),
       inbox,
+      terminalOf: terminalOf(supervisor.runtimeOf),
       actions: { send: supervisor.ops.send, kill: supervisor.ops.kill, restore: supervisor.ops.restore, merge: supervisor.merge },
       webhooks: Effect.map(supervisor.projects, webhooksOf),
       onBranchChanged: supervisor.branchChanged,
@@ -145,8 +146,7 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   // one still starting refuses connections, which `orch start` waits out on the supervisor lock).
   return ipcServerLayer(socketPath(options.root), handlers(options)).pipe(
     Layer.provideMerge(Layer.mergeAll(dashboard, announce(options))),
-    Layer.provideMerge(core),
-    Layer.provideMerge(ownTerminals)
+    Layer.provideMerge(core)
   )
 }
 

@@ -4,11 +4,9 @@
  * produced. No effects: the session actor persists and publishes what this returns.
  */
 import type { NewEvent } from "../src/domain/event.ts"
-import { isEnded, type Activity, type FailingCheck, type PullRequest, type ReviewComment, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
+import { isLive, type Activity, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
+import type { PullRequestView } from "../src/plugins/scm/Scm.ts"
 import { foldScreen, foldWord, type ActivityRules, type Word } from "./activity-rule.ts"
-
-export type Checks = "pending" | "passing" | "failing"
-export type Review = "pending" | "approved" | "changes_requested"
 
 export type Observation =
   /** Time passed: time rules (ready → idle, stuck) are checked. */
@@ -25,18 +23,15 @@ export type Observation =
   }
   /** The agent said what it is doing (a hook event or a report); `offset`: where its line ends in the activity file. */
   | ({ readonly _tag: "Signal"; readonly offset?: number } & Word)
-  /** What the repohost says about the session's pull request. */
-  | {
-    readonly _tag: "PullRequest"
-    readonly pr: PullRequest | null
-    readonly checks: Checks | null
-    readonly review: Review | null
-    readonly mergeable: boolean | null
-    /** The failing checks, with links, for the message the `ci-failed` reaction sends. */
-    readonly failingChecks?: ReadonlyArray<FailingCheck>
-    /** What reviewers asked for, for the message the `changes-requested` reaction sends. */
-    readonly reviewComments?: ReadonlyArray<ReviewComment>
-  }
+  /**
+   * What the repohost says about the session's pull request. The failing checks (for the `ci-failed` message)
+   * and what reviewers asked for (for the `changes-requested` message) may be left out.
+   */
+  | (
+    & { readonly _tag: "PullRequest" }
+    & Omit<PullRequestView, "failingChecks" | "reviewComments">
+    & Partial<Pick<PullRequestView, "failingChecks" | "reviewComments">>
+  )
 
 export interface LifecycleRules extends ActivityRules {
   readonly readyThresholdMs: number
@@ -152,7 +147,7 @@ const prEvents = (before: SessionRecord, after: SessionRecord): Array<NewEvent> 
 }
 
 export const decide = (record: SessionRecord, observation: Observation, now: number, rules: LifecycleRules): Decision => {
-  if (isEnded(record.status) || record.status === "spawning") return { record, events: [] }
+  if (!isLive(record)) return { record, events: [] }
   const observed = applyTime(observe(record, observation, now, rules), now, rules)
   const status = deriveStatus(observed, isStuck(observed, now, rules))
   const next = { ...observed, status }

@@ -3,21 +3,14 @@
  * healthy, longer as it drains, and until the reset once it is nearly spent or the host asked us to back off.
  * Pure; the supervisor sleeps on the Clock for what it returns.
  */
-export interface Budget {
-  readonly limit: number
-  readonly remaining: number
-  /** Unix seconds. */
-  readonly reset: number
-  /** Unix ms before which the host asked for no requests (Retry-After, secondary limits). */
-  readonly blockedUntil?: number
-}
+import type { RateBudget } from "../src/domain/rate-budget.ts"
 
 /** Below this share of the budget, polling slows down in proportion. */
 export const SLOW_DOWN_BELOW = 0.5
 /** At or below this many requests left, polling waits for the reset. */
 export const RESERVE = 100
 
-export const nextPollDelay = (baseMs: number, budgets: ReadonlyArray<Budget>, nowMs: number): number => {
+export const nextPollDelay = (baseMs: number, budgets: ReadonlyArray<RateBudget>, nowMs: number): number => {
   let delay = baseMs
   for (const budget of budgets) {
     if (budget.blockedUntil !== undefined && budget.blockedUntil > nowMs) delay = Math.max(delay, budget.blockedUntil - nowMs)

@@ -17,20 +17,16 @@ import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
-import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import { join } from "node:path"
 import type { ConfigChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
-import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { activityOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
-import { isEnded, type Activity, type SessionRecord } from "../src/domain/session.ts"
-import { Agent, type AgentShape } from "../src/plugins/agent/Agent.ts"
-import { projectPlugins } from "../src/plugins/registry.ts"
-import { Runtime, type RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
-import { mergeMethodOf, Scm, type ScmShape } from "../src/plugins/scm/Scm.ts"
-import { Tracker, type TrackerShape } from "../src/plugins/tracker/Tracker.ts"
+import { isLive as hasLiveAgent, type Activity, type SessionRecord } from "../src/domain/session.ts"
+import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
+import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
+import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
@@ -42,36 +38,25 @@ import { HOOK_SILENCE_MS, hooksSpeak } from "./activity-rule.ts"
 import type { Observation } from "./lifecycle.ts"
 import { makeLoopGuard, PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
+import { allCompleteStep } from "./all-complete.ts"
 import { nextPollDelay } from "./poll-pace.ts"
 import { checkThenMerge } from "./reaction-effects.ts"
+import { restartDecision } from "./restart-policy.ts"
 import { handleObservation } from "./session-actor.ts"
 import { followSessionEvents } from "./tracker-updates.ts"
+import { type LookEvent, type LookState, nextLook, WEBHOOK_SETTLE } from "./webhook-coalescing.ts"
 
 export const PROBE_INTERVAL = "5 seconds"
-/** How long a webhook-driven look at a PR waits for the rest of a burst of deliveries. */
-export const WEBHOOK_SETTLE = "50 millis"
 /** How often trackers that can tell issue states (tracker-b) are asked which sessions' issues are over. */
 export const ISSUE_POLL_INTERVAL = "1 minute"
 /** What a failed look at a PR (a webhook's, or after a merge) leaves to. */
 const LOOK_AGAIN = "the next PR poll looks again"
 export const MAILBOX_CAPACITY = 64
-export const MAX_RESTARTS = 5
-export const RESTART_WINDOW_MS = 60_000
-export const RESTART_BASE_MS = 1_000
-export const RESTART_MAX_MS = 30_000
 /** Agents whose hooks said nothing for this long get their screen read instead. */
 export const SCREEN_FALLBACK_AFTER_MS = HOOK_SILENCE_MS
 
-interface ProjectRuntime {
-  readonly project: ProjectConfig
-  readonly runtime: RuntimeShape
-  readonly agent: AgentShape
-  /** Where its pull requests are, when the project has an scm. */
-  readonly scm?: ScmShape
-  readonly tracker: TrackerShape
-  /** Owns the project's plugins: closed when a reload removes the project or makes its plugins again. */
-  readonly scope: Scope.Closeable
-}
+/** A project watched now, with its plugins (ProjectPlugins owns them). */
+type ProjectRuntime = ProjectSlots
 
 interface ActorState {
   readonly record: SessionRecord
@@ -91,7 +76,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   const router = yield* NotifierRouter
   const manager = yield* SessionManager
   const configs = yield* ConfigSource
-  const scope = yield* Effect.scope
+  const plugins = yield* ProjectPlugins
   const fibers = yield* FiberMap.make<string>()
   const actors = new Map<string, ActorState>()
   /** Sessions whose activity file changed (from file watchers): their signals are read at once. */
@@ -108,26 +93,11 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     looks: guard("PR look"),
     adoption: guard("adoption")
   }
-  /** A project's plugins, made as `config` says, in a scope of their own. */
-  const buildProject = Effect.fnUntraced(function*(config: OrchestratorConfig, project: ProjectConfig) {
-    const own = yield* Scope.fork(scope)
-    const context = yield* Layer.buildWithScope(projectPlugins(config, project, store.paths.locks), own).pipe(
-      Effect.onError((cause) => Scope.close(own, Exit.failCause(cause)))
-    )
-    return {
-      project,
-      scope: own,
-      runtime: Context.get(context, Runtime),
-      agent: Context.get(context, Agent),
-      tracker: Context.get(context, Tracker),
-      ...(project.scm !== undefined ? { scm: Context.get(context, Scm) } : {})
-    } satisfies ProjectRuntime
-  })
   const projects = new Map<string, ProjectRuntime>()
   const initial = yield* configs.current
-  for (const project of Object.values(initial.projects)) projects.set(project.id, yield* buildProject(initial, project))
+  for (const project of Object.values(initial.projects)) projects.set(project.id, yield* plugins.of(initial, project))
   yield* followSessionEvents({ events, store, trackerOf: (projectId) => projects.get(projectId)?.tracker, loop: guard("tracker updates") })
-  const isLive = (record: SessionRecord) => !isEnded(record.status) && record.status !== "spawning" && projects.has(record.projectId)
+  const isLive = (record: SessionRecord) => hasLiveAgent(record) && projects.has(record.projectId)
 
   const escalate = (sessionId: string, reason: string) =>
     Effect.gen(function*() {
@@ -142,20 +112,17 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       }))
     })
 
-  /** Runs the actor, restarting it with backoff after a crash, until it is stopped or crashes too often. */
+  /** Runs the actor, restarting it after a crash as restart-policy.ts decides, until it is stopped or escalated. */
   const supervise = (sessionId: string, body: Effect.Effect<never, unknown>) =>
     Effect.gen(function*() {
-      const restarts: Array<number> = []
+      let crashes: ReadonlyArray<number> = []
       for (;;) {
         const exit = yield* Effect.exit(body)
         if (Exit.isFailure(exit) && Exit.hasInterrupts(exit) && !Exit.hasFails(exit) && !Exit.hasDies(exit)) return
-        const now = yield* Clock.currentTimeMillis
-        while (restarts.length > 0 && now - restarts[0]! > RESTART_WINDOW_MS) restarts.shift()
-        restarts.push(now)
-        if (restarts.length > MAX_RESTARTS) {
-          return yield* escalate(sessionId, `its actor crashed ${restarts.length} times within ${RESTART_WINDOW_MS / 1000} s`)
-        }
-        yield* Effect.sleep(Math.min(RESTART_BASE_MS * 2 ** (restarts.length - 1), RESTART_MAX_MS))
+        const decision = restartDecision(crashes, yield* Clock.currentTimeMillis)
+        if (decision._tag === "Escalate") return yield* escalate(sessionId, decision.reason)
+        crashes = decision.crashes
+        yield* Effect.sleep(decision.delayMs)
       }
     })
 
@@ -338,10 +305,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
 
   /** `all-complete`: when the last live session ends, once per time it happens. */
   const allComplete = Effect.fnUntraced(function*(records: ReadonlyArray<SessionRecord>, liveCount: number) {
-    const had = hadLiveSessions
-    hadLiveSessions = liveCount > 0
+    const step = allCompleteStep(hadLiveSessions, liveCount)
+    hadLiveSessions = step.hadLiveWorkers
     const reaction = (yield* configs.current).reactions["all-complete"]
-    if (!had || liveCount > 0) return
+    if (!step.fire) return
     yield* events.append({ type: "reaction.triggered", reaction: "all-complete", action: reaction.action, data: { auto: reaction.auto } })
     if (!reaction.auto || reaction.action !== "notify") return
     const summary = records.filter((r) => r.role === undefined).map((r) => `${r.sessionId}: ${r.status}${r.pr ? ` (PR #${r.pr.number} ${r.pr.state})` : ""}`)
@@ -398,36 +365,31 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   })
 
   /**
-   * A webhook said `branch` of `repo` changed: look at its PR now rather than at the next poll. Deliveries come
-   * in bursts (a push brings `push`, `pull_request` and later `check_run`, `check_suite`): the look waits
-   * WEBHOOK_SETTLE for the rest of a burst, and deliveries while it is on its way ask for one more look after
-   * it, not one each.
+   * A webhook said `branch` of `repo` changed: look at its PR now rather than at the next poll, deliveries
+   * coalesced as webhook-coalescing.ts decides (the state of each session's look is kept here).
    */
-  const asked = new Map<string, boolean>()
-  const lookAt = (sessionId: string, branch: string, scm: ScmShape): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (asked.has(sessionId)) {
-        asked.set(sessionId, true)
-        return Effect.void
-      }
-      asked.set(sessionId, false)
-      // Deliveries that come with this one (a push and its pull_request; a check_run and its check_suite) are
-      // answered by the same look.
-      const settle = Effect.andThen(Effect.sleep(WEBHOOK_SETTLE), Effect.sync(() => asked.set(sessionId, false)))
-      const look: Effect.Effect<void> = scm.observe(branch).pipe(
-        Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view })),
-        (look) => loops.looks.attempt(look, LOOK_AGAIN),
-        Effect.andThen(Effect.suspend(() => {
-          if (asked.get(sessionId) === true) {
-            asked.set(sessionId, false)
-            return look
-          }
-          asked.delete(sessionId)
-          return Effect.void
-        }))
-      )
-      return Effect.andThen(settle, look).pipe(Effect.onInterrupt(() => Effect.sync(() => asked.delete(sessionId))))
+  const looks = new Map<string, LookState>()
+  const lookStep = (sessionId: string, event: LookEvent) =>
+    Effect.sync(() => {
+      const { state, action } = nextLook(looks.get(sessionId), event)
+      if (state === undefined) looks.delete(sessionId)
+      else looks.set(sessionId, state)
+      return action
     })
+  const lookAt = (sessionId: string, branch: string, scm: ScmShape): Effect.Effect<void> => {
+    const look: Effect.Effect<void> = scm.observe(branch).pipe(
+      Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view })),
+      (look) => loops.looks.attempt(look, LOOK_AGAIN),
+      Effect.andThen(lookStep(sessionId, "look-ended")),
+      Effect.flatMap((action) => (action === "look" ? look : Effect.void))
+    )
+    return Effect.flatMap(lookStep(sessionId, "delivery"), (action) =>
+      action !== "settle" ? Effect.void : Effect.sleep(WEBHOOK_SETTLE).pipe(
+        Effect.andThen(lookStep(sessionId, "settled")),
+        Effect.andThen(look),
+        Effect.onInterrupt(() => lookStep(sessionId, "stopped"))
+      ))
+  }
   const branchChanged = Effect.fn("Supervisor.branchChanged")((repo: string, branch: string) =>
     Effect.forEach([...actors.values()].filter((state) => state.record.branch === branch && projects.get(state.record.projectId)?.project.repo === repo), (state) => {
       const scm = projects.get(state.record.projectId)?.scm
@@ -491,30 +453,20 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     ))
 
   /**
-   * A reload, first half: makes the plugins of the projects `change` adds or changes, each in a scope of its own.
-   * When one cannot be made, those made are closed again and nothing has changed. Its result, the second half,
-   * cannot fail: it puts `change.next` in force (the new plugins replace the old, whose scopes close; the config
-   * source changes) and stops the actors of sessions whose project is gone, whose agents keep running unwatched.
-   * It answers those sessions' records.
+   * A reload, first half: ProjectPlugins builds the plugins of the projects `change` adds or changes. When one
+   * cannot be built, nothing has changed. Its result, the second half, cannot fail: it puts `change.next` in force
+   * (the new plugins replace the old, which close; the config source changes) and stops the actors of sessions
+   * whose project is gone, whose agents keep running unwatched. It answers those sessions' records.
    */
   const prepare = Effect.fn("Supervisor.prepare")(function*(change: ConfigChange) {
-    const next = new Map(Object.values(change.next.projects).map((project) => [project.id, project]))
-    const built: Array<ProjectRuntime> = []
-    yield* Effect.forEach([...change.added, ...change.changed], (id) => Effect.map(buildProject(change.next, next.get(id)!), (owner) => built.push(owner))).pipe(
-      Effect.onError(() => Effect.forEach(built, (owner) => Scope.close(owner.scope, Exit.void)))
-    )
+    const prepared = yield* plugins.prepare(change)
     return Effect.gen(function*() {
-      const retired = change.removed.flatMap((id) => projects.get(id) ?? [])
+      yield* prepared.commit
       for (const id of change.removed) projects.delete(id)
-      for (const owner of built) {
-        const old = projects.get(owner.project.id)
-        if (old !== undefined) retired.push(old)
-        projects.set(owner.project.id, owner)
-      }
+      for (const slots of prepared.built) projects.set(slots.project.id, slots)
       yield* configs.replace(change.next)
       const unwatched = [...actors.values()].map((state) => state.record).filter((record) => !projects.has(record.projectId))
       for (const record of unwatched) yield* stopActor(record.sessionId)
-      for (const owner of retired) yield* Scope.close(owner.scope, Exit.void)
       return unwatched
     }).pipe(Effect.uninterruptible)
   })
@@ -546,7 +498,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     adoptProjects,
     actorCount: Effect.sync(() => actors.size),
     /** The projects watched now. */
-    projects: Effect.sync(() => [...projects.values()].map((p) => p.project))
+    projects: Effect.sync(() => [...projects.values()].map((p) => p.project)),
+    /** The runtime of a project watched now (a reload may make it again). */
+    runtimeOf: (projectId: string): RuntimeShape | undefined => projects.get(projectId)?.runtime
   }
 })
 

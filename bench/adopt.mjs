@@ -8,7 +8,7 @@
 // No ORCH_* variable: each sandbox has its own HOME, its own TMUX_TMPDIR (tmux's default socket there) and its
 // orchestrator.yaml in the directory orch runs in.
 import { execFile, execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"

@@ -3,6 +3,8 @@
 // their TypeScript declarations (dist/types/), and dist/web/: the dashboard's browser code and CSS (xterm's
 // included), which the supervisor serves.
 // Bundling is what makes `orch` start fast: loading effect's modules one file at a time costs over a second.
+// Source maps are for working on orch (the sources are in the checkout, so the command's maps leave them out);
+// package.json's `files` leaves every map out of the package: orch shows users no stack trace.
 import { build } from "esbuild"
 import { execFile, execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -44,6 +46,7 @@ await build({
   legalComments: "none",
   minify: true,
   sourcemap: "linked",
+  sourcesContent: false,
   logLevel: "warning",
   plugins: [lazySegmenter]
 })
@@ -79,6 +82,7 @@ const cli = build({
   legalComments: "none",
   minify: true,
   sourcemap: "linked",
+  sourcesContent: false,
   logLevel: "warning",
   plugins: [lazySegmenter]
 })

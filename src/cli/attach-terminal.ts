@@ -49,7 +49,7 @@ export const attachPlan = (record: SessionRecord, terminal: boolean, fallbackSoc
     return { _tag: "Refuse", reason: `session ${id} runs in the ${record.runtime.plugin} runtime, which orch attach cannot open; watch it on the dashboard`, exitCode: 1 }
   }
   if (!terminal) {
-    return { _tag: "Refuse", reason: `orch attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch ${id} on the dashboard`, exitCode: 2 }
+    return { _tag: "Refuse", reason: `attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch ${id} on the dashboard`, exitCode: 2 }
   }
   const data = decodeTmuxData(record.runtime.data)
   return { _tag: "Tmux", socket: data._tag === "Some" ? data.value.socket : fallbackSocket, target: record.runtime.id }

@@ -2,10 +2,14 @@
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
 import { stringify } from "yaml"
+import { ConfigReadError } from "../config/errors.ts"
 import { renderConfigJsonSchema } from "../config/json-schema.ts"
 import { loadConfigWithPath } from "../config/load.ts"
 import { redactSecrets } from "../config/redact.ts"
+import { fileProblem } from "../process/file-problem.ts"
 
 const validate = Command.make(
   "validate",
@@ -13,6 +17,11 @@ const validate = Command.make(
   Effect.fn("cli.config.validate")(function*({ file }) {
     // The file, then the built-in plugins' own keys (tracker-b's, scm's mergeMethod), checked as creating them would.
     const { loadCheckedConfig } = yield* Effect.promise(() => import("../plugins/settings.ts"))
+    // A file named here that cannot be read is that, not "no config found" (which is about the search).
+    if (file._tag === "Some") {
+      const named = resolve(file.value)
+      yield* Effect.try({ try: () => readFileSync(named), catch: (error) => new ConfigReadError({ file: named, reason: fileProblem(named, error) }) })
+    }
     const { config, path } = yield* loadCheckedConfig(file._tag === "Some" ? file.value : undefined)
     const count = Object.keys(config.projects).length
     yield* Console.log(`${path}: valid (${count} project${count === 1 ? "" : "s"})`)

@@ -17,6 +17,7 @@ import { defaultTmuxSocket, socketDirProblem, socketDirState } from "../plugins/
 import { exec } from "../process/exec.ts"
 import { findProgram, type ProgramLookup, programOf } from "../process/program.ts"
 import { dataDir, dataDirProblem } from "../store/paths.ts"
+import { NODE_ENGINES } from "../version.ts"
 
 export class DoctorFailed extends Schema.TaggedError<DoctorFailed>()("DoctorFailed", { failed: Schema.Int }) {
   override readonly [Runtime.errorExitCode] = 1
@@ -50,6 +51,18 @@ const version = (binary: string, args: ReadonlyArray<string>) =>
     Effect.map((r) => (r.exitCode === 0 ? { ok: true as const, text: `${r.stdout}${r.stderr}`.trim().split("\n")[0]! } : { ok: false as const, text: r.stderr.trim() || `exit ${r.exitCode}` })),
     Effect.catch((error) => Effect.succeed({ ok: false as const, text: error.reason }))
   )
+
+/** The running Node against `engines` (">=22.19"): older ones fail, naming the version needed. */
+export const nodeCheck = (running: string, engines: string): Line => {
+  const needed = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(engines.trim())
+  if (needed === null) return { level: "ok", what: "node", detail: running }
+  const want = needed.slice(1).map((part) => Number(part ?? 0))
+  const have = running.replace(/^v/, "").split(".").map(Number)
+  const older = want.findIndex((part, i) => (have[i] ?? 0) !== part)
+  if (older === -1 || (have[older] ?? 0) > want[older]!) return { level: "ok", what: "node", detail: running }
+  const version = needed.slice(1).filter((part) => part !== undefined).join(".")
+  return { level: "fail", what: "node", detail: `${running} is older than orch supports (${engines}); install Node ${version} or newer and run orch with it` }
+}
 
 const TOOLS = [
   { name: "git", args: ["--version"], install: "git", otherwise: "then run orch doctor again" },
@@ -144,7 +157,7 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
 const notifyCheck = Effect.fnUntraced(function*(config: OrchestratorConfig) {
   const [{ makeInbox }, { buildNotifiers }, { NotifierRouter }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
     Promise.all([
-      import("../plugins/notifier/inbox.ts"),
+      import("../store/Inbox.ts"),
       import("../plugins/notifier/registry.ts"),
       import("../../actors/notifier-router.ts"),
       import("../store/EventLog.ts"),
@@ -168,7 +181,7 @@ export const doctor = Command.make(
   },
   Effect.fn("cli.doctor")(function*({ notify, noCanary }) {
     const host = yield* Host
-    const lines: Array<Line> = [{ level: "ok", what: "node", detail: process.version }]
+    const lines: Array<Line> = [nodeCheck(process.version, NODE_ENGINES)]
     for (const tool of TOOLS) {
       const lookup = findProgram(tool.name, host.env.PATH)
       if (lookup._tag === "Missing") {

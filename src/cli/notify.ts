@@ -50,7 +50,7 @@ export const notify = Command.make(
     const [{ loadConfig }, { makeInbox }, { buildNotifiers }, { NotifierRouter }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
       Promise.all([
         import("../config/load.ts"),
-        import("../plugins/notifier/inbox.ts"),
+        import("../store/Inbox.ts"),
         import("../plugins/notifier/registry.ts"),
         import("../../actors/notifier-router.ts"),
         import("../store/EventLog.ts"),
@@ -81,7 +81,7 @@ export const notifications = Command.make(
     markRead: Flag.Boolean("mark-read").pipe(Flag.withDefault(false), Flag.withDescription("Mark every notification read"))
   },
   Effect.fn("cli.notifications")(function*({ json, unread, markRead }) {
-    const { makeInbox } = yield* Effect.promise(() => import("../plugins/notifier/inbox.ts"))
+    const { makeInbox } = yield* Effect.promise(() => import("../store/Inbox.ts"))
     const inbox = makeInbox(dataDir(yield* Host))
     const entries = yield* inbox.list({ unreadOnly: unread })
     if (markRead) yield* inbox.markAllRead()

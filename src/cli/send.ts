@@ -5,6 +5,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { Argument, Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
+import { fileProblem } from "../process/file-problem.ts"
 
 export class NoMessage extends Schema.TaggedError<NoMessage>()("NoMessage", { reason: Schema.String }) {
   override readonly [Runtime.errorExitCode] = 2
@@ -22,7 +23,7 @@ export const send = Command.make(
   },
   Effect.fn("cli.send")(function*({ session, message, file }) {
     const text = file._tag === "Some"
-      ? yield* Effect.try({ try: () => readFileSync(file.value, "utf8"), catch: (e) => new NoMessage({ reason: `cannot read ${file.value}: ${(e as Error).message}` }) })
+      ? yield* Effect.try({ try: () => readFileSync(file.value, "utf8"), catch: (e) => new NoMessage({ reason: `nothing sent: ${fileProblem(file.value, e)}` }) })
       : message.join(" ")
     if (text.trim() === "") return yield* new NoMessage({ reason: "nothing to send: give a message or --file" })
     const { withSessionsFor } = yield* Effect.promise(() => import("./session-context.ts"))

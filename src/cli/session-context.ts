@@ -51,8 +51,6 @@ export const withSessionsAnywhere = <A>(f: (sessions: SessionOps) => Effect.Effe
 export const withLocalSessions = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>
   Effect.flatMap(loadConfig(), (config) => withSessionsUnder(config, f))
 
+/** The procedures run while the layer lives: it owns the project plugins they build (once each). */
 const withSessionsUnder = <A, E>(config: OrchestratorConfig, f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>
-  Effect.gen(function*() {
-    const sessions = yield* SessionManager.use(Effect.succeed).pipe(Effect.provide(SessionManager.layer(config)))
-    return yield* f(sessions)
-  })
+  SessionManager.use(f).pipe(Effect.provide(SessionManager.layer(config)))

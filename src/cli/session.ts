@@ -33,7 +33,7 @@ const ls = Command.make("ls", { json }, Effect.fn("cli.session.ls")(function*({ 
 const kill = Command.make("kill", { session: sessionId }, Effect.fn("cli.session.kill")(function*({ session }) {
   const { withSessionsFor } = yield* Effect.promise(loadSessions)
   const killed = yield* withSessionsFor(session, (sessions) => sessions.kill(session))
-  yield* Console.log(`killed ${session}${rescueNote(killed)}`)
+  yield* Console.log(killed.alreadyKilled === true ? `${session} was already killed${killed.record.endedAt ? ` (at ${killed.record.endedAt})` : ""}; nothing to do` : `killed ${session}${rescueNote(killed)}`)
 })).pipe(Command.withDescription("Stop a session's agent and remove its worktree (unsaved work is saved first)"))
 
 const restore = Command.make("restore", { session: sessionId }, Effect.fn("cli.session.restore")(function*({ session }) {

@@ -44,7 +44,7 @@ const report = (ready: Ready, open: boolean) => {
 const checkProject = (config: OrchestratorConfig, project: string) =>
   config.projects[project] !== undefined || Object.values(config.projects).some((p) => p.id === project)
     ? Effect.void
-    : Effect.fail(new ProjectNotFound({ project, known: Object.keys(config.projects) }))
+    : Effect.fail(new ProjectNotFound({ project, known: Object.keys(config.projects), ...(config.configPath !== undefined ? { configPath: config.configPath } : {}) }))
 
 /**
  * The detached child's word to its parent (src/cli/detach.ts): Ready once, after the report is printed, or

@@ -9,24 +9,20 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Command, Flag } from "effect/cli"
 import { Host } from "../config/host.ts"
-import { readFileSync } from "node:fs"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { configNotes } from "./config-status.ts"
 import { asShown, recordedNote, statusTable } from "./status-view.ts"
 
-interface SeenBudget {
-  readonly limit: number
-  readonly remaining: number
-  readonly reset: number
-  readonly resource?: string
-  readonly blockedUntil?: number
-}
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
 
 /** One project's part of the budget line: what is left of the tightest resource, and a pause the host asked for. */
-export const budgetPart = (project: string, budget: SeenBudget, nowMs: number): string => {
+export const budgetPart = (project: string, budget: RateBudget, nowMs: number): string => {
   const unit = budget.resource === "graphql" ? "GraphQL points" : "requests"
   const left = budget.limit > 0 ? `${budget.remaining}/${budget.limit} ${unit} left, resets ${hhmm(budget.reset * 1000)}` : "no budget seen yet"
   return budget.blockedUntil !== undefined && budget.blockedUntil > nowMs
@@ -34,15 +30,20 @@ export const budgetPart = (project: string, budget: SeenBudget, nowMs: number): 
     : `${project} ${left}`
 }
 
-/** "repohost budget: …" from what the supervisor last saw, when one is running. */
-const repohostBudget = (root: string, nowMs: number): string | undefined => {
-  try {
-    const file = JSON.parse(readFileSync(join(root, "repohost.json"), "utf8")) as { budgets: Record<string, SeenBudget> }
-    const parts = Object.entries(file.budgets).map(([project, budget]) => budgetPart(project, budget, nowMs))
-    return parts.length > 0 ? `repohost budget: ${parts.join("; ")}` : undefined
-  } catch {
-    return undefined
-  }
+/**
+ * "repohost budget: …" from what the supervisor last saw (nothing when it never polled a repohost), or a warning
+ * when its file cannot be read.
+ */
+export const repohostBudget = (root: string, nowMs: number): { readonly line?: string; readonly warning?: string } => {
+  const path = join(root, "repohost.json")
+  if (!existsSync(path)) return {}
+  const decoded = Result.try(() => readFileSync(path, "utf8")).pipe(
+    Result.mapError((error) => (error instanceof Error ? error.message : String(error))),
+    Result.flatMap((text) => Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(RepohostBudgets))(text), (error) => error.message.split("\n").join(" ")))
+  )
+  if (Result.isFailure(decoded)) return { warning: `the repohost budget in ${path} cannot be read: ${decoded.failure}` }
+  const parts = Object.entries(decoded.success.budgets).map(([project, budget]) => budgetPart(project, budget, nowMs))
+  return parts.length > 0 ? { line: `repohost budget: ${parts.join("; ")}` } : {}
 }
 
 /** Records in a stable order: by project, then session number. */
@@ -97,7 +98,8 @@ export const status = Command.make(
     const note = recordedNote(rows)
     if (note !== undefined) yield* Console.log(note)
     const budget = repohostBudget(paths.root, now)
-    if (budget !== undefined) yield* Console.log(budget)
+    if (budget.line !== undefined) yield* Console.log(budget.line)
+    if (budget.warning !== undefined) yield* Console.error(`orch: warning: ${budget.warning}`)
     for (const line of notes) yield* Console.log(line)
     if (errorsNote !== undefined) yield* Console.log(errorsNote)
   })

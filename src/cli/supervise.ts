@@ -8,6 +8,7 @@ import * as Console from "effect/Console"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { dashboardUrl as makeDashboardUrl } from "../dashboard/urls.ts"
 import { answered, type SupervisorClient } from "../ipc/client.ts"
@@ -38,6 +39,10 @@ export const supervise = Effect.fn("cli.start.supervise")(function*<E>(
   )
   yield* Effect.scoped(Effect.gen(function*() {
     const shutdown = yield* Deferred.make<void>()
+    // Said last, once everything the supervisor ran has closed: by Ctrl-C, a signal or `orch stop`.
+    const owner = yield* Ref.make(false)
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(Ref.get(owner), (owned) => (owned ? Console.log("supervisor stopped; agent sessions keep running (a new `orch start` adopts them)") : Effect.void)))
     const took = yield* withLock(storePaths(root).locks, "supervisor")(Effect.gen(function*() {
       const found = yield* connectSupervisor(root)
       if (found._tag === "Running") return { _tag: "Joined" as const, ready: yield* joinSupervisor(found.client, found.info.pid, project) }
@@ -53,6 +58,7 @@ export const supervise = Effect.fn("cli.start.supervise")(function*<E>(
     const { record, reused } = yield* manager.orchestrate(project, cliPath)
     yield* onReady({ _tag: "Ready", project, orchestratorSessionId: record.sessionId, reused, dashboardUrl: took.dashboardUrl, pid: process.pid })
     yield* Console.log("Ctrl-C (or `orch stop`) stops the supervisor; agent sessions keep running.")
+    yield* Ref.set(owner, true)
     yield* Deferred.await(shutdown)
   }))
 })

@@ -36,7 +36,8 @@ const byId = (config: OrchestratorConfig): ReadonlyMap<string, ProjectConfig> =>
 const pluginNames = (project: ProjectConfig): ReadonlyArray<string> =>
   [project.runtime, project.agent, project.workspace, project.tracker.plugin, ...(project.scm !== undefined ? [project.scm.plugin] : [])]
 
-const projectChanged = (running: OrchestratorConfig, candidate: OrchestratorConfig, before: ProjectConfig, after: ProjectConfig) =>
+/** Whether a project's plugins as `candidate` makes them differ from those `running` made: its settings or its plugin modules changed. */
+export const projectChanged = (running: OrchestratorConfig, candidate: OrchestratorConfig, before: ProjectConfig, after: ProjectConfig) =>
   !isDeepStrictEqual(before, after) ||
   pluginNames(after).some((name) => !isDeepStrictEqual(running.plugins[name], candidate.plugins[name]))
 

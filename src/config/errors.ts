@@ -34,7 +34,7 @@ export class ConfigReadError extends Schema.TaggedError<ConfigReadError>()("Conf
 }) {
   override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
   override get message() {
-    return `Cannot read config file ${this.file}: ${this.reason}`
+    return `Cannot read the config: ${this.reason}`
   }
 }
 

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml"
+import { fileProblem } from "../process/file-problem.ts"
 import { ConfigNotFoundError, ConfigParseError, ConfigReadError, type ConfigError } from "./errors.ts"
 import { isFile, searchPlaces } from "./find.ts"
 import { Host } from "./host.ts"
@@ -68,7 +69,7 @@ export const loadConfigWithPath = Effect.fn("loadConfigWithPath")(function*(
   }
   const text = yield* Effect.try({
     try: () => readFileSync(file, "utf8"),
-    catch: (cause) => new ConfigReadError({ file, reason: (cause as NodeJS.ErrnoException).code ?? String(cause) })
+    catch: (cause) => new ConfigReadError({ file, reason: fileProblem(file, cause) })
   })
   const { raw, locate } = yield* parseConfigText(file, text)
   const config = yield* validateConfig(raw, { configPath: file, locate })

@@ -21,6 +21,13 @@ const Port = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65535 }, {
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { message: "Expected a non-negative whole number" }))
 const NonEmpty = Schema.String.check(Schema.isMinLength(1, { message: "Expected a non-empty string" }))
 const StringList = Schema.Array(Schema.String)
+/** Variables by name; each name one /bin/sh can set (the agent's shell sets its environment). */
+const EnvVars = Schema.Record(Schema.String, Schema.String).annotate({
+  description: "Environment variables the agent starts with, over the supervisor's (e.g. ANTHROPIC_BASE_URL); use ${VAR} for secrets"
+}).check(Schema.makeFilter((vars) => {
+  const bad = Object.keys(vars).filter((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/u.test(name))
+  return bad.length === 0 || `Expected variable names of letters, digits and _ (not starting with a digit), not ${bad.map((name) => JSON.stringify(name)).join(", ")}`
+}))
 
 /** A duration such as `90s`, `10m`, `2h`, `1d` or `500ms`. */
 export const DurationString = Schema.String.check(
@@ -112,9 +119,7 @@ export const AgentConfig = Schema.StructWithRest(
     permissions: Schema.Literals(["skip", "auto-edit", "default"]).pipe(withDefault("skip", "skip: the agent runs without asking for permissions; auto-edit: edits allowed, commands ask; default: the agent's own prompts")),
     model: Schema.optionalKey(NonEmpty),
     quietMs: NonNegativeInt.pipe(withDefault(3000, "Milliseconds without output after which an agent that says nothing itself (no hooks, no orch report, no screen orch recognises) counts as ready")),
-    env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String).annotate({
-      description: "Environment variables the agent starts with, over the supervisor's (e.g. ANTHROPIC_BASE_URL); use ${VAR} for secrets"
-    }))
+    env: Schema.optionalKey(EnvVars)
   }),
   [Schema.Record(Schema.String, Schema.Unknown)]
 ).annotate({ description: "Agent-specific settings; unknown keys are passed to the agent plugin" })
@@ -171,8 +176,8 @@ export const OrchestratorConfig = Schema.Struct({
   $schema: Schema.optionalKey(Schema.String),
   host: NonEmpty.pipe(withDefault("127.0.0.1", "Address the dashboard and its terminal sockets listen on; 0.0.0.0 for every interface")),
   port: Port.pipe(withDefault(3000, "Web dashboard port")),
-  terminalPort: Port.pipe(withDefault(3001, "Terminal WebSocket port")),
-  directTerminalPort: Port.pipe(withDefault(3003, "Direct terminal WebSocket port")),
+  terminalPort: Port.pipe(withDefault(3001, "Terminal WebSocket port: every session's terminal, whatever its runtime")),
+  directTerminalPort: Port.pipe(withDefault(3003, "Deprecated: serves the same terminal sockets as terminalPort; the dashboard no longer uses it")),
   readyThresholdMs: NonNegativeInt.pipe(withDefault(300000, "Milliseconds after which a ready session counts as idle")),
   pollIntervalMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1000, { message: "Expected at least 1000 (milliseconds)" }))
     .pipe(withDefault(30000, "Base interval of the repohost poll, in milliseconds")),

@@ -39,7 +39,6 @@ export type ProjectSummary = typeof ProjectSummary.Type
 export const Boot = Schema.Struct({
   version: Schema.String,
   terminalPort: Schema.Int,
-  directTerminalPort: Schema.Int,
   projects: Schema.Array(ProjectSummary)
 })
 export type Boot = typeof Boot.Type

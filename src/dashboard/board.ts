@@ -1,9 +1,10 @@
 /**
  * What the board makes of a session: which group it is in (by what it needs from a person), which actions fit
  * it, which events are worth showing as its "last event". Pure, and shared by the server and the page (it
- * imports only types, so the page's bundle stays free of Schema).
+ * imports only types and Schema-free rules, so the page's bundle stays free of Schema).
  */
 import type { OrchEvent } from "../domain/event.ts"
+import { isLive } from "../domain/live.ts"
 import type { SessionRecord, SessionStatus } from "../domain/session.ts"
 
 export type Group = "needs" | "review" | "working" | "done"
@@ -43,8 +44,6 @@ export const groupOf = (record: SessionRecord): Group => {
   const group = BY_STATUS[record.status]
   return group !== "done" && isEscalated(record) ? "needs" : group
 }
-
-export const isLive = (record: SessionRecord): boolean => groupOf(record) !== "done" && record.status !== "spawning"
 
 export const canKill = isLive
 export const canRestore = (record: SessionRecord): boolean =>

@@ -13,14 +13,14 @@ const THEME_SCRIPT = `try{var t=localStorage.getItem("orch-theme");if(t)document
  * What a page may load: its own scripts (and the theme script, by hash), its own styles (xterm.js adds style
  * elements, hence 'unsafe-inline' for styles only), and connections to itself and to the two terminal sockets.
  */
-export const contentSecurityPolicy = (terminalPort: number, directTerminalPort: number): string =>
+export const contentSecurityPolicy = (terminalPort: number): string =>
   [
     "default-src 'none'",
     `script-src 'self' 'sha256-${createHash("sha256").update(THEME_SCRIPT).digest("base64")}'`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     "font-src 'self' data:",
-    `connect-src 'self' ${[terminalPort, directTerminalPort].flatMap((port) => [`ws://*:${port}`, `wss://*:${port}`]).join(" ")}`,
+    `connect-src 'self' ws://*:${terminalPort} wss://*:${terminalPort}`,
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'"

@@ -1,7 +1,7 @@
 /**
  * The supervisor's dashboard on `port`: the page (the board at `/`, a session at `/sessions/<id>`), its static
  * files, a JSON API under `/api`, the live stream `/api/events` (Server-Sent Events, one per page), the
- * repohost webhook receiver, and the two terminal sockets (terminals.ts). It binds `host` (127.0.0.1 unless
+ * repohost webhook receiver, and the terminal sockets (terminals.ts). It binds `host` (127.0.0.1 unless
  * configured). Every request needs the per-install token (auth.ts); actions are POSTs, and a browser's must
  * come from the dashboard's own origin.
  */
@@ -16,10 +16,10 @@ import { createServer } from "node:http"
 import { OrchEvent } from "../domain/event.ts"
 import { SessionRecord } from "../domain/session.ts"
 import { Killed } from "../ipc/protocol.ts"
-import type { InboxShape } from "../plugins/notifier/inbox.ts"
 import { SessionNotRunning } from "../sessions/errors.ts"
 import type { OpError } from "../sessions/SessionOps.ts"
 import { EventLog } from "../store/EventLog.ts"
+import type { InboxShape } from "../store/Inbox.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { ApiError, type Boot, InboxState, LiveMessage, MarkReadRequest, Merged, Opened, type ProjectSummary, SendRequest, Sent } from "./api.ts"
 import { findAssetsDir, loadAssets } from "./assets.ts"
@@ -29,7 +29,7 @@ import { ListenFailed, listenReason } from "./listen-error.ts"
 import { type KeepGoing, makeLiveHub } from "./live.ts"
 import { type OpenFailed, openOnThisMachine } from "./open.ts"
 import { contentSecurityPolicy, renderPage, unbuiltPage } from "./page.ts"
-import { terminalsLayer } from "./terminals.ts"
+import { terminalsLayer, type TerminalOf } from "./terminals.ts"
 import { sameToken } from "./token.ts"
 import { receive, type WebhookProject } from "./webhooks.ts"
 
@@ -45,12 +45,15 @@ export interface DashboardOptions {
   readonly host: string
   readonly port: number
   readonly terminalPort: number
+  /** Deprecated: serves the same terminal sockets as `terminalPort`. */
   readonly directTerminalPort: number
   readonly token: string
   readonly version: string
   /** The projects watched now (a config reload changes them): asked for each page. */
   readonly projects: Effect.Effect<ReadonlyArray<ProjectSummary>>
   readonly inbox: InboxShape
+  /** The runtime `attach` that shows a session's terminal (its project's runtime), or why there is none. */
+  readonly terminalOf: TerminalOf
   readonly actions: DashboardActions
   /** Projects that receive repohost webhooks now (asked for each delivery), and what to do with a delivery about a branch. */
   readonly webhooks: Effect.Effect<ReadonlyArray<WebhookProject>>
@@ -106,7 +109,6 @@ const routes = (options: DashboardOptions) =>
     const boot = Effect.map(options.projects, (projects): Boot => ({
       version: options.version,
       terminalPort: options.terminalPort,
-      directTerminalPort: options.directTerminalPort,
       projects
     }))
 
@@ -133,7 +135,7 @@ const routes = (options: DashboardOptions) =>
         Effect.mapError((error) => new BadRequest({ reason: (error.message || String(error)).split("\n")[0]! }))
       )
 
-    const csp = contentSecurityPolicy(options.terminalPort, options.directTerminalPort)
+    const csp = contentSecurityPolicy(options.terminalPort)
     const page = guarded(Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const url = new URL(request.url, "http://x")
@@ -229,5 +231,12 @@ export const dashboardLayer = (options: DashboardOptions) =>
       Layer.catchTag("ServeError", (error) =>
         Layer.effectDiscard(Effect.fail(new ListenFailed({ option: "port", host: options.host, port: options.port, reason: listenReason(error.cause, "port") }))))
     ),
-    terminalsLayer({ host: options.host, port: options.terminalPort, directPort: options.directTerminalPort, dashboardPort: options.port, token: options.token })
+    terminalsLayer({
+      host: options.host,
+      port: options.terminalPort,
+      directPort: options.directTerminalPort,
+      dashboardPort: options.port,
+      token: options.token,
+      terminalOf: options.terminalOf
+    })
   )

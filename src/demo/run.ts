@@ -15,6 +15,7 @@ import { createServer, type AddressInfo } from "node:net"
 import { dirname, join } from "node:path"
 import { canListen } from "../dashboard/listen-error.ts"
 import { openOnThisMachine } from "../dashboard/open.ts"
+import { storePaths } from "../store/paths.ts"
 import { startEmulator, type Emulator } from "./emulator/server.ts"
 import { makeSandbox, writeDemoConfig, type DemoSandbox } from "./sandbox.ts"
 import { ciVerdict, DEMO_ISSUES, DEMO_PROJECT, DEMO_REPO, type DemoEvent, demoSteps, reviewerMove, type Story, WEBHOOK_SECRET_VAR } from "./scenario.ts"
@@ -64,7 +65,7 @@ const todosAt = (gitDir: string, sha: string): Array<string> => {
 }
 
 const readEvents = (dataDir: string): Array<DemoEvent & { readonly timestamp: string; readonly message?: string; readonly prNumber?: number }> => {
-  const file = join(dataDir, "events.jsonl")
+  const file = storePaths(dataDir).events
   if (!existsSync(file)) return []
   return readFileSync(file, "utf8").split("\n").filter(Boolean).flatMap((line) => {
     try {
@@ -76,7 +77,7 @@ const readEvents = (dataDir: string): Array<DemoEvent & { readonly timestamp: st
 }
 
 const inboxCount = (dataDir: string) => {
-  const file = join(dataDir, "notifications.jsonl")
+  const file = storePaths(dataDir).inbox
   return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((line) => line.includes("\"priority\"")).length : 0
 }
 

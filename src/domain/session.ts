@@ -28,13 +28,7 @@ export type SessionStatus = typeof SessionStatus.Type
 export const Activity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "exited", "unknown"])
 export type Activity = typeof Activity.Type
 
-/**
- * Statuses after which a session no longer has a live agent or workspace: `merged` (its PR merged), `done` (its PR
- * closed, or its issue completed), `killed` (a person killed it), `exited` (cleanup ended it after its agent
- * stopped, its work not landed).
- */
-export const ENDED_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done", "exited"]
-export const isEnded = (status: SessionStatus) => ENDED_STATUSES.includes(status)
+export { ENDED_STATUSES, isEnded, isLive } from "./live.ts"
 
 /** A worker on a tracker's issue (not an orchestrator, not a task): the sessions a tracker can tell about. */
 export const worksAnIssue = (record: Pick<SessionRecord, "role" | "task">): boolean => record.role === undefined && record.task === undefined
@@ -42,6 +36,14 @@ export const worksAnIssue = (record: Pick<SessionRecord, "role" | "task">): bool
 /** What the session works on, for people: `42`, or `task fix-the-login` for a task. */
 export const workLabel = (record: Pick<SessionRecord, "issueId" | "task">): string =>
   record.task === undefined ? record.issueId : `task ${record.issueId}`
+
+/** What the repohost says of a PR's checks (check runs and commit statuses together). */
+export const CheckState = Schema.Literals(["pending", "passing", "failing"])
+export type CheckState = typeof CheckState.Type
+
+/** What the repohost says of a PR's reviews. */
+export const ReviewState = Schema.Literals(["pending", "approved", "changes_requested"])
+export type ReviewState = typeof ReviewState.Type
 
 export const RuntimeHandle = Schema.Struct({
   plugin: Schema.String,
@@ -158,8 +160,8 @@ export const SessionRecord = Schema.Struct({
   /** Probes in a row that found the runtime gone; the session is declared exited only after several. */
   deadProbes: Schema.optionalKey(Schema.Int),
   /** What the repohost said about the PR's checks, review and mergeability (see actors/lifecycle.ts). */
-  checks: Schema.optionalKey(Schema.NullOr(Schema.Literals(["pending", "passing", "failing"]))),
-  review: Schema.optionalKey(Schema.NullOr(Schema.Literals(["pending", "approved", "changes_requested"]))),
+  checks: Schema.optionalKey(Schema.NullOr(CheckState)),
+  review: Schema.optionalKey(Schema.NullOr(ReviewState)),
   mergeable: Schema.optionalKey(Schema.NullOr(Schema.Boolean)),
   failingChecks: Schema.optionalKey(Schema.Array(FailingCheck)),
   reviewComments: Schema.optionalKey(Schema.Array(ReviewComment)),

@@ -22,7 +22,17 @@ import { dataDir } from "../store/paths.ts"
 interface Exchange {
   readonly tag: "Spawn" | "Send"
   readonly payload: Record<string, unknown>
-  readonly print: (value: any) => { readonly stdout: string; readonly stderr: string }
+  /** What to print for the answer, or undefined when the answer is not what the request answers. */
+  readonly print: (value: unknown) => { readonly stdout: string; readonly stderr: string } | undefined
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
+
+/** A spawn's answer as the fast path needs it (`Spawned` in protocol.ts): its session id and warnings. */
+const spawned = (value: unknown): { readonly sessionId: string; readonly warnings: ReadonlyArray<string> } | undefined => {
+  if (!isRecord(value) || !isRecord(value.record) || typeof value.record.sessionId !== "string") return undefined
+  const warnings = Array.isArray(value.warnings) ? value.warnings.filter((w): w is string => typeof w === "string") : []
+  return { sessionId: value.record.sessionId, warnings }
 }
 
 const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
@@ -32,10 +42,10 @@ const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
     return {
       tag: "Spawn",
       payload: { project: first, issue: rest[0] },
-      print: (value: { record: { sessionId: string }; warnings: ReadonlyArray<string> }) => ({
-        stdout: `${value.record.sessionId}\n`,
-        stderr: value.warnings.map((w) => `orch: warning: ${w}\n`).join("")
-      })
+      print: (value) => {
+        const answer = spawned(value)
+        return answer && { stdout: `${answer.sessionId}\n`, stderr: answer.warnings.map((w) => `orch: warning: ${w}\n`).join("") }
+      }
     }
   }
   if (command === "send" && first !== undefined && rest.length > 0 && rest.join(" ").trim() !== "") {
@@ -54,6 +64,8 @@ const supervisorSocket = (env: NodeJS.ProcessEnv): string | undefined => {
     return undefined
   }
 }
+
+const UNREADABLE = "orch: the supervisor sent an answer orch cannot read; `orch stop` and `orch start` again if it persists\n"
 
 /** Runs the command through the supervisor; resolves to its exit code, or undefined to use the full CLI. */
 export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> => {
@@ -88,12 +100,12 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
         try {
           message = JSON.parse(line)
         } catch {
-          return finish(1, "", "orch: the supervisor sent an answer orch cannot read\n")
+          return finish(1, "", UNREADABLE)
         }
         if (message._tag !== "Exit" || message.requestId !== "1" || message.exit === undefined) continue
         if (message.exit._tag === "Success") {
-          const { stdout, stderr } = exchange.print(message.exit.value)
-          return finish(0, stdout, stderr)
+          const printed = exchange.print(message.exit.value)
+          return printed === undefined ? finish(1, "", UNREADABLE) : finish(0, printed.stdout, printed.stderr)
         }
         const failure = message.exit.cause?.find((reason) => reason._tag === "Fail")?.error
         return finish(failure?.exitCode ?? 1, "", `orch: ${failure?.reason ?? "the supervisor failed to carry out the command"}\n`)

@@ -68,7 +68,8 @@ export const BatchOutcome = Schema.Union([
 export const Killed = Schema.Struct({
   record: SessionRecord,
   rescuedTo: Schema.optionalKey(Schema.String),
-  commit: Schema.optionalKey(Schema.String)
+  commit: Schema.optionalKey(Schema.String),
+  alreadyKilled: Schema.optionalKey(Schema.Boolean)
 })
 
 /** What `orch stop --kill-sessions` did to each session: killed (and where its unsaved work went), or not. */

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { RpcSerialization, RpcServer } from "effect/rpc"
 import { existsSync, rmSync } from "node:fs"
+import { ProjectNotFound } from "../sessions/errors.ts"
 import { SupervisorRpcs, toRemoteError } from "./protocol.ts"
 
 /**
@@ -22,4 +23,5 @@ export const ipcServerLayer = <ROut, E, RIn>(socket: string, handlers: Layer.Lay
   )
 
 /** Any failure of a procedure, as it crosses the socket. */
-export const remote = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.mapError(effect, toRemoteError)
+export const remote = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.mapError(effect, (error) => toRemoteError(error instanceof ProjectNotFound ? error.asSupervisorAnswer() : error))

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ProjectConfig } from "../config/schema.ts"
 import { Activity, type RuntimeHandle } from "../domain/session.ts"
+import type { AttachOptions, TerminalSize } from "../domain/terminal.ts"
 import { AgentError, type AgentLaunch, type AgentShape } from "./agent/Agent.ts"
 import { AgentLaunchFromPlugin } from "./contract/agent.ts"
 import { LastOutputAtFromPlugin, RuntimeHandleFromPlugin } from "./contract/runtime.ts"
@@ -14,6 +15,7 @@ import { PullRequestViewFromPlugin } from "./contract/scm.ts"
 import { IssueOrNoneFromPlugin, IssueStatesFromPlugin } from "./contract/tracker.ts"
 import { UnsavedWorkFromPlugin, WorkspaceFromPlugin } from "./contract/workspace.ts"
 import { callPluginDecoded, type LoadedPlugin } from "./loader.ts"
+import { attachPluginTerminal } from "./runtime/plugin-terminal.ts"
 import { RuntimeError, type Liveness, type RuntimeShape } from "./runtime/Runtime.ts"
 import { ScmError, type ScmShape } from "./scm/Scm.ts"
 import { IssueNotFound, TrackerUnavailable, type SessionUpdate, type TrackerShape } from "./tracker/Tracker.ts"
@@ -49,6 +51,9 @@ export const runtimeFromPlugin = ({ manifest, component }: LoadedPlugin): Runtim
           const liveness: Liveness = !alive ? { _tag: "Gone" } : lastOutputAt !== undefined ? { _tag: "Alive", lastOutputAt } : { _tag: "Alive" }
           return [handle.id, liveness] as const
         })).pipe(Effect.map((entries) => new Map(entries))),
+    ...(has(component, "attach")
+      ? { attach: (handle: RuntimeHandle, size: TerminalSize, options: AttachOptions) => attachPluginTerminal(name, component, theirs(handle), size, options) }
+      : {}),
     destroy: (handle) => Effect.asVoid(call(Schema.Unknown, "destroy", theirs(handle)))
   }
 }

@@ -14,12 +14,15 @@ export type { BuiltinNotifier, NotifierComponent as Notifier } from "./contract/
 export { NotificationInput } from "./contract/notifier.ts"
 export type { MessageContext, Notification, NotificationAction } from "./contract/notifier.ts"
 export type {
+  RuntimeAttachOptions,
+  RuntimeAttachSize,
   RuntimeComponent as Runtime,
   RuntimeHandleFromPlugin as RuntimeHandle,
   RuntimeLaunch,
-  RuntimePluginHandle
+  RuntimePluginHandle,
+  RuntimePluginTerminal as RuntimeTerminal
 } from "./contract/runtime.ts"
-export { RuntimeHandleFromPlugin } from "./contract/runtime.ts"
+export { RuntimeHandleFromPlugin, TerminalFromPlugin } from "./contract/runtime.ts"
 export type { MergeMethod, PullRequestViewFromPlugin as PullRequestView, ScmComponent as Scm } from "./contract/scm.ts"
 export { PullRequestViewFromPlugin } from "./contract/scm.ts"
 export type {

@@ -1,6 +1,7 @@
 /**
- * A project's plugins: its choice of runtime, agent, workspace and tracker (project value, else `defaults`)
- * resolved to one Layer, so session procedures simply require `Runtime | Agent | Workspace | Tracker`.
+ * A project's plugins: its choice of runtime, agent, workspace, tracker and scm (project value, else `defaults`)
+ * resolved to one Layer, so session procedures simply require `Runtime | Agent | Workspace | Tracker | Scm`.
+ * ProjectPlugins builds it once per project, with the resources the process's plugins share.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -19,11 +20,11 @@ import { makeCodingAgent } from "./agent/coding-agent.ts"
 import { makeCommandAgent } from "./agent/command.ts"
 import { makeMultiplexer } from "./runtime/multiplexer.ts"
 import { defaultTmuxSocket } from "./runtime/tmux-socket.ts"
-import { makeProcessRuntime } from "./runtime/process.ts"
+import { makeProcessRuntime, type ProcessTerminals } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
 import { makeRepohostScm } from "./scm/repohost.ts"
-import { mergeMethodProblem, Scm, ScmError } from "./scm/Scm.ts"
-import { makeRepohostTracker } from "./tracker/repohost.ts"
+import { mergeMethodProblem, NO_PULL_REQUEST, Scm, ScmError } from "./scm/Scm.ts"
+import { makeRepohostTracker, type RepohostAccess } from "./tracker/repohost.ts"
 import { makeLinearTracker } from "./tracker/tracker-b.ts"
 import { Tracker } from "./tracker/Tracker.ts"
 import type { PluginConfigError } from "./config-error.ts"
@@ -43,11 +44,21 @@ export class UnknownPlugin extends Schema.TaggedError<UnknownPlugin>()("UnknownP
   }
 }
 
-type Builtins<A, E = never> = Readonly<Record<string, (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, E, ChildProcessSpawner.ChildProcessSpawner>>>
+/** What every project's plugins in a process share, owned by ProjectPlugins. */
+export interface PluginResources {
+  /** Where the worktree workspace takes its cross-process locks. */
+  readonly locksDir: string
+  /** The `process` runtime's terminals: they outlive any one build of a project's plugins. */
+  readonly terminals: ProcessTerminals
+  /** The repohost gateways (one per credential) and the `gh auth token` answer. */
+  readonly repohost: RepohostAccess
+}
+
+type Builtins<A, E = never> = Readonly<Record<string, (project: ProjectConfig, host: HostShape, resources: PluginResources) => Effect.Effect<A, E, ChildProcessSpawner.ChildProcessSpawner>>>
 
 export const RUNTIMES: Builtins<Runtime["Service"]> = {
   multiplexer: (_project, host) => makeMultiplexer(defaultTmuxSocket(host.env)),
-  process: () => Effect.succeed(makeProcessRuntime())
+  process: (_project, _host, { terminals }) => Effect.succeed(makeProcessRuntime(terminals))
 }
 export const AGENTS: Builtins<AgentShape> = {
   "coding-agent": (project) => Effect.succeed(makeCodingAgent(project.agentConfig)),
@@ -56,19 +67,19 @@ export const AGENTS: Builtins<AgentShape> = {
   command: (project) => Effect.succeed(makeCommandAgent(project.agentConfig))
 }
 export const WORKSPACES: Builtins<Workspace["Service"]> = {
-  worktree: (_project, _host, locksDir) => makeWorktreeWorkspace(locksDir),
+  worktree: (_project, _host, { locksDir }) => makeWorktreeWorkspace(locksDir),
   clone: () => makeCloneWorkspace()
 }
 /** For projects without an scm (`scm: none`, a repository with no repohost): no pull requests to see, nothing to merge. */
 const noScm: Scm["Service"] = {
   name: "none",
-  observe: () => Effect.succeed({ pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }),
+  observe: () => Effect.succeed(NO_PULL_REQUEST),
   merge: () => Effect.fail(new ScmError({ plugin: "none", operation: "merge", reason: "the project has no scm configured" }))
 }
 export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {
-  repohost: (project, host) => {
+  repohost: (project, host, { repohost }) => {
     const problem = mergeMethodProblem(project.scm, `projects.${project.key}.scm`)
-    return problem === undefined ? Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env)) : Effect.fail(problem)
+    return problem === undefined ? Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env, repohost)) : Effect.fail(problem)
   },
   none: () => Effect.succeed(noScm)
 }
@@ -76,12 +87,12 @@ export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {
 const noTracker: Tracker["Service"] = { name: "none", getIssue: () => Effect.succeed(undefined) }
 /** Built-in trackers and scms check their own keys when created (PluginConfigError). */
 export const TRACKERS: Builtins<Tracker["Service"], PluginConfigError> = {
-  repohost: (project, host) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env)),
+  repohost: (project, host, { repohost }) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env, repohost)),
   "tracker-b": (project) => makeLinearTracker(project),
   none: () => Effect.succeed(noTracker)
 }
 
-type Resolved<A, E> = (project: ProjectConfig, host: HostShape, locksDir: string) => Effect.Effect<A, E | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner>
+type Resolved<A, E> = (project: ProjectConfig, host: HostShape, resources: PluginResources) => Effect.Effect<A, E | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner>
 
 /**
  * The implementation behind a plugin name: a module from the slot's own `package`/`path`, else a built-in,
@@ -108,8 +119,11 @@ const resolve = <A, E = never>(
   )
 }
 
+export type PluginSlots = Runtime | Agent | Workspace | Tracker | Scm
+export type PluginBuildError = UnknownPlugin | PluginLoadError | PluginConfigError
+
 /** The Layer of a project's plugins. Needs a ChildProcessSpawner (for git and tmux). */
-export const projectPlugins = (config: OrchestratorConfig, project: ProjectConfig, locksDir: string) =>
+export const projectPlugins = (config: OrchestratorConfig, project: ProjectConfig, resources: PluginResources): Layer.Layer<PluginSlots, PluginBuildError, ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.effectContext(Effect.gen(function*() {
     const host = yield* Host
     const runtime = yield* resolve(config, project, "runtime", project.runtime, RUNTIMES, runtimeFromPlugin)
@@ -117,10 +131,10 @@ export const projectPlugins = (config: OrchestratorConfig, project: ProjectConfi
     const workspace = yield* resolve(config, project, "workspace", project.workspace, WORKSPACES, workspaceFromPlugin)
     const tracker = yield* resolve(config, project, "tracker", project.tracker.plugin, TRACKERS, trackerFromPlugin, project.tracker)
     const scm = project.scm === undefined ? undefined : yield* resolve(config, project, "scm", project.scm.plugin, SCMS, scmFromPlugin, project.scm)
-    return Context.make(Runtime, yield* runtime(project, host, locksDir)).pipe(
-      Context.add(Scm, scm === undefined ? noScm : yield* scm(project, host, locksDir)),
-      Context.add(Agent, yield* agent(project, host, locksDir)),
-      Context.add(Workspace, yield* workspace(project, host, locksDir)),
-      Context.add(Tracker, yield* tracker(project, host, locksDir))
+    return Context.make(Runtime, yield* runtime(project, host, resources)).pipe(
+      Context.add(Scm, scm === undefined ? noScm : yield* scm(project, host, resources)),
+      Context.add(Agent, yield* agent(project, host, resources)),
+      Context.add(Workspace, yield* workspace(project, host, resources)),
+      Context.add(Tracker, yield* tracker(project, host, resources))
     )
   }))

@@ -1,6 +1,6 @@
 /**
  * The session procedures (spawn, batch-spawn, send, kill, restore, cleanup, reconcile), each run with the
- * plugins of the session's project. The CLI runs them in-process; the supervisor runs the same ones. Each
+ * plugins of the session's project, which ProjectPlugins builds once per project and config. The CLI runs them in-process; the supervisor runs the same ones. Each
  * procedure reads the config in force (ConfigSource) once when it starts, so a supervisor's reload applies
  * from the next procedure on.
  */
@@ -14,14 +14,14 @@ import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { isEnded, worksAnIssue, type SessionRecord } from "../domain/session.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
-import { projectPlugins } from "../plugins/registry.ts"
+import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
 import { Runtime, type Liveness } from "../plugins/runtime/Runtime.ts"
 import { Tracker, type IssueState } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
-import { ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
+import { IssueHasSession, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, removalVerdict, type RemovalFacts, type RemovalVerdict } from "./removal.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
@@ -39,25 +39,27 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const store = yield* SessionStore
   const events = yield* EventLog
   const configs = yield* ConfigSource
+  const plugins = yield* ProjectPlugins
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner | SessionStore | EventLog>()
   const projectsOf = (config: OrchestratorConfig) => Object.values(config.projects)
 
+  const configFile = (config: OrchestratorConfig) => (config.configPath !== undefined ? { configPath: config.configPath } : {})
   const findProject = (config: OrchestratorConfig, ref: string) => {
     const project = config.projects[ref] ?? projectsOf(config).find((p) => p.id === ref)
     return project === undefined
-      ? Effect.fail(new ProjectNotFound({ project: ref, known: Object.keys(config.projects) }))
+      ? Effect.fail(new ProjectNotFound({ project: ref, known: Object.keys(config.projects), ...configFile(config) }))
       : Effect.succeed(project)
   }
   const projectOf = (config: OrchestratorConfig, record: SessionRecord) => {
     const project = projectsOf(config).find((p) => p.id === record.projectId)
     return project === undefined
-      ? Effect.fail(new ProjectNotFound({ project: record.projectId, known: projectsOf(config).map((p) => p.id) }))
+      ? Effect.fail(new ProjectNotFound({ project: record.projectId, known: projectsOf(config).map((p) => p.id), ...configFile(config) }))
       : Effect.succeed(project)
   }
-  /** Runs `effect` with the plugins of `project` (as `config` makes them). */
+  /** Runs `effect` with the plugins of `project` (as `config` makes them; built once, by ProjectPlugins). */
   const withPlugins = (config: OrchestratorConfig, project: ProjectConfig) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(Effect.provide(projectPlugins(config, project, store.paths.locks)), Effect.provide(context))
+    effect.pipe(plugins.provide(config, project), Effect.provide(context))
 
   const liveness = (record: SessionRecord) =>
     record.runtime === null
@@ -108,6 +110,12 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const config = yield* configs.current
     const project = yield* findProject(config, projectRef)
     yield* reconcile()
+    if (target._tag === "Issue") {
+      const issueId = target.issue.replace(/^#/, "")
+      const { records } = yield* store.list
+      const existing = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
+      if (existing !== undefined) return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId })
+    }
     return yield* spawnSession(project, target, { configPath: config.configPath }).pipe(withPlugins(config, project))
   })
 
@@ -154,6 +162,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const kill = Effect.fn("Sessions.kill")(function*(sessionId: string) {
     const config = yield* configs.current
     const record = yield* store.read(sessionId)
+    // Killing is done once: a second kill changes nothing and records no second event.
+    if (record.status === "killed") return { record, alreadyKilled: true }
     const project = yield* projectOf(config, record)
     yield* reconcile()
     const removed = yield* Effect.gen(function*() {
@@ -175,7 +185,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const record = yield* store.read(sessionId)
     const project = yield* projectOf(config, record)
     yield* reconcile()
-    const handle = yield* Effect.gen(function*() {
+    const { handle, signalOffset } = yield* Effect.gen(function*() {
       const runtime = yield* Runtime
       const agent = yield* Agent
       const workspace = yield* Workspace
@@ -188,6 +198,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       }
       const context = agentContext(store, project, record, "")
       const launch = yield* agent.resume(context)
+      // What the agent reported before is history (a `done` folded again would end the restored session): its
+      // signals are read from where the file ends now, before the agent can add any.
+      const signalOffset = yield* Effect.sync(() => statSync(context.activityFile, { throwIfNoEntry: false })?.size ?? 0)
       const handle = yield* runtime.create({ sessionId, workingDir: record.workspacePath, command: launch.command, ...agentEnvironment(project, context, launch.env) })
       // Return once the agent takes input, so a message sent right after restore is not typed into a starting TUI.
       // One that asks a question or is slow is left to the supervisor's probes; one that exits fails the restore.
@@ -201,11 +214,11 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
             (left) => Effect.fail(new RestoreFailed({ sessionId, reason: `${typeof reason === "string" ? reason : reason.message}${left}` }))
           ))
       )
-      return handle
+      return { handle, signalOffset }
     }).pipe(withPlugins(config, project))
-    // Running again: it has not ended (a later cleanup must see it).
-    const { endedAt: _, ...running } = record
-    const restored = yield* update(running, { status: "working", activity: "active", runtime: handle })
+    // Running again: it has not ended (a later cleanup must see it), and its agent has said nothing yet.
+    const { endedAt: _, said: _said, ...running } = record
+    const restored = yield* update(running, { status: "working", activity: "active", runtime: handle, signalOffset })
     yield* events.append({ type: "session.restored", sessionId, projectId: record.projectId, issueId: record.issueId })
     return restored
   })
@@ -404,9 +417,16 @@ export class SessionManager extends Context.Service<SessionManager, Effect.Succe
 ) {
   /** On the ConfigSource in context: the supervisor's, which its reload changes. */
   static readonly layerFollowing = Layer.effect(SessionManager, makeSessionManager())
-  /** On `config`, which it also provides as the ConfigSource (needs the store, the event log, a ChildProcessSpawner). */
+  /**
+   * On `config`, which it also provides as the ConfigSource (needs the store, the event log, ProjectPlugins and a
+   * ChildProcessSpawner).
+   */
   static readonly layerNoDeps = (config: OrchestratorConfig) => SessionManager.layerFollowing.pipe(Layer.provideMerge(ConfigSource.layer(config)))
+  /** For the CLI's in-process procedures: this process is not the supervisor. */
   static readonly layer = (config: OrchestratorConfig) =>
-    SessionManager.layerNoDeps(config).pipe(Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer)))
+    SessionManager.layerNoDeps(config).pipe(
+      Layer.provide(ProjectPlugins.layer({ supervisor: false })),
+      Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer))
+    )
 }
 

@@ -31,6 +31,8 @@ export interface Killed {
   readonly record: SessionRecord
   readonly rescuedTo?: string
   readonly commit?: string
+  /** It had been killed before: nothing was done. */
+  readonly alreadyKilled?: boolean
 }
 
 /** A session record removed (or, in a dry run, that would be) by `orch session rm` or `prune`. */

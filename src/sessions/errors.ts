@@ -4,11 +4,24 @@ import * as Schema from "effect/Schema"
 
 export class ProjectNotFound extends Schema.TaggedError<ProjectNotFound>()("ProjectNotFound", {
   project: Schema.String,
-  known: Schema.Array(Schema.String)
+  known: Schema.Array(Schema.String),
+  /** The config file looked in, when it came from one. */
+  configPath: Schema.optionalKey(Schema.String),
+  /** A running supervisor looked, in the config it serves (not the one this directory would find). */
+  bySupervisor: Schema.optionalKey(Schema.Boolean)
 }) {
   override readonly [Runtime.errorExitCode] = 2
   override get message() {
-    return `no project "${this.project}" in the config (projects: ${this.known.length > 0 ? this.known.join(", ") : "none"})`
+    const projects = `projects: ${this.known.length > 0 ? this.known.join(", ") : "none"}`
+    const file = this.configPath === undefined ? "" : ` ${this.configPath}`
+    if (this.bySupervisor !== true) return `no project "${this.project}" in the config${file} (${projects})`
+    return `no project "${this.project}" in the config the running supervisor serves${file} (${projects}); one supervisor serves one config: ` +
+      "put every repository in your user-level config (`orch init --user` in each, then remove its orchestrator.yaml) and restart it (`orch stop`, `orch start`)"
+  }
+
+  /** The same, as the running supervisor answers it. */
+  asSupervisorAnswer(): ProjectNotFound {
+    return new ProjectNotFound({ project: this.project, known: this.known, ...(this.configPath !== undefined ? { configPath: this.configPath } : {}), bySupervisor: true })
   }
 }
 
@@ -36,6 +49,16 @@ export class RestoreFailed extends Schema.TaggedError<RestoreFailed>()("RestoreF
 }) {
   override get message() {
     return `session ${this.sessionId} was not restored: ${this.reason}`
+  }
+}
+
+/** `orch spawn` of an issue a session is still working on: one issue, one session. */
+export class IssueHasSession extends Schema.TaggedError<IssueHasSession>()("IssueHasSession", {
+  issueId: Schema.String,
+  sessionId: Schema.String
+}) {
+  override get message() {
+    return `issue ${this.issueId} already has a live session ${this.sessionId}: \`orch send ${this.sessionId} …\` or \`orch attach ${this.sessionId}\``
   }
 }
 

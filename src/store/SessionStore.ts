@@ -60,7 +60,9 @@ export class SessionStore extends Context.Service<SessionStore, SessionStoreShap
       try {
         text = readFileSync(file, "utf8")
       } catch (cause) {
-        return (cause as NodeJS.ErrnoException).code === "ENOENT"
+        // A name too long for the file system cannot be a session's.
+        const code = (cause as NodeJS.ErrnoException).code
+        return code === "ENOENT" || code === "ENAMETOOLONG"
           ? undefined
           : new StoreError({ path: file, reason: errnoReason(cause) })
       }

@@ -25,6 +25,8 @@ export interface StorePaths {
   readonly root: string
   readonly sessions: string
   readonly events: string
+  /** The inbox (store/Inbox.ts). */
+  readonly inbox: string
   readonly locks: string
   /** The running supervisor's log (src/cli/logging.ts writes it). */
   readonly supervisorLog: string
@@ -44,6 +46,7 @@ export const storePaths = (root: string): StorePaths => {
     root,
     sessions,
     events: join(root, "events.jsonl"),
+    inbox: join(root, "notifications.jsonl"),
     locks: join(root, "locks"),
     supervisorLog: join(root, "supervisor.log"),
     project: (projectId) => join(sessions, projectId),

@@ -10,7 +10,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { jsonAnswer, streamAnswer, type ToolCall } from "../../src/plugins/agent/anthropic-sse.ts"
+import { makeAnswerWriter, type ToolCall } from "../../src/plugins/agent/anthropic-sse.ts"
 
 export type { ToolCall }
 
@@ -105,6 +105,7 @@ const systemText = (system: unknown): string =>
 export const startModelServer = (turns: ReadonlyArray<Turn> = []): Promise<ModelServer> => {
   let scenario = turns
   const requests: Array<ModelRequest> = []
+  const { jsonAnswer, streamAnswer } = makeAnswerWriter()
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://localhost")
     const raw = await readBody(req)

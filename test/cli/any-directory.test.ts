@@ -75,7 +75,7 @@ describe("commands that name a session work from any directory (a per-repository
       // The remembered file moved away: with the user-level config found, its project is unknown there.
       renameSync(configFile, join(s.root, "moved.yaml"))
       const unknown = yield* s.orch(["send", "app-1", "x"])
-      assert.deepStrictEqual(unknown, { code: 2, stdout: "", stderr: "orch: no project \"app\" in the config (projects: other)\n" })
+      assert.deepStrictEqual(unknown, { code: 2, stdout: "", stderr: `orch: no project "app" in the config ${s.userConfigFile} (projects: other)\n` })
       // And with nothing found at all, one sentence says where it was spawned.
       renameSync(s.userConfigFile, join(s.root, "user.yaml"))
       const gone = yield* s.orch(["send", "app-1", "x"])

@@ -33,7 +33,7 @@ describe("attach plan", () => {
     ["a merged one with a stale handle", record({ status: "merged" }), true, "Refuse 1 session app-1 has ended (merged), so it has no terminal; `orch session restore app-1` starts it again"],
     ["the process runtime", record({ runtime: { plugin: "process", id: "app-1", data: {} } }), true, "Refuse 1 session app-1 runs in the supervisor's process runtime, which has no terminal to attach to; watch and type to it on the dashboard (orch start prints its address)"],
     ["a plugin runtime", record({ runtime: { plugin: "my-runtime", id: "x", data: {} } }), true, "Refuse 1 session app-1 runs in the my-runtime runtime, which orch attach cannot open; watch it on the dashboard"],
-    ["no terminal", record(), false, "Refuse 2 orch attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch app-1 on the dashboard"]
+    ["no terminal", record(), false, "Refuse 2 attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch app-1 on the dashboard"]
   ])("%s", (_, input, terminal, expected) => {
     const plan = attachPlan(input, terminal, "/fallback")
     assert.strictEqual(plan._tag === "Tmux" ? `Tmux ${plan.socket} ${plan.target}` : `Refuse ${plan.exitCode} ${plan.reason}`, expected)
@@ -77,7 +77,7 @@ describe("orch attach (real tmux, default socket, from another directory)", () =
 
       // Not in a terminal.
       const piped = yield* s.orch(["attach", "app-1"])
-      assert.deepStrictEqual(piped, { code: 2, stdout: "", stderr: "orch: orch attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch app-1 on the dashboard\n" })
+      assert.deepStrictEqual(piped, { code: 2, stdout: "", stderr: "orch: attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch app-1 on the dashboard\n" })
       // Unknown.
       assert.deepStrictEqual(yield* s.orch(["attach", "app-9"]), { code: 1, stdout: "", stderr: "orch: no session app-9\n" })
     }), 60_000)

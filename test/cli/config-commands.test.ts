@@ -119,7 +119,7 @@ describe("orch config", () => {
     assert.strictEqual(orch(["config", "validate", "other.yaml"]).stdout, `${join(dir, "other.yaml")}: valid (0 projects)\n`)
     const missing = orch(["config", "validate", "nope.yaml"])
     assert.strictEqual(missing.code, 2)
-    assert.match(missing.stderr, /^orch: No config file found/)
+    assert.strictEqual(missing.stderr, `orch: Cannot read the config: ${join(dir, "nope.yaml")} does not exist\n`)
   })
 
   it("no config anywhere: exit 2 and where it looked", () => {

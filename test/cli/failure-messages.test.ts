@@ -8,14 +8,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { spawn } from "node:child_process"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { delimiter, dirname, join } from "node:path"
+import { stringify } from "yaml"
+import { nodeCheck } from "../../src/cli/doctor.ts"
+import { NODE_ENGINES } from "../../src/version.ts"
 import { ORCH_BIN, type OrchRun, runOrchAsync } from "../support/cli.ts"
 import { eventually, processGone } from "../support/eventually.ts"
 import { tempDir } from "../support/host.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
+import { makeRepo } from "../support/repo.ts"
+import { userSandbox } from "../support/user-sandbox.ts"
 import { procState, underNonReapingParent } from "../support/zombie.ts"
 
 /** What must never reach a user, and what it is. */
@@ -170,7 +175,7 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
         [["session", "restore", "app-2"], { code: 0, says: /^restored app-2$/m }],
         [["session", "cleanup", "--dry-run"], { code: 0 }],
         [["spawn", "app", "--task", "tidy the readme"], { code: 0, says: /^app-3$/m }],
-        [["attach", "app-1"], { code: 2, says: /needs a terminal/ }],
+        [["attach", "app-1"], { code: 2, says: /^orch: attach needs a terminal, and this is not one \(no TTY\)/m }],
         [["report", "active", "--note", "reading the code"], { code: 0 }, { ORCH_SESSION_ID: "app-1" }],
         [["session", "kill", "app-3"], { code: 0 }],
         [["session", "rm", "app-3"], { code: 0, says: /^removed app-3/m }],
@@ -226,8 +231,8 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
   it.live("an unknown project, an unknown session and an ended one, without a supervisor and through one", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
-      const rows = (where: string): ReadonlyArray<Row> => [
-        [["spawn", "nope", "1"], { code: 2, says: /no project "nope" in the config \(projects: app\)/ }],
+      const rows = (where: string, serves: string): ReadonlyArray<Row> => [
+        [["spawn", "nope", "1"], { code: 2, says: new RegExp(`^orch: no project "nope" in the config ${serves}${s.config} \\(projects: app\\)`, "m") }],
         [["batch-spawn", "nope", "1"], { code: 2, says: /no project "nope"/ }],
         [["start", "nope", "--no-open"], { code: 2, says: /no project "nope"/ }],
         [["start", "nope", "--detach", "--no-open"], { code: 2, says: /no project "nope"/ }],
@@ -238,15 +243,15 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
         [["attach", "app-9"], { code: 1, says: /^orch: no session app-9$/m }],
         [["report", "active"], { code: 2, says: /\$ORCH_SESSION_ID names app-9, which has no record/ }, { ORCH_SESSION_ID: "app-9" }],
         [["send", where, "hello"], { code: 1, says: new RegExp(`session ${where} is not running \\(killed\\)`) }],
-        [["session", "kill", where], { code: 0, says: new RegExp(`^killed ${where}`, "m") }]
+        [["session", "kill", where], { code: 0, says: new RegExp(`^${where} was already killed \\(at [^)]+\\); nothing to do$`, "m") }]
       ]
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
       assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
-      yield* matrix(s.orch, rows("app-1"))
+      yield* matrix(s.orch, rows("app-1", ""))
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
       assert.strictEqual((yield* s.orch(["spawn", "app", "2"])).code, 0)
       assert.strictEqual((yield* s.orch(["session", "kill", "app-2"])).code, 0)
-      yield* matrix(s.orch, rows("app-2"))
+      yield* matrix(s.orch, rows("app-2", "the running supervisor serves "))
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 90_000)
 
@@ -325,7 +330,9 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
       yield* matrix(s.orch, [
         [["spawn"], { code: 2 }],
         [["send", "app-1"], { code: 2, says: /nothing to send/ }],
-        [["send", "app-1", "--file", join(s.root, "nope.txt")], { code: 2, says: /cannot read/ }],
+        [["send", "app-1", "--file", join(s.root, "nope.txt")], { code: 2, says: new RegExp(`^orch: nothing sent: ${join(s.root, "nope.txt")} does not exist$`, "m") }],
+        [["send", "app-1", "--file", s.root], { code: 2, says: new RegExp(`^orch: nothing sent: ${s.root} is a directory, not a file$`, "m") }],
+        [["config", "validate", join(s.root, "missing.yaml")], { code: 2, says: new RegExp(`^orch: Cannot read the config: ${join(s.root, "missing.yaml")} does not exist$`, "m") }],
         [["notify", "--notifier", "nope", "hello"], { code: 2, says: /no notifier "nope"/ }],
         [["session", "frobnicate"], { code: 2 }],
         [["frobnicate"], { code: 2 }],
@@ -334,3 +341,108 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
     }), 60_000)
 })
 
+/** Node binaries on this machine older than package.json's `engines` (the one running the tests is not). */
+const olderNode = ["/usr/bin/node", "/usr/local/bin/node", "/bin/node"].find((node) => {
+  try {
+    const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim()
+    return nodeCheck(version, NODE_ENGINES).level === "fail"
+  } catch {
+    return false
+  }
+})
+
+describe("what a new user met (the default path: a fresh HOME, an empty TMUX_TMPDIR, no ORCH_* variable)", () => {
+  it.live("one supervisor, two repositories each with its own config: the other one's project is not in the config it serves", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      const appConfig = s.writeRepoConfig()
+      const web = makeRepo(s.root, "web")
+      writeFileSync(join(web.path, "orchestrator.yaml"), stringify({ ...s.ports, projects: { web: s.project({ repo: "acme/web", path: web.path }) } }))
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"], { cwd: s.repo.path })).code, 0)
+      const says = new RegExp(
+        `^orch: no project "web" in the config the running supervisor serves ${appConfig} \\(projects: app\\); one supervisor serves one config: ` +
+          "put every repository in your user-level config \\(`orch init --user` in each, then remove its orchestrator\\.yaml\\) and restart it \\(`orch stop`, `orch start`\\)$",
+        "m"
+      )
+      const inWeb: Orch = (args, env = {}) => s.orch(args, { cwd: web.path, env })
+      yield* matrix(inWeb, [
+        [["spawn", "web", "1"], { code: 2, says }],
+        [["batch-spawn", "web", "1"], { code: 2, says }],
+        [["start", "web", "--no-open"], { code: 2, says }]
+      ], { inOrder: true })
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 60_000)
+
+  it.live("spawning an issue that already has a live session says which and what to do, without a supervisor and through one", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig()
+      const orch: Orch = (args, env = {}) => s.orch(args, { cwd: s.repo.path, env })
+      const taken = (sessionId: string) =>
+        ({ code: 1, says: new RegExp(`^orch: issue 1 already has a live session ${sessionId}: \`orch send ${sessionId} …\` or \`orch attach ${sessionId}\`$`, "m") })
+      yield* matrix(orch, [
+        [["spawn", "app", "1"], { code: 0, says: /^app-1$/m }],
+        [["spawn", "app", "1"], taken("app-1")],
+        [["spawn", "app", "#1"], taken("app-1")],
+        [["session", "kill", "app-1"], { code: 0, says: /^killed app-1$/m }],
+        [["session", "kill", "app-1"], { code: 0, says: /^app-1 was already killed \(at [^)]+\); nothing to do$/m }],
+        [["spawn", "app", "1"], { code: 0, says: /^app-2$/m }],
+        [["start", "app", "--detach", "--no-open"], { code: 0 }],
+        [["spawn", "app", "1"], taken("app-2")],
+        [["spawn", "app", "1", "--json"], taken("app-2")],
+        [["session", "kill", "app-2"], { code: 0, says: /^killed app-2$/m }],
+        [["session", "kill", "app-2"], { code: 0, says: /^app-2 was already killed \(at [^)]+\); nothing to do$/m }],
+        [["stop"], { code: 0 }]
+      ], { inOrder: true })
+      assert.lengthOf(s.events().filter((e) => e.type === "session.killed"), 2, "a second kill records nothing")
+    }), 90_000)
+
+  it.live("Ctrl-C on a foreground `orch start` says the supervisor stopped and the sessions keep running", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig()
+      const child = spawn(process.execPath, [ORCH_BIN, "start", "app", "--no-open"], { cwd: s.repo.path, env: { PATH: process.env.PATH ?? "", ...s.env }, stdio: "pipe" })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk) => (stdout += chunk))
+      child.stderr.on("data", (chunk) => (stderr += chunk))
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+      yield* eventually("the supervisor to be ready", () => stdout.includes("stops the supervisor"), 30_000)
+      child.kill("SIGINT")
+      const code = yield* Effect.promise(() => exited)
+      assert.strictEqual(stderr, "")
+      assert.isTrue(stdout.endsWith("Ctrl-C (or `orch stop`) stops the supervisor; agent sessions keep running.\nsupervisor stopped; agent sessions keep running (a new `orch start` adopts them)\n"), stdout)
+      assert.strictEqual(code, 130)
+      assert.deepStrictEqual(s.sessions(), ["app-orchestrator"])
+      assert.isFalse(existsSync(join(s.dataDir, "supervisor.json")))
+    }), 60_000)
+
+  it.live.skipIf(olderNode === undefined)(`doctor on a Node older than engines (${NODE_ENGINES}) fails that check, naming the version needed`, () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig()
+      const version = execFileSync(olderNode!, ["--version"], { encoding: "utf8" }).trim()
+      const run = spawnSync(olderNode!, [ORCH_BIN, "doctor", "--no-canary"], { cwd: s.repo.path, env: { PATH: process.env.PATH ?? "", ...s.env }, encoding: "utf8" })
+      const problems = judge(["doctor", "--no-canary"], { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr }, {
+        code: 1,
+        says: new RegExp(`^fail {2}node: ${version.replaceAll(".", "\\.")} is older than orch supports \\(>=22\\.19\\); install Node 22\\.19 or newer and run orch with it$`, "m")
+      })
+      assert.deepStrictEqual(problems, [])
+    }), 60_000)
+})
+
+describe("the Node check", () => {
+  it.each([
+    ["v22.19.0", ">=22.19", "ok"],
+    ["v22.20.1", ">=22.19", "ok"],
+    ["v24.1.0", ">=22.19", "ok"],
+    ["v22.18.9", ">=22.19", "fail"],
+    ["v20.20.2", ">=22.19", "fail"],
+    ["v22.0.0", ">=22", "ok"],
+    ["v21.9.0", ">=22", "fail"],
+    ["v20.0.0", "^20 || ^22", "ok"]
+  ])("%s against %s: %s", (running, engines, level) => assert.strictEqual(nodeCheck(running, engines).level, level))
+  it("names the version needed", () =>
+    assert.strictEqual(nodeCheck("v20.20.2", ">=22.19").detail, "v20.20.2 is older than orch supports (>=22.19); install Node 22.19 or newer and run orch with it"))
+})

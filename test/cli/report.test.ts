@@ -4,7 +4,7 @@
  * sent, in its own environment), changes its activity with and without a supervisor, and shows in `orch status`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
@@ -13,6 +13,7 @@ import { ORCH_BIN, runOrch } from "../support/cli.ts"
 import { tempDir } from "../support/host.ts"
 import { eventually } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
+import { userSandbox } from "../support/user-sandbox.ts"
 
 /** An agent that prints one line, then runs every line it is sent (so it can run `orch report` itself). */
 const OBEDIENT_AGENT = `echo "ready $ORCH_SESSION_ID"; while IFS= read -r line; do eval "$line"; done`
@@ -94,6 +95,33 @@ describe("orch report and quiescence (built CLI, tmux, supervisor)", () => {
       assert.deepStrictEqual(turns().slice(-3), ["session.needs_input", "session.working", "session.ready"])
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 120_000)
+})
+
+describe("a report from before a restore", () => {
+  it.live("is never folded again: kill, restore, then a supervisor adopts the session (the default path)", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig({ agentConfig: { command: OBEDIENT_AGENT } })
+      const activityFile = join(s.dataDir, "sessions", "app", "app-1", "activity.jsonl")
+      const screen = () => s.tmux("capture-pane", "-p", "-t", "=app-1:")
+      const mine = (type: string) => (s.events() as Array<Event>).filter((e) => e.type === type && e.sessionId === "app-1")
+
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"], { cwd: s.repo.path })).code, 0)
+      yield* eventually("the agent", () => screen().includes("ready app-1"))
+      assert.strictEqual((yield* s.orch(["send", "app-1", reportCommand(`done --note "old news"`)])).code, 0)
+      yield* eventually("the report in activity.jsonl", () => existsSync(activityFile) && readFileSync(activityFile, "utf8").includes("old news"))
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
+      assert.strictEqual((yield* s.orch(["session", "restore", "app-1"])).code, 0)
+      assert.strictEqual(s.record("app-1").signalOffset, statSync(activityFile).size, "the restored session reads signals from the end of the file")
+
+      const started = yield* s.orch(["start", "app", "--detach", "--no-open"], { cwd: s.repo.path })
+      assert.strictEqual(started.code, 0, started.stderr)
+      yield* eventually("the restored agent", () => screen().includes("ready app-1"))
+      assert.strictEqual((yield* s.orch(["send", "app-1", reportCommand(`active --note "new work"`)])).code, 0)
+      yield* eventually("the new report folded", () => s.record("app-1").said?.note === "new work", 30_000)
+      assert.deepStrictEqual(mine("session.reported_done"), [], "the old done report came back")
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 90_000)
 })
 
 describe("orch report outside a session", () => {

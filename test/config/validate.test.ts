@@ -233,6 +233,15 @@ describe("validation issues", () => {
     }))
 })
 
+describe("agentConfig.env", () => {
+  it.effect("a name no shell can set is refused, not dropped (the agent's shell sets its environment)", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* issuesOf({ projects: { app: project({ agentConfig: { env: { OK_1: "x", "MY-VAR": "y", "1X": "z" } } }) } }), [
+        "projects.app.agentConfig.env: Expected variable names of letters, digits and _ (not starting with a digit), not \"MY-VAR\", \"1X\""
+      ])
+    }))
+})
+
 describe("duplicates", () => {
   it.effect("two projects with the same directory name are a duplicate project id", () =>
     Effect.gen(function*() {

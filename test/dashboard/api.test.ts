@@ -55,9 +55,9 @@ describe("dashboard API (a real supervisor)", () => {
       assert.include(csp, `ws://*:${s.terminalPort}`)
       assert.notMatch(csp, /script-src[^;]*unsafe-inline/)
       const boot = decode(Boot, JSON.parse(/<script id="orch-boot" type="application\/json">(.*?)<\/script>/.exec(page.text)![1]!))
-      assert.deepStrictEqual({ terminal: boot.terminalPort, direct: boot.directTerminalPort, projects: boot.projects }, {
+      assert.notInclude(csp, `:${s.directTerminalPort}`, "the page connects to one terminal port")
+      assert.deepStrictEqual({ terminal: boot.terminalPort, projects: boot.projects }, {
         terminal: s.terminalPort,
-        direct: s.directTerminalPort,
         projects: [{ id: "app", name: "app", repo: "acme/app" }]
       })
 

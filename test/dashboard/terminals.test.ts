@@ -1,7 +1,7 @@
 /**
  * The terminal sockets against a real supervisor: each tmux viewer is its own `tmux attach` client at its own
- * size, read-only viewers cannot type or resize, sockets need the token and the dashboard's origin, and the
- * direct socket shares a `process`-runtime pty.
+ * size, read-only viewers cannot type or resize, sockets need the token and the dashboard's origin; a
+ * `process`-runtime pty is shared by its viewers, on the same port (and on the deprecated `directTerminalPort`).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -121,14 +121,14 @@ describe("terminal sockets (a real supervisor)", () => {
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 60_000)
 
-  it.live("the direct socket shares a process-runtime pty: what it printed so far, then live; read-only viewers only watch", () =>
+  it.live("a process-runtime pty is shared: what it printed so far, then live; read-only viewers only watch", () =>
     Effect.gen(function*() {
       const s = yield* sandbox({ project: { runtime: "process" } })
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
       const { token } = dashboardClient(s)
       const auth = { authorization: `Bearer ${token}` }
-      const url = (query: string) => `ws://127.0.0.1:${s.directTerminalPort}/terminal/app-1?${query}`
+      const url = (query: string) => `ws://127.0.0.1:${s.terminalPort}/terminal/app-1?${query}`
 
       const first = viewer(yield* open(url("cols=100&rows=30"), auth))
       yield* eventually("the output so far", () => first.output().includes("ready app-1"))
@@ -139,11 +139,11 @@ describe("terminal sockets (a real supervisor)", () => {
       yield* eventually("the answer on both", () => first.output().includes("got: hi there") && second.output().includes("got: hi there"))
       assert.notInclude(first.output(), "from the watcher")
 
-      const tmuxSocket = viewer(yield* open(`ws://127.0.0.1:${s.terminalPort}/terminal/app-1?cols=80&rows=24`, auth))
-      assert.deepStrictEqual(yield* Effect.promise(() => tmuxSocket.closed), { code: 4404, reason: "this session's terminal is not a tmux session" })
+      const direct = viewer(yield* open(`ws://127.0.0.1:${s.directTerminalPort}/terminal/app-1?cols=80&rows=24&mode=read`, auth))
+      yield* eventually("the same terminal on the deprecated port", () => direct.output().includes("got: hi there"))
 
       assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
-      assert.strictEqual((yield* Effect.promise(() => first.closed)).code, 4410)
+      assert.deepStrictEqual(yield* Effect.promise(() => first.closed), { code: 4410, reason: "the agent's process ended" })
       const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
       // The orchestrator's pty ends with the supervisor, and so does the supervisor's process.

@@ -80,6 +80,8 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "120 seconds", excludeT
         assert.include(install.packed, file)
       }
       assert.strictEqual(realpathSync(join(install.bin, "orch")), join(install.packageDir, "dist", "orch.mjs"))
+      // Source maps serve no user (orch never shows a stack trace) and were most of the package's 35 MB.
+      assert.deepStrictEqual(install.packed.filter((file) => file.endsWith(".map")), [])
       // A user without a C compiler must be able to install it (waits on prebuilt node-pty).
       assert.deepStrictEqual(install.compiled, [], "npm install compiled native code")
     }))

@@ -39,7 +39,12 @@ describe("fast path to the supervisor (spawn, send)", () => {
       assert.strictEqual(spawned.stdout, "app-1\n")
       assert.match(spawned.stderr, /^orch: warning: repohost http:\/\/127\.0\.0\.1:9 unavailable: .*; spawning with the issue id alone\n$/)
       assert.deepStrictEqual(yield* fast(["send", "app-1", "hello", "there"], env), { code: 0, stdout: "delivered to app-1\n", stderr: "" })
-      assert.deepStrictEqual(yield* fast(["spawn", "nope", "1"], env), { code: 2, stdout: "", stderr: "orch: no project \"nope\" in the config (projects: app)\n" })
+      assert.deepStrictEqual(yield* fast(["spawn", "nope", "1"], env), {
+        code: 2,
+        stdout: "",
+        stderr: `orch: no project "nope" in the config the running supervisor serves ${s.config} (projects: app); one supervisor serves one config: ` +
+          "put every repository in your user-level config (`orch init --user` in each, then remove its orchestrator.yaml) and restart it (`orch stop`, `orch start`)\n"
+      })
       assert.deepStrictEqual(yield* fast(["send", "app-7", "hi"], env), { code: 1, stdout: "", stderr: "orch: no session app-7\n" })
       assert.isUndefined((yield* fast(["spawn", "app", "2", "--json"], env)).code, "flags take the full CLI")
       assert.isUndefined((yield* fast(["send", "app-1"], env)).code, "an empty message takes the full CLI (and its usage error)")

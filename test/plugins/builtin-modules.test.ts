@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import { readdirSync, readFileSync } from "node:fs"
 import type { ProjectConfig } from "../../src/config/schema.ts"
 import { agentFromPlugin, runtimeFromPlugin, scmFromPlugin, trackerFromPlugin } from "../../src/plugins/adapters.ts"
@@ -95,7 +96,7 @@ describe("built-in plugin modules", () => {
       })
     }))
 
-  it.live("runtime multiplexer: a tmux session through orch's adapter: create, send, screen, alive, destroy", () =>
+  it.live("runtime multiplexer: a tmux session through orch's adapter: create, send, screen, alive, a viewer's terminal, destroy", () =>
     Effect.gen(function*() {
       const { socket } = yield* privateTmux
       const dir = yield* tempDir()
@@ -114,6 +115,18 @@ describe("built-in plugin modules", () => {
         Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 100 })
       )
       assert.deepStrictEqual([...(yield* runtime.probe([handle]))], [["mod-1", { _tag: "Alive" }]])
+      // The dashboard's terminal, through the module's `attach`: the screen drawn for the viewer, its typing reaching the agent.
+      assert.isFunction(runtime.attach)
+      yield* Effect.scoped(Effect.gen(function*() {
+        const terminal = yield* runtime.attach!(handle, { cols: 100, rows: 30 }, { readOnly: false })
+        let seen = ""
+        yield* terminal.output.pipe(Stream.takeUntil((chunk) => (seen += chunk).includes("got: hello")), Stream.runDrain)
+        yield* terminal.write("from the viewer\r")
+        yield* runtime.capture(handle).pipe(
+          Effect.filterOrFail((screen) => screen.includes("got: from the viewer"), () => "not yet"),
+          Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 100 })
+        )
+      }))
       yield* runtime.destroy(handle)
       assert.deepStrictEqual([...(yield* runtime.probe([handle]))], [["mod-1", { _tag: "Gone" }]])
       assert.deepStrictEqual(thrown(() => multiplexer.create({ socket: 7 } as never)), {

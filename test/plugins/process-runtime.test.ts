@@ -4,7 +4,7 @@ import * as Schedule from "effect/Schedule"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeProcessRuntime, markSupervisorProcess, plainScreen } from "../../src/plugins/runtime/process.ts"
+import { makeProcessRuntime, makeProcessTerminals, plainScreen } from "../../src/plugins/runtime/process.ts"
 
 /** Asks again every 50 ms for up to 10 s; on time-out says what it waited for and what it last saw. */
 const eventually = <A, E>(what: string, effect: Effect.Effect<A, E>, check: (a: A) => boolean) => {
@@ -20,14 +20,13 @@ const eventually = <A, E>(what: string, effect: Effect.Effect<A, E>, check: (a: 
 describe("runtime process (a node-pty pseudo-terminal, owned by the supervisor)", () => {
   it.live("refuses to start agents outside a supervisor", () =>
     Effect.gen(function*() {
-      const error = yield* makeProcessRuntime().create({ sessionId: "p-0", workingDir: "/", command: "true", env: {}, unsetEnv: [] }).pipe(Effect.flip)
+      const error = yield* makeProcessRuntime(yield* makeProcessTerminals({ supervisor: false })).create({ sessionId: "p-0", workingDir: "/", command: "true", env: {}, unsetEnv: [] }).pipe(Effect.flip)
       assert.include(error.message, "orch start")
     }))
 
   it.live("runs the agent in a pty: input, screen, exit, destroy", () =>
     Effect.gen(function*() {
-      markSupervisorProcess()
-      const runtime = makeProcessRuntime()
+      const runtime = makeProcessRuntime(yield* makeProcessTerminals({ supervisor: true }))
       const handle = yield* runtime.create({
         sessionId: "p-1",
         workingDir: "/tmp",
@@ -55,8 +54,7 @@ describe("runtime process (a node-pty pseudo-terminal, owned by the supervisor)"
 
   it.live("a message bigger than the terminal's buffer, to an agent not reading yet, never stalls the supervisor", () =>
     Effect.gen(function*() {
-      markSupervisorProcess()
-      const runtime = makeProcessRuntime()
+      const runtime = makeProcessRuntime(yield* makeProcessTerminals({ supervisor: true }))
       const dir = yield* Effect.acquireRelease(
         Effect.sync(() => mkdtempSync(join(tmpdir(), "orch-pty-"))),
         (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))

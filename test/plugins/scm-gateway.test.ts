@@ -5,6 +5,8 @@ import { execFileSync } from "node:child_process"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
+import * as Schema from "effect/Schema"
+import { expected } from "../../src/plugins/answer.ts"
 import { graphqlUrl, makeGateway, MAX_CONCURRENT } from "../../src/plugins/scm/gateway.ts"
 import { makeRepohostScm } from "../../src/plugins/scm/repohost.ts"
 import { makeRepohostTracker } from "../../src/plugins/tracker/repohost.ts"
@@ -25,6 +27,8 @@ const emulatorFor = (rateLimit?: number) =>
     const env = { GITHUB_TOKEN: `token-${Math.random()}` }
     return { emulator, env, scm: makeRepohostScm("acme/app", { plugin: "repohost", apiUrl: emulator.url }, env) }
   })
+
+const anything = expected(Schema.Unknown, "anything")
 
 const reason = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.as("ok"), Effect.catch((e) => Effect.succeed(e.message)))
 
@@ -130,8 +134,8 @@ describe("repohost gateway", () => {
     Effect.scoped(Effect.gen(function*() {
       const host = yield* slowHost
       const gateway = makeGateway("repohost", host.url, {})
-      const same = yield* Effect.forEach(Array.from({ length: 5 }), () => gateway.get("/same"), { concurrency: "unbounded" }).pipe(Effect.forkChild)
-      const different = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => gateway.get(`/x/${i}`), { concurrency: "unbounded" }).pipe(Effect.forkChild)
+      const same = yield* Effect.forEach(Array.from({ length: 5 }), () => gateway.get("/same", anything), { concurrency: "unbounded" }).pipe(Effect.forkChild)
+      const different = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => gateway.get(`/x/${i}`, anything), { concurrency: "unbounded" }).pipe(Effect.forkChild)
       // Let every request that may start, start; release in waves until all are answered.
       while (host.seen() < 21) {
         yield* Effect.sleep("20 millis")

@@ -12,6 +12,7 @@ import type { SessionUpdate } from "../../src/plugins/tracker/Tracker.ts"
 import { withHost } from "../support/host.ts"
 import { linearServer, type LinearServerOptions } from "../support/linear-server.ts"
 import { freePort } from "../support/orch-sandbox.ts"
+import { scriptedHost } from "../support/scripted-host.ts"
 
 const API_KEY = "lin_api_test_secret_0123456789"
 const LINEAR: LinearServerOptions = {
@@ -152,6 +153,15 @@ describe("tracker-b (Linear)", () => {
       assert.match(limited.message, /unavailable: rate limited until \d{4}-\d\d-\d\dT/)
     }))
 
+  it.live("an answer without the issue's title is TrackerUnavailable naming the field, in one line", () =>
+    Effect.gen(function*() {
+      const issue = { identifier: "ENG-7", description: null, url: "u", branchName: "b", state: { name: "Todo", type: "unstarted" }, team: { id: "t", key: "ENG" }, labels: { nodes: [] } }
+      const host = yield* scriptedHost(() => ({ body: { data: { issue } } }))
+      const failure = yield* Effect.flip((yield* trackerFor({ apiUrl: host.url })).getIssue("ENG-7"))
+      assert.strictEqual(failure._tag, "TrackerUnavailable")
+      assert.strictEqual(failure.message, `tracker-b ${host.url} unavailable: Linear answered issue ENG-7 without \`issue.title\``)
+    }))
+
   it("checks its keys when created", () => {
     const problem = (config: Record<string, unknown>) => {
       const result = trackerBSettings({ plugin: "tracker-b", ...config }, "projects.app.tracker")
@@ -178,7 +188,12 @@ describe("Linear's answers", () => {
     ["forbidden", 200, errors("Forbidden", { type: "forbidden", code: "FORBIDDEN", userPresentableMessage: "You don't have access to this team." }), { _tag: "AuthFailed", message: "not allowed: You don't have access to this team." }],
     ["invalid document", 400, errors("Cannot query field \"nope\" on type \"Issue\".", { code: "GRAPHQL_VALIDATION_FAILED" }), { _tag: "Failed", reason: "Cannot query field \"nope\" on type \"Issue\"." }],
     ["outage", 503, "<html>down</html>", { _tag: "Failed", reason: "HTTP 503" }],
-    ["no data", 200, "{}", { _tag: "Failed", reason: "the answer had no data" }]
+    ["no data", 200, "{}", { _tag: "Failed", reason: "the answer had no data" }],
+    ["errors that are not a list", 200, JSON.stringify({ errors: "boom" }), { _tag: "Failed", reason: "Linear answered a GraphQL request with `errors`: Expected array, got \"boom\"" }],
+    ["an error whose extensions are not an object", 400, JSON.stringify({ errors: [{ message: "x", extensions: 3 }] }), {
+      _tag: "Failed",
+      reason: "Linear answered a GraphQL request with `errors.0.extensions`: Expected object, got 3"
+    }]
   ] as const)("%s", (_name, status, body, expected) => {
     assert.deepStrictEqual(readAnswer(status, body, headers()), expected)
   })

@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
 import { linearServer } from "../support/linear-server.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
+import { scriptedHost } from "../support/scripted-host.ts"
 import { git, gitOk } from "../support/repo.ts"
 
 const API_KEY = "lin_api_e2e_secret_4242"
@@ -76,6 +77,20 @@ describe("orch spawn with tracker-b (Linear)", () => {
       const unset = yield* s.orch(["spawn", "app", "ENG-123"])
       assert.strictEqual(unset.code, 2)
       assert.include(unset.stderr, "LINEAR_API_KEY")
+    }))
+
+  it.live("an answer without the issue's title: the spawn goes on with the issue id alone, and says why in one line naming the field", () =>
+    Effect.gen(function*() {
+      const issue = { identifier: "ENG-7", description: null, url: "u", branchName: "b", state: { name: "Todo", type: "unstarted" }, team: { id: "t", key: "ENG" }, labels: { nodes: [] } }
+      const linear = yield* scriptedHost(() => ({ body: { data: { issue } } }))
+      const s = yield* sandbox({ project: linearProject(linear.url) })
+      const run = yield* s.orch(["spawn", "app", "ENG-7"], { LINEAR_API_KEY: API_KEY })
+      assert.strictEqual(run.code, 0, run.stderr)
+      assert.strictEqual(
+        run.stderr,
+        `orch: warning: tracker-b ${linear.url} unavailable: Linear answered issue ENG-7 without \`issue.title\`; spawning with the issue id alone\n`
+      )
+      assert.strictEqual(s.record("app-1").issueId, "ENG-7")
     }))
 
   it.live("cleanup ends the sessions whose Linear issue is completed", () =>

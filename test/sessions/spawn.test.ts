@@ -143,7 +143,7 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
       const s = yield* sandbox()
       const run = yield* s.orch(["spawn", "nope", "1"])
       assert.strictEqual(run.code, 2)
-      assert.strictEqual(run.stderr, "orch: no project \"nope\" in the config (projects: app)\n")
+      assert.strictEqual(run.stderr, `orch: no project "nope" in the config ${s.config} (projects: app)\n`)
     }))
 
   it.live("with no token in the config or the environment, the GitHub CLI's token is used", () =>

@@ -20,6 +20,7 @@ import { reportLine, type ReportedState } from "../../src/domain/activity.ts"
 import type { EventType } from "../../src/domain/event.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
+import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../../src/sessions/SessionManager.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
@@ -50,6 +51,7 @@ const setup = (project: Record<string, unknown> = {}) => Effect.gen(function*() 
     urgent: ["rec"], action: ["rec"], warning: ["rec"], info: ["rec"]
   })
   const context = yield* Layer.build(Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
+    Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
     Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
     Layer.provideMerge(NodeServices.layer)
   ))

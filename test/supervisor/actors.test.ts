@@ -11,10 +11,12 @@ import { TestClock } from "effect/testing"
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
-import { makeSupervisor, MAX_RESTARTS } from "../../actors/supervisor.ts"
+import { MAX_RESTARTS } from "../../actors/restart-policy.ts"
+import { makeSupervisor } from "../../actors/supervisor.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
+import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../../src/sessions/SessionManager.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
@@ -50,6 +52,7 @@ const setup = (project: Record<string, unknown> = {}) => Effect.gen(function*() 
   })
   // Built in the test's scope: the router's delivery fibers live as long as the test.
   const context = yield* Layer.build(Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
+    Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
     Layer.provideMerge(services),
     Layer.provideMerge(NodeServices.layer)
   ))

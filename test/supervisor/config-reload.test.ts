@@ -20,9 +20,10 @@ import { makeSupervisor, Supervisor } from "../../actors/supervisor.ts"
 import { ConfigWatchFailed } from "../../src/config/watch.ts"
 import { ConfigSource } from "../../src/config/ConfigSource.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
-import { makeInbox } from "../../src/plugins/notifier/inbox.ts"
+import { makeInbox } from "../../src/store/Inbox.ts"
 import { buildNotifiers } from "../../src/plugins/notifier/registry.ts"
 import { loadCheckedConfig } from "../../src/plugins/settings.ts"
+import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../../src/sessions/SessionManager.ts"
 import { readConfigState } from "../../src/store/config-state.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
@@ -64,6 +65,7 @@ const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.S
 
   const notifiers = yield* buildNotifiers(config, inbox).pipe(Effect.provide(NodeServices.layer))
   const context = yield* Layer.build(Layer.mergeAll(NotifierRouter.layer(notifiers, config.notificationRouting), SessionManager.layerNoDeps(config)).pipe(
+    Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
     Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
     Layer.provideMerge(NodeServices.layer)
   ))

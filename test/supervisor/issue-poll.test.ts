@@ -12,6 +12,7 @@ import { NotifierRouter } from "../../actors/notifier-router.ts"
 import { makeSupervisor } from "../../actors/supervisor.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
+import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../../src/sessions/SessionManager.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
@@ -44,6 +45,7 @@ describe("supervisor: issues completed in the tracker", () => {
         yield* store.write(record)
       }
       const context = yield* Layer.build(Layer.mergeAll(NotifierRouter.layer(new Map(), { urgent: [], action: [], warning: [], info: [] }), SessionManager.layerNoDeps(config)).pipe(
+        Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
         Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
         Layer.provideMerge(NodeServices.layer)
       ))

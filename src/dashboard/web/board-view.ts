@@ -3,15 +3,15 @@
  * redrawn on its own when its record or last event changes, and moved when its group does.
  */
 import type { OrchEvent } from "../../domain/event.ts"
-import type { SessionRecord } from "../../domain/session.ts"
+import type { CheckState, ReviewState, SessionRecord } from "../../domain/session.ts"
 import { byNewest, countGroups, type Group, groupOf, GROUPS, isEscalated, toneOf } from "../board.ts"
 import { sessionPath } from "../urls.ts"
 import { h, replaceChildren, time, words } from "./dom.ts"
 import { navigate } from "./router.ts"
 import type { Store } from "./state.ts"
 
-const CHECKS: Readonly<Record<string, string>> = { passing: "✓ CI passing", failing: "✗ CI failing", pending: "◌ CI running" }
-const REVIEWS: Readonly<Record<string, string>> = { approved: "✓ approved", changes_requested: "✎ changes requested", pending: "awaiting review" }
+const CHECKS: Readonly<Record<CheckState, string>> = { passing: "✓ CI passing", failing: "✗ CI failing", pending: "◌ CI running" }
+const REVIEWS: Readonly<Record<ReviewState, string>> = { approved: "✓ approved", changes_requested: "✎ changes requested", pending: "awaiting review" }
 
 /** The PR line: number (linked), state, CI, review. */
 export const prLine = (record: SessionRecord) =>

@@ -6,7 +6,8 @@
 import type { Boot } from "../api.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
-import { canKill, canMerge, canRestore, isEscalated, isLive } from "../board.ts"
+import { isLive } from "../../domain/live.ts"
+import { canKill, canMerge, canRestore, isEscalated } from "../board.ts"
 import { issueTitle, prLine, statusPill } from "./board-view.ts"
 import { h, replaceChildren, time, words } from "./dom.ts"
 import { get, post } from "./http.ts"
@@ -218,17 +219,15 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
     terminalStatus.textContent = detail !== "" && (status === "none" || status === "ended") ? `${STATUS_TEXT[status]}: ${detail}` : STATUS_TEXT[status]
   }
   const syncTerminal = (record: SessionRecord) => {
-    const plugin = record.runtime?.plugin
-    const port = plugin === "multiplexer" ? boot.terminalPort : plugin === "process" ? boot.directTerminalPort : undefined
-    const live = isLive(record) && port !== undefined
-    const key = live ? `${plugin}:${record.runtime!.id}:${JSON.stringify(record.runtime!.data)}:${readOnly.checked}` : ""
+    const live = isLive(record) && record.runtime !== null
+    const key = live ? `${record.runtime!.plugin}:${record.runtime!.id}:${JSON.stringify(record.runtime!.data)}:${readOnly.checked}` : ""
     if (key === mountedKey) return
     mountedKey = key
     mounted?.dispose()
     mounted = undefined
     terminalHost.replaceChildren()
     if (!live) {
-      setTerminalStatus("none", record.runtime !== null && port === undefined ? `the ${plugin} runtime has no terminal to show` : `the session is ${words(record.status)}`)
+      setTerminalStatus("none", `the session is ${words(record.status)}`)
       return
     }
     const scheme = location.protocol === "https:" ? "wss" : "ws"
@@ -238,7 +237,7 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
         readOnly: readOnly.checked,
         onStatus: setTerminalStatus,
         url: ({ cols, rows }) =>
-          `${scheme}://${location.hostname}:${port}/terminal/${encodeURIComponent(sessionId)}?cols=${cols}&rows=${rows}${readOnly.checked ? "&mode=read" : ""}`
+          `${scheme}://${location.hostname}:${boot.terminalPort}/terminal/${encodeURIComponent(sessionId)}?cols=${cols}&rows=${rows}${readOnly.checked ? "&mode=read" : ""}`
       })
     })
   }

@@ -1,9 +1,10 @@
 /** The agent slot: which coding agent runs in a session, how it is launched, and how to read its state. */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ProjectConfig } from "../../config/schema.ts"
-import type { Activity } from "../../domain/session.ts"
+import { Activity } from "../../domain/session.ts"
 
 export class AgentError extends Schema.TaggedError<AgentError>()("AgentError", {
   plugin: Schema.String,
@@ -58,7 +59,47 @@ export interface AgentShape {
   readonly activityFromScreen: (screen: string) => Activity | undefined
 }
 
-export class Agent extends Context.Service<Agent, AgentShape>()("orch/plugins/Agent") {}
+/** An agent for tests: it records its launches; its screen tells its state in plain words (see makeTestAgent). */
+export interface TestAgent extends AgentShape {
+  readonly launches: Array<AgentContext>
+  readonly resumes: Array<AgentContext>
+}
+
+/**
+ * Launches `test-agent <session id>` (a command no runtime but the test runtime runs). Its screen's last line
+ * tells its state: `>` is its input prompt; `activity: <activity>` is what it is doing.
+ */
+export const makeTestAgent = (): TestAgent => {
+  const launches: Array<AgentContext> = []
+  const resumes: Array<AgentContext> = []
+  const lastLine = (screen: string) => screen.trimEnd().split("\n").at(-1)?.trim() ?? ""
+  const isActivity = Schema.is(Activity)
+  return {
+    name: "test",
+    launches,
+    resumes,
+    launch: (context) =>
+      Effect.sync(() => {
+        launches.push(context)
+        return { command: `test-agent ${context.sessionId}`, env: {} }
+      }),
+    resume: (context) =>
+      Effect.sync(() => {
+        resumes.push(context)
+        return { command: `test-agent ${context.sessionId} --resume`, env: {} }
+      }),
+    isReadyForInput: (screen) => lastLine(screen) === ">",
+    readsScreen: true,
+    activityFromScreen: (screen) => {
+      const said = /^activity: (\S+)$/.exec(lastLine(screen))?.[1]
+      return isActivity(said) ? said : undefined
+    }
+  }
+}
+
+export class Agent extends Context.Service<Agent, AgentShape>()("orch/plugins/Agent") {
+  static readonly layerTest = (agent: TestAgent = makeTestAgent()) => Layer.succeed(Agent, agent)
+}
 
 /** Quotes a string for /bin/sh. */
 export const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`

@@ -15,12 +15,22 @@ export interface Answer {
   readonly tools?: ReadonlyArray<ToolCall>
 }
 
-let ids = 0
-const nextId = (prefix: string) => `${prefix}_${(++ids).toString().padStart(6, "0")}${Date.now().toString(36)}`
-
 const event = (res: ServerResponse, type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
 
-export const streamAnswer = (res: ServerResponse, model: string, answer: Answer) => {
+export interface AnswerWriter {
+  readonly streamAnswer: (res: ServerResponse, model: string, answer: Answer) => void
+  /** The same answer, for a request that did not ask to stream. */
+  readonly jsonAnswer: (res: ServerResponse, model: string, text: string) => void
+}
+
+/** The answers of one model server: its message, request and tool-call ids are numbered in order. */
+export const makeAnswerWriter = (): AnswerWriter => {
+  let ids = 0
+  const nextId = (prefix: string) => `${prefix}_${(++ids).toString().padStart(6, "0")}${Date.now().toString(36)}`
+  return { streamAnswer: (res, model, answer) => streamAnswer(res, model, answer, nextId), jsonAnswer: (res, model, text) => jsonAnswer(res, model, text, nextId) }
+}
+
+const streamAnswer = (res: ServerResponse, model: string, answer: Answer, nextId: (prefix: string) => string) => {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "request-id": nextId("req") })
   event(res, "message_start", {
     message: { id: nextId("msg"), type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } }
@@ -43,8 +53,7 @@ export const streamAnswer = (res: ServerResponse, model: string, answer: Answer)
   res.end()
 }
 
-/** The same answer, for a request that did not ask to stream. */
-export const jsonAnswer = (res: ServerResponse, model: string, text: string) => {
+const jsonAnswer = (res: ServerResponse, model: string, text: string, nextId: (prefix: string) => string) => {
   res.writeHead(200, { "content-type": "application/json" })
   res.end(JSON.stringify({
     id: nextId("msg"), type: "message", role: "assistant", model, content: [{ type: "text", text }],

@@ -17,7 +17,7 @@ import { makeMultiplexer } from "../runtime/multiplexer.ts"
 import type { RuntimeShape } from "../runtime/Runtime.ts"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import type { AgentContext } from "./Agent.ts"
-import { streamAnswer } from "./anthropic-sse.ts"
+import { makeAnswerWriter } from "./anthropic-sse.ts"
 import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
 import { makeCodingAgent } from "./coding-agent.ts"
 
@@ -34,6 +34,7 @@ const PROMPT = "orch doctor canary: write canary.txt"
 const canaryModel = () => {
   let release: () => void = () => {}
   const released = new Promise<void>((resolve) => (release = resolve))
+  const { streamAnswer } = makeAnswerWriter()
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (chunk: Buffer) => chunks.push(chunk))

@@ -3,10 +3,14 @@
  * passes (the launch, a handle) is decoded; a failure rejects with the runtime's tagged error.
  */
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { decodeWith } from "../contract/common.ts"
-import type { RuntimeComponent, RuntimeLaunch, RuntimePluginHandle } from "../contract/runtime.ts"
+import type { RuntimeAttachOptions, RuntimeAttachSize, RuntimeComponent, RuntimeLaunch, RuntimePluginHandle, RuntimePluginTerminal } from "../contract/runtime.ts"
+import type { Terminal, TerminalUnavailable } from "../../domain/terminal.ts"
 import { RuntimeError, type DeliveryUnconfirmed, type RuntimeShape } from "../runtime/Runtime.ts"
 
 const Launch = Schema.Struct({
@@ -31,7 +35,51 @@ export interface BuiltinRuntime extends RuntimeComponent {
   destroy(handle: RuntimePluginHandle): Promise<void>
   getOutput(handle: RuntimePluginHandle, scrollbackLines?: number): Promise<string>
   isAlive(handle: RuntimePluginHandle): Promise<boolean>
+  attach?(handle: RuntimePluginHandle, size: RuntimeAttachSize, options: RuntimeAttachOptions): Promise<RuntimePluginTerminal>
 }
+
+/**
+ * A viewer's `Terminal`, attached in a scope of its own, as the node-pty-like terminal of the plugin contract.
+ * Output printed before anyone listens is kept for the first listener; `close` ends the viewer.
+ */
+const pluginTerminal = (attach: Effect.Effect<Terminal, TerminalUnavailable, Scope.Scope>): Promise<RuntimePluginTerminal> =>
+  Effect.runPromise(Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const terminal = yield* Scope.provide(attach, scope).pipe(Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))))
+    const dataListeners = new Set<(data: string) => void>()
+    const exitListeners = new Set<(how?: string) => void>()
+    const early: Array<string> = []
+    let ended: string | undefined
+    const emit = (data: string) => {
+      if (dataListeners.size === 0) early.push(data)
+      for (const listener of dataListeners) listener(data)
+    }
+    const end = (how: string) => {
+      ended = how
+      for (const listener of exitListeners) listener(how)
+    }
+    yield* Stream.runForEach(terminal.output, (data) => Effect.sync(() => emit(data))).pipe(
+      Effect.andThen(terminal.ended),
+      Effect.match({ onFailure: (error) => end(error.message), onSuccess: end }),
+      Effect.forkIn(scope)
+    )
+    const run = (effect: Effect.Effect<void>) => void Effect.runFork(effect)
+    return {
+      onData: (listener) => {
+        dataListeners.add(listener)
+        for (const data of early.splice(0)) listener(data)
+        return () => dataListeners.delete(listener)
+      },
+      onExit: (listener) => {
+        if (ended !== undefined) listener(ended)
+        else exitListeners.add(listener)
+        return () => exitListeners.delete(listener)
+      },
+      write: (data) => run(terminal.write(data)),
+      resize: (cols, rows) => run(terminal.resize(cols, rows)),
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    } satisfies RuntimePluginTerminal
+  }))
 
 export const runtimeComponent = (shape: RuntimeShape): BuiltinRuntime => {
   const input = <S extends Schema.Decoder<unknown>>(schema: S, operation: string, what: string) => (value: unknown) =>
@@ -58,6 +106,12 @@ export const runtimeComponent = (shape: RuntimeShape): BuiltinRuntime => {
         const liveness = (yield* shape.probe([decoded])).get(decoded.id)
         if (liveness === undefined) return yield* new RuntimeError({ plugin: shape.name, operation: "probe", reason: `could not tell whether ${decoded.id} runs` })
         return liveness._tag === "Alive"
-      }))
+      })),
+    ...(shape.attach !== undefined
+      ? {
+        attach: (h, size, options) =>
+          Effect.runPromise(handle("attach", h)).then((decoded) => pluginTerminal(shape.attach!(decoded, { cols: size.cols, rows: size.rows }, { readOnly: options.readOnly })))
+      }
+      : {})
   }
 }

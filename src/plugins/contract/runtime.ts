@@ -33,6 +33,48 @@ export interface RuntimePluginHandle {
   readonly data: Readonly<Record<string, unknown>>
 }
 
+/** What `attach` is given: the viewer's terminal size, and whether it only watches. */
+export interface RuntimeAttachSize {
+  readonly cols: number
+  readonly rows: number
+}
+export interface RuntimeAttachOptions {
+  /** The viewer only watches: it never types, and its size applies to nobody else's view. */
+  readonly readOnly: boolean
+}
+
+/**
+ * What `attach` returns: one viewer's terminal, node-pty-like. `onData` and `onExit` return a function that
+ * stops listening. A terminal that can hold its output back while the viewer is behind has `pause` and
+ * `resume`; without them, a viewer that falls too far behind is dropped (and attaches again). `close` is
+ * called when the viewer leaves.
+ */
+export interface RuntimePluginTerminal {
+  /** Each chunk of output, as text; for a terminal shared by several viewers, what it printed so far first. */
+  onData(listener: (data: string) => void): () => void
+  /** Once, when the terminal ends, with a line saying how when it can tell. */
+  onExit(listener: (how?: string) => void): () => void
+  write(data: string): void
+  resize(cols: number, rows: number): void
+  pause?(): void
+  resume?(): void
+  close?(): unknown
+}
+
+const isFunction = (u: unknown): u is (...args: ReadonlyArray<never>) => unknown => typeof u === "function"
+const Method = Schema.declare(isFunction, { expected: "a function" })
+
+/** The shape `attach`'s answer is checked against (the object itself is used, so its methods keep their `this`). */
+export const TerminalFromPlugin = Schema.Struct({
+  onData: Method,
+  onExit: Method,
+  write: Method,
+  resize: Method,
+  pause: Schema.optionalKey(Method),
+  resume: Schema.optionalKey(Method),
+  close: Schema.optionalKey(Method)
+})
+
 export interface RuntimeComponent {
   readonly name?: string
   /** Starts `command` in `workingDir`. */
@@ -51,4 +93,6 @@ export interface RuntimeComponent {
    * only from what its agent says and what its screen shows.
    */
   lastOutputAt?(handle: RuntimePluginHandle): Returned<number | undefined>
+  /** A viewer's terminal (the dashboard shows it). Without it, the dashboard says the session has no terminal to show. */
+  attach?(handle: RuntimePluginHandle, size: RuntimeAttachSize, options: RuntimeAttachOptions): Returned<RuntimePluginTerminal>
 }

@@ -1,7 +1,7 @@
 /** The scm slot as a plugin module's component sees it: a branch's pull request, its checks and reviews, merging. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { FailingCheck, PullRequest, ReviewComment } from "../../domain/session.ts"
+import { CheckState, FailingCheck, PullRequest, ReviewComment, ReviewState } from "../../domain/session.ts"
 import type { MergeMethod } from "../scm/Scm.ts"
 import type { Returned } from "./common.ts"
 
@@ -13,8 +13,8 @@ const orNone = <S extends Schema.Top>(schema: S) => Schema.Array(schema).pipe(Sc
 /** What `observe` returns; every key may be left out (no pull request, nothing known). */
 export const PullRequestViewFromPlugin = Schema.Struct({
   pr: orNull(PullRequest),
-  checks: orNull(Schema.Literals(["pending", "passing", "failing"])),
-  review: orNull(Schema.Literals(["pending", "approved", "changes_requested"])),
+  checks: orNull(CheckState),
+  review: orNull(ReviewState),
   mergeable: orNull(Schema.Boolean),
   failingChecks: orNone(FailingCheck),
   reviewComments: orNone(ReviewComment)

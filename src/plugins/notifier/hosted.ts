@@ -9,7 +9,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { NotifierConfig } from "../../config/schema.ts"
 import type { MessageContext, Notification, NotificationAction } from "../../domain/notification.ts"
-import type { InboxShape } from "./inbox.ts"
+import type { InboxShape } from "../../store/Inbox.ts"
 import { NotifierConfigError, NotifierError, type NotifierShape } from "./Notifier.ts"
 
 const NTFY_PRIORITY = { urgent: "5", action: "4", warning: "3", info: "2" } as const

@@ -11,7 +11,7 @@ import { makeChatNotifier } from "./chat.ts"
 import { makeDesktopNotifier } from "./desktop.ts"
 import { makeEmailNotifier } from "./email.ts"
 import { makeHostedNotifier } from "./hosted.ts"
-import type { InboxShape } from "./inbox.ts"
+import type { InboxShape } from "../../store/Inbox.ts"
 import { NotifierConfigError, NotifierError, type NotifierShape } from "./Notifier.ts"
 import { makeWebhookNotifier } from "./webhook.ts"
 

@@ -1,8 +1,11 @@
 /** The runtime slot: where an agent process lives (a tmux session, a pty) and how text reaches it. */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { RuntimeHandle } from "../../domain/session.ts"
+import type { Attach } from "../../domain/terminal.ts"
 
 export class RuntimeError extends Schema.TaggedError<RuntimeError>()("RuntimeError", {
   plugin: Schema.String,
@@ -56,8 +59,82 @@ export interface RuntimeShape {
   readonly probe: (handles: ReadonlyArray<RuntimeHandle>) => Effect.Effect<ReadonlyMap<string, Liveness>, RuntimeError>
   /** The ids of every session this runtime holds, orch's or not (for finding orphans); absent if it cannot tell. */
   readonly list?: () => Effect.Effect<ReadonlyArray<string>, RuntimeError>
+  /**
+   * A viewer's terminal (src/domain/terminal.ts), released with the Scope it was attached in; absent when the
+   * runtime has no terminal to show (the dashboard then says so).
+   */
+  readonly attach?: Attach
   /** Ends the agent process and frees the runtime. Succeeds if it is already gone. */
   readonly destroy: (handle: RuntimeHandle) => Effect.Effect<void, RuntimeError>
 }
 
-export class Runtime extends Context.Service<Runtime, RuntimeShape>()("orch/plugins/Runtime") {}
+/** A terminal of the in-memory runtime: what it was started with, what it printed, what it was sent. */
+export interface TestTerminal {
+  readonly spec: LaunchSpec
+  /** Everything it printed, one line per print or message. */
+  screen: string
+  readonly sent: Array<string>
+  /** When it last printed (ms, by the Clock). */
+  lastOutputAt: number
+  exit?: { readonly exitCode: number }
+}
+
+/** An in-memory runtime for tests: it records the terminals it makes and answers probes from that record. */
+export interface TestRuntime extends RuntimeShape {
+  readonly terminals: ReadonlyMap<string, TestTerminal>
+  /** The agent in terminal `id` prints a line. */
+  readonly print: (id: string, line: string) => Effect.Effect<void, RuntimeError>
+  /** The agent in terminal `id` exits; its terminal stays, as a dead tmux pane does. */
+  readonly exit: (id: string, exitCode: number) => Effect.Effect<void, RuntimeError>
+}
+
+export const makeTestRuntime = (): TestRuntime => {
+  const terminals = new Map<string, TestTerminal>()
+  const fail = (operation: string, reason: string) => new RuntimeError({ plugin: "test", operation, reason })
+  const find = (operation: string, id: string) =>
+    Effect.suspend(() => {
+      const terminal = terminals.get(id)
+      return terminal === undefined ? Effect.fail(fail(operation, `no terminal ${id}`)) : Effect.succeed(terminal)
+    })
+  const print = (id: string, line: string) =>
+    Effect.flatMap(find("print", id), (terminal) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        terminal.screen += `${line}\n`
+        terminal.lastOutputAt = now
+      }))
+  return {
+    name: "test",
+    terminals,
+    print,
+    exit: (id, exitCode) => Effect.map(find("exit", id), (terminal) => void (terminal.exit = { exitCode })),
+    create: (spec) =>
+      Effect.gen(function*() {
+        const existing = terminals.get(spec.sessionId)
+        if (existing !== undefined && existing.exit === undefined) return yield* fail("create", `a terminal named ${spec.sessionId} already runs`)
+        terminals.set(spec.sessionId, { spec, screen: "", sent: [], lastOutputAt: yield* Clock.currentTimeMillis })
+        return { plugin: "test", id: spec.sessionId, data: {} }
+      }),
+    send: (handle, text) =>
+      Effect.gen(function*() {
+        const terminal = yield* find("send", handle.id)
+        if (terminal.exit !== undefined) return yield* fail("send", "the agent has exited")
+        terminal.sent.push(text)
+        yield* print(handle.id, text)
+      }),
+    capture: (handle, scrollback = 0) =>
+      Effect.map(find("capture", handle.id), (terminal) => terminal.screen.split("\n").slice(0, -1).slice(-(50 + scrollback)).join("\n")),
+    probe: (handles) =>
+      Effect.sync(() =>
+        new Map(handles.map((handle): [string, Liveness] => {
+          const terminal = terminals.get(handle.id)
+          return [handle.id, terminal === undefined ? { _tag: "Gone" } : terminal.exit === undefined ? { _tag: "Alive", lastOutputAt: terminal.lastOutputAt } : { _tag: "Exited", ...terminal.exit }]
+        }))),
+    list: () => Effect.sync(() => [...terminals.keys()]),
+    destroy: (handle) => Effect.sync(() => void terminals.delete(handle.id))
+  }
+}
+
+export class Runtime extends Context.Service<Runtime, RuntimeShape>()("orch/plugins/Runtime") {
+  /** The in-memory runtime (pass one to inspect and drive it). */
+  static readonly layerTest = (runtime: TestRuntime = makeTestRuntime()) => Layer.succeed(Runtime, runtime)
+}

@@ -7,35 +7,28 @@
  */
 import * as Effect from "effect/Effect"
 import { ChildProcessSpawner } from "effect/process"
+import { existsSync } from "node:fs"
+import { tmpdir } from "node:os"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
-import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { type EnvFile, launchLine, removeEnvFile, writeEnvFile } from "./launch-env.ts"
+import { attachTmux } from "./tmux-attach.ts"
+import { screenOf, sendConfirmed } from "./tmux-send.ts"
 import { ensureSocketDir, socketDirProblem } from "./tmux-socket.ts"
 
 const PLUGIN = "multiplexer"
-const ENTER_ATTEMPTS = 3
-const CONFIRM_POLLS = 20
-const CONFIRM_POLL_INTERVAL = "50 millis"
+const ENV_READ_TIMEOUT_S = 10
+const ENV_READ_POLL_INTERVAL = "10 millis"
+const ENV_READ_POLLS = ENV_READ_TIMEOUT_S * 100
 
-/** A screen as tmux shows it: its lines and the line the cursor is on. */
-export interface Screen {
-  readonly lines: ReadonlyArray<string>
-  readonly cursorY: number
-}
+export const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found/i
 
-/** Whether the text just pasted is still waiting in the input line: the cursor's line still ends with it. */
-const stillPending = (screen: Screen, text: string): boolean => {
-  const tail = text.trimEnd().split("\n").at(-1)!.trim().slice(-30)
-  return tail !== "" && (screen.lines[screen.cursorY] ?? "").trimEnd().endsWith(tail)
-}
+/** What `list-panes -a -F` prints per pane: session, dead, last activity (s), exit status, signal. */
+export const PANE_FORMAT = "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"
 
-/** The input line as drawn: where the cursor is and what its line shows. */
-const inputLine = (screen: Screen): string => `${screen.cursorY}:${(screen.lines[screen.cursorY] ?? "").trimEnd()}`
-
-const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found/i
-
-/** `list-panes -a` lines (name, dead, activity, status, signal) by session: its first pane. */
-const panesOf = (stdout: string): Map<string, Liveness> => {
+/** `list-panes -a` lines (PANE_FORMAT) by session: its first pane. */
+export const panesOf = (stdout: string): Map<string, Liveness> => {
   const panes = new Map<string, Liveness>()
   for (const line of stdout.split("\n")) {
     const [name, dead, activity, status, signal] = line.split(" ")
@@ -68,14 +61,22 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   const target = (handle: RuntimeHandle) => `=${handle.id}:`
 
   const create = Effect.fn("Runtime.multiplexer.create")(function*(spec: LaunchSpec) {
-    const env = Object.entries(spec.env).flatMap(([key, value]) => ["-e", `${key}=${value}`])
-    const unset = spec.unsetEnv.length > 0 ? `unset ${spec.unsetEnv.join(" ")}; ` : ""
     const dir = ensureSocketDir(socket)
     if (dir._tag !== "Ready") return yield* new RuntimeError({ plugin: PLUGIN, operation: "new-session", reason: socketDirProblem(dir) })
+    // The environment goes through a file the launch line reads and deletes: `-e KEY=value` would show secrets in `ps`.
+    const envFile = yield* Effect.try({
+      try: () => writeEnvFile(spec.env),
+      catch: (error) => new RuntimeError({ plugin: PLUGIN, operation: "new-session", reason: `cannot write the agent's environment file in ${tmpdir()}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` })
+    })
+    if (envFile.skipped.length > 0) yield* Effect.logDebug(`${spec.sessionId}: not passed to the agent (no shell can set these names): ${envFile.skipped.join(", ")}`)
+    return yield* launch(spec, envFile).pipe(Effect.ensuring(Effect.sync(() => removeEnvFile(envFile))))
+  })
+
+  const launch = Effect.fnUntraced(function*(spec: LaunchSpec, envFile: EnvFile) {
     // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
     const made = yield* tmuxOk("new-session", [
-      "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50", ...env,
-      "--", "/bin/sh", "-c", `${unset}${spec.command}`,
+      "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50",
+      "--", "/bin/sh", "-c", launchLine(envFile, spec.unsetEnv, spec.command),
       ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on",
       ";", "display-message", "-p", "-t", `=${spec.sessionId}:`, "#{session_name}"
     ])
@@ -86,46 +87,34 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
         reason: `tmux reported the session made, but its server on ${socket} does not have it${made.trim() ? ` (${made.trim()})` : ""}`
       })
     }
-    return { plugin: PLUGIN, id: spec.sessionId, data: { socket } } satisfies RuntimeHandle
+    const handle = { plugin: PLUGIN, id: spec.sessionId, data: { socket } } satisfies RuntimeHandle
+    // Started means the shell took its environment (and deleted the file): a shell that never does is not left running.
+    for (let poll = 0; poll < ENV_READ_POLLS && existsSync(envFile.dir); poll++) yield* Effect.sleep(ENV_READ_POLL_INTERVAL)
+    if (existsSync(envFile.dir)) {
+      yield* destroy(handle).pipe(Effect.ignore({ log: "Warn" }))
+      return yield* new RuntimeError({
+        plugin: PLUGIN,
+        operation: "new-session",
+        reason: `the agent's shell did not start within ${ENV_READ_TIMEOUT_S} s of tmux making its session; the session was ended`
+      })
+    }
+    return handle
   })
 
   const screen = (handle: RuntimeHandle) =>
     tmuxOk("capture-pane", ["capture-pane", "-p", "-t", target(handle), ";", "display-message", "-p", "-t", target(handle), "#{cursor_y}"])
-      .pipe(Effect.map((out): Screen => {
-        const lines = out.replace(/\n$/, "").split("\n")
-        const cursorY = Number(lines.pop())
-        return { lines, cursorY }
-      }))
+      .pipe(Effect.map(screenOf))
 
-  /**
-   * Pastes, waits for the agent to draw the paste, presses Enter, and confirms the input line changed. The paste
-   * is judged by the input line, not by finding the text: agents may show a long paste as a placeholder
-   * (Claude Code: "[Pasted text #1 +3 lines]"). An input line that still shows the paste after Enter is retried.
-   */
-  const send = Effect.fn("Runtime.multiplexer.send")(function*(handle: RuntimeHandle, text: string) {
-    const message = text.replace(/\s+$/, "")
-    const buffer = `orch-${handle.id}-${Date.now().toString(36)}`
-    const before = inputLine(yield* screen(handle))
-    yield* tmuxOk("load-buffer", ["load-buffer", "-b", buffer, "-"], { stdin: message })
-    yield* tmuxOk("paste-buffer", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", target(handle)])
-    // Let the agent draw the paste first (a slow one may take a moment): until its input line changed and settled.
-    let pasted = before
-    for (let poll = 0; poll < CONFIRM_POLLS; poll++) {
-      const now = inputLine(yield* screen(handle))
-      if (now !== before && now === pasted) break
-      pasted = now
-      yield* Effect.sleep(CONFIRM_POLL_INTERVAL)
-    }
-    for (let attempt = 1; attempt <= ENTER_ATTEMPTS; attempt++) {
-      yield* tmuxOk("send-keys", ["send-keys", "-t", target(handle), "Enter"])
-      for (let poll = 0; poll < CONFIRM_POLLS; poll++) {
-        const now = yield* screen(handle)
-        if (inputLine(now) !== pasted && !stillPending(now, message)) return
-        yield* Effect.sleep(CONFIRM_POLL_INTERVAL)
-      }
-    }
-    return yield* new DeliveryUnconfirmed({ target: handle.id, attempts: ENTER_ATTEMPTS })
-  })
+  const send = Effect.fn("Runtime.multiplexer.send")(sendConfirmed({
+    screen,
+    paste: (handle, message) =>
+      Effect.gen(function*() {
+        const buffer = `orch-${handle.id}-${Date.now().toString(36)}`
+        yield* tmuxOk("load-buffer", ["load-buffer", "-b", buffer, "-"], { stdin: message })
+        yield* tmuxOk("paste-buffer", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", target(handle)])
+      }),
+    enter: (handle) => tmuxOk("send-keys", ["send-keys", "-t", target(handle), "Enter"])
+  }))
 
   const capture = (handle: RuntimeHandle, scrollback = 0) =>
     tmuxOk("capture-pane", ["capture-pane", "-p", "-J", "-t", target(handle), ...(scrollback > 0 ? ["-S", `-${scrollback}`] : [])])
@@ -136,7 +125,7 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
       // status unknown until tmux reaps again. A job of its own (`run-shell true`) makes it reap.
       ...(nudge ? ["run-shell", "true", ";"] : []),
       // window_activity: when the pane last printed anything, in whole seconds; taken as the end of that second.
-      "list-panes", "-a", "-F", "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"
+      "list-panes", "-a", "-F", PANE_FORMAT
     ]).pipe(Effect.flatMap((result) =>
       result.exitCode !== 0 && !NO_SERVER.test(result.stderr)
         ? Effect.fail(new RuntimeError({ plugin: PLUGIN, operation: "list-panes", reason: result.stderr.trim() }))
@@ -165,5 +154,5 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     return result.stdout.split("\n").filter(Boolean)
   })
 
-  return { name: PLUGIN, create, send, capture, probe, list, destroy } satisfies RuntimeShape
+  return { name: PLUGIN, create, send, capture, probe, list, attach: attachTmux(socket), destroy } satisfies RuntimeShape
 })

@@ -9,13 +9,14 @@ import { createRequire } from "node:module"
 import type { IPty } from "@lydell/node-pty"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { attachShared, type SharedPty } from "./shared-terminal.ts"
 
 const PLUGIN = "process"
 const TAIL_BYTES = 256 * 1024
 const CONFIRM_POLLS = 40
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]/g
 
-interface OwnedPty {
+export interface OwnedPty {
   readonly pty: IPty
   tail: string
   /** When the terminal last printed anything (ms, by the supervisor's Clock). */
@@ -23,37 +24,36 @@ interface OwnedPty {
   exit?: { readonly exitCode: number; readonly signal?: number }
 }
 
-/** The terminals this process owns. Only the supervisor's process may own agents. */
-const owned = new Map<string, OwnedPty>()
-let supervisorProcess = false
-export const markSupervisorProcess = () => {
-  supervisorProcess = true
+/**
+ * The terminals of the `process` runtime in this process, and whether it is the supervisor's (only the supervisor
+ * may own agents). One table per process (ProjectPlugins owns it), handed to every `process` runtime it builds, so
+ * a runtime made again by a config reload still holds the running agents.
+ */
+export interface ProcessTerminals {
+  readonly supervisor: boolean
+  readonly owned: Map<string, OwnedPty>
 }
 
-/** When the supervisor stops, its terminals end with it (an open pty would also keep the process alive). */
-export const endOwnedTerminals = () => {
-  for (const [id, state] of owned) {
-    owned.delete(id)
-    try {
-      state.pty.kill()
-    } catch {
-      // already gone
-    }
-  }
-}
+/** The table, for as long as the scope lives: when it closes (the supervisor stops) its terminals end with it. */
+export const makeProcessTerminals = (options: { readonly supervisor: boolean }) =>
+  Effect.acquireRelease(
+    Effect.sync((): ProcessTerminals => ({ supervisor: options.supervisor, owned: new Map() })),
+    ({ owned }) =>
+      Effect.sync(() => {
+        // An open pty would also keep the process alive.
+        for (const [id, state] of owned) {
+          owned.delete(id)
+          try {
+            state.pty.kill()
+          } catch {
+            // already gone
+          }
+        }
+      })
+  )
 
-/** A `process` session's terminal, for the dashboard's direct socket: what it printed so far, and live. */
-export interface ProcessTerminal {
-  /** The raw output kept so far (the last 256 KB), to draw the screen for a new viewer. */
-  readonly replay: () => string
-  readonly onData: (listener: (data: string) => void) => () => void
-  readonly onExit: (listener: () => void) => () => void
-  readonly exited: () => boolean
-  readonly write: (data: string) => void
-  readonly resize: (cols: number, rows: number) => void
-}
-
-export const processTerminal = (id: string): ProcessTerminal | undefined => {
+/** A `process` session's terminal, shared by its viewers (`attach`): what it printed so far (the last 256 KB), and live. */
+const processTerminal = ({ owned }: ProcessTerminals, id: string): SharedPty | undefined => {
   const state = owned.get(id)
   if (state === undefined) return undefined
   return {
@@ -82,7 +82,8 @@ const fail = (operation: string, reason: string) => new RuntimeError({ plugin: P
 export const plainScreen = (raw: string, lines: number): string =>
   raw.replace(ANSI, "").split(/\r?\n/).map((line) => line.split("\r").at(-1) ?? "").slice(-lines).join("\n")
 
-export const makeProcessRuntime = (): RuntimeShape => {
+export const makeProcessRuntime = (terminals: ProcessTerminals): RuntimeShape => {
+  const { owned, supervisor } = terminals
   const entry = (operation: string, handle: RuntimeHandle) => {
     const found = owned.get(handle.id)
     return found === undefined
@@ -91,7 +92,7 @@ export const makeProcessRuntime = (): RuntimeShape => {
   }
 
   const create = Effect.fn("Runtime.process.create")(function*(spec: LaunchSpec) {
-    if (!supervisorProcess) {
+    if (!supervisor) {
       return yield* fail("create", "runtime process keeps agents inside the supervisor: start one first with `orch start <project>`")
     }
     const { spawn } = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty")
@@ -138,6 +139,7 @@ export const makeProcessRuntime = (): RuntimeShape => {
         return [handle.id, state === undefined ? { _tag: "Gone" } : state.exit === undefined ? { _tag: "Alive", lastOutputAt: state.lastOutputAt } : { _tag: "Exited", ...state.exit }]
       }))),
     list: () => Effect.succeed([...owned.keys()]),
+    attach: (handle, size, options) => attachShared(handle.id, processTerminal(terminals, handle.id), size, options),
     destroy: (handle) =>
       Effect.sync(() => {
         const state = owned.get(handle.id)

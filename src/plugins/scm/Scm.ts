@@ -1,10 +1,12 @@
 /** The scm slot: where a session's pull request, its checks and its reviews live, and how it is merged. */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
 import { PluginConfigError } from "../config-error.ts"
-import type { FailingCheck, PullRequest, ReviewComment } from "../../domain/session.ts"
+import type { RateBudget } from "../../domain/rate-budget.ts"
+import type { PullRequestViewFromPlugin } from "../contract/scm.ts"
 
 export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
   plugin: Schema.String,
@@ -18,16 +20,11 @@ export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
   }
 }
 
-/** Everything the lifecycle needs to know about a branch's pull request. */
-export interface PullRequestView {
-  readonly pr: PullRequest | null
-  readonly checks: "pending" | "passing" | "failing" | null
-  readonly review: "pending" | "approved" | "changes_requested" | null
-  readonly mergeable: boolean | null
-  readonly failingChecks: ReadonlyArray<FailingCheck>
-  /** What reviewers asked for (their review text and line comments), when changes were requested. */
-  readonly reviewComments: ReadonlyArray<ReviewComment>
-}
+/**
+ * Everything the lifecycle needs to know about a branch's pull request: what a plugin module's `observe` is
+ * decoded to, whoever made it (its Schema is contract/scm.ts's).
+ */
+export type PullRequestView = typeof PullRequestViewFromPlugin.Type
 
 export interface ScmShape {
   readonly name: string
@@ -37,7 +34,7 @@ export interface ScmShape {
   readonly observeMany?: (branches: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, PullRequestView>, ScmError>
   readonly merge: (prNumber: number, method: MergeMethod) => Effect.Effect<void, ScmError>
   /** The API's rate-limit budget as last seen, where the host has one. */
-  readonly budget?: () => { readonly limit: number; readonly remaining: number; readonly reset: number; readonly blockedUntil?: number } | undefined
+  readonly budget?: () => RateBudget | undefined
 }
 
 export const MERGE_METHODS = ["squash", "merge", "rebase"] as const
@@ -53,4 +50,44 @@ export const mergeMethodProblem = (config: ScmConfig | undefined, where: string)
     ? undefined
     : new PluginConfigError({ key: `${where}.mergeMethod`, reason: `must be squash, merge or rebase, not ${JSON.stringify(config.mergeMethod)}` })
 
-export class Scm extends Context.Service<Scm, ScmShape>()("orch/plugins/Scm") {}
+/** A branch with no pull request. */
+export const NO_PULL_REQUEST: PullRequestView = { pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }
+
+/** An in-memory scm for tests: the pull request of each branch is a record the test sets; looks and merges are logged. */
+export interface TestScm extends ScmShape {
+  readonly views: Map<string, PullRequestView>
+  /** The branches looked at, in order. */
+  readonly looks: Array<string>
+  readonly merges: Array<{ readonly prNumber: number; readonly method: MergeMethod }>
+}
+
+export const makeTestScm = (): TestScm => {
+  const views = new Map<string, PullRequestView>()
+  const looks: Array<string> = []
+  const merges: Array<{ readonly prNumber: number; readonly method: MergeMethod }> = []
+  return {
+    name: "test",
+    views,
+    looks,
+    merges,
+    observe: (branch) =>
+      Effect.sync(() => {
+        looks.push(branch)
+        return views.get(branch) ?? NO_PULL_REQUEST
+      }),
+    merge: (prNumber, method) =>
+      Effect.suspend(() => {
+        const found = [...views].find(([, view]) => view.pr?.number === prNumber)
+        if (found === undefined) return Effect.fail(new ScmError({ plugin: "test", operation: "merge", reason: `no pull request #${prNumber}`, status: 404 }))
+        const [branch, view] = found
+        if (view.pr!.state !== "open") return Effect.fail(new ScmError({ plugin: "test", operation: "merge", reason: `#${prNumber} is ${view.pr!.state}`, status: 405 }))
+        merges.push({ prNumber, method })
+        views.set(branch, { ...view, pr: { ...view.pr!, state: "merged" } })
+        return Effect.void
+      })
+  }
+}
+
+export class Scm extends Context.Service<Scm, ScmShape>()("orch/plugins/Scm") {
+  static readonly layerTest = (scm: TestScm = makeTestScm()) => Layer.succeed(Scm, scm)
+}

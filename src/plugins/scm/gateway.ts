@@ -2,51 +2,50 @@
  * One HTTP gateway per repohost credential (API URL + token), shared by everything in the process that talks
  * to that host: conditional GETs with ETags (a 304 costs no rate limit and gives the cached body back),
  * identical GETs in flight at once made only once, at most MAX_CONCURRENT requests at a time, GraphQL queries,
- * and a governor: the budget of each rate-limit resource (`core`, `graphql`) as last seen, and a stop after
- * 429/403 (until Retry-After or the reset), a GraphQL RATE_LIMITED, or a run of server errors (backing off).
+ * and the governor (governor.ts) deciding on the Clock's time whether a request may go. Every answer is read
+ * with a Schema: a malformed one is an ScmError naming the field.
  */
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
+import type { RateBudget } from "../../domain/rate-budget.ts"
+import { expected, type Expected, readAnswer } from "../answer.ts"
+import { admission, afterAnswer, afterRateLimited, FRESH, type GovernorState, tightestBudget } from "./governor.ts"
 import { ScmError } from "./Scm.ts"
 
-export interface RateBudget {
-  readonly limit: number
-  readonly remaining: number
-  /** Unix seconds. */
-  readonly reset: number
-  /** Unix ms before which the gateway makes no requests (Retry-After, secondary limits, server errors). */
-  readonly blockedUntil?: number
-  /** `core` (REST) or `graphql`. */
-  readonly resource?: string
-}
-
 export interface Gateway {
-  readonly get: <A>(path: string) => Effect.Effect<A, ScmError>
-  readonly send: <A>(method: "POST" | "PUT" | "PATCH", path: string, body: unknown) => Effect.Effect<A, ScmError>
-  /** A GraphQL query; its `data`, or a failure with GitHub's error messages. */
-  readonly graphql: <A>(query: string, variables: Record<string, unknown>) => Effect.Effect<A, ScmError>
-  /** The tightest budget (least share left) of the resources seen so far. */
+  /** A REST GET, its answer read as `answer` says. */
+  readonly get: <A>(path: string, answer: Expected<A>) => Effect.Effect<A, ScmError>
+  readonly send: <A>(method: "POST" | "PUT" | "PATCH", path: string, body: unknown, answer: Expected<A>) => Effect.Effect<A, ScmError>
+  /** A GraphQL query; its `data` read as `answer` says, or a failure with GitHub's error messages. */
+  readonly graphql: <A>(query: string, variables: Record<string, unknown>, answer: Expected<A>) => Effect.Effect<A, ScmError>
+  /** The tightest budget (least share left) of the resources seen so far, with a pause the host asked for. */
   readonly budget: () => RateBudget | undefined
 }
 
 export const MAX_CONCURRENT = 8
-/** Server errors in a row before the gateway backs off, and the longest back-off. */
-const SERVER_ERRORS_BEFORE_BACKOFF = 2
-const MAX_BACKOFF_MS = 5 * 60_000
+/** How long a request may take, answer included. */
+export const REQUEST_TIMEOUT = "15 seconds"
 
 /** GraphQL lives at /graphql on github.com and at /api/graphql on GitHub Enterprise (REST at /api/v3). */
-export const graphqlUrl = (apiUrl: string): string => (/\/api\/v3$/.test(apiUrl) ? apiUrl.replace(/\/api\/v3$/, "/api/graphql") : `${apiUrl}/graphql`)
+export const graphqlUrl = (apiUrl: string): string => (apiUrl.endsWith("/api/v3") ? `${apiUrl.slice(0, -"/api/v3".length)}/api/graphql` : `${apiUrl}/graphql`)
 
+/** GitHub's `{ "message": … }` on a failed request, when it says one. */
+const ErrorBody = Schema.fromJsonString(Schema.Struct({ message: Schema.String }))
 const errorMessage = (text: string): string => {
-  try {
-    const message = (JSON.parse(text) as { message?: unknown }).message
-    return typeof message === "string" ? `: ${message}` : ""
-  } catch {
-    return ""
-  }
+  const body = Schema.decodeUnknownOption(ErrorBody)(text)
+  return body._tag === "Some" ? `: ${body.value.message}` : ""
 }
+
+/** A GraphQL answer: `data`, and `errors` when something went wrong. */
+const GraphQLAnswer = Schema.Struct({
+  data: Schema.optionalKey(Schema.NullOr(Schema.Unknown)),
+  errors: Schema.optionalKey(Schema.Array(Schema.Struct({ type: Schema.optionalKey(Schema.String), message: Schema.optionalKey(Schema.String) })))
+})
 
 interface Answer {
   readonly status: number
@@ -56,52 +55,42 @@ interface Answer {
 
 export const makeGateway = (plugin: string, apiUrl: string, headers: Readonly<Record<string, string>>): Gateway => {
   const cache = new Map<string, { readonly etag: string; readonly body: unknown }>()
-  const budgets = new Map<string, RateBudget>()
   const inflight = new Map<string, Deferred.Deferred<Answer, ScmError>>()
   const permits = Semaphore.makeUnsafe(MAX_CONCURRENT)
-  let blockedUntil: number | undefined
-  let serverErrors = 0
+  const governor = Ref.makeUnsafe<GovernorState>(FRESH)
+  const govern = (next: (state: GovernorState, nowMs: number) => GovernorState) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(governor, (state) => next(state, now)))
 
-  const block = (untilMs: number) => {
-    blockedUntil = Math.max(blockedUntil ?? 0, untilMs)
-  }
-  const remember = (response: Response) => {
-    const limit = Number(response.headers.get("x-ratelimit-limit"))
-    const remaining = Number(response.headers.get("x-ratelimit-remaining"))
-    const reset = Number(response.headers.get("x-ratelimit-reset"))
-    const resource = response.headers.get("x-ratelimit-resource") ?? "core"
-    if (response.headers.has("x-ratelimit-remaining") && Number.isFinite(limit) && Number.isFinite(remaining)) budgets.set(resource, { limit, remaining, reset, resource })
-    // 429, or a 403 secondary limit: wait as told (Retry-After), or until the reset when the budget is spent.
-    if (response.status === 429 || (response.status === 403 && (response.headers.has("retry-after") || remaining === 0))) {
-      const retryAfter = Number(response.headers.get("retry-after"))
-      block(Number.isFinite(retryAfter) && retryAfter > 0 ? Date.now() + retryAfter * 1000 : Number.isFinite(reset) && reset > 0 ? reset * 1000 : Date.now() + 60_000)
-    }
-    // A storm of server errors: stop asking for a while, longer each time, instead of adding to the storm.
-    if (response.status >= 500) {
-      serverErrors++
-      if (serverErrors >= SERVER_ERRORS_BEFORE_BACKOFF) block(Date.now() + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (serverErrors - SERVER_ERRORS_BEFORE_BACKOFF)))
-    } else serverErrors = 0
-  }
   const failed = (operation: string, reason: string, status?: number) => new ScmError({ plugin, operation, reason, ...(status !== undefined ? { status } : {}) })
 
-  const request = (method: string, url: string, operation: string, body?: unknown, etag?: string) =>
-    Effect.suspend(() =>
-      blockedUntil !== undefined && blockedUntil > Date.now()
-        ? Effect.fail(failed(operation, `the host asked for a pause until ${new Date(blockedUntil).toISOString()}`))
-        : Effect.tryPromise({
-          try: async (signal): Promise<Answer> => {
-            const response = await fetch(url, {
-              method,
-              headers: { ...headers, ...(etag ? { "if-none-match": etag } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-              ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-              signal: AbortSignal.any([signal, AbortSignal.timeout(15_000)])
-            })
-            remember(response)
-            return { status: response.status, etag: response.headers.get("etag"), text: response.status === 304 ? "" : await response.text() }
-          },
-          catch: (cause) => failed(operation, cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause))
+  const exchange = (method: string, url: string, operation: string, body?: unknown, etag?: string) =>
+    Effect.tryPromise({
+      try: async (signal) => {
+        const response = await fetch(url, {
+          method,
+          headers: { ...headers, ...(etag ? { "if-none-match": etag } : {}), ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          signal
         })
-    ).pipe(permits.withPermits(1))
+        const text = response.status === 304 ? "" : await response.text()
+        return { status: response.status, headers: Object.fromEntries(response.headers), etag: response.headers.get("etag"), text }
+      },
+      catch: (cause) => failed(operation, cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause))
+    }).pipe(Effect.timeoutOrElse({ duration: REQUEST_TIMEOUT, orElse: () => Effect.fail(failed(operation, `no answer within ${REQUEST_TIMEOUT}`)) }))
+
+  /** One request, when the governor lets it go; what the answer says of the rate limit is remembered. */
+  const request = (method: string, url: string, operation: string, body?: unknown, etag?: string) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const admitted = yield* Ref.modify(governor, (state) => {
+        const decision = admission(state, now)
+        return [decision, decision._tag === "Send" ? decision.state : state] as const
+      })
+      if (admitted._tag === "Wait") return yield* failed(operation, `the host asked for a pause until ${new Date(admitted.untilMs).toISOString()}`)
+      const answer = yield* exchange(method, url, operation, body, etag)
+      yield* govern((state, at) => afterAnswer(state, answer, at))
+      return { status: answer.status, etag: answer.etag, text: answer.text } satisfies Answer
+    }).pipe(permits.withPermits(1))
 
   /** The same GET asked again while the first is still on its way waits for the first's answer. */
   const once = (key: string, effect: Effect.Effect<Answer, ScmError>) =>
@@ -119,51 +108,55 @@ export const makeGateway = (plugin: string, apiUrl: string, headers: Readonly<Re
 
   const parse = (operation: string, answer: Answer) =>
     answer.status >= 200 && answer.status < 300
-      ? Effect.try({ try: () => (answer.text === "" ? null : JSON.parse(answer.text)), catch: () => failed(operation, "the answer was not JSON") })
+      ? Effect.try({ try: (): unknown => (answer.text === "" ? null : JSON.parse(answer.text)), catch: () => failed(operation, "the answer was not JSON") })
       : Effect.fail(failed(operation, `HTTP ${answer.status}${errorMessage(answer.text)}`, answer.status))
 
+  const read = <A>(operation: string, answer: Expected<A>) => (body: unknown) =>
+    Effect.mapError(readAnswer(answer)(body), (problem) => failed(operation, `the repohost ${problem}`))
+
   return {
-    get: <A>(path: string) =>
+    get: (path, expectedAnswer) =>
       Effect.gen(function*() {
         const operation = `GET ${path}`
         const answer = yield* once(path, Effect.suspend(() => request("GET", `${apiUrl}${path}`, operation, undefined, cache.get(path)?.etag)))
         const cached = cache.get(path)
-        if (answer.status === 304 && cached !== undefined) return cached.body as A
+        if (answer.status === 304 && cached !== undefined) return yield* read(operation, expectedAnswer)(cached.body)
         const body = yield* parse(operation, answer)
         if (answer.etag !== null) cache.set(path, { etag: answer.etag, body })
-        return body as A
+        return yield* read(operation, expectedAnswer)(body)
       }),
-    send: <A>(method: "POST" | "PUT" | "PATCH", path: string, body: unknown) =>
-      Effect.flatMap(request(method, `${apiUrl}${path}`, `${method} ${path}`, body), (answer) => parse(`${method} ${path}`, answer) as Effect.Effect<A, ScmError>),
-    graphql: <A>(query: string, variables: Record<string, unknown>) =>
+    send: (method, path, body, expectedAnswer) =>
+      Effect.flatMap(request(method, `${apiUrl}${path}`, `${method} ${path}`, body), (answer) =>
+        Effect.flatMap(parse(`${method} ${path}`, answer), read(`${method} ${path}`, expectedAnswer))),
+    graphql: (query, variables, expectedAnswer) =>
       Effect.gen(function*() {
         const operation = `GraphQL ${/^\s*(?:query|mutation)\s+(\w+)/.exec(query)?.[1] ?? "query"}`
         const answer = yield* request("POST", graphqlUrl(apiUrl), operation, { query, variables })
-        const result = (yield* parse(operation, answer)) as { data?: A | null; errors?: ReadonlyArray<{ type?: string; message?: string }> } | null
-        const errors = result?.errors ?? []
-        if (errors.some((e) => e.type === "RATE_LIMITED")) {
-          const reset = budgets.get("graphql")?.reset
-          block(reset !== undefined && reset > 0 ? reset * 1000 : Date.now() + 60_000)
-        }
-        if (result?.data === undefined || result.data === null || errors.length > 0) {
+        const result = yield* Effect.flatMap(parse(operation, answer), read(operation, expected(GraphQLAnswer, "a GraphQL query")))
+        const errors = result.errors ?? []
+        if (errors.some((e) => e.type === "RATE_LIMITED")) yield* govern(afterRateLimited)
+        if (result.data === undefined || result.data === null || errors.length > 0) {
           return yield* failed(operation, errors.map((e) => e.message ?? e.type ?? "error").join("; ") || "no data in the answer")
         }
-        return result.data
+        return yield* read(operation, expectedAnswer)(result.data)
       }),
-    budget: () => {
-      const tightest = [...budgets.values()].sort((a, b) => a.remaining / Math.max(1, a.limit) - b.remaining / Math.max(1, b.limit))[0]
-      if (blockedUntil !== undefined && blockedUntil > Date.now()) return { ...(tightest ?? { limit: 0, remaining: 0, reset: 0 }), blockedUntil }
-      return tightest
-    }
+    budget: () => tightestBudget(Ref.getUnsafe(governor))
   }
 }
 
-const shared = new Map<string, Gateway>()
+/** The gateways of a process, one per credential (API URL + token): the trackers and scms of all its projects share them. */
+export interface Gateways {
+  readonly for: (plugin: string, apiUrl: string, headers: Readonly<Record<string, string>>) => Gateway
+}
 
-/** The process's gateway for a credential: the tracker, the scm and the dashboard of a project share one. */
-export const gatewayFor = (plugin: string, apiUrl: string, headers: Readonly<Record<string, string>>): Gateway => {
-  const key = `${apiUrl}\n${headers.authorization ?? ""}`
-  let gateway = shared.get(key)
-  if (gateway === undefined) shared.set(key, gateway = makeGateway(plugin, apiUrl, headers))
-  return gateway
+export const makeGateways = (): Gateways => {
+  const byCredential = new Map<string, Gateway>()
+  return {
+    for: (plugin, apiUrl, headers) => {
+      const key = `${apiUrl}\n${headers.authorization ?? ""}`
+      let gateway = byCredential.get(key)
+      if (gateway === undefined) byCredential.set(key, gateway = makeGateway(plugin, apiUrl, headers))
+      return gateway
+    }
+  }
 }

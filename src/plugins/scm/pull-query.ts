@@ -2,8 +2,9 @@
  * The one GraphQL query that observes the pull requests of many branches at once (one alias per branch), and
  * the pure reading of its answer into what the lifecycle needs: state, CI (check runs and commit statuses,
  * failing ones with links and a log excerpt), review decision, unresolved review threads (human and bot),
- * mergeability. Checked against GitHub's published schema in the tests.
+ * mergeability. Checked against GitHub's published schema in the tests; the answer is read with the Schemas here.
  */
+import * as Schema from "effect/Schema"
 import type { FailingCheck, ReviewComment } from "../../domain/session.ts"
 import type { PullRequestView } from "./Scm.ts"
 
@@ -61,44 +62,54 @@ export const pullRequestsQuery = (branches: ReadonlyArray<string>) => {
   return { query, variables: (owner: string, name: string) => ({ owner, name, ...Object.fromEntries(branches.map((branch, i) => [`b${i}`, branch])) }) }
 }
 
-interface Author {
-  readonly __typename?: string
-  readonly login?: string
-}
-interface Context {
-  readonly __typename: "CheckRun" | "StatusContext"
-  readonly name?: string
-  readonly status?: string
-  readonly conclusion?: string | null
-  readonly detailsUrl?: string | null
-  readonly permalink?: string
-  readonly title?: string | null
-  readonly summary?: string | null
-  readonly text?: string | null
-  readonly context?: string
-  readonly state?: string
-  readonly targetUrl?: string | null
-  readonly description?: string | null
-}
-export interface PullNode {
-  readonly number: number
-  readonly url: string
-  readonly state: "OPEN" | "CLOSED" | "MERGED"
-  readonly isDraft: boolean
-  readonly mergeable: "MERGEABLE" | "CONFLICTING" | "UNKNOWN"
-  readonly reviewDecision: "APPROVED" | "CHANGES_REQUESTED" | "REVIEW_REQUIRED" | null
-  readonly commits: { readonly nodes: ReadonlyArray<{ readonly commit: { readonly statusCheckRollup: { readonly contexts: { readonly nodes: ReadonlyArray<Context> } } | null } }> }
-  readonly latestOpinionatedReviews: { readonly nodes: ReadonlyArray<{ readonly state: string; readonly body: string; readonly url: string; readonly author: Author | null }> } | null
-  readonly reviewThreads: {
-    readonly nodes: ReadonlyArray<{
-      readonly isResolved: boolean
-      readonly isOutdated: boolean
-      readonly path: string
-      readonly line: number | null
-      readonly comments: { readonly nodes: ReadonlyArray<{ readonly body: string; readonly url: string; readonly author: Author | null }> }
-    }>
-  }
-}
+const Author = Schema.NullOr(Schema.Struct({ __typename: Schema.optionalKey(Schema.String), login: Schema.optionalKey(Schema.String) }))
+type Author = typeof Author.Type
+const optionalText = Schema.optionalKey(Schema.NullOr(Schema.String))
+
+/** A check run or a commit status, as the query asks for them. */
+const CheckContext = Schema.Struct({
+  __typename: Schema.Literals(["CheckRun", "StatusContext"]),
+  name: Schema.optionalKey(Schema.String),
+  status: Schema.optionalKey(Schema.String),
+  conclusion: optionalText,
+  detailsUrl: optionalText,
+  permalink: Schema.optionalKey(Schema.String),
+  title: optionalText,
+  summary: optionalText,
+  text: optionalText,
+  context: Schema.optionalKey(Schema.String),
+  state: Schema.optionalKey(Schema.String),
+  targetUrl: optionalText,
+  description: optionalText
+})
+type CheckContext = typeof CheckContext.Type
+
+const nodes = <S extends Schema.Top>(node: S) => Schema.Struct({ nodes: Schema.Array(node) })
+
+/** One pull request as the query's `OrchPull` fragment asks for it. */
+export const PullNode = Schema.Struct({
+  number: Schema.Int,
+  url: Schema.String,
+  state: Schema.Literals(["OPEN", "CLOSED", "MERGED"]),
+  isDraft: Schema.Boolean,
+  mergeable: Schema.Literals(["MERGEABLE", "CONFLICTING", "UNKNOWN"]),
+  reviewDecision: Schema.NullOr(Schema.Literals(["APPROVED", "CHANGES_REQUESTED", "REVIEW_REQUIRED"])),
+  commits: nodes(Schema.Struct({ commit: Schema.Struct({ statusCheckRollup: Schema.NullOr(Schema.Struct({ contexts: nodes(CheckContext) })) }) })),
+  latestOpinionatedReviews: Schema.NullOr(nodes(Schema.Struct({ state: Schema.String, body: Schema.String, url: Schema.String, author: Author }))),
+  reviewThreads: nodes(Schema.Struct({
+    isResolved: Schema.Boolean,
+    isOutdated: Schema.Boolean,
+    path: Schema.String,
+    line: Schema.NullOr(Schema.Int),
+    comments: nodes(Schema.Struct({ body: Schema.String, url: Schema.String, author: Author }))
+  }))
+})
+export type PullNode = typeof PullNode.Type
+
+/** The query's answer: per alias (`b0`, `b1`, …) the newest pull request of that branch, each read on its own. */
+export const PullRequestsAnswer = Schema.Struct({
+  repository: Schema.NullOr(Schema.Record(Schema.String, nodes(Schema.Unknown)))
+})
 
 export const NO_PULL_REQUEST: PullRequestView = { pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }
 
@@ -114,7 +125,7 @@ export const logExcerpt = (text: string | null | undefined): string | undefined 
   return tail.length > EXCERPT_CHARS ? `…${tail.slice(-EXCERPT_CHARS)}` : tail
 }
 
-export const readChecks = (contexts: ReadonlyArray<Context>): Pick<PullRequestView, "checks" | "failingChecks"> => {
+export const readChecks = (contexts: ReadonlyArray<CheckContext>): Pick<PullRequestView, "checks" | "failingChecks"> => {
   const failingChecks: Array<FailingCheck> = []
   let pending = false
   for (const c of contexts) {

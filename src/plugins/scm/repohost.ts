@@ -1,31 +1,43 @@
 /**
  * Scm `repohost`: the pull requests of a project's session branches through GitHub's GraphQL API, many branches
- * per query (one alias each), and merging through REST; both through the credential's shared gateway
- * (`apiUrl`, token as for the tracker).
+ * per query (one alias each), and merging through REST; both through the credential's gateway
+ * (`apiUrl`, token as for the tracker), shared with the process's other repohost plugins when `access` is theirs.
  */
 import * as Effect from "effect/Effect"
 import type { ScmConfig } from "../../config/schema.ts"
-import { repohostApiUrl, repohostHeaders, repohostToken } from "../tracker/repohost.ts"
-import { gatewayFor } from "./gateway.ts"
-import { BRANCHES_PER_QUERY, type PullNode, pullRequestsQuery, readPull } from "./pull-query.ts"
+import * as Schema from "effect/Schema"
+import { expected, readAnswer } from "../answer.ts"
+import { makeRepohostAccess, repohostApiUrl, repohostHeaders, repohostToken, type RepohostAccess } from "../tracker/repohost.ts"
+import { BRANCHES_PER_QUERY, NO_PULL_REQUEST, PullNode, PullRequestsAnswer, pullRequestsQuery, readPull } from "./pull-query.ts"
 import { type PullRequestView, ScmError, type ScmShape } from "./Scm.ts"
 
-type Answer = { readonly repository: Record<string, { readonly nodes: ReadonlyArray<PullNode> }> | null }
+const MergeAnswer = Schema.Struct({ merged: Schema.Boolean })
 
-export const makeRepohostScm = (repo: string, config: ScmConfig, env: Readonly<Record<string, string | undefined>>): ScmShape => {
+export const makeRepohostScm = (
+  repo: string,
+  config: ScmConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  access: RepohostAccess = makeRepohostAccess(env)
+): ScmShape => {
   const apiUrl = repohostApiUrl(config)
-  const gateway = gatewayFor("repohost", apiUrl, repohostHeaders(repohostToken(config, env)))
+  const gateway = access.gateways.for("repohost", apiUrl, repohostHeaders(repohostToken(config, env, access)))
   const [owner, name] = repo.split("/") as [string, string]
 
   const observeChunk = (branches: ReadonlyArray<string>) =>
     Effect.gen(function*() {
       const { query, variables } = pullRequestsQuery(branches)
-      const data = yield* gateway.graphql<Answer>(query, variables(owner, name))
+      const operation = "GraphQL OrchPullRequests"
+      const data = yield* gateway.graphql(query, variables(owner, name), expected(PullRequestsAnswer, "the pull requests of its branches"))
       const found = data.repository
-      if (found === null) {
-        return yield* new ScmError({ plugin: "repohost", operation: "GraphQL OrchPullRequests", reason: `${repo} does not exist or the token cannot see it` })
-      }
-      return branches.map((branch, i) => [branch, readPull(found[`b${i}`]?.nodes[0])] as const)
+      if (found === null) return yield* new ScmError({ plugin: "repohost", operation, reason: `${repo} does not exist or the token cannot see it` })
+      return yield* Effect.forEach(branches, (branch, i) => {
+        const node = found[`b${i}`]?.nodes[0]
+        if (node === undefined) return Effect.succeed([branch, NO_PULL_REQUEST] as const)
+        return readAnswer(expected(PullNode, `the pull request of ${branch}`))(node).pipe(
+          Effect.mapError((problem) => new ScmError({ plugin: "repohost", operation, reason: `the repohost ${problem}` })),
+          Effect.map((pull) => [branch, readPull(pull)] as const)
+        )
+      })
     })
 
   const observeMany = Effect.fn("Scm.repohost.observeMany")(function*(branches: ReadonlyArray<string>) {
@@ -39,7 +51,7 @@ export const makeRepohostScm = (repo: string, config: ScmConfig, env: Readonly<R
     name: "repohost",
     observe: (branch) => Effect.map(observeMany([branch]), (views) => views.get(branch)!),
     observeMany,
-    merge: (prNumber, method) => Effect.asVoid(gateway.send("PUT", `/repos/${repo}/pulls/${prNumber}/merge`, { merge_method: method })),
+    merge: (prNumber, method) => Effect.asVoid(gateway.send("PUT", `/repos/${repo}/pulls/${prNumber}/merge`, { merge_method: method }, expected(MergeAnswer, "a merge"))),
     budget: gateway.budget
   }
 }

@@ -1,6 +1,7 @@
 /** The tracker slot: where a session's issue comes from. */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type { OrchEvent } from "../../domain/event.ts"
@@ -95,4 +96,34 @@ export interface IssueTrackerShape extends TrackerShape {
   readonly getIssue: (issueId: string) => Effect.Effect<Issue, TrackerError>
 }
 
-export class Tracker extends Context.Service<Tracker, TrackerShape>()("orch/plugins/Tracker") {}
+/** An in-memory tracker for tests: its issues are a record the test changes; what it hears of sessions is logged. */
+export interface TestTracker extends IssueTrackerShape {
+  readonly issues: Map<string, Issue>
+  readonly updates: Array<SessionUpdate>
+}
+
+export const makeTestTracker = (issues: ReadonlyArray<Issue> = []): TestTracker => {
+  const byId = new Map(issues.map((issue) => [issue.id, issue]))
+  const updates: Array<SessionUpdate> = []
+  const idOf = (issueId: string) => issueId.replace(/^#/, "")
+  return {
+    name: "test",
+    issues: byId,
+    updates,
+    getIssue: (issueId) =>
+      Effect.suspend(() => {
+        const issue = byId.get(idOf(issueId))
+        return issue === undefined ? Effect.fail(new IssueNotFound({ issueId, where: "the test tracker" })) : Effect.succeed(issue)
+      }),
+    issueStates: (issueIds) =>
+      Effect.sync(() => new Map(issueIds.flatMap((id) => {
+        const state = byId.get(idOf(id))?.state
+        return state === undefined ? [] : [[idOf(id), state] as const]
+      }))),
+    onSessionEvent: (update) => Effect.sync(() => void updates.push(update))
+  }
+}
+
+export class Tracker extends Context.Service<Tracker, TrackerShape>()("orch/plugins/Tracker") {
+  static readonly layerTest = (tracker: TestTracker = makeTestTracker()) => Layer.succeed(Tracker, tracker)
+}

@@ -5,6 +5,9 @@
  * answer is read body first and by status only when the body says nothing.
  */
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import { answerProblem } from "../answer.ts"
 
 export const DEFAULT_LINEAR_API_URL = "https://api.linear.app/graphql"
 
@@ -41,10 +44,22 @@ export type LinearAnswer =
   | { readonly _tag: "AuthFailed"; readonly message: string }
   | { readonly _tag: "Failed"; readonly reason: string }
 
-interface GraphQLErrorBody {
-  readonly message?: string
-  readonly extensions?: { readonly type?: string; readonly code?: string; readonly userPresentableMessage?: string }
-}
+/** A GraphQL answer as Linear gives it: `data`, or `errors` with Linear's `extensions`. */
+const LinearBody = Schema.Struct({
+  data: Schema.optionalKey(Schema.NullOr(Schema.Unknown)),
+  errors: Schema.optionalKey(Schema.Array(Schema.Struct({
+    message: Schema.optionalKey(Schema.String),
+    extensions: Schema.optionalKey(Schema.Struct({
+      type: Schema.optionalKey(Schema.String),
+      code: Schema.optionalKey(Schema.String),
+      userPresentableMessage: Schema.optionalKey(Schema.String)
+    }))
+  })))
+})
+const readBody = Schema.decodeUnknownResult(LinearBody)
+
+/** How long a request may take, answer included. */
+export const LINEAR_TIMEOUT = "10 seconds"
 
 const resetTime = (header: string | null): string => {
   const at = Number(header)
@@ -53,12 +68,15 @@ const resetTime = (header: string | null): string => {
 
 /** One HTTP answer of Linear's, read. Pure. */
 export const readAnswer = (status: number, text: string, header: (name: string) => string | null): LinearAnswer => {
-  let body: { readonly data?: unknown; readonly errors?: ReadonlyArray<GraphQLErrorBody> } | undefined
+  let json: unknown
   try {
-    body = JSON.parse(text) as typeof body
+    json = JSON.parse(text)
   } catch {
-    body = undefined
+    json = undefined
   }
+  const decoded = json === undefined ? undefined : readBody(json, { errors: "all", reportInput: true })
+  if (decoded !== undefined && Result.isFailure(decoded)) return { _tag: "Failed", reason: `Linear ${answerProblem("a GraphQL request", decoded.failure.issue)}` }
+  const body = decoded?.success
   const rateLimited = (): LinearAnswer => ({ _tag: "Failed", reason: `rate limited${resetTime(header("x-ratelimit-requests-reset"))}` })
   const first = body?.errors?.[0]
   if (first !== undefined) {
@@ -87,17 +105,18 @@ export const linearRequest = (endpoint: LinearEndpoint, query: string, variables
   Effect.gen(function*() {
     const describe = (cause: unknown) => (cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause))
     // Node's built-in fetch (undici, already in the runtime) costs a CLI process nothing to load.
-    const response = yield* Effect.tryPromise({
-      try: (signal) =>
-        fetch(endpoint.apiUrl, {
+    const { response, text } = yield* Effect.tryPromise({
+      try: async (signal) => {
+        const response = await fetch(endpoint.apiUrl, {
           method: "POST",
           // Linear's personal API keys go as they are, without "Bearer".
           headers: { authorization: endpoint.apiKey, "content-type": "application/json", "user-agent": "orch" },
           body: JSON.stringify({ query, variables }),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)])
-        }),
+          signal
+        })
+        return { response, text: await response.text() }
+      },
       catch: describe
-    })
-    const text = yield* Effect.tryPromise({ try: () => response.text(), catch: describe })
+    }).pipe(Effect.timeoutOrElse({ duration: LINEAR_TIMEOUT, orElse: () => Effect.fail(`no answer within ${LINEAR_TIMEOUT}`) }))
     return readAnswer(response.status, text, (name) => response.headers.get(name))
   })

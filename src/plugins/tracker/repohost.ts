@@ -1,11 +1,13 @@
 /**
  * Tracker `repohost`: a GitHub issue's title, body, labels and URL through the REST API (`apiUrl`, default
- * https://api.github.com), through the credential's shared gateway (ETags, budget). Token: `token` in the tracker config, else GITHUB_TOKEN, else GH_TOKEN.
+ * https://api.github.com), through the credential's gateway (ETags, budget), shared with the process's other repohost plugins. Token: `token` in the tracker config, else GITHUB_TOKEN, else GH_TOKEN.
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import type { TrackerConfig } from "../../config/schema.ts"
-import { gatewayFor } from "../scm/gateway.ts"
+import { expected } from "../answer.ts"
+import { makeGateways, type Gateways } from "../scm/gateway.ts"
 import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type IssueState, type IssueTrackerShape } from "./Tracker.ts"
 
 const DEFAULT_API_URL = "https://api.github.com"
@@ -14,22 +16,38 @@ const DEFAULT_API_URL = "https://api.github.com"
 export const repohostApiUrl = (config: Readonly<Record<string, unknown>>): string =>
   (typeof config.apiUrl === "string" ? config.apiUrl : DEFAULT_API_URL).replace(/\/+$/, "")
 
-/** The GitHub CLI's token (`gh auth token`), asked once per process, when `gh` is installed and logged in. */
-let ghToken: string | null | undefined
-const ghAuthToken = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
-  if (ghToken === undefined) {
-    try {
-      ghToken = execFileSync("gh", ["auth", "token"], { encoding: "utf8", timeout: 3000, stdio: ["ignore", "pipe", "ignore"], env: env as NodeJS.ProcessEnv }).trim() || null
-    } catch {
-      ghToken = null
+/** The GitHub CLI's token (`gh auth token`), when `gh` is installed and logged in: asked once, at first need. */
+const ghAuthTokenOnce = (env: Readonly<Record<string, string | undefined>>): () => string | undefined => {
+  let asked: { readonly token: string | undefined } | undefined
+  return () => {
+    if (asked === undefined) {
+      try {
+        asked = { token: execFileSync("gh", ["auth", "token"], { encoding: "utf8", timeout: 3000, stdio: ["ignore", "pipe", "ignore"], env: env as NodeJS.ProcessEnv }).trim() || undefined }
+      } catch {
+        asked = { token: undefined }
+      }
     }
+    return asked.token
   }
-  return ghToken ?? undefined
 }
 
+/**
+ * What the repohost plugins of a process share: the gateways (one per credential) and the `gh auth token` answer.
+ * ProjectPlugins makes one for all projects; a tracker or scm made on its own gets one of its own.
+ */
+export interface RepohostAccess {
+  readonly gateways: Gateways
+  readonly ghToken: () => string | undefined
+}
+
+export const makeRepohostAccess = (env: Readonly<Record<string, string | undefined>>): RepohostAccess => ({
+  gateways: makeGateways(),
+  ghToken: ghAuthTokenOnce(env)
+})
+
 /** Token: `token` in the plugin's config, else $GITHUB_TOKEN, else $GH_TOKEN, else `gh auth token`. */
-export const repohostToken = (config: TrackerConfig, env: Readonly<Record<string, string | undefined>>): string | undefined =>
-  (typeof config.token === "string" && config.token !== "" ? config.token : undefined) || env.GITHUB_TOKEN || env.GH_TOKEN || ghAuthToken(env)
+export const repohostToken = (config: TrackerConfig, env: Readonly<Record<string, string | undefined>>, access: RepohostAccess): string | undefined =>
+  (typeof config.token === "string" && config.token !== "" ? config.token : undefined) || env.GITHUB_TOKEN || env.GH_TOKEN || access.ghToken()
 
 export const repohostHeaders = (token: string | undefined): Record<string, string> => ({
   accept: "application/vnd.github+json",
@@ -38,15 +56,21 @@ export const repohostHeaders = (token: string | undefined): Record<string, strin
   ...(token !== undefined ? { authorization: `Bearer ${token}` } : {})
 })
 
-interface GitHubIssue {
-  readonly number: number
-  readonly title: string
-  readonly body: string | null
-  readonly html_url: string
-  readonly labels: ReadonlyArray<string | { readonly name?: string }>
-  readonly state?: "open" | "closed"
-  readonly state_reason?: string | null
-}
+/** An issue as GitHub's REST API answers it (the fields orch reads). */
+const GitHubIssue = Schema.Struct({
+  number: Schema.Int,
+  title: Schema.String,
+  body: Schema.NullOr(Schema.String),
+  html_url: Schema.String,
+  labels: Schema.Array(Schema.Union([Schema.String, Schema.Struct({ name: Schema.optionalKey(Schema.String) })])),
+  state: Schema.optionalKey(Schema.Literals(["open", "closed"])),
+  state_reason: Schema.optionalKey(Schema.NullOr(Schema.String))
+})
+
+/** The answer of issueStatesQuery: per alias (`i0`, `i1`, …) the issue, null when there is none. */
+const IssueStatesAnswer = Schema.Struct({
+  repository: Schema.NullOr(Schema.Record(Schema.String, Schema.NullOr(Schema.Struct({ number: Schema.Int, state: Schema.String, stateReason: Schema.NullOr(Schema.String) }))))
+})
 
 /** A closed issue's work is over, whether completed or not planned; its name says which. */
 export const issueState = (state: string, reason: string | null | undefined): IssueState =>
@@ -70,16 +94,17 @@ const ISSUES_PER_QUERY = 50
 export const makeRepohostTracker = (
   repo: string,
   config: TrackerConfig,
-  env: Readonly<Record<string, string | undefined>>
+  env: Readonly<Record<string, string | undefined>>,
+  access: RepohostAccess = makeRepohostAccess(env)
 ): IssueTrackerShape => {
   const apiUrl = repohostApiUrl(config)
-  const headers = repohostHeaders(repohostToken(config, env))
+  const gateway = access.gateways.for("repohost", apiUrl, repohostHeaders(repohostToken(config, env, access)))
   const unavailable = (reason: string) => new TrackerUnavailable({ tracker: `repohost ${apiUrl}`, reason })
 
   const getIssue = Effect.fn("Tracker.repohost.getIssue")(function*(issueId: string) {
     const number = issueId.replace(/^#/, "")
     if (!/^\d+$/.test(number)) return yield* new InvalidIssueId({ issueId, expected: `an issue number of ${repo}, like 42` })
-    const issue = yield* gatewayFor("repohost", apiUrl, headers).get<GitHubIssue>(`/repos/${repo}/issues/${number}`).pipe(
+    const issue = yield* gateway.get(`/repos/${repo}/issues/${number}`, expected(GitHubIssue, `issue #${number}`)).pipe(
       Effect.mapError((error): IssueNotFound | TrackerUnavailable =>
         error.status === 404 || error.status === 410
           ? new IssueNotFound({ issueId: `#${number}`, where: repo })
@@ -103,8 +128,7 @@ export const makeRepohostTracker = (
     for (let start = 0; start < numbers.length; start += ISSUES_PER_QUERY) {
       const chunk = numbers.slice(start, start + ISSUES_PER_QUERY)
       const { query, variables } = issueStatesQuery(chunk)
-      type Answer = { readonly repository: Record<string, { readonly number: number; readonly state: string; readonly stateReason: string | null } | null> | null }
-      const data = yield* gatewayFor("repohost", apiUrl, headers).graphql<Answer>(query, variables(owner, name)).pipe(Effect.mapError((error) => unavailable(error.reason)))
+      const data = yield* gateway.graphql(query, variables(owner, name), expected(IssueStatesAnswer, "the states of issues")).pipe(Effect.mapError((error) => unavailable(error.reason)))
       for (const issue of Object.values(data.repository ?? {})) {
         if (issue !== null) states.set(String(issue.number), issueState(issue.state, issue.stateReason))
       }

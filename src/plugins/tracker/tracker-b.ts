@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import type { ProjectConfig, TrackerConfig } from "../../config/schema.ts"
 import { didYouMean } from "../../config/suggest.ts"
 import { EVENT_TYPES, type EventType } from "../../domain/event.ts"
+import { expected, type Expected, readAnswer } from "../answer.ts"
 import { PluginConfigError } from "../config-error.ts"
 import {
   COMMENT_MUTATION,
@@ -115,7 +116,7 @@ export const makeLinearTracker = (
     const team = settings.teamId
 
     /** One document; every way it can go wrong becomes the tracker's error, the answer a decoded value. */
-    const ask = <A>(schema: Schema.Decoder<A>, query: string, variables: Record<string, unknown>, issueId?: string) =>
+    const ask = <A>(reading: Expected<A>, query: string, variables: Record<string, unknown>, issueId?: string) =>
       linearRequest(settings, query, variables).pipe(
         Effect.mapError((reason) => new TrackerUnavailable({ tracker, reason })),
         Effect.flatMap((answer: LinearAnswer): Effect.Effect<A, IssueNotFound | TrackerAuthFailed | TrackerUnavailable> => {
@@ -127,9 +128,7 @@ export const makeLinearTracker = (
             case "Failed":
               return Effect.fail(new TrackerUnavailable({ tracker, reason: answer.reason }))
             case "Data":
-              return Schema.decodeUnknownEffect(schema)(answer.data).pipe(
-                Effect.mapError((error) => new TrackerUnavailable({ tracker, reason: `unexpected answer: ${error.message}` }))
-              )
+              return readAnswer(reading)(answer.data).pipe(Effect.mapError((problem) => new TrackerUnavailable({ tracker, reason: `Linear ${problem}` })))
           }
         })
       )
@@ -137,7 +136,7 @@ export const makeLinearTracker = (
     const getIssue = Effect.fn("Tracker.trackerB.getIssue")(function*(issueRef: string) {
       const id = issueRef.replace(/^#/, "")
       if (!IDENTIFIER.test(id)) return yield* new InvalidIssueId({ issueId: issueRef, expected: "a Linear issue identifier like ENG-123" })
-      const { issue } = yield* ask(IssueAnswer, ISSUE_QUERY, { id }, id)
+      const { issue } = yield* ask(expected(IssueAnswer, `issue ${id}`), ISSUE_QUERY, { id }, id)
       if (issue.team.id !== team && issue.team.key.toLowerCase() !== team.toLowerCase()) {
         return yield* new InvalidIssueId({ issueId: id, expected: `an issue of Linear team ${team}, but ${issue.identifier} belongs to team ${issue.team.key}` })
       }
@@ -162,7 +161,7 @@ export const makeLinearTracker = (
       const states = new Map<string, IssueState>()
       for (let start = 0; start < numbers.length; start += STATES_PAGE) {
         const page = numbers.slice(start, start + STATES_PAGE)
-        const { issues } = yield* ask(StatesAnswer, ISSUE_STATES_QUERY, { filter: { team: teamFilter, number: { in: page } }, first: STATES_PAGE }).pipe(
+        const { issues } = yield* ask(expected(StatesAnswer, "the states of issues"), ISSUE_STATES_QUERY, { filter: { team: teamFilter, number: { in: page } }, first: STATES_PAGE }).pipe(
           Effect.catchTag("IssueNotFound", () => Effect.succeed({ issues: { nodes: [] } }))
         )
         for (const node of issues.nodes) {
@@ -175,7 +174,7 @@ export const makeLinearTracker = (
 
     const onSessionEvent = Effect.fn("Tracker.trackerB.onSessionEvent")(function*(update: SessionUpdate) {
       if (!settings.commentOn.includes(update.event.type)) return
-      const { commentCreate } = yield* ask(CommentAnswer, COMMENT_MUTATION, { input: { issueId: update.issueId, body: commentFor(update) } }, update.issueId)
+      const { commentCreate } = yield* ask(expected(CommentAnswer, "a comment"), COMMENT_MUTATION, { input: { issueId: update.issueId, body: commentFor(update) } }, update.issueId)
       if (!commentCreate.success) return yield* new TrackerUnavailable({ tracker, reason: "Linear did not create the comment" })
     })
 

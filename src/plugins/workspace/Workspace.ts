@@ -1,6 +1,7 @@
 /** The workspace slot: the working copy a session's agent works in (a git worktree, a clone). */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ProjectConfig } from "../../config/schema.ts"
 
@@ -59,4 +60,60 @@ export interface WorkspaceShape {
   ) => Effect.Effect<void, WorkspaceError>
 }
 
-export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("orch/plugins/Workspace") {}
+/** A workspace of the in-memory workspace plugin: its branch and the work in it not saved anywhere else. */
+export interface TestWorkspaceEntry {
+  readonly projectId: string
+  readonly branch: string
+  unsaved: UnsavedWork
+}
+
+/** An in-memory workspace plugin for tests: workspaces and branches are entries in its record, rescues are logged. */
+export interface TestWorkspace extends WorkspaceShape {
+  readonly workspaces: Map<string, TestWorkspaceEntry>
+  readonly branches: Set<string>
+  readonly rescues: Array<{ readonly path: string; readonly ref: string; readonly commit: string }>
+}
+
+export const makeTestWorkspace = (branches: ReadonlyArray<string> = ["main"]): TestWorkspace => {
+  const workspaces = new Map<string, TestWorkspaceEntry>()
+  const known = new Set(branches)
+  const rescues: Array<{ readonly path: string; readonly ref: string; readonly commit: string }> = []
+  const fail = (operation: string, reason: string) => new WorkspaceError({ plugin: "test", operation, reason })
+  const find = (operation: string, path: string) =>
+    Effect.suspend(() => {
+      const entry = workspaces.get(path)
+      return entry === undefined ? Effect.fail(fail(operation, `no workspace at ${path}`)) : Effect.succeed(entry)
+    })
+  return {
+    name: "test",
+    workspaces,
+    branches: known,
+    rescues,
+    create: (spec) =>
+      Effect.suspend(() => {
+        if (workspaces.has(spec.path)) return Effect.fail(fail("create", `${spec.path} already exists`))
+        const createdBranch = !known.has(spec.branch)
+        known.add(spec.branch)
+        workspaces.set(spec.path, { projectId: spec.project.id, branch: spec.branch, unsaved: { uncommitted: 0, unpushed: 0 } })
+        return Effect.succeed({ path: spec.path, branch: spec.branch, createdBranch, warnings: [] })
+      }),
+    exists: (path) => Effect.sync(() => workspaces.has(path)),
+    hasBranch: (_project, branch) => Effect.sync(() => known.has(branch)),
+    unsavedWork: (_project, path) => Effect.map(find("unsavedWork", path), (entry) => entry.unsaved),
+    rescue: (_project, path, ref) =>
+      Effect.map(find("rescue", path), () => {
+        const commit = `rescue-${rescues.length + 1}`
+        rescues.push({ path, ref, commit })
+        return commit
+      }),
+    destroy: (_project, path, options) =>
+      Effect.sync(() => {
+        workspaces.delete(path)
+        if (options.deleteBranch) known.delete(options.branch)
+      })
+  }
+}
+
+export class Workspace extends Context.Service<Workspace, WorkspaceShape>()("orch/plugins/Workspace") {
+  static readonly layerTest = (workspace: TestWorkspace = makeTestWorkspace()) => Layer.succeed(Workspace, workspace)
+}

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import type { Notification } from "../../../src/domain/notification.ts"
 import { makeHostedNotifier } from "../../../src/plugins/notifier/hosted.ts"
-import { Inbox, makeInbox } from "../../../src/plugins/notifier/inbox.ts"
+import { Inbox, makeInbox } from "../../../src/store/Inbox.ts"
 import { tempDir, writeFile } from "../../support/host.ts"
 
 const note = (id: string, timestamp: string, extra: Partial<Notification> = {}): Notification => ({

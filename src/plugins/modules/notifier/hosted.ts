@@ -11,7 +11,7 @@ import type { BuiltinNotifier } from "../../contract/notifier.ts"
 import { createNow } from "../../components/create.ts"
 import { notifierComponent } from "../../components/notifier.ts"
 import { makeHostedNotifier } from "../../notifier/hosted.ts"
-import { makeInbox } from "../../notifier/inbox.ts"
+import { makeInbox } from "../../../store/Inbox.ts"
 import { VERSION } from "../../../version.ts"
 
 export type { BuiltinNotifier, NotificationInput } from "../../contract/notifier.ts"

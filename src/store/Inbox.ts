@@ -1,5 +1,6 @@
 /**
- * The hosted inbox: `<dataDir>/notifications.jsonl`, append-only. A line is a notification, or a marker:
+ * The inbox of what orch told people (written by the `hosted` notifier, read by the dashboard and
+ * `orch notifications`): `<dataDir>/notifications.jsonl`, append-only. A line is a notification, or a marker:
  * `{"read":"<id>"}` marks one notification read, `{"readAll":"<timestamp>"}` marks every notification on the
  * lines before it read. Reading folds the lines; malformed ones are skipped.
  */
@@ -9,10 +10,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
-import { join } from "node:path"
-import { Notification } from "../../domain/notification.ts"
-import type { StoreError } from "../../store/errors.ts"
-import { appendLine, attempt } from "../../store/files.ts"
+import { Notification } from "../domain/notification.ts"
+import type { StoreError } from "./errors.ts"
+import { appendLine, attempt } from "./files.ts"
+import { storePaths } from "./paths.ts"
 
 export type InboxEntry = Notification & { readonly read: boolean }
 
@@ -30,8 +31,6 @@ export interface InboxShape {
   readonly markAllRead: () => Effect.Effect<void, StoreError>
   readonly unreadCount: Effect.Effect<number, StoreError>
 }
-
-export const inboxPath = (dataDir: string): string => join(dataDir, "notifications.jsonl")
 
 const isNotification = Schema.is(Notification)
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
@@ -63,7 +62,7 @@ export const foldInbox = (text: string): Array<InboxEntry> => {
 }
 
 export const makeInbox = (dataDir: string): InboxShape => {
-  const path = inboxPath(dataDir)
+  const path = storePaths(dataDir).inbox
   const read = attempt(path, () => {
     try {
       return readFileSync(path, "utf8")
@@ -95,6 +94,6 @@ export const makeInbox = (dataDir: string): InboxShape => {
   }
 }
 
-export class Inbox extends Context.Service<Inbox, InboxShape>()("orch/plugins/notifier/Inbox") {
+export class Inbox extends Context.Service<Inbox, InboxShape>()("orch/store/Inbox") {
   static readonly layer = (dataDir: string) => Layer.succeed(Inbox, makeInbox(dataDir))
 }

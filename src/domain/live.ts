@@ -1,0 +1,16 @@
+/**
+ * Whether a session has ended, or has a live agent orch watches: plain functions over its status. No Schema here,
+ * so the dashboard's page can import them without bundling one.
+ */
+import type { SessionRecord, SessionStatus } from "./session.ts"
+
+/**
+ * Statuses after which a session no longer has a live agent or workspace: `merged` (its PR merged), `done` (its PR
+ * closed, or its issue completed), `killed` (a person killed it), `exited` (cleanup ended it after its agent
+ * stopped, its work not landed).
+ */
+export const ENDED_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done", "exited"]
+export const isEnded = (status: SessionStatus): boolean => ENDED_STATUSES.includes(status)
+
+/** A session with an agent to watch: not ended, and not still being spawned (the spawn owns it until then). */
+export const isLive = (record: Pick<SessionRecord, "status">): boolean => !isEnded(record.status) && record.status !== "spawning"

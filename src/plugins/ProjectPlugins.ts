@@ -1,0 +1,174 @@
+/**
+ * The plugins of each project, one service per process: a project's runtime, agent, workspace, tracker and scm
+ * are built the first time they are asked for and then reused for as long as its config stays the same; they live
+ * in the scope of this service's layer and are closed with it. What plugins share across projects is state of
+ * this service, not of their modules: the `process` runtime's terminals (which outlive a reload's new build of a
+ * project's plugins, and end when the layer closes, i.e. when the supervisor stops), the repohost gateways (one per
+ * credential) and the `gh auth token` answer. The supervisor's config reload builds the plugins of added and
+ * changed projects first (`prepare`), then puts them in force (its `commit`), closing those they replace.
+ * Notifiers are not here: the notifier router owns them.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import { ChildProcessSpawner } from "effect/process"
+import { projectChanged, type ConfigChange } from "../config/change.ts"
+import { Host } from "../config/host.ts"
+import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
+import { SessionStore } from "../store/SessionStore.ts"
+import { Agent, type AgentShape } from "./agent/Agent.ts"
+import { projectPlugins, type PluginBuildError, type PluginResources, type PluginSlots } from "./registry.ts"
+import { makeProcessTerminals } from "./runtime/process.ts"
+import { Runtime, type RuntimeShape } from "./runtime/Runtime.ts"
+import { Scm, type ScmShape } from "./scm/Scm.ts"
+import { makeRepohostAccess } from "./tracker/repohost.ts"
+import { Tracker, type TrackerShape } from "./tracker/Tracker.ts"
+import { Workspace, type WorkspaceShape } from "./workspace/Workspace.ts"
+
+/** A project's plugins, built. */
+export interface ProjectSlots {
+  readonly project: ProjectConfig
+  readonly runtime: RuntimeShape
+  readonly agent: AgentShape
+  readonly workspace: WorkspaceShape
+  readonly tracker: TrackerShape
+  /** Where its pull requests are, when the project has an scm. */
+  readonly scm?: ScmShape
+  /** All of them, for session procedures that require the slot services. */
+  readonly context: Context.Context<PluginSlots>
+}
+
+/** A reload's plugins, built and not yet in force: `commit` puts them in force and closes those they replace. */
+export interface PreparedPlugins {
+  readonly built: ReadonlyArray<ProjectSlots>
+  /** Cannot fail; uninterruptible. */
+  readonly commit: Effect.Effect<void>
+}
+
+export interface ProjectPluginsShape {
+  /**
+   * The plugins of `project` as `config` makes them: those built before when its config is the same, else built
+   * now and kept. When another config of the project is in force here (a procedure that began before a reload),
+   * they are built for the caller alone and closed with its scope.
+   */
+  readonly of: (config: OrchestratorConfig, project: ProjectConfig) => Effect.Effect<ProjectSlots, PluginBuildError, Scope.Scope>
+  /** Runs `effect` with the plugins of `project` (as `of` gives them). */
+  readonly provide: (
+    config: OrchestratorConfig,
+    project: ProjectConfig
+  ) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | PluginBuildError, Exclude<R, PluginSlots>>
+  /**
+   * A reload, first half: builds the plugins of the projects `change` adds or changes. When one cannot be built,
+   * those built are closed again and nothing changed. Its `commit` puts them in force and closes the plugins of the
+   * projects it changed or removed.
+   */
+  readonly prepare: (change: ConfigChange) => Effect.Effect<PreparedPlugins, PluginBuildError>
+}
+
+export interface ProjectPluginsOptions {
+  /** This process is the supervisor: only it may own agents (the `process` runtime starts them here). */
+  readonly supervisor: boolean
+}
+
+/** How one project's plugins are built: the registry's, or a test's fakes. */
+export type BuildPlugins = (
+  config: OrchestratorConfig,
+  project: ProjectConfig,
+  resources: PluginResources
+) => Layer.Layer<PluginSlots, PluginBuildError, ChildProcessSpawner.ChildProcessSpawner>
+
+interface Entry {
+  readonly config: OrchestratorConfig
+  readonly slots: ProjectSlots
+  readonly scope: Scope.Closeable
+}
+
+const slotsOf = (project: ProjectConfig, context: Context.Context<PluginSlots>): ProjectSlots => ({
+  project,
+  context,
+  runtime: Context.get(context, Runtime),
+  agent: Context.get(context, Agent),
+  workspace: Context.get(context, Workspace),
+  tracker: Context.get(context, Tracker),
+  ...(project.scm !== undefined ? { scm: Context.get(context, Scm) } : {})
+})
+
+const make = Effect.fnUntraced(function*(build: BuildPlugins, options: ProjectPluginsOptions) {
+  const scope = yield* Effect.scope
+  const host = yield* Host
+  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+  const store = yield* SessionStore
+  const terminals = yield* makeProcessTerminals(options)
+  const resources: PluginResources = { locksDir: store.paths.locks, terminals, repohost: makeRepohostAccess(host.env) }
+  const entries = new Map<string, Entry>()
+  /** Held while plugins are built for the table or swapped in it, so no project's are built twice. */
+  const lock = yield* Semaphore.make(1)
+
+  const buildIn = (owner: Scope.Scope, config: OrchestratorConfig, project: ProjectConfig) =>
+    Layer.buildWithScope(build(config, project, resources), owner).pipe(
+      Effect.map((context) => slotsOf(project, context)),
+      Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner),
+      Effect.provideService(Host, host)
+    )
+  /** Built in a scope of their own (under the layer's), closed again when the build fails. */
+  const buildEntry = Effect.fnUntraced(function*(config: OrchestratorConfig, project: ProjectConfig) {
+    const own = yield* Scope.fork(scope)
+    const slots = yield* buildIn(own, config, project).pipe(Effect.onError((cause) => Scope.close(own, Exit.failCause(cause))))
+    return { config, slots, scope: own } satisfies Entry
+  })
+  const sameAs = (entry: Entry, config: OrchestratorConfig, project: ProjectConfig) =>
+    !projectChanged(entry.config, config, entry.slots.project, project)
+
+  const of = Effect.fn("ProjectPlugins.of")(function*(config: OrchestratorConfig, project: ProjectConfig) {
+    const kept = yield* lock.withPermits(1)(Effect.suspend(() => {
+      const cached = entries.get(project.id)
+      if (cached === undefined) {
+        return Effect.map(buildEntry(config, project), (entry) => {
+          entries.set(project.id, entry)
+          return entry.slots
+        })
+      }
+      return Effect.succeed(sameAs(cached, config, project) ? cached.slots : undefined)
+    }))
+    return kept ?? (yield* buildIn(yield* Effect.scope, config, project))
+  })
+
+  const provide = (config: OrchestratorConfig, project: ProjectConfig) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | PluginBuildError, Exclude<R, PluginSlots>> =>
+    Effect.scopedWith((owner) =>
+      Effect.flatMap(Scope.provide(of(config, project), owner), (slots) => Effect.provideContext(effect, slots.context))
+    )
+
+  const prepare = Effect.fn("ProjectPlugins.prepare")(function*(change: ConfigChange) {
+    const next = new Map(Object.values(change.next.projects).map((project) => [project.id, project]))
+    const built: Array<Entry> = []
+    yield* Effect.forEach([...change.added, ...change.changed], (id) => Effect.map(buildEntry(change.next, next.get(id)!), (entry) => built.push(entry)), { discard: true }).pipe(
+      Effect.onError(() => Effect.forEach(built, (entry) => Scope.close(entry.scope, Exit.void), { discard: true }))
+    )
+    const commit = lock.withPermits(1)(Effect.gen(function*() {
+      const retired = [...change.removed, ...built.map((entry) => entry.slots.project.id)].flatMap((id) => entries.get(id) ?? [])
+      for (const id of change.removed) entries.delete(id)
+      for (const entry of built) entries.set(entry.slots.project.id, entry)
+      yield* Effect.forEach(retired, (entry) => Scope.close(entry.scope, Exit.void), { discard: true })
+    })).pipe(Effect.uninterruptible)
+    return { built: built.map((entry) => entry.slots), commit } satisfies PreparedPlugins
+  })
+
+  return ProjectPlugins.of({ of, provide, prepare })
+})
+
+export class ProjectPlugins extends Context.Service<ProjectPlugins, ProjectPluginsShape>()("orch/plugins/ProjectPlugins") {
+  /** Plugins built by `build` (the registry's, or fakes). Needs the session store (for its locks) and a ChildProcessSpawner. */
+  static readonly layerWith = (build: BuildPlugins, options: ProjectPluginsOptions) => Layer.effect(ProjectPlugins, make(build, options))
+  /** The plugins each project's config names. */
+  static readonly layer = (options: ProjectPluginsOptions) => ProjectPlugins.layerWith(projectPlugins, options)
+  /**
+   * Every project gets the plugins `slots` makes for it (the slots' `layerTest` fakes, say), built once per project
+   * and config as the real ones are.
+   */
+  static readonly layerTest = (slots: (project: ProjectConfig) => Layer.Layer<PluginSlots>, options: ProjectPluginsOptions = { supervisor: true }) =>
+    ProjectPlugins.layerWith((_config, project) => slots(project), options)
+}

@@ -1,0 +1,44 @@
+/**
+ * An agent's environment handed to its shell through a file, not its command line: a command line is readable by
+ * every user (`ps`, /proc/<pid>/cmdline), and the environment carries secrets (API keys, `${VAR}` tokens). The file
+ * is made mode 0600 in a fresh 0700 directory, read by the launch line, and deleted before the agent starts.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/** A word /bin/sh takes literally, whatever it holds (quotes, `$`, backticks, newlines, any UTF-8). */
+export const shellQuote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`
+
+/** Names a POSIX shell can set; others (bash's exported functions, `BASH_FUNC_f%%`) cannot reach an agent through sh. */
+export const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+export interface EnvFile {
+  readonly dir: string
+  readonly file: string
+  /** Names left out: a shell cannot set them. */
+  readonly skipped: ReadonlyArray<string>
+}
+
+/** Writes `env` as `export NAME='value'` lines to a new file only this user can read. Throws what the file system threw. */
+export const writeEnvFile = (env: Readonly<Record<string, string>>): EnvFile => {
+  const entries = Object.entries(env)
+  const skipped = entries.filter(([name]) => !SHELL_NAME.test(name)).map(([name]) => name)
+  const text = entries.filter(([name]) => SHELL_NAME.test(name)).map(([name, value]) => `export ${name}=${shellQuote(value)}\n`).join("")
+  const dir = mkdtempSync(join(tmpdir(), "orch-env-"))
+  const file = join(dir, "env")
+  try {
+    // `wx`: made here, never an existing file; 0600 from its first byte.
+    writeFileSync(file, text, { mode: 0o600, flag: "wx" })
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    throw error
+  }
+  return { dir, file, skipped }
+}
+
+/** The shell line that reads the file, deletes it, then runs `command` without the `unset` variables. */
+export const launchLine = (envFile: EnvFile, unset: ReadonlyArray<string>, command: string): string =>
+  `. ${shellQuote(envFile.file)}; rm -f ${shellQuote(envFile.file)}; rmdir ${shellQuote(envFile.dir)}; ${unset.length > 0 ? `unset ${unset.join(" ")}; ` : ""}${command}`
+
+export const removeEnvFile = (envFile: EnvFile): void => rmSync(envFile.dir, { recursive: true, force: true })

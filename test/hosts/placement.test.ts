@@ -1,0 +1,92 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { HostFacts } from "../../src/hosts/headroom.ts"
+import { describeNowhere, type HostReading, place, type Placement, type PlacementHost, type PlacementRequest } from "../../src/hosts/placement.ts"
+
+const facts = (memAvailableMb: number, extra: Partial<HostFacts> = {}): HostReading => ({
+  _tag: "Measured",
+  facts: { memAvailableMb, memTotalMb: 32768, load1: 0.5, cpus: 4, disk: { path: "/home/orch", freeMb: 50_000 }, tmux: "3.3a", ...extra }
+})
+
+const hosts: ReadonlyArray<PlacementHost> = [
+  { name: "local" },
+  { name: "a", maxSessions: 2, labels: ["linux"] },
+  { name: "b", labels: ["linux", "gpu"] }
+]
+const base: PlacementRequest = { memoryMb: 1500, minDiskMb: 1024, maxLoadPerCpu: 1.5, sessions: new Map() }
+const readings = (entries: Record<string, HostReading>) => new Map(Object.entries(entries))
+
+describe("place (where a new session goes)", () => {
+  const table: ReadonlyArray<readonly [string, Record<string, HostReading>, Partial<PlacementRequest>, Placement]> = [
+    ["the most memory left wins", { local: facts(4000), a: facts(9000), b: facts(6000) }, {}, { host: "a" }],
+    [
+      "equal memory: the lower load per CPU, then the name",
+      { local: facts(6000, { load1: 2, cpus: 4 }), a: facts(6000, { load1: 1, cpus: 4 }), b: facts(6000, { load1: 1, cpus: 4 }) },
+      {},
+      { host: "a" }
+    ],
+    ["maxSessions is per host", { local: facts(4000), a: facts(9000), b: facts(6000) }, { sessions: new Map([["a", 2]]) }, { host: "b" }],
+    ["sessions placed since the measurement keep their reserve", { local: facts(4000), a: facts(9000), b: facts(6000) }, {
+      placedSinceMeasured: new Map([["a", 3]])
+    }, { host: "b" }],
+    ["hostLabels: every label needed", { local: facts(9000), a: facts(8000), b: facts(2000) }, { labels: ["linux", "gpu"] }, { host: "b" }],
+    ["the project's hosts list", { local: facts(9000), a: facts(8000), b: facts(7000) }, { allowed: ["b", "local"] }, { host: "local" }],
+    ["a forced host is taken even with less headroom", { local: facts(9000), a: facts(2000), b: facts(7000) }, { host: "a" }, { host: "a" }],
+    [
+      "a forced host still follows the project's rules",
+      { local: facts(9000), a: facts(9000), b: facts(7000) },
+      { host: "a", labels: ["gpu"] },
+      { none: [{ host: "a", reason: "it lacks the label gpu" }] }
+    ],
+    [
+      "a forced host that does not exist",
+      { local: facts(9000) },
+      { host: "z" },
+      { none: [{ host: "z", reason: "there is no such host (hosts: local, a, b)" }] }
+    ],
+    [
+      "nowhere: every host's reason",
+      { local: facts(1000), a: { _tag: "Down", error: "host a did not answer within 10 s" }, b: facts(9000, { tmux: undefined }) },
+      {},
+      {
+        none: [
+          { host: "local", reason: "1000 MB of memory free, a session needs 1500 MB" },
+          { host: "a", reason: "it is down (host a did not answer within 10 s)" },
+          { host: "b", reason: "tmux is not installed there" }
+        ]
+      }
+    ],
+    [
+      "nowhere: unmeasured, at maxSessions, disk, load, reserve of sessions just placed",
+      { a: facts(9000), b: facts(9000, { load1: 7, cpus: 4 }), local: facts(2000) },
+      { sessions: new Map([["a", 2]]), placedSinceMeasured: new Map([["local", 1]]) },
+      {
+        none: [
+          { host: "local", reason: "500 MB of memory free (after 1500 MB reserved for sessions just placed), a session needs 1500 MB" },
+          { host: "a", reason: "it runs 2 sessions, its maxSessions" },
+          { host: "b", reason: "load 7 on 4 CPUs is over 1.5 per CPU" }
+        ]
+      }
+    ],
+    [
+      "nowhere: no figures yet, and too little disk",
+      { a: facts(9000, { disk: { path: "/home/orch", freeMb: 300 } }) },
+      { allowed: ["a", "b"] },
+      {
+        none: [
+          { host: "local", reason: "the project may not use it (its hosts: a, b)" },
+          { host: "a", reason: "300 MB of disk free at /home/orch, a session needs 1024 MB" },
+          { host: "b", reason: "its headroom has not been measured yet" }
+        ]
+      }
+    ]
+  ]
+  for (const [name, entries, request, expected] of table) {
+    it(name, () => assert.deepStrictEqual(place(hosts, readings(entries), { ...base, ...request }), expected))
+  }
+
+  it("says why nowhere in one sentence", () =>
+    assert.strictEqual(
+      describeNowhere([{ host: "a", reason: "it is down (x)" }, { host: "b", reason: "tmux is not installed there" }]),
+      "no host can take the session: a: it is down (x); b: tmux is not installed there"
+    ))
+})

@@ -1,0 +1,45 @@
+import { assert, describe, it } from "@effect/vitest"
+import { execFileSync } from "node:child_process"
+import { existsSync, statSync } from "node:fs"
+import { launchLine, removeEnvFile, shellQuote, writeEnvFile } from "../../src/plugins/runtime/launch-env.ts"
+
+const HARD = [
+  "",
+  "plain",
+  "it's",
+  "'''",
+  `"double" and \\backslash\\`,
+  "$HOME ${PATH} $(id) `id`",
+  "line one\nline two\n",
+  "ünïcødé ✓ 🚀 日本語",
+  "trailing space ",
+  "-n",
+  "a=b; rm -rf /tmp/nope; echo gotcha",
+  "\t\r\u0001"
+]
+
+describe("the agent's environment file", () => {
+  it.each(HARD)("a value /bin/sh reads back exactly: %j", (value) => {
+    assert.strictEqual(execFileSync("/bin/sh", ["-c", `printf '%s' ${shellQuote(value)}`], { encoding: "utf8" }), value)
+  })
+
+  it("is private while it exists, read by the launch line, and gone before the command runs", () => {
+    const env = Object.fromEntries(HARD.map((value, i) => [`V${i}`, value]))
+    const envFile = writeEnvFile({ ...env, "BASH_FUNC_f%%": "() { :; }", ORCH_DROP: "gone" })
+    try {
+      assert.deepStrictEqual(envFile.skipped, ["BASH_FUNC_f%%"])
+      assert.strictEqual(statSync(envFile.dir).mode & 0o777, 0o700)
+      assert.strictEqual(statSync(envFile.file).mode & 0o777, 0o600)
+      // The command reports each value (NUL-separated), whether the file still exists, and what was unset.
+      const command = `for v in ${HARD.map((_, i) => `"$V${i}"`).join(" ")}; do printf '%s\\0' "$v"; done; ` +
+        `[ -e ${shellQuote(envFile.dir)} ] && printf 'still there'; printf '%s' "\${ORCH_DROP-unset}"`
+      const out = execFileSync("/bin/sh", ["-c", launchLine(envFile, ["ORCH_DROP"], command)], { encoding: "utf8", env: { PATH: process.env.PATH } })
+      const parts = out.split("\0")
+      assert.deepStrictEqual(parts.slice(0, HARD.length), HARD)
+      assert.strictEqual(parts.at(-1), "unset")
+      assert.isFalse(existsSync(envFile.dir))
+    } finally {
+      removeEnvFile(envFile)
+    }
+  })
+})

@@ -1,0 +1,131 @@
+/**
+ * The supervisor on the slots' in-memory fakes (`layerTest`), under TestClock: what the runtime, agent, scm and
+ * tracker say reaches the session's record, and ending a session removes its terminal and workspace (unsaved work
+ * rescued first). Each test waits for its receipt: the record or the fakes' own record of what was done.
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { NotifierRouter } from "../../actors/notifier-router.ts"
+import { makeSupervisor } from "../../actors/supervisor.ts"
+import { validateConfig } from "../../src/config/validate.ts"
+import type { Notification } from "../../src/domain/notification.ts"
+import type { SessionRecord } from "../../src/domain/session.ts"
+import { Agent, makeTestAgent } from "../../src/plugins/agent/Agent.ts"
+import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
+import { makeTestRuntime, Runtime } from "../../src/plugins/runtime/Runtime.ts"
+import { makeTestScm, Scm } from "../../src/plugins/scm/Scm.ts"
+import { makeTestTracker, Tracker } from "../../src/plugins/tracker/Tracker.ts"
+import { makeTestWorkspace, Workspace } from "../../src/plugins/workspace/Workspace.ts"
+import { SessionManager } from "../../src/sessions/SessionManager.ts"
+import { EventLog } from "../../src/store/EventLog.ts"
+import { SessionStore } from "../../src/store/SessionStore.ts"
+import { tempDir, withHost } from "../support/host.ts"
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+const setup = Effect.gen(function*() {
+  const root = yield* tempDir()
+  const config = yield* validateConfig({
+    projects: { app: { repo: "acme/app", path: join(root, "app"), agent: "command", agentConfig: { command: "true" }, scm: { plugin: "repohost" } } }
+  }).pipe(withHost({ cwd: root, homeDir: root, env: {} }))
+  const project = config.projects.app!
+  const runtime = makeTestRuntime()
+  const agent = makeTestAgent()
+  const workspace = makeTestWorkspace()
+  const tracker = makeTestTracker([{ id: "1", title: "Fix it", body: "", labels: [], state: { name: "In Progress", completed: false } }])
+  const scm = makeTestScm()
+  const plugins = ProjectPlugins.layerTest(() =>
+    Layer.mergeAll(Runtime.layerTest(runtime), Agent.layerTest(agent), Workspace.layerTest(workspace), Tracker.layerTest(tracker), Scm.layerTest(scm)))
+
+  const store = SessionStore.make(root)
+  const events = yield* EventLog.make(join(root, "events.jsonl"))
+  // A live session, as a spawn leaves it: its terminal and workspace exist in the fakes.
+  const path = store.paths.worktree("app", "app-1")
+  yield* workspace.create({ project, sessionId: "app-1", branch: "feat/1", path })
+  const handle = yield* runtime.create({ sessionId: "app-1", workingDir: path, command: "test-agent app-1", env: {}, unsetEnv: [] })
+  yield* store.write({
+    sessionId: "app-1", projectId: "app", issueId: "1", status: "working", activity: "active", activitySince: iso(0),
+    branch: "feat/1", workspacePath: path, runtime: handle, agent: { plugin: "test" }, pr: null, createdAt: iso(0), updatedAt: iso(0)
+  })
+  const notified: Array<Notification> = []
+  const router = NotifierRouter.layer(new Map([["rec", { name: "rec", notify: (n: Notification) => Effect.sync(() => void notified.push(n)) }]]), {
+    urgent: ["rec"], action: ["rec"], warning: ["rec"], info: ["rec"]
+  })
+  const context = yield* Layer.build(Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
+    Layer.provideMerge(plugins),
+    Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
+    Layer.provideMerge(NodeServices.layer)
+  ))
+  const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+  const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
+  const types = () =>
+    existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
+  /** Lets the actors run until `check` holds (the record or a fake shows the receipt); fails saying what it waited for. */
+  const until = (what: string, check: () => boolean) =>
+    Effect.gen(function*() {
+      for (let turn = 0; turn < 5_000 && !check(); turn++) yield* Effect.yieldNow
+      if (!check()) return yield* Effect.die(new Error(`timed out waiting for ${what}; the record: ${JSON.stringify(current())}`))
+    })
+  return { supervisor, runtime, agent, workspace, tracker, scm, current, types, until, notified, handle, path }
+})
+
+describe("supervisor on in-memory plugins (layerTest)", () => {
+  it.effect("the agent's screen tells its activity while its hooks are silent; its exit, after three probes, ends it as errored", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      yield* t.supervisor.adopt()
+      yield* t.runtime.print("app-1", "activity: waiting_input")
+      yield* t.supervisor.cycle()
+      yield* t.until("the screen's activity", () => t.current().activity === "waiting_input")
+      assert.strictEqual(t.current().status, "needs_input")
+
+      yield* t.runtime.exit("app-1", 3)
+      for (let probe = 1; probe <= 3; probe++) yield* t.supervisor.cycle()
+      yield* t.until("the exit", () => t.current().activity === "exited")
+      assert.strictEqual(t.current().status, "errored")
+      assert.include(t.types(), "session.exited")
+      yield* t.until("the agent-exited notification", () => t.notified.some((n) => n.type === "reaction.agent-exited"))
+    }))
+
+  it.effect("a person merges a green, approved PR: the scm merges it, the session is merged, and its terminal and workspace go (unsaved work rescued)", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      t.workspace.workspaces.get(t.path)!.unsaved = { uncommitted: 2, unpushed: 0 }
+      t.scm.views.set("feat/1", {
+        pr: { number: 4, url: "https://github.com/acme/app/pull/4", state: "open" },
+        checks: "passing", review: "approved", mergeable: true, failingChecks: [], reviewComments: []
+      })
+      yield* t.supervisor.adopt()
+      yield* t.supervisor.pollPullRequests()
+      yield* t.until("the PR seen", () => t.current().pr?.number === 4)
+      assert.deepStrictEqual(yield* t.supervisor.merge("app-1"), { prNumber: 4 })
+      assert.deepStrictEqual(t.scm.merges, [{ prNumber: 4, method: "squash" }])
+      yield* t.until("the PR merged", () => t.current().pr?.state === "merged")
+
+      yield* t.supervisor.cycle()
+      yield* t.until("the session cleaned", () => t.current().endedAt !== undefined)
+      assert.strictEqual(t.current().status, "merged")
+      assert.isFalse(t.runtime.terminals.has("app-1"), "its terminal was destroyed")
+      assert.isFalse(t.workspace.workspaces.has(t.path), "its workspace was removed")
+      assert.deepStrictEqual(t.workspace.rescues.map((r) => r.ref), ["refs/orch/rescue/app-1"])
+      assert.includeMembers(t.types(), ["session.rescued", "session.cleaned"])
+    }))
+
+  it.effect("an issue the tracker says is done ends its session at the next issue poll", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      yield* t.supervisor.adopt()
+      yield* t.supervisor.pollIssues()
+      assert.isUndefined(t.current().endedAt, "in progress: it runs on")
+      t.tracker.issues.set("1", { ...t.tracker.issues.get("1")!, state: { name: "Done", completed: true } })
+      yield* t.supervisor.pollIssues()
+      yield* t.until("the session cleaned", () => t.current().endedAt !== undefined)
+      assert.strictEqual(t.current().status, "done")
+      assert.isFalse(t.runtime.terminals.has("app-1"))
+      assert.isFalse(t.workspace.workspaces.has(t.path))
+    }))
+})
