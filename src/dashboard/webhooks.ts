@@ -5,15 +5,30 @@
  * delivery names a repository and a branch; the supervisor looks at that branch's PR at once, so changes land
  * in seconds instead of at the next poll.
  */
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { createHmac, timingSafeEqual } from "node:crypto"
+
+const Branch = Schema.optionalKey(Schema.NullOr(Schema.String))
+
+/** What orch reads of a delivery: its repository, and where each event it follows names the branch. */
+export const WebhookPayload = Schema.Struct({
+  repository: Schema.optionalKey(Schema.Struct({ full_name: Schema.String })),
+  pull_request: Schema.optionalKey(Schema.Struct({ head: Schema.Struct({ ref: Schema.String }) })),
+  check_run: Schema.optionalKey(Schema.Struct({ check_suite: Schema.Struct({ head_branch: Branch }) })),
+  check_suite: Schema.optionalKey(Schema.Struct({ head_branch: Branch })),
+  ref: Schema.optionalKey(Schema.String),
+  branches: Schema.optionalKey(Schema.Array(Schema.Struct({ name: Schema.String })))
+})
+export type WebhookPayload = typeof WebhookPayload.Type
+const decodePayload = Schema.decodeUnknownOption(Schema.fromJsonString(WebhookPayload))
 
 export interface WebhookProject {
   readonly repo: string
   readonly secret: string
 }
 
-export const signature = (secret: string, body: string): string =>
-  `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
+export const signature = (secret: string, body: string): string => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
 
 export const verifySignature = (secret: string, body: string, header: string | undefined): boolean => {
   if (header === undefined) return false
@@ -23,21 +38,20 @@ export const verifySignature = (secret: string, body: string, header: string | u
 }
 
 /** The repository and branch a delivery is about, for the events orch cares about. */
-export const branchOf = (event: string, payload: Record<string, any>): { readonly repo: string; readonly branch: string } | undefined => {
+export const branchOf = (event: string, payload: WebhookPayload): { readonly repo: string; readonly branch: string } | undefined => {
   const repo = payload.repository?.full_name
-  if (typeof repo !== "string") return undefined
-  const branch: unknown =
-    event === "pull_request" || event === "pull_request_review" || event === "pull_request_review_comment"
-      ? payload.pull_request?.head?.ref
-      : event === "check_run"
-      ? payload.check_run?.check_suite?.head_branch
-      : event === "check_suite"
-      ? payload.check_suite?.head_branch
-      : event === "push"
-      ? String(payload.ref ?? "").replace(/^refs\/heads\//, "")
-      : event === "status"
-      ? payload.branches?.[0]?.name
-      : undefined
+  if (repo === undefined) return undefined
+  const branch = event === "pull_request" || event === "pull_request_review" || event === "pull_request_review_comment"
+    ? payload.pull_request?.head?.ref
+    : event === "check_run"
+    ? payload.check_run?.check_suite?.head_branch
+    : event === "check_suite"
+    ? payload.check_suite?.head_branch
+    : event === "push"
+    ? payload.ref?.replace(/^refs\/heads\//, "")
+    : event === "status"
+    ? payload.branches?.[0]?.name
+    : undefined
   return typeof branch === "string" && branch !== "" ? { repo, branch } : undefined
 }
 
@@ -53,13 +67,10 @@ export const receive = (
   body: string
 ): WebhookOutcome => {
   if (projects.length === 0) return { status: 404, message: "no project has scm.webhookSecret set" }
-  let payload: Record<string, any>
-  try {
-    payload = JSON.parse(body)
-  } catch {
-    return { status: 400, message: "the body is not JSON" }
-  }
-  const project = projects.find((p) => p.repo === payload?.repository?.full_name)
+  const decoded = decodePayload(body)
+  if (Option.isNone(decoded)) return { status: 400, message: "the body is not a JSON delivery orch can read" }
+  const payload = decoded.value
+  const project = projects.find((p) => p.repo === payload.repository?.full_name)
   if (project === undefined) return { status: 404, message: "no project for this repository" }
   if (!verifySignature(project.secret, body, headers.signature)) return { status: 401, message: "bad signature" }
   if (headers.delivery !== undefined) {
