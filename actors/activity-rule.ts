@@ -11,8 +11,8 @@
  * never contradicts `active`: a long silent step stays active, and stuck once the agent-stuck threshold passes.
  * Time rules (ready → idle, stuck) are lifecycle.ts's, applied to what this returns.
  */
-import type { Activity, AgentWord, SessionRecord } from "../src/domain/session.ts"
 import type { ReportedState } from "../src/domain/activity.ts"
+import type { Activity, AgentWord, SessionRecord } from "../src/domain/session.ts"
 
 /** Hooks that said nothing for this long no longer speak for the agent: its screen is read. */
 export const HOOK_SILENCE_MS = 60_000
@@ -81,7 +81,11 @@ export const foldScreen = (record: SessionRecord, facts: ScreenFacts, now: numbe
   const reading = screenReading(facts, now, rules)
   const word = record.said
   if (word === undefined || word.overruled === true) return fromScreen(record, facts, reading, now)
-  if (word.by === "hook") return hooksSpeak({ by: word.by, at: Date.parse(word.at) }, now, rules.hookSilenceMs) ? record : fromScreen(record, facts, reading, now)
+  if (word.by === "hook") {
+    return hooksSpeak({ by: word.by, at: Date.parse(word.at) }, now, rules.hookSilenceMs)
+      ? record
+      : fromScreen(record, facts, reading, now)
+  }
   if (!contradicts(word, facts, reading, rules)) return progressed(record, facts, now)
   return fromScreen({ ...record, said: { ...word, overruled: true } }, facts, reading, now)
 }

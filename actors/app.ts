@@ -12,13 +12,13 @@ import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { watchConfigFile } from "../src/config/watch.ts"
 import { dashboardLayer } from "../src/dashboard/server.ts"
 import { isLive } from "../src/domain/session.ts"
-import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { spawnTarget, SupervisorRpcs } from "../src/ipc/protocol.ts"
-import { makeInbox } from "../src/store/Inbox.ts"
+import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
 import { ProjectPlugins } from "../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { EventLog } from "../src/store/EventLog.ts"
+import { makeInbox } from "../src/store/Inbox.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/store/supervisor-file.ts"
 import { followConfigFile } from "./config-reload.ts"
@@ -48,7 +48,12 @@ const handlers = (options: AppOptions) =>
     const killAll = Effect.flatMap(store.list, ({ records }) =>
       Effect.forEach(records.filter(isLive), (r) =>
         supervisor.ops.kill(r.sessionId).pipe(
-          Effect.map(({ rescuedTo, commit }) => ({ _tag: "Killed" as const, sessionId: r.sessionId, ...(rescuedTo ? { rescuedTo } : {}), ...(commit ? { commit } : {}) })),
+          Effect.map(({ rescuedTo, commit }) => ({
+            _tag: "Killed" as const,
+            sessionId: r.sessionId,
+            ...(rescuedTo ? { rescuedTo } : {}),
+            ...(commit ? { commit } : {})
+          })),
           Effect.catch((error) => Effect.succeed({ _tag: "Failed" as const, sessionId: r.sessionId, reason: error.message }))
         ))).pipe(
         Effect.map((outcomes) => ({
@@ -94,7 +99,13 @@ const announce = (options: AppOptions) =>
     const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     yield* Effect.acquireRelease(
       Effect.andThen(
-        writeSupervisorFile(options.root, { pid: process.pid, socket: socketPath(options.root), startedAt, version: options.version, dashboardUrl: options.dashboardUrl }),
+        writeSupervisorFile(options.root, {
+          pid: process.pid,
+          socket: socketPath(options.root),
+          startedAt,
+          version: options.version,
+          dashboardUrl: options.dashboardUrl
+        }),
         events.append({ type: "supervisor.started", message: `pid ${process.pid}`, data: { version: options.version } })
       ),
       () =>
@@ -108,8 +119,7 @@ const announce = (options: AppOptions) =>
 
 export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) => {
   const inbox = makeInbox(options.root)
-  const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) =>
-    NotifierRouter.layer(notifiers, config.notificationRouting)))
+  const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) => NotifierRouter.layer(notifiers, config.notificationRouting)))
   // The config file it was loaded from is followed for changes (a config made in code has none).
   const followed = config.configPath === undefined
     ? Layer.empty
@@ -124,7 +134,8 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
   /** The projects watched now, with what the dashboard needs of them: a reload changes them. */
   const webhooksOf = (projects: ReadonlyArray<ProjectConfig>) =>
     projects.flatMap((project) =>
-      typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : [])
+      typeof project.scm?.webhookSecret === "string" && project.scm.webhookSecret !== "" ? [{ repo: project.repo, secret: project.scm.webhookSecret }] : []
+    )
   // The listening addresses are the ones it started with: a reload cannot move them.
   const dashboard = Layer.unwrap(Effect.map(Supervisor, (supervisor: Supervisor["Service"]) =>
     dashboardLayer({
@@ -149,5 +160,3 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
     Layer.provideMerge(core)
   )
 }
-
-

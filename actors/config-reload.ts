@@ -19,20 +19,20 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { ChildProcessSpawner } from "effect/process"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
-import { ChildProcessSpawner } from "effect/process"
-import { configChange, describeChange, type ConfigChange } from "../src/config/change.ts"
+import { type ConfigChange, configChange, describeChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { configProblem } from "../src/config/problem.ts"
 import type { OrchestratorConfig } from "../src/config/schema.ts"
 import type { ConfigWatchFailed } from "../src/config/watch.ts"
 import { newNotification } from "../src/domain/notification.ts"
-import type { InboxShape } from "../src/store/Inbox.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
 import { loadCheckedConfig } from "../src/plugins/settings.ts"
 import { type ConfigState, removeConfigState, writeConfigState } from "../src/store/config-state.ts"
 import { EventLog } from "../src/store/EventLog.ts"
+import type { InboxShape } from "../src/store/Inbox.ts"
 import { DEFAULT_LOOP_POLICY } from "./loop-health.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { Supervisor } from "./supervisor.ts"
@@ -53,8 +53,7 @@ export interface ConfigReloadOptions {
   readonly changes: Stream.Stream<void, ConfigWatchFailed>
 }
 
-const sameList = (a: ReadonlyArray<string> | undefined, b: ReadonlyArray<string>) =>
-  (a ?? []).length === b.length && b.every((item, i) => a?.[i] === item)
+const sameList = (a: ReadonlyArray<string> | undefined, b: ReadonlyArray<string>) => (a ?? []).length === b.length && b.every((item, i) => a?.[i] === item)
 
 /** Follows the config file for as long as the calling scope lives. */
 export const followConfigFile = Effect.fnUntraced(function*(options: ConfigReloadOptions) {
@@ -79,12 +78,16 @@ export const followConfigFile = Effect.fnUntraced(function*(options: ConfigReloa
       message: location !== undefined ? `${problem} (${location})` : problem,
       data: { file, problems, ...(location !== undefined ? { location } : {}) }
     })
-    yield* router.notify(yield* newNotification({
-      type: "config.rejected",
-      priority: "warning",
-      title: `config not applied: ${file}`,
-      message: `${problem}${location !== undefined ? ` (${location})` : ""}. The supervisor keeps running on the config it had; the file is applied once it is valid.`
-    }))
+    yield* router.notify(
+      yield* newNotification({
+        type: "config.rejected",
+        priority: "warning",
+        title: `config not applied: ${file}`,
+        message: `${problem}${
+          location !== undefined ? ` (${location})` : ""
+        }. The supervisor keeps running on the config it had; the file is applied once it is valid.`
+      })
+    )
     yield* save({ ...before, rejected: { since: before.rejected?.since ?? (yield* isoNow), problem, ...(location !== undefined ? { location } : {}) } })
   })
 

@@ -4,9 +4,9 @@
  * produced. No effects: the session actor persists and publishes what this returns.
  */
 import type { NewEvent } from "../src/domain/event.ts"
-import { isLive, type Activity, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
+import { type Activity, isLive, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
 import type { PullRequestView } from "../src/plugins/scm/Scm.ts"
-import { foldScreen, foldWord, type ActivityRules, type Word } from "./activity-rule.ts"
+import { type ActivityRules, foldScreen, foldWord, type Word } from "./activity-rule.ts"
 
 export type Observation =
   /** Time passed: time rules (ready → idle, stuck) are checked. */

@@ -38,8 +38,7 @@ export class PartsFailed extends Schema.TaggedError<PartsFailed>()("PartsFailed"
   }
 }
 
-const waitText = (ms: number) =>
-  ms < 1_000 ? `${ms} ms` : ms < 120_000 ? `${Math.round(ms / 1_000)} s` : `${Math.round(ms / 60_000)} min`
+const waitText = (ms: number) => ms < 1_000 ? `${ms} ms` : ms < 120_000 ? `${Math.round(ms / 1_000)} s` : `${Math.round(ms / 60_000)} min`
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 

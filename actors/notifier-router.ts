@@ -64,17 +64,18 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
             ...(base.projectId !== undefined ? { projectId: base.projectId } : {}),
             message: delivery.ok ? notification.title : `${name}: ${delivery.reason}`,
             data: { notifier: name, notificationId: notification.id, priority: notification.priority, type: notification.type }
-          }).pipe(Effect.catch((error) =>
-            Effect.logError(`could not record the delivery of notification ${notification.id} to ${name}: ${error.message}`)
-          ))
+          }).pipe(Effect.catch((error) => Effect.logError(`could not record the delivery of notification ${notification.id} to ${name}: ${error.message}`)))
         )
       )
     }
 
     /** In the background nobody reads the deliveries: a failed one is logged as well as recorded. */
     const logFailures = (notification: Notification) => (deliveries: ReadonlyArray<Delivery>) =>
-      Effect.forEach(deliveries.filter((d) => !d.ok), (d) =>
-        Effect.logWarning(`notifier ${d.notifier} could not deliver "${notification.title}": ${d.reason}`), { discard: true })
+      Effect.forEach(
+        deliveries.filter((d) => !d.ok),
+        (d) => Effect.logWarning(`notifier ${d.notifier} could not deliver "${notification.title}": ${d.reason}`),
+        { discard: true }
+      )
 
     const deliver = Effect.fn("NotifierRouter.deliver")(function*(notification: Notification, only?: string) {
       const { notifiers, routing } = yield* Ref.get(settings)

@@ -55,7 +55,9 @@ export const agentMessage = (reaction: ReactionKey, message: string, record: Ses
       message,
       "",
       "Review comments:",
-      ...comments.map((c) => `- ${c.author}${c.bot ? " (bot)" : ""}${c.path ? ` on ${c.path}${c.line !== undefined ? `:${c.line}` : ""}` : ""}: ${c.body.replace(/\s*\n\s*/g, " ")}`)
+      ...comments.map((c) =>
+        `- ${c.author}${c.bot ? " (bot)" : ""}${c.path ? ` on ${c.path}${c.line !== undefined ? `:${c.line}` : ""}` : ""}: ${c.body.replace(/\s*\n\s*/g, " ")}`
+      )
     ].join("\n")
   }
   return message
@@ -143,7 +145,12 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
     }
     case "Escalate": {
       yield* events.append({ type: "reaction.escalated", ...base, reaction: effect.reaction, message: effect.reason })
-      return yield* notify("urgent", `${TITLES[effect.reaction]}: escalated`, `orch stopped reacting on its own (${effect.reason}); a person is needed.`, "reaction.escalated")
+      return yield* notify(
+        "urgent",
+        `${TITLES[effect.reaction]}: escalated`,
+        `orch stopped reacting on its own (${effect.reason}); a person is needed.`,
+        "reaction.escalated"
+      )
     }
   }
 })

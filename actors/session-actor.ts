@@ -6,8 +6,8 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { ProjectConfig } from "../src/config/schema.ts"
 import { projectReactions } from "../src/config/normalize.ts"
+import type { ProjectConfig } from "../src/config/schema.ts"
 import type { OrchestratorConfig } from "../src/config/schema.ts"
 import { parseDuration } from "../src/domain/duration.ts"
 import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
@@ -52,7 +52,14 @@ export const handleObservation = Effect.fnUntraced(function*(ctx: ActorContext, 
   if (next !== record) yield* ctx.store.write(next)
   for (const event of decision.events) yield* ctx.events.append(event)
   for (const effect of plan.effects) {
-    yield* runReactionEffect({ project: ctx.project, record: next, runtime: ctx.runtime, events: ctx.events, router: ctx.router, ...(ctx.scm ? { scm: ctx.scm } : {}) }, effect)
+    yield* runReactionEffect({
+      project: ctx.project,
+      record: next,
+      runtime: ctx.runtime,
+      events: ctx.events,
+      router: ctx.router,
+      ...(ctx.scm ? { scm: ctx.scm } : {})
+    }, effect)
   }
   return next
 })

@@ -23,7 +23,7 @@ import type { ConfigChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { activityOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
-import { isLive as hasLiveAgent, type Activity, type SessionRecord } from "../src/domain/session.ts"
+import { type Activity, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
 import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
 import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
@@ -31,14 +31,14 @@ import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
-import { writeFileAtomic } from "../src/store/files.ts"
 import { EventLog } from "../src/store/EventLog.ts"
+import { writeFileAtomic } from "../src/store/files.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { HOOK_SILENCE_MS, hooksSpeak } from "./activity-rule.ts"
+import { allCompleteStep } from "./all-complete.ts"
 import type { Observation } from "./lifecycle.ts"
 import { makeLoopGuard, PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
-import { allCompleteStep } from "./all-complete.ts"
 import { nextPollDelay } from "./poll-pace.ts"
 import { checkThenMerge } from "./reaction-effects.ts"
 import { restartDecision } from "./restart-policy.ts"
@@ -103,13 +103,15 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     Effect.gen(function*() {
       escalated.add(sessionId)
       yield* events.append({ type: "supervisor.escalated", sessionId, message: reason })
-      yield* router.notify(yield* newNotification({
-        type: "supervisor.escalated",
-        priority: "urgent",
-        title: `${sessionId}: orch stopped watching this session`,
-        message: reason,
-        sessionId
-      }))
+      yield* router.notify(
+        yield* newNotification({
+          type: "supervisor.escalated",
+          priority: "urgent",
+          title: `${sessionId}: orch stopped watching this session`,
+          message: reason,
+          sessionId
+        })
+      )
     })
 
   /** Runs the actor, restarting it after a crash as restart-policy.ts decides, until it is stopped or escalated. */
@@ -154,10 +156,14 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
           return Effect.asVoid(handleObservation(ctx, record.sessionId, observation))
         })
       const loop = Effect.forever(Effect.flatMap(Queue.take(state.mailbox), (observation) => state.lock.withPermits(1)(handle(observation))))
-      yield* FiberMap.run(fibers, record.sessionId, supervise(record.sessionId, loop).pipe(Effect.ensuring(Effect.sync(() => {
-        actors.delete(record.sessionId)
-        watcher?.close()
-      }))))
+      yield* FiberMap.run(
+        fibers,
+        record.sessionId,
+        supervise(record.sessionId, loop).pipe(Effect.ensuring(Effect.sync(() => {
+          actors.delete(record.sessionId)
+          watcher?.close()
+        })))
+      )
     })
 
   const stopActor = (sessionId: string) => Effect.andThen(FiberMap.remove(fibers, sessionId), Effect.sync(() => actors.delete(sessionId)))
@@ -197,16 +203,18 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
    * capture (every time when the runtime cannot tell). tmux tells output time to the second, taken as the end of
    * that second: a capture within the second of the last output is not trusted to have seen all of it.
    */
-  const readScreen = Effect.fnUntraced(function*(record: SessionRecord, state: ActorState, owner: ProjectRuntime, lastOutputAt: number | undefined, now: number) {
-    if (!owner.agent.readsScreen || hooksSpeak(state.word, now, HOOK_SILENCE_MS)) return undefined
-    if (state.screen !== undefined && lastOutputAt !== undefined && lastOutputAt < state.screen.capturedAt) return state.screen.activity
-    // A capture that fails tells nothing this cycle (and is tried again next cycle): the probe's liveness stands.
-    const captured = yield* Effect.option(owner.runtime.capture(record.runtime!))
-    if (captured._tag === "None") return undefined
-    const activity = owner.agent.activityFromScreen(captured.value)
-    state.screen = { capturedAt: now, activity }
-    return activity
-  })
+  const readScreen = Effect.fnUntraced(
+    function*(record: SessionRecord, state: ActorState, owner: ProjectRuntime, lastOutputAt: number | undefined, now: number) {
+      if (!owner.agent.readsScreen || hooksSpeak(state.word, now, HOOK_SILENCE_MS)) return undefined
+      if (state.screen !== undefined && lastOutputAt !== undefined && lastOutputAt < state.screen.capturedAt) return state.screen.activity
+      // A capture that fails tells nothing this cycle (and is tried again next cycle): the probe's liveness stands.
+      const captured = yield* Effect.option(owner.runtime.capture(record.runtime!))
+      if (captured._tag === "None") return undefined
+      const activity = owner.agent.activityFromScreen(captured.value)
+      state.screen = { capturedAt: now, activity }
+      return activity
+    }
+  )
 
   yield* Queue.take(wakeups).pipe(
     Effect.flatMap((sessionId) => Effect.flatMap(Clock.currentTimeMillis, (now) => deliverSignals(sessionId, now))),
@@ -286,19 +294,29 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     for (const { project, runtime } of projects.values()) {
       let names: ReadonlyArray<string> = []
       if (runtime.list !== undefined) {
-        yield* loops.adoption.attempt(Effect.map(runtime.list(), (listed) => void (names = listed)), `orch does not look for ${project.id}'s terminal sessions without a record until it restarts`)
+        yield* loops.adoption.attempt(
+          Effect.map(runtime.list(), (listed) => void (names = listed)),
+          `orch does not look for ${project.id}'s terminal sessions without a record until it restarts`
+        )
       }
       const pattern = new RegExp(`^${project.sessionPrefix.replace(/[-]/g, "\\-")}-(\\d+|orchestrator)$`)
       for (const name of names.filter((n) => pattern.test(n) && !known.has(n))) {
         known.add(name)
-        yield* events.append({ type: "session.orphaned", sessionId: name, projectId: project.id, message: "a terminal session named like orch's has no record; orch leaves it alone" })
-        yield* router.notify(yield* newNotification({
+        yield* events.append({
           type: "session.orphaned",
-          priority: "warning",
-          title: `${name}: terminal session without a record`,
-          message: `The ${runtime.name} session ${name} looks like one of orch's but orch has no record of it. Attach to it to see what it is, or end it.`,
-          projectId: project.id
-        }))
+          sessionId: name,
+          projectId: project.id,
+          message: "a terminal session named like orch's has no record; orch leaves it alone"
+        })
+        yield* router.notify(
+          yield* newNotification({
+            type: "session.orphaned",
+            priority: "warning",
+            title: `${name}: terminal session without a record`,
+            message: `The ${runtime.name} session ${name} looks like one of orch's but orch has no record of it. Attach to it to see what it is, or end it.`,
+            projectId: project.id
+          })
+        )
       }
     }
   })
@@ -312,12 +330,14 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     yield* events.append({ type: "reaction.triggered", reaction: "all-complete", action: reaction.action, data: { auto: reaction.auto } })
     if (!reaction.auto || reaction.action !== "notify") return
     const summary = records.filter((r) => r.role === undefined).map((r) => `${r.sessionId}: ${r.status}${r.pr ? ` (PR #${r.pr.number} ${r.pr.state})` : ""}`)
-    yield* router.notify(yield* newNotification({
-      type: "reaction.all-complete",
-      priority: reaction.priority ?? "info",
-      title: "all sessions complete",
-      message: [reaction.message ?? "Every session has finished.", ...(reaction.includeSummary ? summary : [])].join("\n")
-    }))
+    yield* router.notify(
+      yield* newNotification({
+        type: "reaction.all-complete",
+        priority: reaction.priority ?? "info",
+        title: "all sessions complete",
+        message: [reaction.message ?? "Every session has finished.", ...(reaction.includeSummary ? summary : [])].join("\n")
+      })
+    )
   })
 
   const budgetsByProject = () =>
@@ -336,13 +356,17 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       // One batched question per project where the scm can (one GraphQL query for up to 25 branches).
       const views = scm.observeMany !== undefined
         ? scm.observeMany(records.map((record) => record.branch))
-        : Effect.map(Effect.forEach(records, (record) => Effect.map(scm.observe(record.branch), (view) => [record.branch, view] as const)), (entries) => new Map(entries))
+        : Effect.map(
+          Effect.forEach(records, (record) => Effect.map(scm.observe(record.branch), (view) => [record.branch, view] as const)),
+          (entries) => new Map(entries)
+        )
       return views.pipe(
         Effect.flatMap((byBranch) =>
           Effect.forEach(records, (record) => {
             const view = byBranch.get(record.branch)
             return view === undefined ? Effect.void : observe(record.sessionId, { _tag: "PullRequest", ...view })
-          }, { discard: true })),
+          }, { discard: true })
+        ),
         Effect.as([]),
         Effect.catch((error) => Effect.succeed([{ name: project.id, reason: error.message }]))
       )
@@ -350,7 +374,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     // What is left of the repohost's rate limit, for `orch status` (which reads files only).
     const budgets = Object.fromEntries(budgetsByProject())
     if (Object.keys(budgets).length > 0) {
-      yield* writeFileAtomic(join(store.paths.root, "repohost.json"), `${JSON.stringify({ checkedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), budgets })}\n`)
+      yield* writeFileAtomic(
+        join(store.paths.root, "repohost.json"),
+        `${JSON.stringify({ checkedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), budgets })}\n`
+      )
     }
     if (failed.length > 0) return yield* new PartsFailed({ parts: failed })
   })
@@ -391,10 +418,15 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       ))
   }
   const branchChanged = Effect.fn("Supervisor.branchChanged")((repo: string, branch: string) =>
-    Effect.forEach([...actors.values()].filter((state) => state.record.branch === branch && projects.get(state.record.projectId)?.project.repo === repo), (state) => {
-      const scm = projects.get(state.record.projectId)?.scm
-      return scm === undefined ? Effect.void : lookAt(state.record.sessionId, branch, scm)
-    }, { discard: true }))
+    Effect.forEach(
+      [...actors.values()].filter((state) => state.record.branch === branch && projects.get(state.record.projectId)?.project.repo === repo),
+      (state) => {
+        const scm = projects.get(state.record.projectId)?.scm
+        return scm === undefined ? Effect.void : lookAt(state.record.sessionId, branch, scm)
+      },
+      { discard: true }
+    )
+  )
 
   /** Runs a procedure on one session while its actor holds still. */
   const exclusive = <A, E>(sessionId: string, effect: Effect.Effect<A, E>) => {
@@ -438,19 +470,24 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
 
   /** A person asked to merge a session's PR (the dashboard): merged only as auto-merge would, looked at again now. */
   const merge = Effect.fn("Supervisor.merge")((sessionId: string) =>
-    exclusive(sessionId, Effect.gen(function*() {
-      const record = yield* store.read(sessionId)
-      const scm = projects.get(record.projectId)?.scm
-      if (scm === undefined || record.pr === null) return yield* new MergeRefused({ sessionId, reason: "it has no pull request orch can merge" })
-      const blocker = yield* checkThenMerge(scm, record, mergeMethodOf(projects.get(record.projectId)?.project.scm))
-      if (blocker !== undefined) return yield* new MergeRefused({ sessionId, reason: blocker })
-      return { prNumber: record.pr.number, branch: record.branch, scm }
-    })).pipe(
+    exclusive(
+      sessionId,
+      Effect.gen(function*() {
+        const record = yield* store.read(sessionId)
+        const scm = projects.get(record.projectId)?.scm
+        if (scm === undefined || record.pr === null) return yield* new MergeRefused({ sessionId, reason: "it has no pull request orch can merge" })
+        const blocker = yield* checkThenMerge(scm, record, mergeMethodOf(projects.get(record.projectId)?.project.scm))
+        if (blocker !== undefined) return yield* new MergeRefused({ sessionId, reason: blocker })
+        return { prNumber: record.pr.number, branch: record.branch, scm }
+      })
+    ).pipe(
       // Look at the PR once more, so the session shows it merged now rather than at the next poll.
       Effect.tap(({ branch, scm }) =>
-        loops.looks.attempt(scm.observe(branch).pipe(Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view }))), LOOK_AGAIN)),
+        loops.looks.attempt(scm.observe(branch).pipe(Effect.flatMap((view) => observe(sessionId, { _tag: "PullRequest", ...view }))), LOOK_AGAIN)
+      ),
       Effect.map(({ prNumber }) => ({ prNumber }))
-    ))
+    )
+  )
 
   /**
    * A reload, first half: ProjectPlugins builds the plugins of the projects `change` adds or changes. When one
@@ -514,7 +551,9 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
         const { loops } = supervisor
         yield* supervisor.adopt()
         yield* loops.probe.forever(Effect.suspend(() => supervisor.cycle()), Effect.succeed(Duration.toMillis(PROBE_INTERVAL))).pipe(Effect.forkScoped)
-        yield* loops.issues.forever(Effect.suspend(() => supervisor.pollIssues()), Effect.succeed(Duration.toMillis(ISSUE_POLL_INTERVAL))).pipe(Effect.forkScoped)
+        yield* loops.issues.forever(Effect.suspend(() => supervisor.pollIssues()), Effect.succeed(Duration.toMillis(ISSUE_POLL_INTERVAL))).pipe(
+          Effect.forkScoped
+        )
         // The poll paces itself by the rate-limit budget (actors/poll-pace.ts).
         const pace = Effect.gen(function*() {
           const { pollIntervalMs } = yield* configs.current
@@ -524,4 +563,3 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
       }))
   )
 }
-

@@ -4,11 +4,11 @@
  */
 import * as Effect from "effect/Effect"
 import type { SessionRecord } from "../src/domain/session.ts"
-import { TerminalUnavailable, type Attach } from "../src/domain/terminal.ts"
+import { type Attach, TerminalUnavailable } from "../src/domain/terminal.ts"
 import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 
-export const terminalOf = (runtimeOf: (projectId: string) => RuntimeShape | undefined) =>
-  (record: SessionRecord): Effect.Effect<Attach, TerminalUnavailable> => {
+export const terminalOf =
+  (runtimeOf: (projectId: string) => RuntimeShape | undefined) => (record: SessionRecord): Effect.Effect<Attach, TerminalUnavailable> => {
     const unavailable = (reason: string) => Effect.fail(new TerminalUnavailable({ sessionId: record.sessionId, reason }))
     const runtime = runtimeOf(record.projectId)
     if (runtime === undefined) return unavailable(`orch does not watch project ${record.projectId} now; add it back to the config to see its sessions`)

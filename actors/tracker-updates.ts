@@ -48,7 +48,8 @@ export const tellTracker = Effect.fnUntraced(function*(ctx: TrackerUpdatesContex
         projectId,
         issueId,
         message: `${tracker.name} could not be told about ${event.type}: ${reasonOf(cause)}`
-      }))
+      })
+    )
   )
 })
 

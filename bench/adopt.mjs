@@ -25,7 +25,11 @@ const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
 const server = createServer((req, res) => {
   const n = /\/repos\/acme\/app\/issues\/(\d+)$/.exec(req.url ?? "")?.[1]
   res.writeHead(n === undefined ? 404 : 200, { "content-type": "application/json" })
-  res.end(JSON.stringify(n === undefined ? { message: "Not Found" } : { number: Number(n), title: `Issue ${n}`, body: "Do it.", labels: [], html_url: `https://example/${n}` }))
+  res.end(
+    JSON.stringify(
+      n === undefined ? { message: "Not Found" } : { number: Number(n), title: `Issue ${n}`, body: "Do it.", labels: [], html_url: `https://example/${n}` }
+    )
+  )
 })
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
 const apiUrl = `http://127.0.0.1:${server.address().port}`
@@ -44,19 +48,22 @@ const makeSandbox = async (name, workers) => {
   execFileSync("git", ["-C", repo, "-c", "user.email=b@b", "-c", "user.name=b", "commit", "-q", "--allow-empty", "-m", "init"])
   execFileSync("git", ["-C", repo, "remote", "add", "origin", join(root, "origin.git")])
   execFileSync("git", ["-C", repo, "push", "-q", "origin", "main"])
-  writeFileSync(join(root, "orchestrator.yaml"), [
-    `port: ${await freePort()}`,
-    `terminalPort: ${await freePort()}`,
-    `directTerminalPort: ${await freePort()}`,
-    "projects:",
-    "  app:",
-    "    repo: acme/app",
-    `    path: ${repo}`,
-    "    agent: command",
-    "    agentConfig: { command: cat }",
-    `    tracker: { plugin: repohost, apiUrl: "${apiUrl}" }`,
-    `    scm: { plugin: repohost, apiUrl: "${apiUrl}" }`
-  ].join("\n"))
+  writeFileSync(
+    join(root, "orchestrator.yaml"),
+    [
+      `port: ${await freePort()}`,
+      `terminalPort: ${await freePort()}`,
+      `directTerminalPort: ${await freePort()}`,
+      "projects:",
+      "  app:",
+      "    repo: acme/app",
+      `    path: ${repo}`,
+      "    agent: command",
+      "    agentConfig: { command: cat }",
+      `    tracker: { plugin: repohost, apiUrl: "${apiUrl}" }`,
+      `    scm: { plugin: repohost, apiUrl: "${apiUrl}" }`
+    ].join("\n")
+  )
   const orch = async (...args) => {
     const start = process.hrtime.bigint()
     try {
@@ -160,18 +167,32 @@ try {
   const waited = [...samples.full, ...samples.empty].filter((s) => s.waitedForDeath !== undefined)
   const p95 = percentile(adopted, 95)
   const body = [
-    `${machine()}; ${RUNS} crashes and restarts each, interleaved, ${new Date().toISOString().slice(0, 10)}, load average ${load.toFixed(1)} when it began. ${SESSIONS} live sessions (tmux, agent \`command\`: cat) plus the project's orchestrator session; no ORCH_* variable (own HOME and TMUX_TMPDIR per sandbox).`,
+    `${machine()}; ${RUNS} crashes and restarts each, interleaved, ${new Date().toISOString().slice(0, 10)}, load average ${
+      load.toFixed(1)
+    } when it began. ${SESSIONS} live sessions (tmux, agent \`command\`: cat) plus the project's orchestrator session; no ORCH_* variable (own HOME and TMUX_TMPDIR per sandbox).`,
     "",
     "| measure | median | p95 | against | target |",
     "|---|---|---|---|---|",
-    `| \`kill -9\` → all ${SESSIONS + 1} sessions adopted and probed (\`supervisor.adopted\`, every one alive) | ${ms(median(adopted))} | ${ms(p95)} | floor: the same with no worker session ${ms(median(adoptedFloor))} (${ratio(median(adopted), median(adoptedFloor))}) | under ${TARGET_MS / 1000} s: ${p95 < TARGET_MS ? "met" : "NOT met"} (p95) |`,
-    `| the (successful) \`orch start --detach\` launched → all adopted and probed | ${ms(median(fromStart))} | ${ms(percentile(fromStart, 95))} | floor: no worker session ${ms(median(fromStartFloor))} (${ratio(median(fromStart), median(fromStartFloor))}) | |`,
-    `| \`kill -9\` → \`orch start --detach\` returned (it waits for the supervisor to answer and its orchestrator) | ${ms(median(returned))} | ${ms(percentile(returned, 95))} | floor: no worker session ${ms(median(returnedFloor))} (${ratio(median(returned), median(returnedFloor))}) | |`,
+    `| \`kill -9\` → all ${SESSIONS + 1} sessions adopted and probed (\`supervisor.adopted\`, every one alive) | ${ms(median(adopted))} | ${
+      ms(p95)
+    } | floor: the same with no worker session ${ms(median(adoptedFloor))} (${ratio(median(adopted), median(adoptedFloor))}) | under ${TARGET_MS / 1000} s: ${
+      p95 < TARGET_MS ? "met" : "NOT met"
+    } (p95) |`,
+    `| the (successful) \`orch start --detach\` launched → all adopted and probed | ${ms(median(fromStart))} | ${
+      ms(percentile(fromStart, 95))
+    } | floor: no worker session ${ms(median(fromStartFloor))} (${ratio(median(fromStart), median(fromStartFloor))}) | |`,
+    `| \`kill -9\` → \`orch start --detach\` returned (it waits for the supervisor to answer and its orchestrator) | ${ms(median(returned))} | ${
+      ms(percentile(returned, 95))
+    } | floor: no worker session ${ms(median(returnedFloor))} (${ratio(median(returned), median(returnedFloor))}) | |`,
     `| floor: \`tmux list-panes -a\` over the ${SESSIONS + 1} sessions | ${ms(median(samples.panes))} | ${ms(percentile(samples.panes, 95))} | | |`,
     "",
     waited.length === 0
       ? "Every `orch start` right after the `kill -9` succeeded at once."
-      : `${waited.length} of ${samples.full.length + samples.empty.length} starts right after the \`kill -9\` failed (\`${waited[0].waitedForDeath.failure}\`): the killed supervisor still looked alive. Those were started again once its pid was gone (median ${ms(median(waited.map((s) => s.waitedForDeath.goneMs)))} after the kill), and the times above include that wait.`,
+      : `${waited.length} of ${samples.full.length + samples.empty.length} starts right after the \`kill -9\` failed (\`${
+        waited[0].waitedForDeath.failure
+      }\`): the killed supervisor still looked alive. Those were started again once its pid was gone (median ${
+        ms(median(waited.map((s) => s.waitedForDeath.goneMs)))
+      } after the kill), and the times above include that wait.`,
     "",
     "The receipt is the new supervisor's `supervisor.adopted` event: it is appended once the supervisor has adopted every live session (a `session.adopted` each, an actor each) and its first probe cycle has asked tmux about all of them (one `list-panes` per project) and handed each actor its answer; its time is the event's timestamp. For comparison, the tool users would otherwise run needs 4 min 36 s to bring back 40 sessions."
   ].join("\n")

@@ -19,7 +19,14 @@ const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
 const root = mkdtempSync(join(tmpdir(), "orch-bench-agents-"))
 // The scripted model server is test code in TypeScript: bundle it for plain node.
 const { build } = await import("esbuild")
-await build({ entryPoints: [new URL("../test/agents/model-server.ts", import.meta.url).pathname], bundle: true, platform: "node", format: "esm", outfile: join(root, "model-server.mjs"), logLevel: "warning" })
+await build({
+  entryPoints: [new URL("../test/agents/model-server.ts", import.meta.url).pathname],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  outfile: join(root, "model-server.mjs"),
+  logLevel: "warning"
+})
 const { startModelServer } = await import(join(root, "model-server.mjs"))
 const { startEmulator } = await import(new URL("../dist/index.mjs", import.meta.url).href)
 
@@ -48,12 +55,15 @@ git(repo, "add", ".")
 git(repo, "commit", "-qm", "initial")
 git(repo, "remote", "add", "origin", origin)
 git(repo, "push", "-q", "origin", "main")
-writeFileSync(join(home, ".claude.json"), JSON.stringify({
-  hasCompletedOnboarding: true,
-  bypassPermissionsModeAccepted: true,
-  customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-  projects: { [repo]: { hasTrustDialogAccepted: true } }
-}))
+writeFileSync(
+  join(home, ".claude.json"),
+  JSON.stringify({
+    hasCompletedOnboarding: true,
+    bypassPermissionsModeAccepted: true,
+    customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+    projects: { [repo]: { hasTrustDialogAccepted: true } }
+  })
+)
 
 const ciFailedAt = new Map()
 const emulator = await startEmulator({
@@ -65,22 +75,31 @@ const emulator = await startEmulator({
   }
 })
 const model = await startModelServer()
-const agentEnv = { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: KEY, DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", IS_SANDBOX: "1" }
+const agentEnv = {
+  ANTHROPIC_BASE_URL: model.url,
+  ANTHROPIC_API_KEY: KEY,
+  DISABLE_TELEMETRY: "1",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  IS_SANDBOX: "1"
+}
 const config = join(root, "orchestrator.yaml")
-writeFileSync(config, JSON.stringify({
-  port: 39000 + Math.floor(Math.random() * 1000),
-  pollIntervalMs: POLL_MS,
-  projects: {
-    app: {
-      repo: "acme/app",
-      path: repo,
-      agent: "coding-agent",
-      agentConfig: { command: CLAUDE, permissions: "skip", env: agentEnv },
-      tracker: { plugin: "repohost", apiUrl: emulator.url },
-      scm: { plugin: "repohost", apiUrl: emulator.url }
+writeFileSync(
+  config,
+  JSON.stringify({
+    port: 39000 + Math.floor(Math.random() * 1000),
+    pollIntervalMs: POLL_MS,
+    projects: {
+      app: {
+        repo: "acme/app",
+        path: repo,
+        agent: "coding-agent",
+        agentConfig: { command: CLAUDE, permissions: "skip", env: agentEnv },
+        tracker: { plugin: "repohost", apiUrl: emulator.url },
+        scm: { plugin: "repohost", apiUrl: emulator.url }
+      }
     }
-  }
-}))
+  })
+)
 const env = { PATH: process.env.PATH, HOME: home, ORCH_CONFIG_PATH: config, ORCH_TMUX_SOCKET: socket }
 const orch = (...args) =>
   new Promise((resolve, reject) => {
@@ -96,7 +115,16 @@ const scriptFor = (issues) =>
       when: `issue #${issue} of acme/app`,
       steps: [
         { tools: [{ tool: "Bash", input: { command: "echo first-tool", description: "first" } }] },
-        { tools: [{ tool: "Bash", input: { command: `git commit -q --allow-empty -m 'wip [fail]' && git push -q origin HEAD:feat/${issue} && curl -sf -X POST ${emulator.url}/repos/acme/app/pulls -d '{"head":"feat/${issue}","base":"main","title":"Bench ${issue}"}' >/dev/null`, description: "pr" } }] },
+        {
+          tools: [{
+            tool: "Bash",
+            input: {
+              command:
+                `git commit -q --allow-empty -m 'wip [fail]' && git push -q origin HEAD:feat/${issue} && curl -sf -X POST ${emulator.url}/repos/acme/app/pulls -d '{"head":"feat/${issue}","base":"main","title":"Bench ${issue}"}' >/dev/null`,
+              description: "pr"
+            }
+          }]
+        },
         { text: "Opened the pull request." }
       ]
     }
@@ -113,9 +141,15 @@ try {
     const cwd = join(home, ".orchestrator", "worktrees", "app", `app-${issue}`)
     const start = Date.now()
     await orch("spawn", "app", String(issue))
-    const tool = await waitFor("the first tool result", () => model.mainRequests().find((r) => r.toolResults.some((t) => t.includes("first-tool")) && r.userTexts[0]?.includes(`issue #${issue} `)))
+    const tool = await waitFor(
+      "the first tool result",
+      () => model.mainRequests().find((r) => r.toolResults.some((t) => t.includes("first-tool")) && r.userTexts[0]?.includes(`issue #${issue} `))
+    )
     spawnToTool.push(tool.at - start)
-    const reached = await waitFor("the ci-failed message", () => model.mainRequests(cwd).find((r) => r.userTexts.some((t) => t.includes("CI is failing on your pull request"))))
+    const reached = await waitFor(
+      "the ci-failed message",
+      () => model.mainRequests(cwd).find((r) => r.userTexts.some((t) => t.includes("CI is failing on your pull request")))
+    )
     ciToModel.push(reached.at - ciFailedAt.get(`feat/${issue}`))
     await orch("session", "kill", `app-${issue}`)
   }
@@ -125,13 +159,25 @@ try {
   const floorDir = join(root, "floor")
   execFileSync("git", ["clone", "-q", origin, floorDir])
   model.script([{ when: "FLOOR-TASK", steps: [{ tools: [{ tool: "Bash", input: { command: "echo floor-tool", description: "first" } }] }, { text: "Done." }] }])
-  writeFileSync(join(home, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true, bypassPermissionsModeAccepted: true, customApiKeyResponses: { approved: [KEY.slice(-20)] }, projects: { [repo]: { hasTrustDialogAccepted: true }, [floorDir]: { hasTrustDialogAccepted: true } } }))
+  writeFileSync(
+    join(home, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      bypassPermissionsModeAccepted: true,
+      customApiKeyResponses: { approved: [KEY.slice(-20)] },
+      projects: { [repo]: { hasTrustDialogAccepted: true }, [floorDir]: { hasTrustDialogAccepted: true } }
+    })
+  )
   for (let i = 0; i < RUNS; i++) {
     const before = model.requests.length
     const start = Date.now()
     // Asynchronously: the model server answering it lives in this process.
     await new Promise((resolve, reject) => {
-      const child = spawn(CLAUDE, ["-p", "--dangerously-skip-permissions", `FLOOR-TASK ${i}`], { cwd: floorDir, env: { ...process.env, ...agentEnv, HOME: home }, stdio: "ignore" })
+      const child = spawn(CLAUDE, ["-p", "--dangerously-skip-permissions", `FLOOR-TASK ${i}`], {
+        cwd: floorDir,
+        env: { ...process.env, ...agentEnv, HOME: home },
+        stdio: "ignore"
+      })
       child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`claude -p exited ${code}`))))
     })
     const tool = model.requests.slice(before).find((r) => r.toolResults.some((t) => t.includes("floor-tool")))
@@ -140,12 +186,24 @@ try {
 
   const row = (name, samples, against) => `| ${name} | ${ms(percentile(samples, 50))} | ${ms(percentile(samples, 95))} | ${against} |`
   const body = [
-    `${machine()}; ${RUNS} runs, ${new Date().toISOString().slice(0, 10)}. Claude Code 2.1.328 (the pinned devDependency) in tmux under a supervisor, answering from the scripted model server; PRs and CI on the repohost emulator (poll every ${POLL_MS} ms).`,
+    `${machine()}; ${RUNS} runs, ${
+      new Date().toISOString().slice(0, 10)
+    }. Claude Code 2.1.328 (the pinned devDependency) in tmux under a supervisor, answering from the scripted model server; PRs and CI on the repohost emulator (poll every ${POLL_MS} ms).`,
     "",
     "| measure | p50 | p95 | against |",
     "|---|---|---|---|",
-    row("`orch spawn` → the agent's first tool call (its result at the model)", spawnToTool, `floor: bare \`claude -p\` to its first tool call, p50 ${ms(percentile(floor, 50))} (orch adds ${ms(percentile(spawnToTool, 50) - percentile(floor, 50))})`),
-    row("CI failure (check completed) → the ci-failed message at the model", ciToModel, `the poll interval, ${POLL_MS} ms, bounds when orch can know (${(percentile(ciToModel, 50) / POLL_MS).toFixed(2)}×)`),
+    row(
+      "`orch spawn` → the agent's first tool call (its result at the model)",
+      spawnToTool,
+      `floor: bare \`claude -p\` to its first tool call, p50 ${ms(percentile(floor, 50))} (orch adds ${
+        ms(percentile(spawnToTool, 50) - percentile(floor, 50))
+      })`
+    ),
+    row(
+      "CI failure (check completed) → the ci-failed message at the model",
+      ciToModel,
+      `the poll interval, ${POLL_MS} ms, bounds when orch can know (${(percentile(ciToModel, 50) / POLL_MS).toFixed(2)}×)`
+    ),
     row("floor: bare `claude -p` → first tool call", floor, "")
   ].join("\n")
   recordSection("Agents (`bench/agents.mjs`)", body)

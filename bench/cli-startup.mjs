@@ -8,8 +8,14 @@ import { interleave, machine, median, ms, ORCH, percentile, ratio, recordSection
 const RUNS = Number(process.env.BENCH_RUNS ?? 30)
 const dir = mkdtempSync(join(tmpdir(), "orch-bench-"))
 const config = join(dir, "orchestrator.yaml")
-writeFileSync(config, "projects:\n" + Array.from({ length: 50 }, (_, i) =>
-  `  project-${i}:\n    repo: acme/project-${i}\n    path: ~/code/project-${i}\n    sessionPrefix: p${i}\n    agentRules: Run the tests.\n`).join(""))
+writeFileSync(
+  config,
+  "projects:\n" +
+    Array.from(
+      { length: 50 },
+      (_, i) => `  project-${i}:\n    repo: acme/project-${i}\n    path: ~/code/project-${i}\n    sessionPrefix: p${i}\n    agentRules: Run the tests.\n`
+    ).join("")
+)
 const env = { ...process.env, HOME: dir }
 
 try {
@@ -20,8 +26,7 @@ try {
     help: () => timeRun(process.execPath, [ORCH, "--help"], { env })
   })
   const floor = median(samples.node)
-  const row = (label, name) =>
-    `| ${label} | ${ms(median(samples[name]))} | ${ms(percentile(samples[name], 95))} | ${ratio(median(samples[name]), floor)} |`
+  const row = (label, name) => `| ${label} | ${ms(median(samples[name]))} | ${ms(percentile(samples[name], 95))} | ${ratio(median(samples[name]), floor)} |`
   const versionRatio = median(samples.version) / floor
   const body = [
     `${machine()}; ${RUNS} interleaved runs each, ${new Date().toISOString().slice(0, 10)}.`,

@@ -28,19 +28,22 @@ execFileSync("git", ["-C", repo, "remote", "add", "origin", join(root, "origin.g
 execFileSync("git", ["-C", repo, "push", "-q", "origin", "main"])
 const [port, terminalPort, directTerminalPort, floorPort] = [await freePort(), await freePort(), await freePort(), await freePort()]
 const config = join(root, "orchestrator.yaml")
-writeFileSync(config, [
-  `port: ${port}`,
-  `terminalPort: ${terminalPort}`,
-  `directTerminalPort: ${directTerminalPort}`,
-  "projects:",
-  "  app:",
-  "    repo: acme/app",
-  `    path: ${repo}`,
-  "    agent: command",
-  "    agentConfig: { command: cat }",
-  "    tracker: { plugin: repohost, apiUrl: \"http://127.0.0.1:9\" }",
-  ""
-].join("\n"))
+writeFileSync(
+  config,
+  [
+    `port: ${port}`,
+    `terminalPort: ${terminalPort}`,
+    `directTerminalPort: ${directTerminalPort}`,
+    "projects:",
+    "  app:",
+    "    repo: acme/app",
+    `    path: ${repo}`,
+    "    agent: command",
+    "    agentConfig: { command: cat }",
+    "    tracker: { plugin: repohost, apiUrl: \"http://127.0.0.1:9\" }",
+    ""
+  ].join("\n")
+)
 const env = { ...process.env, HOME: home, ORCH_TMUX_SOCKET: socket, ORCH_CONFIG_PATH: config }
 delete env.TMUX
 const orch = (args) => {
@@ -52,7 +55,8 @@ const dataDir = join(home, ".orchestrator")
 
 // The floor: a static page with as many cards, from a server that does nothing else.
 const floorPage = `<!doctype html><html><head><meta charset="utf-8"><title>floor</title></head><body>${
-  Array.from({ length: SESSIONS }, (_, i) => `<article data-session="app-${i + 1}"><b>app-${i + 1}</b> working · feat/${i + 1} · issue ${i + 1}</article>`).join("")
+  Array.from({ length: SESSIONS }, (_, i) => `<article data-session="app-${i + 1}"><b>app-${i + 1}</b> working · feat/${i + 1} · issue ${i + 1}</article>`)
+    .join("")
 }</body></html>`
 const floor = createServer((_, response) => response.writeHead(200, { "content-type": "text/html" }).end(floorPage)).listen(floorPort, "127.0.0.1")
 
@@ -65,7 +69,16 @@ try {
   const base = `http://127.0.0.1:${port}`
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync"
+    ]
   })
 
   /** Milliseconds from navigation start until `cards` cards are in the page, seen at the next frame. */
@@ -102,7 +115,9 @@ try {
   const toEvent = []
   for (let i = 0; i < CHANGES; i++) {
     const session = `app-${(i % SESSIONS) + 1}`
-    const [activity, status, type] = Math.floor(i / SESSIONS) % 2 === 0 ? ["waiting_input", "needs_input", "session.needs_input"] : ["active", "working", "session.working"]
+    const [activity, status, type] = Math.floor(i / SESSIONS) % 2 === 0
+      ? ["waiting_input", "needs_input", "session.needs_input"]
+      : ["active", "working", "session.working"]
     // The page notes (in wall time) when the card shows the new status; the observer is in place before the change.
     await page.evaluate(([id, want]) => {
       window.shownAt = undefined
@@ -132,15 +147,23 @@ try {
   const loadMedian = median(loads.orch)
   const p95 = percentile(toDom, 95)
   const body = [
-    `${machine()}, Chromium ${browser.version()} headless; ${SESSIONS} live sessions (tmux, agent \`command\`: cat), ${LOADS} loads each, ${CHANGES} changes, ${new Date().toISOString().slice(0, 10)}.`,
+    `${machine()}, Chromium ${browser.version()} headless; ${SESSIONS} live sessions (tmux, agent \`command\`: cat), ${LOADS} loads each, ${CHANGES} changes, ${
+      new Date().toISOString().slice(0, 10)
+    }.`,
     "",
     "| measure | median | p95 | against |",
     "|---|---|---|---|",
-    `| first load: navigation → board painted with ${SESSIONS} cards | ${ms(loadMedian)} | ${ms(percentile(loads.orch, 95))} | floor ${ms(median(loads.floor))} (${ratio(loadMedian, median(loads.floor))}) |`,
+    `| first load: navigation → board painted with ${SESSIONS} cards | ${ms(loadMedian)} | ${ms(percentile(loads.orch, 95))} | floor ${
+      ms(median(loads.floor))
+    } (${ratio(loadMedian, median(loads.floor))}) |`,
     `| floor: a static page of ${SESSIONS} cards from a bare node:http server | ${ms(median(loads.floor))} | ${ms(percentile(loads.floor, 95))} | |`,
-    `| change → DOM: agent signal → the card's new status on the open page | ${ms(median(toDom))} | ${ms(p95)} | change → event in the log ${ms(median(toEvent))} (p95 ${ms(percentile(toEvent, 95))}) |`,
+    `| change → DOM: agent signal → the card's new status on the open page | ${ms(median(toDom))} | ${ms(p95)} | change → event in the log ${
+      ms(median(toEvent))
+    } (p95 ${ms(percentile(toEvent, 95))}) |`,
     "",
-    `Targets: first load under 1 s — ${percentile(loads.orch, 95) < 1000 ? "met" : "NOT met"} (p95); change → DOM under 250 ms — ${p95 < 250 ? "met" : "NOT met"} (p95). ` +
+    `Targets: first load under 1 s — ${percentile(loads.orch, 95) < 1000 ? "met" : "NOT met"} (p95); change → DOM under 250 ms — ${
+      p95 < 250 ? "met" : "NOT met"
+    } (p95). ` +
     "The page gets everything from one Server-Sent Events stream: a snapshot, then each record as the supervisor writes it; nothing polls."
   ].join("\n")
   recordSection("Dashboard (`bench/dashboard.mjs`)", body)

@@ -94,20 +94,27 @@ export const spawnSandbox = async (prefix) => {
   })
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
   // Ports of its own, so a supervisor it starts never meets one that is taken.
-  writeFileSync(env.ORCH_CONFIG_PATH, [
-    `port: ${await freePort()}`,
-    `terminalPort: ${await freePort()}`,
-    `directTerminalPort: ${await freePort()}`,
-    "projects:",
-    "  app:",
-    "    repo: acme/app",
-    `    path: ${repo}`,
-    "    agent: command",
-    "    agentConfig: { command: 'cat' }",
-    `    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:${server.address().port}" }`
-  ].join("\n"))
+  writeFileSync(
+    env.ORCH_CONFIG_PATH,
+    [
+      `port: ${await freePort()}`,
+      `terminalPort: ${await freePort()}`,
+      `directTerminalPort: ${await freePort()}`,
+      "projects:",
+      "  app:",
+      "    repo: acme/app",
+      `    path: ${repo}`,
+      "    agent: command",
+      "    agentConfig: { command: 'cat' }",
+      `    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:${server.address().port}" }`
+    ].join("\n")
+  )
   return {
-    root, socket, home, env, repo,
+    root,
+    socket,
+    home,
+    env,
+    repo,
     close: () => {
       server.close()
       removeSandbox(root, socket)

@@ -40,21 +40,24 @@ const measure = async (mode) => {
   })
   const socket = join(root, "tmux.sock")
   const config = join(root, "orchestrator.yaml")
-  writeFileSync(config, [
-    `port: ${port}`,
-    `terminalPort: ${terminalPort}`,
-    `directTerminalPort: ${directTerminalPort}`,
-    `pollIntervalMs: ${mode === "webhook" ? 600000 : POLL_MS}`,
-    "defaults: { notifiers: [hosted] }",
-    "projects:",
-    "  app:",
-    "    repo: acme/app",
-    `    path: ${repo}`,
-    "    agent: command",
-    "    agentConfig: { command: 'while IFS= read -r line; do echo \"got: $line\"; done' }",
-    `    tracker: { plugin: repohost, apiUrl: "${emulator.url}", token: bench }`,
-    `    scm: { plugin: repohost, apiUrl: "${emulator.url}", token: bench, webhookSecret: "${secret}" }`
-  ].join("\n") + "\n")
+  writeFileSync(
+    config,
+    [
+      `port: ${port}`,
+      `terminalPort: ${terminalPort}`,
+      `directTerminalPort: ${directTerminalPort}`,
+      `pollIntervalMs: ${mode === "webhook" ? 600000 : POLL_MS}`,
+      "defaults: { notifiers: [hosted] }",
+      "projects:",
+      "  app:",
+      "    repo: acme/app",
+      `    path: ${repo}`,
+      "    agent: command",
+      "    agentConfig: { command: 'while IFS= read -r line; do echo \"got: $line\"; done' }",
+      `    tracker: { plugin: repohost, apiUrl: "${emulator.url}", token: bench }`,
+      `    scm: { plugin: repohost, apiUrl: "${emulator.url}", token: bench, webhookSecret: "${secret}" }`
+    ].join("\n") + "\n"
+  )
   const env = { ...process.env, HOME: join(root, "home"), ORCH_TMUX_SOCKET: socket, ORCH_CONFIG_PATH: config }
   delete env.TMUX
   // Async: the emulator lives in this process and must keep answering while orch runs.
@@ -101,7 +104,9 @@ const measure = async (mode) => {
 const webhook = await measure("webhook")
 const polling = await measure("polling")
 const row = (name, { latencies: values, pushes }, target, met) =>
-  `| ${name} | ${values.length} | ${ms(percentile(values, 50))} | ${ms(percentile(values, 95))} | ${ms(Math.max(...values))} | ${ms(percentile(pushes, 50))} | ${target} | ${met ? "met" : "NOT met"} |`
+  `| ${name} | ${values.length} | ${ms(percentile(values, 50))} | ${ms(percentile(values, 95))} | ${ms(Math.max(...values))} | ${
+    ms(percentile(pushes, 50))
+  } | ${target} | ${met ? "met" : "NOT met"} |`
 const body = [
   `${machine()}, ${new Date().toISOString().slice(0, 10)}. From the moment CI fails at the emulator (during the push, when its`,
   "post-receive hook reports the new commit) to the ci-failed message on the agent's tmux screen (captured every 10 ms); real",

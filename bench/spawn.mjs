@@ -67,15 +67,25 @@ try {
   const nodeMedian = median(nodeSamples)
   const statusMedian = median(statusSamples)
   const body = [
-    `${machine()}; ${RUNS} spawns (and as many floors) interleaved, ${new Date().toISOString().slice(0, 10)}. Agent: \`command\` (cat); tracker: a local HTTP server.`,
+    `${machine()}; ${RUNS} spawns (and as many floors) interleaved, ${
+      new Date().toISOString().slice(0, 10)
+    }. Agent: \`command\` (cat); tracker: a local HTTP server.`,
     "",
     "| measure | median | p95 | against | target |",
     "|---|---|---|---|---|",
-    `| \`orch spawn\`, no supervisor (the CLI does it all) | ${ms(spawnMedian)} | ${ms(percentile(spawnSamples, 95))} | floor ${ms(floorMedian)} (+${ms(spawnMedian - floorMedian)}) | floor + 150 ms: ${spawnMedian - floorMedian <= 150 ? "met" : "NOT met"} |`,
-    `| \`orch spawn\` through a running supervisor | ${ms(median(viaSupervisor))} | ${ms(percentile(viaSupervisor, 95))} | floor ${ms(floorMedian)} (+${ms(median(viaSupervisor) - floorMedian)}) | floor + 150 ms: ${median(viaSupervisor) - floorMedian <= 150 ? "met" : "NOT met"} |`,
+    `| \`orch spawn\`, no supervisor (the CLI does it all) | ${ms(spawnMedian)} | ${ms(percentile(spawnSamples, 95))} | floor ${ms(floorMedian)} (+${
+      ms(spawnMedian - floorMedian)
+    }) | floor + 150 ms: ${spawnMedian - floorMedian <= 150 ? "met" : "NOT met"} |`,
+    `| \`orch spawn\` through a running supervisor | ${ms(median(viaSupervisor))} | ${ms(percentile(viaSupervisor, 95))} | floor ${ms(floorMedian)} (+${
+      ms(median(viaSupervisor) - floorMedian)
+    }) | floor + 150 ms: ${median(viaSupervisor) - floorMedian <= 150 ? "met" : "NOT met"} |`,
     `| floor: \`node -e 0\` + \`git worktree add\` + \`tmux new-session\` | ${ms(floorMedian)} | ${ms(percentile(floorSamples, 95))} | | |`,
-    `| \`orch status --json\`, 200 records | ${ms(statusMedian)} | ${ms(percentile(statusSamples, 95))} | node ${ms(nodeMedian)} (${ratio(statusMedian, nodeMedian)}) | under 4×: ${statusMedian / nodeMedian < 4 ? "met" : "NOT met"} |`,
-    `| \`orch batch-spawn\`, 20 issues | ${ms(batchMs)} | | 20 sequential spawns ${ms(sequentialMs)} (${ratio(batchMs, sequentialMs)}) | under 0.5×: ${batchMs / sequentialMs < 0.5 ? "met" : "NOT met"} |`
+    `| \`orch status --json\`, 200 records | ${ms(statusMedian)} | ${ms(percentile(statusSamples, 95))} | node ${ms(nodeMedian)} (${
+      ratio(statusMedian, nodeMedian)
+    }) | under 4×: ${statusMedian / nodeMedian < 4 ? "met" : "NOT met"} |`,
+    `| \`orch batch-spawn\`, 20 issues | ${ms(batchMs)} | | 20 sequential spawns ${ms(sequentialMs)} (${ratio(batchMs, sequentialMs)}) | under 0.5×: ${
+      batchMs / sequentialMs < 0.5 ? "met" : "NOT met"
+    } |`
   ].join("\n")
   recordSection("Spawn (`bench/spawn.mjs`)", body)
   console.log(body)

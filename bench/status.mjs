@@ -30,8 +30,7 @@ try {
     ls: () => timeRun(process.execPath, [ORCH, "session", "ls", "--json"], { env })
   })
   const floor = median(samples.node)
-  const row = (label, name) =>
-    `| ${label} | ${ms(median(samples[name]))} | ${ms(percentile(samples[name], 95))} | ${ratio(median(samples[name]), floor)} |`
+  const row = (label, name) => `| ${label} | ${ms(median(samples[name]))} | ${ms(percentile(samples[name], 95))} | ${ratio(median(samples[name]), floor)} |`
   const statusRatio = median(samples.status) / floor
   const body = [
     `${machine()}; ${RUNS} interleaved runs each, 201 records, no supervisor, load average ${load} at the start, ${new Date().toISOString().slice(0, 10)}.`,
@@ -39,7 +38,9 @@ try {
     "| command | median | p95 | vs `node -e 0` |",
     "|---|---|---|---|",
     row("`node -e 0` (floor)", "node"),
-    ...(baseline !== undefined ? [row(`\`orch status --json\`, ${process.env.BENCH_BASELINE_LABEL ?? "the baseline build (BENCH_BASELINE)"}`, "baseline")] : []),
+    ...(baseline !== undefined
+      ? [row(`\`orch status --json\`, ${process.env.BENCH_BASELINE_LABEL ?? "the baseline build (BENCH_BASELINE)"}`, "baseline")]
+      : []),
     row("`orch status --json`", "status"),
     row("`orch session ls --json` (loads the config, probes tmux once)", "ls"),
     "",

@@ -42,7 +42,8 @@ const pings = async (socket, count, gapMs) => {
   return samples
 }
 
-const row = (label, samples) => `| ${label} | ${samples.length} | ${ms(percentile(samples, 50))} | ${ms(percentile(samples, 99))} | ${ms(Math.max(...samples))} |`
+const row = (label, samples) =>
+  `| ${label} | ${samples.length} | ${ms(percentile(samples, 50))} | ${ms(percentile(samples, 99))} | ${ms(Math.max(...samples))} |`
 
 const root = mkdtempSync(join(tmpdir(), "orch-bench-ping-"))
 const home = join(root, "home")
@@ -55,7 +56,10 @@ execFileSync("git", ["-C", repo, "-c", "user.email=b@b", "-c", "user.name=b", "c
 execFileSync("git", ["-C", repo, "remote", "add", "origin", join(root, "origin.git")])
 execFileSync("git", ["-C", repo, "push", "-q", "origin", "main"])
 const config = join(root, "orchestrator.yaml")
-writeFileSync(config, `projects:\n  app:\n    repo: acme/app\n    path: ${repo}\n    agent: command\n    agentConfig: { command: cat }\n    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:9" }\n`)
+writeFileSync(
+  config,
+  `projects:\n  app:\n    repo: acme/app\n    path: ${repo}\n    agent: command\n    agentConfig: { command: cat }\n    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:9" }\n`
+)
 const env = { ...process.env, HOME: home, ORCH_TMUX_SOCKET: tmuxSocket, ORCH_CONFIG_PATH: config }
 delete env.TMUX
 const orch = (args) => {

@@ -35,7 +35,10 @@ const measure = async (size) => {
   execFileSync("git", ["-C", repo, "remote", "add", "origin", join(root, "origin.git")])
   execFileSync("git", ["-C", repo, "push", "-q", "origin", "main"])
   const config = join(root, "orchestrator.yaml")
-  writeFileSync(config, `projects:\n  app:\n    repo: acme/app\n    path: ${repo}\n    agent: command\n    agentConfig: { command: cat }\n    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:9" }\n`)
+  writeFileSync(
+    config,
+    `projects:\n  app:\n    repo: acme/app\n    path: ${repo}\n    agent: command\n    agentConfig: { command: cat }\n    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:9" }\n`
+  )
   const env = { ...process.env, HOME: home, ORCH_TMUX_SOCKET: socket, ORCH_CONFIG_PATH: config }
   delete env.TMUX
   const orch = (args, extra = {}) => {
@@ -62,8 +65,10 @@ const measure = async (size) => {
     const perMinute = (launches.length / WINDOW_S) * 60
     const byTool = Object.entries(launches.reduce((acc, tool) => ({ ...acc, [tool]: (acc[tool] ?? 0) + 1 }), {}))
     const sessionsDir = join(home, ".orchestrator", "sessions", "app")
-    const activities = Object.entries(Array.from({ length: size }, (_, i) => JSON.parse(readFileSync(join(sessionsDir, `app-${i + 1}`, "session.json"), "utf8")).activity)
-      .reduce((acc, activity) => ({ ...acc, [activity]: (acc[activity] ?? 0) + 1 }), {}))
+    const activities = Object.entries(
+      Array.from({ length: size }, (_, i) => JSON.parse(readFileSync(join(sessionsDir, `app-${i + 1}`, "session.json"), "utf8")).activity)
+        .reduce((acc, activity) => ({ ...acc, [activity]: (acc[activity] ?? 0) + 1 }), {})
+    )
 
     // Change → event: an agent signal (a hook line) appended to a session's activity file, until its event is in the log.
     const events = join(home, ".orchestrator", "events.jsonl")
@@ -106,13 +111,21 @@ const body = [
   "| live sessions | RSS (max) | CPU (one core) | process launches / min (in the window) | activity at the end | change → event p50 | p95 |",
   "|---|---|---|---|---|---|---|",
   ...results.map((r) =>
-    `| ${r.size} | ${r.rssMax.toFixed(0)} MB | ${r.cpuPercent.toFixed(2)}% | ${r.perMinute.toFixed(1)} (${r.byTool.map(([t, n]) => `${t} ${n}`).join(", ") || "none"}) | ${r.activities.map(([a, n]) => `${n} ${a}`).join(", ")} | ${ms(percentile(r.delays, 50))} | ${ms(percentile(r.delays, 95))} |`
+    `| ${r.size} | ${r.rssMax.toFixed(0)} MB | ${r.cpuPercent.toFixed(2)}% | ${r.perMinute.toFixed(1)} (${
+      r.byTool.map(([t, n]) => `${t} ${n}`).join(", ") || "none"
+    }) | ${r.activities.map(([a, n]) => `${n} ${a}`).join(", ")} | ${ms(percentile(r.delays, 50))} | ${ms(percentile(r.delays, 95))} |`
   ),
   "",
-  `The probe cycle runs every 5 s: ${WINDOW_S / 5} cycles in the window, each one \`tmux list-panes\` for the whole project whatever its size. That one call also carries each pane's last output time (\`#{window_activity}\`), from which quiescence makes a \`command\` agent ready once it has printed nothing for \`quietMs\`, and idle after \`readyThresholdMs\` (before, such sessions stayed active forever and were all declared stuck after 10 minutes). No screen is captured for them.`,
+  `The probe cycle runs every 5 s: ${
+    WINDOW_S / 5
+  } cycles in the window, each one \`tmux list-panes\` for the whole project whatever its size. That one call also carries each pane's last output time (\`#{window_activity}\`), from which quiescence makes a \`command\` agent ready once it has printed nothing for \`quietMs\`, and idle after \`readyThresholdMs\` (before, such sessions stayed active forever and were all declared stuck after 10 minutes). No screen is captured for them.`,
   "",
   fifty
-    ? `Targets at 50 sessions: RSS under 150 MB — ${fifty.rssMax < 150 ? "met" : "NOT met"}; CPU under 2% — ${fifty.cpuPercent < 2 ? "met" : "NOT met"}; under 30 launches a minute — ${fifty.perMinute < 30 ? "met" : "NOT met"}. For comparison, the tool users would otherwise run used 29% of a core, 107 MB and about 960 launches a minute at 50 idle sessions.`
+    ? `Targets at 50 sessions: RSS under 150 MB — ${fifty.rssMax < 150 ? "met" : "NOT met"}; CPU under 2% — ${
+      fifty.cpuPercent < 2 ? "met" : "NOT met"
+    }; under 30 launches a minute — ${
+      fifty.perMinute < 30 ? "met" : "NOT met"
+    }. For comparison, the tool users would otherwise run used 29% of a core, 107 MB and about 960 launches a minute at 50 idle sessions.`
     : ""
 ].join("\n")
 recordSection("Supervisor at rest (`bench/supervisor.mjs`)", body)

@@ -5,9 +5,9 @@
  * each get one sentence instead.
  */
 import * as Effect from "effect/Effect"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { Host } from "../config/host.ts"
 import { isEnded, type SessionRecord } from "../domain/session.ts"
 import { defaultTmuxSocket } from "../plugins/runtime/tmux-socket.ts"
@@ -43,13 +43,26 @@ export const attachPlan = (record: SessionRecord, terminal: boolean, fallbackSoc
     return { _tag: "Refuse", reason: `session ${id} has ended (${record.status}), so it has no terminal; ${restoreHint(id)}`, exitCode: 1 }
   }
   if (record.runtime.plugin === "process") {
-    return { _tag: "Refuse", reason: `session ${id} runs in the supervisor's process runtime, which has no terminal to attach to; watch and type to it on the dashboard (orch start prints its address)`, exitCode: 1 }
+    return {
+      _tag: "Refuse",
+      reason:
+        `session ${id} runs in the supervisor's process runtime, which has no terminal to attach to; watch and type to it on the dashboard (orch start prints its address)`,
+      exitCode: 1
+    }
   }
   if (record.runtime.plugin !== "multiplexer") {
-    return { _tag: "Refuse", reason: `session ${id} runs in the ${record.runtime.plugin} runtime, which orch attach cannot open; watch it on the dashboard`, exitCode: 1 }
+    return {
+      _tag: "Refuse",
+      reason: `session ${id} runs in the ${record.runtime.plugin} runtime, which orch attach cannot open; watch it on the dashboard`,
+      exitCode: 1
+    }
   }
   if (!terminal) {
-    return { _tag: "Refuse", reason: `attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch ${id} on the dashboard`, exitCode: 2 }
+    return {
+      _tag: "Refuse",
+      reason: `attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch ${id} on the dashboard`,
+      exitCode: 2
+    }
   }
   const data = decodeTmuxData(record.runtime.data)
   return { _tag: "Tmux", socket: data._tag === "Some" ? data.value.socket : fallbackSocket, target: record.runtime.id }
@@ -66,13 +79,19 @@ export const tmuxAttachCommand = (socket: string, target: string, env: Readonly<
 }
 
 const liveness = Effect.fnUntraced(function*(socket: string, target: string, sessionId: string) {
-  const answer = yield* exec("tmux", ["-S", socket, "display-message", "-p", "-t", `=${target}:`, "#{session_name} #{pane_dead}"], { timeout: "5 seconds", stdin: "" }).pipe(
+  const answer = yield* exec("tmux", ["-S", socket, "display-message", "-p", "-t", `=${target}:`, "#{session_name} #{pane_dead}"], {
+    timeout: "5 seconds",
+    stdin: ""
+  }).pipe(
     Effect.mapError((error) => new AttachRefused({ reason: `cannot ask tmux about session ${sessionId}: ${error.reason}`, exitCode: 1 }))
   )
   // tmux may answer 0 with nothing for a session it does not have: only its name in the answer counts.
   const [name, dead] = answer.stdout.trim().split(" ")
   if (answer.exitCode !== 0 || name !== target) {
-    return yield* new AttachRefused({ reason: `session ${sessionId}'s terminal is gone (tmux on ${socket} has no session ${target}); ${restoreHint(sessionId)}`, exitCode: 1 })
+    return yield* new AttachRefused({
+      reason: `session ${sessionId}'s terminal is gone (tmux on ${socket} has no session ${target}); ${restoreHint(sessionId)}`,
+      exitCode: 1
+    })
   }
   if (dead === "1") {
     return yield* new AttachRefused({ reason: `session ${sessionId}'s agent has exited; ${restoreHint(sessionId)}`, exitCode: 1 })

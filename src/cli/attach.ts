@@ -1,6 +1,6 @@
 /** `orch attach <session>`: opens a session's terminal here, from any directory (see attach-terminal.ts). */
-import * as Effect from "effect/Effect"
 import { Argument, Command } from "effect/cli"
+import * as Effect from "effect/Effect"
 
 export const attach = Command.make(
   "attach",

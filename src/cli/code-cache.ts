@@ -92,8 +92,7 @@ export const loadCommandTree = (bundleUrl: URL, bundleHash: string, env: NodeJS.
   const prefix = `cli-${bundleHash}-`
   const userFile = userDir === undefined ? undefined : join(userDir, `${prefix}${process.version}-${process.arch}.cache`)
   const candidates = [`${filename}.cache`, userFile].filter((path): path is string => path !== undefined)
-  const compile = (cachedData: Buffer | undefined) =>
-    new Script(wrapped, { filename, ...(cachedData === undefined ? {} : { cachedData }) })
+  const compile = (cachedData: Buffer | undefined) => new Script(wrapped, { filename, ...(cachedData === undefined ? {} : { cachedData }) })
   let script: Script | undefined
   for (const path of candidates) {
     const cachedData = readCache(path, bundleHash)

@@ -13,14 +13,18 @@ export const configNotes = (state: ConfigState, homeDir: string): ReadonlyArray<
   const file = shortPath(state.file, homeDir)
   return [
     ...(state.rejected !== undefined
-      ? [`config: ${file} has an error since ${hhmm(state.rejected.since)} and was not applied: ${state.rejected.problem}${
-        state.rejected.location !== undefined ? ` (${shortPath(state.rejected.location, homeDir)})` : ""
-      }`]
+      ? [
+        `config: ${file} has an error since ${hhmm(state.rejected.since)} and was not applied: ${state.rejected.problem}${
+          state.rejected.location !== undefined ? ` (${shortPath(state.rejected.location, homeDir)})` : ""
+        }`
+      ]
       : []),
     ...(state.restartNeeded !== undefined
-      ? [`config: ${state.restartNeeded.settings.join(", ")} changed in ${file} at ${hhmm(state.restartNeeded.since)}; the supervisor applies ${
-        state.restartNeeded.settings.length === 1 ? "it" : "them"
-      } when restarted (orch stop, then orch start)`]
+      ? [
+        `config: ${state.restartNeeded.settings.join(", ")} changed in ${file} at ${hhmm(state.restartNeeded.since)}; the supervisor applies ${
+          state.restartNeeded.settings.length === 1 ? "it" : "them"
+        } when restarted (orch stop, then orch start)`
+      ]
       : []),
     ...(state.unwatched !== undefined
       ? [`config: ${file} is not watched since ${hhmm(state.unwatched.since)} (${state.unwatched.reason}); edits to it are not seen`]

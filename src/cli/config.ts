@@ -1,7 +1,7 @@
 /** `orch config validate|show|schema`. */
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Argument, Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { stringify } from "yaml"

@@ -1,6 +1,6 @@
 /** `orch demo`: issue to merged PR in a sandbox, with no account and no network (src/demo/run.ts). */
-import * as Effect from "effect/Effect"
 import { Command, Flag } from "effect/cli"
+import * as Effect from "effect/Effect"
 
 export const demo = Command.make(
   "demo",

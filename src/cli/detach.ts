@@ -125,12 +125,19 @@ export const launchDetached = Effect.fn("cli.start.detach")(function*(root: stri
     return outcome === undefined ? Effect.fail("not yet" as const) : Effect.succeed(outcome)
   }).pipe(Effect.retry({ schedule: Schedule.spaced("50 millis") }))
   // The child may write its outcome and exit at once (it joined a supervisor, or failed): the file is read once more.
-  const died = Effect.map(Deferred.await(exited), (exit): StartOutcome =>
-    readOutcome(reportPath) ?? { _tag: "Failed", message: silentDeath(exit, lastWords(log, offset), log), exitCode: 1 })
+  const died = Effect.map(
+    Deferred.await(exited),
+    (exit): StartOutcome => readOutcome(reportPath) ?? { _tag: "Failed", message: silentDeath(exit, lastWords(log, offset), log), exitCode: 1 }
+  )
   const outcome = yield* Effect.race(reported, died).pipe(
     Effect.timeoutOrElse({
       duration: START_TIMEOUT,
-      orElse: () => Effect.succeed<StartOutcome>({ _tag: "Failed", message: `the supervisor did not finish starting within ${Duration.format(START_TIMEOUT)}; see ${log}`, exitCode: 1 })
+      orElse: () =>
+        Effect.succeed<StartOutcome>({
+          _tag: "Failed",
+          message: `the supervisor did not finish starting within ${Duration.format(START_TIMEOUT)}; see ${log}`,
+          exitCode: 1
+        })
     }),
     Effect.ensuring(Effect.sync(() => rmSync(reportPath, { force: true })))
   )

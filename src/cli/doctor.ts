@@ -3,14 +3,14 @@
  * and version, and for Claude Code the drift canary (its real screens and hooks, read by orch's detector);
  * `--notify` sends a test notification through the routing. Prints one line per check; exits 1 if any failed.
  */
+import { Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import { Command, Flag } from "effect/cli"
 import { existsSync } from "node:fs"
-import type { OrchestratorConfig } from "../config/schema.ts"
 import { Host } from "../config/host.ts"
+import type { OrchestratorConfig } from "../config/schema.ts"
 import { VERIFIED_CLAUDE_VERSION } from "../plugins/agent/claude-screen.ts"
 import { VERIFIED_CODEX_VERSION } from "../plugins/agent/codex.ts"
 import { defaultTmuxSocket, socketDirProblem, socketDirState } from "../plugins/runtime/tmux-socket.ts"
@@ -48,7 +48,10 @@ export const missingProgram = (lookup: Extract<ProgramLookup, { _tag: "Missing" 
 
 const version = (binary: string, args: ReadonlyArray<string>) =>
   exec(binary, args, { timeout: "20 seconds" }).pipe(
-    Effect.map((r) => (r.exitCode === 0 ? { ok: true as const, text: `${r.stdout}${r.stderr}`.trim().split("\n")[0]! } : { ok: false as const, text: r.stderr.trim() || `exit ${r.exitCode}` })),
+    Effect.map((r) => (r.exitCode === 0
+      ? { ok: true as const, text: `${r.stdout}${r.stderr}`.trim().split("\n")[0]! }
+      : { ok: false as const, text: r.stderr.trim() || `exit ${r.exitCode}` })
+    ),
     Effect.catch((error) => Effect.succeed({ ok: false as const, text: error.reason }))
   )
 
@@ -88,20 +91,42 @@ const tmuxSocketCheck = (env: Readonly<Record<string, string | undefined>>): Lin
  * its own, so ports are only tried when none answers.
  */
 const supervisorChecks = Effect.fnUntraced(function*(root: string, config: OrchestratorConfig) {
-  const [{ connectSupervisor }, { canListen }] = yield* Effect.promise(() => Promise.all([import("../ipc/liveness.ts"), import("../dashboard/listen-error.ts")]))
+  const [{ connectSupervisor }, { canListen }] = yield* Effect.promise(() =>
+    Promise.all([import("../ipc/liveness.ts"), import("../dashboard/listen-error.ts")])
+  )
   const verdict = yield* Effect.scoped(connectSupervisor(root))
-  if (verdict._tag === "Running") return [{ level: "ok", what: "supervisor", detail: `running (pid ${verdict.info.pid}), dashboard ${verdict.info.dashboardUrl.replace(/\?token=.*$/, "")}` } satisfies Line]
+  if (verdict._tag === "Running") {
+    return [
+      {
+        level: "ok",
+        what: "supervisor",
+        detail: `running (pid ${verdict.info.pid}), dashboard ${verdict.info.dashboardUrl.replace(/\?token=.*$/, "")}`
+      } satisfies Line
+    ]
+  }
   if (verdict._tag === "Unresponsive") {
-    return [{ level: "fail", what: "supervisor", detail: `${verdict.pid === undefined ? "a process" : `pid ${verdict.pid}`} holds ${verdict.socket} but ${verdict.reason}` } satisfies Line]
+    return [
+      {
+        level: "fail",
+        what: "supervisor",
+        detail: `${verdict.pid === undefined ? "a process" : `pid ${verdict.pid}`} holds ${verdict.socket} but ${verdict.reason}`
+      } satisfies Line
+    ]
   }
   const lines: Array<Line> = [{
     level: "ok",
     what: "supervisor",
-    detail: verdict.leftovers.file !== undefined || verdict.leftovers.socket ? "not running (a dead one left its files; the next orch start removes them)" : "not running"
+    detail: verdict.leftovers.file !== undefined || verdict.leftovers.socket
+      ? "not running (a dead one left its files; the next orch start removes them)"
+      : "not running"
   }]
   for (const [option, port] of [["port", config.port], ["terminalPort", config.terminalPort], ["directTerminalPort", config.directTerminalPort]] as const) {
     const problem = yield* canListen(config.host, port, option)
-    lines.push(problem === undefined ? { level: "ok", what: option, detail: `${config.host}:${port} is free` } : { level: "fail", what: option, detail: `${config.host}:${port}: ${problem}` })
+    lines.push(
+      problem === undefined
+        ? { level: "ok", what: option, detail: `${config.host}:${port} is free` }
+        : { level: "fail", what: option, detail: `${config.host}:${port}: ${problem}` }
+    )
   }
   return lines
 })
@@ -118,7 +143,9 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
     const lookup = findProgram(known === undefined ? programOf(command) : command, project.agentConfig.env?.PATH ?? process.env.PATH)
     if (lookup._tag === "Missing") {
       const install = known?.install ?? "it"
-      const otherwise = known === undefined ? `or change agentConfig.command of project ${project.key}` : `or set agentConfig.command of project ${project.key} to its path`
+      const otherwise = known === undefined
+        ? `or change agentConfig.command of project ${project.key}`
+        : `or set agentConfig.command of project ${project.key} to its path`
       lines.push({ level: "fail", what, detail: missingProgram(lookup, install, otherwise) })
       continue
     }
@@ -133,20 +160,36 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
       continue
     }
     const number = /\d+\.\d+\.\d+/.exec(installed.text)?.[0]
-    lines.push(known.verified === undefined || number === known.verified
-      ? { level: "ok", what, detail: installed.text }
-      : { level: "warn", what, detail: `${installed.text}; orch's screen reading was verified with ${known.verified}${project.agent === "coding-agent" ? " (the canary below checks this one)" : ""}` })
+    lines.push(
+      known.verified === undefined || number === known.verified
+        ? { level: "ok", what, detail: installed.text }
+        : {
+          level: "warn",
+          what,
+          detail: `${installed.text}; orch's screen reading was verified with ${known.verified}${
+            project.agent === "coding-agent" ? " (the canary below checks this one)" : ""
+          }`
+        }
+    )
     if (project.agent === "coding-agent") {
       const root = process.getuid?.() === 0
       const sandboxed = Boolean(project.agentConfig.env?.IS_SANDBOX || process.env.IS_SANDBOX)
       if (root && project.agentConfig.permissions === "skip" && !sandboxed) {
-        lines.push({ level: "warn", what: `project ${project.key}`, detail: "running as root, Claude Code refuses --dangerously-skip-permissions unless IS_SANDBOX=1 (agentConfig.env) says it runs in a sandbox" })
+        lines.push({
+          level: "warn",
+          what: `project ${project.key}`,
+          detail: "running as root, Claude Code refuses --dangerously-skip-permissions unless IS_SANDBOX=1 (agentConfig.env) says it runs in a sandbox"
+        })
       }
       if (canary) {
         const { claudeCanary } = yield* Effect.promise(() => import("../plugins/agent/claude-canary.ts"))
         const checks = yield* claudeCanary(command).pipe(Effect.catch((error) => Effect.succeed([{ name: "start", ok: false, detail: error.message }])))
         for (const check of checks) {
-          lines.push({ level: check.ok ? "ok" : "warn", what: `canary ${command}: ${check.name}`, detail: check.ok ? check.detail : `${check.detail}; orch may misread this agent's state (see docs/agents.md)` })
+          lines.push({
+            level: check.ok ? "ok" : "warn",
+            what: `canary ${command}: ${check.name}`,
+            detail: check.ok ? check.detail : `${check.detail}; orch may misread this agent's state (see docs/agents.md)`
+          })
         }
       }
     }
@@ -167,10 +210,17 @@ const notifyCheck = Effect.fnUntraced(function*(config: OrchestratorConfig) {
   const notifiers = yield* buildNotifiers(config, makeInbox(dataDir(yield* Host)))
   const deliveries = yield* Effect.gen(function*() {
     const router = yield* NotifierRouter.make(notifiers, config.notificationRouting)
-    return yield* router.deliver(yield* newNotification({ type: "test", priority: "info", title: "orch doctor", message: "This is a test notification from orch doctor." }))
+    return yield* router.deliver(
+      yield* newNotification({ type: "test", priority: "info", title: "orch doctor", message: "This is a test notification from orch doctor." })
+    )
   }).pipe(Effect.provide(EventLog.layer), Effect.scoped)
   if (deliveries.length === 0) return [{ level: "warn", what: "notify", detail: "priority info is routed to no notifier" } satisfies Line]
-  return deliveries.map((d): Line => (d.ok ? { level: "ok", what: `notify ${d.notifier}`, detail: "delivered" } : { level: "fail", what: `notify ${d.notifier}`, detail: d.reason ?? "failed" }))
+  return deliveries.map((
+    d
+  ): Line => (d.ok
+    ? { level: "ok", what: `notify ${d.notifier}`, detail: "delivered" }
+    : { level: "fail", what: `notify ${d.notifier}`, detail: d.reason ?? "failed" })
+  )
 })
 
 export const doctor = Command.make(
@@ -209,4 +259,8 @@ export const doctor = Command.make(
     const failed = lines.filter((l) => l.level === "fail").length
     if (failed > 0) return yield* new DoctorFailed({ failed })
   })
-).pipe(Command.withDescription("Check git, tmux, the config, the agents (their versions, and offline whether orch still reads their screens) and, with --notify, the notifiers"))
+).pipe(
+  Command.withDescription(
+    "Check git, tmux, the config, the agents (their versions, and offline whether orch still reads their screens) and, with --notify, the notifiers"
+  )
+)

@@ -4,10 +4,10 @@
  * ORCH_DEBUG=1, the full cause.
  */
 import * as Cause from "effect/Cause"
+import { CliError } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
-import { CliError } from "effect/cli"
 
 export const EXIT_OK = 0
 export const EXIT_FAILED = 1
@@ -19,8 +19,7 @@ const exitCodeOf = (error: unknown): number => {
   return typeof code === "number" ? code : EXIT_FAILED
 }
 
-const messageOf = (error: unknown): string =>
-  error instanceof Error && error.message !== "" ? error.message : String(error)
+const messageOf = (error: unknown): string => error instanceof Error && error.message !== "" ? error.message : String(error)
 
 export interface FailureReport {
   /** What to print after `orch: ` (undefined: the CLI already printed its own usage error, see presenter.ts). */

@@ -3,19 +3,19 @@
  * or, with `--user` (asked when stdin is a terminal), adds the repository to the user-level config instead, found from
  * any directory (see src/config/user-config.ts).
  */
+import { Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import { Command, Flag } from "effect/cli"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { createInterface } from "node:readline"
 import { basename, dirname, join } from "node:path"
+import { createInterface } from "node:readline"
 import { isFile, searchPlaces } from "../config/find.ts"
 import { Host } from "../config/host.ts"
 import { parseConfigText } from "../config/load.ts"
 import { remoteKind, repoFromRemoteUrl } from "../config/remote.ts"
-import { renderInitConfig, type InitProject } from "../config/template.ts"
+import { type InitProject, renderInitConfig } from "../config/template.ts"
 import { addProjectToConfigText, tildePath, userConfigFile } from "../config/user-config.ts"
 import { getDefaultConfig, validateConfig } from "../config/validate.ts"
 import { exec } from "../process/exec.ts"
@@ -74,7 +74,11 @@ const localRepoName = (origin: string | undefined, key: string) => {
 
 /** What the project line of a report says. */
 const describeProject = (project: InitProject, localReason: string | undefined) =>
-  `project "${project.key}" (${project.repo})${localReason !== undefined ? `; ${localReason}: added with tracker: none and scm: none, so spawns look nothing up (use orch spawn ${project.key} --task "…")` : ""}`
+  `project "${project.key}" (${project.repo})${
+    localReason !== undefined
+      ? `; ${localReason}: added with tracker: none and scm: none, so spawns look nothing up (use orch spawn ${project.key} --task "…")`
+      : ""
+  }`
 
 /** The answer to "user config or this repository?": yes (the default) is the user config. Pure. */
 export const wantsUserConfig = (answer: string): boolean | undefined => {
@@ -102,21 +106,27 @@ const ask = (question: string) =>
 
 const askWhere = Effect.fnUntraced(function*(key: string, file: string) {
   for (;;) {
-    const answer = wantsUserConfig(yield* ask(`Add "${key}" to your user config ${file} (one file for all your repositories, found from any directory) instead of writing orchestrator.yaml here? [Y/n] `))
+    const answer = wantsUserConfig(
+      yield* ask(
+        `Add "${key}" to your user config ${file} (one file for all your repositories, found from any directory) instead of writing orchestrator.yaml here? [Y/n] `
+      )
+    )
     if (answer !== undefined) return answer
   }
 })
 
-const writeRepoConfig = Effect.fnUntraced(function*(cwd: string, force: boolean, detected: { project: InitProject; localReason: string | undefined } | undefined) {
-  const file = join(cwd, "orchestrator.yaml")
-  if (existsSync(file) && !force) return yield* new ConfigExistsError({ file })
-  writeFileSync(file, renderInitConfig(yield* getDefaultConfig(), detected?.project))
-  if (detected === undefined) {
-    yield* Console.log(`Wrote ${file} with no project: this is not a git repository`)
-    return yield* Console.log("Add your projects under `projects:`, then check it with `orch config validate`.")
+const writeRepoConfig = Effect.fnUntraced(
+  function*(cwd: string, force: boolean, detected: { project: InitProject; localReason: string | undefined } | undefined) {
+    const file = join(cwd, "orchestrator.yaml")
+    if (existsSync(file) && !force) return yield* new ConfigExistsError({ file })
+    writeFileSync(file, renderInitConfig(yield* getDefaultConfig(), detected?.project))
+    if (detected === undefined) {
+      yield* Console.log(`Wrote ${file} with no project: this is not a git repository`)
+      return yield* Console.log("Add your projects under `projects:`, then check it with `orch config validate`.")
+    }
+    yield* Console.log(`Wrote ${file} with ${describeProject(detected.project, detected.localReason)}`)
   }
-  yield* Console.log(`Wrote ${file} with ${describeProject(detected.project, detected.localReason)}`)
-})
+)
 
 const addToUserConfig = Effect.fnUntraced(function*(cwd: string, detected: { project: InitProject; localReason: string | undefined }) {
   const { homeDir, env } = yield* Host
@@ -133,12 +143,17 @@ const addToUserConfig = Effect.fnUntraced(function*(cwd: string, detected: { pro
       return yield* Console.log(`${file} already has this repository, as project "${result.key}"; nothing was changed`)
     }
     if (result._tag === "Refused") {
-      return yield* new InitRefused({ reason: `${file} was left as it was: ${result.reason}; add this repository to it by hand under another key`, exitCode: 1 })
+      return yield* new InitRefused({
+        reason: `${file} was left as it was: ${result.reason}; add this repository to it by hand under another key`,
+        exitCode: 1
+      })
     }
     // The merged file must still be a valid config (no duplicate session prefix, …) before it replaces the user's.
     yield* parseConfigText(file, result.text).pipe(
       Effect.flatMap(({ raw, locate }) => validateConfig(raw, { configPath: file, locate })),
-      Effect.mapError((error) => new InitRefused({ reason: `${file} was left as it was: with "${project.key}" added it would not load: ${error.message.split("\n")[0]}`, exitCode: 1 }))
+      Effect.mapError((error) =>
+        new InitRefused({ reason: `${file} was left as it was: with "${project.key}" added it would not load: ${error.message.split("\n")[0]}`, exitCode: 1 })
+      )
     )
     writeFileSync(file, result.text)
     yield* Console.log(`Added ${describeProject(project, localReason)} to your user config ${file}, keeping everything else in it`)
@@ -154,16 +169,22 @@ export const init = Command.make(
     user: Flag.Boolean("user").pipe(
       Flag.withAlias("global"),
       Flag.withDefault(false),
-      Flag.withDescription("Add this repository to your user config (~/.config/orchestrator/config.yaml), found from any directory, instead of writing orchestrator.yaml here; asked when run in a terminal")
+      Flag.withDescription(
+        "Add this repository to your user config (~/.config/orchestrator/config.yaml), found from any directory, instead of writing orchestrator.yaml here; asked when run in a terminal"
+      )
     )
   },
   Effect.fn("cli.init")(function*({ force, user }) {
     const { cwd, homeDir } = yield* Host
     const detected = yield* detectProject(cwd)
     if (user && detected === undefined) {
-      return yield* new InitRefused({ reason: "orch init --user adds the git repository you are in, and this is not one; run it inside the repository", exitCode: 2 })
+      return yield* new InitRefused({
+        reason: "orch init --user adds the git repository you are in, and this is not one; run it inside the repository",
+        exitCode: 2
+      })
     }
-    const toUser = user || (detected !== undefined && process.stdin.isTTY === true && (yield* askWhere(detected.project.key, tildePath(userConfigFile(homeDir, isFile), homeDir))))
+    const toUser = user ||
+      (detected !== undefined && process.stdin.isTTY === true && (yield* askWhere(detected.project.key, tildePath(userConfigFile(homeDir, isFile), homeDir))))
     if (toUser && detected !== undefined) return yield* addToUserConfig(cwd, detected)
     yield* writeRepoConfig(cwd, force, detected)
   })

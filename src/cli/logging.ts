@@ -42,7 +42,9 @@ export const supervisorLogPath = (root: string) => storePaths(root).supervisorLo
 /** Every line, with its time and level, appended to `supervisor.log` (with the full cause, for whoever debugs). */
 export const supervisorLogger = (root: string) =>
   Logger.make(({ logLevel, message, cause, date }) => {
-    const line = `${date.toISOString()} ${logLevel.toUpperCase()} ${logLine(message, Cause.empty)}${cause.reasons.length > 0 ? `\n${Cause.pretty(cause)}` : ""}\n`
+    const line = `${date.toISOString()} ${logLevel.toUpperCase()} ${logLine(message, Cause.empty)}${
+      cause.reasons.length > 0 ? `\n${Cause.pretty(cause)}` : ""
+    }\n`
     try {
       mkdirSync(root, { recursive: true })
       appendFileSync(supervisorLogPath(root), line)

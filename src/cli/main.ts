@@ -1,11 +1,11 @@
 /** Runs the `orch` command line to an exit code. */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Command } from "effect/cli"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
-import { Command } from "effect/cli"
 import { VERSION } from "../version.ts"
 import { toExitCode } from "./exit.ts"
 import { commandLoggerLayer } from "./logging.ts"

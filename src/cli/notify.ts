@@ -1,10 +1,10 @@
 /** `orch notify` (a test notification through the routing) and `orch notifications` (the hosted inbox). */
+import { Argument, Command, Flag } from "effect/cli"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import { Argument, Command, Flag } from "effect/cli"
 import { Host } from "../config/host.ts"
 import { dataDir } from "../store/paths.ts"
 import { age, table } from "./format.ts"
@@ -42,7 +42,10 @@ export class UnknownNotifier extends Schema.TaggedError<UnknownNotifier>()("Unkn
 export const notify = Command.make(
   "notify",
   {
-    priority: Flag.Literals("priority", ["urgent", "action", "warning", "info"]).pipe(Flag.withDefault("info"), Flag.withDescription("The priority to route by")),
+    priority: Flag.Literals("priority", ["urgent", "action", "warning", "info"]).pipe(
+      Flag.withDefault("info"),
+      Flag.withDescription("The priority to route by")
+    ),
     notifier: Flag.String("notifier").pipe(Flag.optional, Flag.withDescription("Send to this notifier only, whatever the routing")),
     message: Argument.String("message").pipe(Argument.variadic(), Argument.withDescription("The message"))
   },

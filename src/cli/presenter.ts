@@ -1,7 +1,7 @@
 /** Usage errors as short lines on stderr with a pointer to the help, instead of the whole help text. */
+import { CliOutput } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { CliOutput } from "effect/cli"
 
 export const presenterLayer = CliOutput.layerPresenter({
   present: (event) =>

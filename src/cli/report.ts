@@ -5,11 +5,11 @@
  * file), a supervisor started later folds it (it reads on from where the record says it stopped), and
  * `orch status` shows it either way. No socket, no config: it works the same with and without a supervisor.
  */
+import { Argument, Command, Flag } from "effect/cli"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import { Argument, Command, Flag } from "effect/cli"
 import { Host } from "../config/host.ts"
 import { REPORTED_STATES, reportLine } from "../domain/activity.ts"
 import { dataDir } from "../store/paths.ts"

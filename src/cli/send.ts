@@ -1,9 +1,9 @@
 /** `orch send <session> <message...>` (or `--file F`): types a message into the session's agent and confirms it. */
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import { Argument, Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
 import { fileProblem } from "../process/file-problem.ts"
 
@@ -23,7 +23,10 @@ export const send = Command.make(
   },
   Effect.fn("cli.send")(function*({ session, message, file }) {
     const text = file._tag === "Some"
-      ? yield* Effect.try({ try: () => readFileSync(file.value, "utf8"), catch: (e) => new NoMessage({ reason: `nothing sent: ${fileProblem(file.value, e)}` }) })
+      ? yield* Effect.try({
+        try: () => readFileSync(file.value, "utf8"),
+        catch: (e) => new NoMessage({ reason: `nothing sent: ${fileProblem(file.value, e)}` })
+      })
       : message.join(" ")
     if (text.trim() === "") return yield* new NoMessage({ reason: "nothing to send: give a message or --file" })
     const { withSessionsFor } = yield* Effect.promise(() => import("./session-context.ts"))

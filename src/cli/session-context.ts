@@ -7,8 +7,8 @@
 import * as Effect from "effect/Effect"
 import { Host } from "../config/host.ts"
 import { loadConfig } from "../config/load.ts"
-import { getDefaultConfig } from "../config/validate.ts"
 import type { OrchestratorConfig } from "../config/schema.ts"
+import { getDefaultConfig } from "../config/validate.ts"
 import { connectSupervisor, unresponsive } from "../ipc/liveness.ts"
 import { SessionManager } from "../sessions/SessionManager.ts"
 import type { OpError, SessionOps } from "../sessions/SessionOps.ts"
@@ -39,13 +39,16 @@ export const withSessionsFor = <A>(sessionId: string, f: (sessions: SessionOps) 
 
 /** Like withSessions, but with no config found it runs under the defaults (no projects): for commands that need none. */
 export const withSessionsAnywhere = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
-  viaSupervisorElse(f, Effect.gen(function*() {
-    const { env } = yield* Host
-    // ORCH_CONFIG_PATH naming no file is still an error.
-    const pinned = env.ORCH_CONFIG_PATH !== undefined && env.ORCH_CONFIG_PATH !== ""
-    const config = yield* loadConfig().pipe(Effect.catchTag("ConfigNotFoundError", (error) => (pinned ? Effect.fail(error) : getDefaultConfig())))
-    return yield* withSessionsUnder(config, f)
-  }))
+  viaSupervisorElse(
+    f,
+    Effect.gen(function*() {
+      const { env } = yield* Host
+      // ORCH_CONFIG_PATH naming no file is still an error.
+      const pinned = env.ORCH_CONFIG_PATH !== undefined && env.ORCH_CONFIG_PATH !== ""
+      const config = yield* loadConfig().pipe(Effect.catchTag("ConfigNotFoundError", (error) => (pinned ? Effect.fail(error) : getDefaultConfig())))
+      return yield* withSessionsUnder(config, f)
+    })
+  )
 
 /** Always in this process (read-only probes, and the supervisor's own use). */
 export const withLocalSessions = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>

@@ -1,8 +1,8 @@
 /** `orch session ls|kill|restore|cleanup`. */
+import { Argument, Command, Flag } from "effect/cli"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Argument, Command, Flag } from "effect/cli"
 import { workLabel } from "../domain/session.ts"
 import type { Liveness } from "../plugins/runtime/Runtime.ts"
 import type { Removed } from "../sessions/SessionOps.ts"
@@ -16,34 +16,52 @@ const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescrip
 const livenessCell = (state: Liveness | undefined) =>
   state === undefined ? "-" : state._tag === "Exited" ? `exited${state.exitCode !== undefined ? ` (${state.exitCode})` : ""}` : state._tag.toLowerCase()
 
-const ls = Command.make("ls", { json }, Effect.fn("cli.session.ls")(function*({ json }) {
-  const { withLocalSessions } = yield* Effect.promise(loadSessions)
-  const { records, liveness } = yield* withLocalSessions((sessions) => sessions.probeAll())
-  const sorted = sortRecords(records)
-  if (json) {
-    return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, runtimeState: livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined) }))))
-  }
-  const now = yield* Clock.currentTimeMillis
-  yield* Console.log(table(
-    ["SESSION", "ISSUE", "STATUS", "RUNTIME", "WORKSPACE", "AGE"],
-    sorted.map((r) => [r.sessionId, workLabel(r), r.status, livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined), r.workspacePath, age(r.createdAt, now)])
-  ))
-})).pipe(Command.withDescription("List sessions with the live state of their terminals (probes tmux once)"))
+const ls = Command.make(
+  "ls",
+  { json },
+  Effect.fn("cli.session.ls")(function*({ json }) {
+    const { withLocalSessions } = yield* Effect.promise(loadSessions)
+    const { records, liveness } = yield* withLocalSessions((sessions) => sessions.probeAll())
+    const sorted = sortRecords(records)
+    if (json) {
+      return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, runtimeState: livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined) }))))
+    }
+    const now = yield* Clock.currentTimeMillis
+    yield* Console.log(table(
+      ["SESSION", "ISSUE", "STATUS", "RUNTIME", "WORKSPACE", "AGE"],
+      sorted.map((
+        r
+      ) => [r.sessionId, workLabel(r), r.status, livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined), r.workspacePath, age(r.createdAt, now)])
+    ))
+  })
+).pipe(Command.withDescription("List sessions with the live state of their terminals (probes tmux once)"))
 
-const kill = Command.make("kill", { session: sessionId }, Effect.fn("cli.session.kill")(function*({ session }) {
-  const { withSessionsFor } = yield* Effect.promise(loadSessions)
-  const killed = yield* withSessionsFor(session, (sessions) => sessions.kill(session))
-  yield* Console.log(killed.alreadyKilled === true ? `${session} was already killed${killed.record.endedAt ? ` (at ${killed.record.endedAt})` : ""}; nothing to do` : `killed ${session}${rescueNote(killed)}`)
-})).pipe(Command.withDescription("Stop a session's agent and remove its worktree (unsaved work is saved first)"))
+const kill = Command.make(
+  "kill",
+  { session: sessionId },
+  Effect.fn("cli.session.kill")(function*({ session }) {
+    const { withSessionsFor } = yield* Effect.promise(loadSessions)
+    const killed = yield* withSessionsFor(session, (sessions) => sessions.kill(session))
+    yield* Console.log(
+      killed.alreadyKilled === true
+        ? `${session} was already killed${killed.record.endedAt ? ` (at ${killed.record.endedAt})` : ""}; nothing to do`
+        : `killed ${session}${rescueNote(killed)}`
+    )
+  })
+).pipe(Command.withDescription("Stop a session's agent and remove its worktree (unsaved work is saved first)"))
 
-const restore = Command.make("restore", { session: sessionId }, Effect.fn("cli.session.restore")(function*({ session }) {
-  const { withSessionsFor } = yield* Effect.promise(loadSessions)
-  const record = yield* withSessionsFor(session, (sessions) => sessions.restore(session))
-  yield* Console.log(`restored ${session}`)
-  if (record.rescueRef !== undefined) {
-    yield* Console.log(`work saved when it was last removed is in ${record.rescueRef}; bring it back with: git checkout ${record.rescueRef} -- .`)
-  }
-})).pipe(Command.withDescription("Start a dead session's agent again in its worktree, resuming its conversation"))
+const restore = Command.make(
+  "restore",
+  { session: sessionId },
+  Effect.fn("cli.session.restore")(function*({ session }) {
+    const { withSessionsFor } = yield* Effect.promise(loadSessions)
+    const record = yield* withSessionsFor(session, (sessions) => sessions.restore(session))
+    yield* Console.log(`restored ${session}`)
+    if (record.rescueRef !== undefined) {
+      yield* Console.log(`work saved when it was last removed is in ${record.rescueRef}; bring it back with: git checkout ${record.rescueRef} -- .`)
+    }
+  })
+).pipe(Command.withDescription("Start a dead session's agent again in its worktree, resuming its conversation"))
 
 const cleanup = Command.make(
   "cleanup",
@@ -52,7 +70,11 @@ const cleanup = Command.make(
     const { withSessions } = yield* Effect.promise(loadSessions)
     const items = yield* withSessions((sessions) => sessions.cleanup({ dryRun }))
     if (json) {
-      return yield* Console.log(JSON.stringify(items.map((i) => ({ sessionId: i.record.sessionId, status: i.status, cause: i.cause, reason: i.reason, rescuedTo: i.rescuedTo ?? null }))))
+      return yield* Console.log(
+        JSON.stringify(
+          items.map((i) => ({ sessionId: i.record.sessionId, status: i.status, cause: i.cause, reason: i.reason, rescuedTo: i.rescuedTo ?? null }))
+        )
+      )
     }
     if (items.length === 0) return yield* Console.log("Nothing to clean up.")
     for (const item of items) {
@@ -62,13 +84,19 @@ const cleanup = Command.make(
 ).pipe(Command.withDescription("End sessions whose PR merged or closed (merged, done), whose issue is completed (done), or whose agent stopped (exited)"))
 
 const removedLine = (removed: Removed, verb: string) =>
-  `${verb} ${removed.sessionId} (${removed.status})${removed.worktreeRemoved ? " and its worktree" : ""}${removed.rescueRef !== undefined ? `; the work saved when it ended stays in ${removed.rescueRef}` : ""}`
+  `${verb} ${removed.sessionId} (${removed.status})${removed.worktreeRemoved ? " and its worktree" : ""}${
+    removed.rescueRef !== undefined ? `; the work saved when it ended stays in ${removed.rescueRef}` : ""
+  }`
 
-const rm = Command.make("rm", { session: sessionId }, Effect.fn("cli.session.rm")(function*({ session }) {
-  const { withSessionsFor } = yield* Effect.promise(loadSessions)
-  const removed = yield* withSessionsFor(session, (sessions) => sessions.remove(session))
-  yield* Console.log(removedLine(removed, "removed"))
-})).pipe(Command.withDescription("Remove an ended session's record and files (never a live one, never unsaved work; git refs stay)"))
+const rm = Command.make(
+  "rm",
+  { session: sessionId },
+  Effect.fn("cli.session.rm")(function*({ session }) {
+    const { withSessionsFor } = yield* Effect.promise(loadSessions)
+    const removed = yield* withSessionsFor(session, (sessions) => sessions.remove(session))
+    yield* Console.log(removedLine(removed, "removed"))
+  })
+).pipe(Command.withDescription("Remove an ended session's record and files (never a live one, never unsaved work; git refs stay)"))
 
 const prune = Command.make(
   "prune",

@@ -1,10 +1,10 @@
 /** `orch spawn <project> <issue>` and `orch batch-spawn <project> <issue>...`. */
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import { Argument, Command, Flag } from "effect/cli"
-import * as Option from "effect/Option"
 import { readFileSync } from "node:fs"
 import type { BatchOutcome, SpawnTarget } from "../sessions/SessionOps.ts"
 
@@ -23,18 +23,21 @@ export class SpawnUsage extends Schema.TaggedError<SpawnUsage>()("SpawnUsage", {
 export const spawnTargetFrom = (issue: Option.Option<string>, task: Option.Option<string>, taskFile: Option.Option<string>) => {
   const given = [issue, task, taskFile].filter(Option.isSome).length
   if (given !== 1) {
-    return Effect.fail(new SpawnUsage({
-      reason: given === 0
-        ? "say what the session is for: an issue id (orch spawn <project> 42) or a task (--task \"…\" or --task-file <path>)"
-        : "give one of an issue id, --task or --task-file, not several"
-    }))
+    return Effect.fail(
+      new SpawnUsage({
+        reason: given === 0
+          ? "say what the session is for: an issue id (orch spawn <project> 42) or a task (--task \"…\" or --task-file <path>)"
+          : "give one of an issue id, --task or --task-file, not several"
+      })
+    )
   }
   if (Option.isSome(issue)) return Effect.succeed<SpawnTarget>({ _tag: "Issue", issue: issue.value })
   if (Option.isSome(task)) return Effect.succeed<SpawnTarget>({ _tag: "Task", task: task.value })
   const path = Option.getOrThrow(taskFile)
   return Effect.try({
     try: (): SpawnTarget => ({ _tag: "Task", task: readFileSync(path, "utf8") }),
-    catch: (e) => new SpawnUsage({ reason: `cannot read the task file ${path} (${(e as NodeJS.ErrnoException).code ?? String(e)}); give a readable file to --task-file` })
+    catch: (e) =>
+      new SpawnUsage({ reason: `cannot read the task file ${path} (${(e as NodeJS.ErrnoException).code ?? String(e)}); give a readable file to --task-file` })
   })
 }
 
@@ -43,7 +46,10 @@ export const spawn = Command.make(
   {
     project,
     issue: Argument.String("issue").pipe(Argument.withDescription("Issue id (e.g. 42); or use --task"), Argument.optional),
-    task: Flag.String("task").pipe(Flag.withDescription("A task in your words, instead of an issue: the agent's prompt; the branch is feat/<its first words>"), Flag.optional),
+    task: Flag.String("task").pipe(
+      Flag.withDescription("A task in your words, instead of an issue: the agent's prompt; the branch is feat/<its first words>"),
+      Flag.optional
+    ),
     taskFile: Flag.String("task-file").pipe(Flag.withDescription("Read the task from a file"), Flag.optional),
     json
   },
@@ -79,9 +85,7 @@ export const batchSpawn = Command.make(
   { project, issues: Argument.String("issue").pipe(Argument.withDescription("Issue ids"), Argument.atLeast(1)), json },
   Effect.fn("cli.batchSpawn")(function*({ project, issues, json }) {
     const { withSessions } = yield* Effect.promise(loadSessions)
-    const outcomes = yield* withSessions((sessions) =>
-      sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describe(outcome))))
-    )
+    const outcomes = yield* withSessions((sessions) => sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describe(outcome)))))
     const count = (tag: BatchOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
     if (json) yield* Console.log(JSON.stringify(outcomes, null, 2))
     else yield* Console.log(`created ${count("Created")}, skipped ${count("Skipped")}, failed ${count("Failed")}`)

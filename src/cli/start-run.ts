@@ -21,8 +21,8 @@ import { joinSupervisor, supervise } from "./supervise.ts"
 
 export { answered } from "../ipc/client.ts"
 export { connectSupervisor } from "../ipc/liveness.ts"
-export { isProcessAlive } from "../store/process-liveness.ts"
 export { unresponsive } from "../ipc/liveness.ts"
+export { isProcessAlive } from "../store/process-liveness.ts"
 
 const cliPath = () => process.argv[1] ?? "orch"
 
@@ -35,16 +35,24 @@ const report = (ready: Ready, open: boolean) => {
     `attach: tmux attach -t ${ready.orchestratorSessionId}`,
     `dashboard: ${ready.dashboardUrl}`,
     `orchestrator page: ${orchestratorPage}`
-  ].join("\n")).pipe(Effect.andThen(open
-    ? openOnThisMachine(orchestratorPage).pipe(Effect.catch((error) => Console.error(`orch: warning: could not open a browser (${error.reason}); open the orchestrator page above yourself, or pass --no-open`)))
-    : Effect.void))
+  ].join("\n")).pipe(Effect.andThen(
+    open
+      ? openOnThisMachine(orchestratorPage).pipe(
+        Effect.catch((error) =>
+          Console.error(`orch: warning: could not open a browser (${error.reason}); open the orchestrator page above yourself, or pass --no-open`)
+        )
+      )
+      : Effect.void
+  ))
 }
 
 /** The project must exist before anything starts (a supervisor would start, then fail to find it). */
 const checkProject = (config: OrchestratorConfig, project: string) =>
   config.projects[project] !== undefined || Object.values(config.projects).some((p) => p.id === project)
     ? Effect.void
-    : Effect.fail(new ProjectNotFound({ project, known: Object.keys(config.projects), ...(config.configPath !== undefined ? { configPath: config.configPath } : {}) }))
+    : Effect.fail(
+      new ProjectNotFound({ project, known: Object.keys(config.projects), ...(config.configPath !== undefined ? { configPath: config.configPath } : {}) })
+    )
 
 /**
  * The detached child's word to its parent (src/cli/detach.ts): Ready once, after the report is printed, or

@@ -3,12 +3,12 @@
  * session. With a supervisor already running it joins it: the project's orchestrator is started there, or
  * reused if it is live. `orch stop [--kill-sessions]` stops the supervisor; agents keep running unless asked.
  */
+import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import { Argument, Command, Flag } from "effect/cli"
 import { Host } from "../config/host.ts"
 import { dataDir } from "../store/paths.ts"
 import { rescueNote } from "./format.ts"
@@ -37,7 +37,9 @@ export const start = Command.make(
 
 export const stop = Command.make(
   "stop",
-  { killSessions: Flag.Boolean("kill-sessions").pipe(Flag.withDefault(false), Flag.withDescription("Also kill every session (unsaved work is rescued first)")) },
+  {
+    killSessions: Flag.Boolean("kill-sessions").pipe(Flag.withDefault(false), Flag.withDescription("Also kill every session (unsaved work is rescued first)"))
+  },
   Effect.fn("cli.stop")(function*({ killSessions }) {
     const root = dataDir(yield* Host)
     const { answered, clearAfterDead, connectSupervisor, isProcessAlive, unresponsive } = yield* Effect.promise(loadRun)
@@ -48,14 +50,20 @@ export const stop = Command.make(
         const dead = yield* clearAfterDead(root, found.leftovers)
         const none = dead === undefined ? "No supervisor is running" : `No supervisor is running (pid ${dead} had died; removed the files it left)`
         // --kill-sessions is not carried out without one: saying "stopped" would claim sessions were killed.
-        if (killSessions) return yield* new SupervisorUnavailable({ reason: `${none}, so no session was killed; \`orch session kill <session>\` kills one (\`orch status\` lists them)` })
+        if (killSessions) {
+          return yield* new SupervisorUnavailable({
+            reason: `${none}, so no session was killed; \`orch session kill <session>\` kills one (\`orch status\` lists them)`
+          })
+        }
         return yield* Console.log(`${none}.`)
       }
       const { pid } = found.info
       const stopped = yield* answered(found.client.Stop({ killSessions }))
       yield* Effect.suspend(() => (isProcessAlive(pid) ? Effect.fail("running") : Effect.void)).pipe(
         Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 600 }),
-        Effect.mapError(() => new SupervisorUnavailable({ reason: `the supervisor (pid ${pid}) did not stop within 30 s; see its log, supervisor.log in the data directory` }))
+        Effect.mapError(() =>
+          new SupervisorUnavailable({ reason: `the supervisor (pid ${pid}) did not stop within 30 s; see its log, supervisor.log in the data directory` })
+        )
       )
       for (const killed of stopped.killed) yield* Console.log(`killed ${killed.sessionId}${rescueNote(killed)}`)
       for (const failed of stopped.failed) yield* Console.error(`orch: ${failed.sessionId} was not killed: ${failed.reason}`)

@@ -4,20 +4,19 @@
  * about its config file when an edit was not applied or waits for a restart (config-status.ts). A line when the
  * supervisor met errors in its loops lately (supervisor-errors.ts).
  */
+import { Command, Flag } from "effect/cli"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Command, Flag } from "effect/cli"
-import { Host } from "../config/host.ts"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { configNotes } from "./config-status.ts"
 import { asShown, recordedNote, statusTable } from "./status-view.ts"
-
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
 
@@ -39,7 +38,9 @@ export const repohostBudget = (root: string, nowMs: number): { readonly line?: s
   if (!existsSync(path)) return {}
   const decoded = Result.try(() => readFileSync(path, "utf8")).pipe(
     Result.mapError((error) => (error instanceof Error ? error.message : String(error))),
-    Result.flatMap((text) => Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(RepohostBudgets))(text), (error) => error.message.split("\n").join(" ")))
+    Result.flatMap((text) =>
+      Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(RepohostBudgets))(text), (error) => error.message.split("\n").join(" "))
+    )
   )
   if (Result.isFailure(decoded)) return { warning: `the repohost budget in ${path} cannot be read: ${decoded.failure}` }
   const parts = Object.entries(decoded.success.budgets).map(([project, budget]) => budgetPart(project, budget, nowMs))
@@ -77,7 +78,8 @@ export const status = Command.make(
     const supervised = supervisor !== undefined
     const now = yield* Clock.currentTimeMillis
     const rows = sortRecords(records).map((record) =>
-      asShown(record, latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now }))
+      asShown(record, latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now })
+    )
     const recent = readRecentErrors(paths.events, now)
     const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
     // The spec makes --json's output an array of sessions: the note goes beside it, on stderr.

@@ -42,7 +42,11 @@ export const supervise = Effect.fn("cli.start.supervise")(function*<E>(
     // Said last, once everything the supervisor ran has closed: by Ctrl-C, a signal or `orch stop`.
     const owner = yield* Ref.make(false)
     yield* Effect.addFinalizer(() =>
-      Effect.flatMap(Ref.get(owner), (owned) => (owned ? Console.log("supervisor stopped; agent sessions keep running (a new `orch start` adopts them)") : Effect.void)))
+      Effect.flatMap(
+        Ref.get(owner),
+        (owned) => (owned ? Console.log("supervisor stopped; agent sessions keep running (a new `orch start` adopts them)") : Effect.void)
+      )
+    )
     const took = yield* withLock(storePaths(root).locks, "supervisor")(Effect.gen(function*() {
       const found = yield* connectSupervisor(root)
       if (found._tag === "Running") return { _tag: "Joined" as const, ready: yield* joinSupervisor(found.client, found.info.pid, project) }

@@ -3,8 +3,8 @@
  * RECENT_ERRORS_MS, read from the end of the event log (files only, no IPC). Only the latest supervisor's count:
  * the reading stops at its `supervisor.started`.
  */
-import type { OrchEvent } from "../domain/event.ts"
 import { visitEventsBackward } from "../dashboard/event-tail.ts"
+import type { OrchEvent } from "../domain/event.ts"
 
 export const RECENT_ERRORS_MS = 10 * 60_000
 /** How much of the log's end is read: errors are rare, and the window short. */

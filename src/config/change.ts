@@ -29,12 +29,18 @@ export interface ConfigChange {
   readonly next: OrchestratorConfig
 }
 
-const byId = (config: OrchestratorConfig): ReadonlyMap<string, ProjectConfig> =>
-  new Map(Object.values(config.projects).map((project) => [project.id, project]))
+const byId = (config: OrchestratorConfig): ReadonlyMap<string, ProjectConfig> => new Map(Object.values(config.projects).map((project) => [project.id, project]))
 
 /** The names a project's plugins go by: a module of that name under `plugins` provides it. */
-const pluginNames = (project: ProjectConfig): ReadonlyArray<string> =>
-  [project.runtime, project.agent, project.workspace, project.tracker.plugin, ...(project.scm !== undefined ? [project.scm.plugin] : [])]
+const pluginNames = (
+  project: ProjectConfig
+): ReadonlyArray<string> => [
+  project.runtime,
+  project.agent,
+  project.workspace,
+  project.tracker.plugin,
+  ...(project.scm !== undefined ? [project.scm.plugin] : [])
+]
 
 /** Whether a project's plugins as `candidate` makes them differ from those `running` made: its settings or its plugin modules changed. */
 export const projectChanged = (running: OrchestratorConfig, candidate: OrchestratorConfig, before: ProjectConfig, after: ProjectConfig) =>

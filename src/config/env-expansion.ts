@@ -30,8 +30,11 @@ export const expandEnv = (
   const issues: Array<ExpansionIssue> = []
   const walk = (node: unknown, path: ReadonlyArray<string | number>): unknown => {
     if (typeof node === "string") {
-      return expandString(node, env, (variable) =>
-        issues.push({ path, message: `Environment variable "${variable}" is not set (write \${${variable}:-default} to give a default)` }))
+      return expandString(
+        node,
+        env,
+        (variable) => issues.push({ path, message: `Environment variable "${variable}" is not set (write \${${variable}:-default} to give a default)` })
+      )
     }
     if (Array.isArray(node)) return node.map((item, i) => walk(item, [...path, i]))
     if (node !== null && typeof node === "object") {

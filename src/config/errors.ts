@@ -86,12 +86,10 @@ export class DuplicateProjectIdError extends Schema.TaggedError<DuplicateProject
   }
 }
 
-export class DuplicateSessionPrefixError
-  extends Schema.TaggedError<DuplicateSessionPrefixError>()("DuplicateSessionPrefixError", {
-    prefix: Schema.String,
-    keys: Schema.Array(Schema.String)
-  })
-{
+export class DuplicateSessionPrefixError extends Schema.TaggedError<DuplicateSessionPrefixError>()("DuplicateSessionPrefixError", {
+  prefix: Schema.String,
+  keys: Schema.Array(Schema.String)
+}) {
   override readonly [Runtime.errorExitCode] = USAGE_EXIT_CODE
   override get message() {
     return `Duplicate session prefix detected: "${this.prefix}". Projects ${this.keys.map((k) => `"${k}"`).join(" and ")} ` +

@@ -11,7 +11,7 @@ export const CONFIG_FILE_NAMES = ["orchestrator.yaml", "orchestrator.yml"] as co
 
 const upwards = (start: string): Array<string> => {
   const places: Array<string> = []
-  for (let dir = resolve(start); ; dir = dirname(dir)) {
+  for (let dir = resolve(start);; dir = dirname(dir)) {
     for (const name of CONFIG_FILE_NAMES) places.push(join(dir, name))
     if (dirname(dir) === dir) return places
   }

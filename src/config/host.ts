@@ -29,5 +29,4 @@ const processHost: HostShape = {
 export const Host = Context.Reference<HostShape>("orch/config/Host", { defaultValue: () => processHost })
 
 /** `~/x` → `<home>/x`; `~` → `<home>`; anything else unchanged. */
-export const expandHome = (path: string, homeDir: string): string =>
-  path === "~" ? homeDir : path.startsWith("~/") ? `${homeDir}/${path.slice(2)}` : path
+export const expandHome = (path: string, homeDir: string): string => path === "~" ? homeDir : path.startsWith("~/") ? `${homeDir}/${path.slice(2)}` : path

@@ -2,9 +2,9 @@
 import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from "yaml"
+import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml"
 import { fileProblem } from "../process/file-problem.ts"
-import { ConfigNotFoundError, ConfigParseError, ConfigReadError, type ConfigError } from "./errors.ts"
+import { type ConfigError, ConfigNotFoundError, ConfigParseError, ConfigReadError } from "./errors.ts"
 import { isFile, searchPlaces } from "./find.ts"
 import { Host } from "./host.ts"
 import type { OrchestratorConfig } from "./schema.ts"
@@ -76,5 +76,4 @@ export const loadConfigWithPath = Effect.fn("loadConfigWithPath")(function*(
   return { config, path: file }
 })
 
-export const loadConfig = (path?: string): Effect.Effect<OrchestratorConfig, ConfigError> =>
-  Effect.map(loadConfigWithPath(path), (loaded) => loaded.config)
+export const loadConfig = (path?: string): Effect.Effect<OrchestratorConfig, ConfigError> => Effect.map(loadConfigWithPath(path), (loaded) => loaded.config)

@@ -5,20 +5,20 @@
  */
 import { basename, isAbsolute, resolve } from "node:path"
 import { DEFAULT_NOTIFICATION_ROUTING, DEFAULT_REACTIONS } from "./defaults.ts"
+import type { ExpansionIssue } from "./env-expansion.ts"
 import { DuplicateProjectIdError, DuplicateSessionPrefixError } from "./errors.ts"
 import { expandHome } from "./host.ts"
-import type { ExpansionIssue } from "./env-expansion.ts"
-import { generateSessionPrefix } from "./session-prefix.ts"
 import {
-  OrchestratorConfig,
-  PRIORITIES,
   type EventPriority,
+  OrchestratorConfig,
   type PluginConfig,
+  PRIORITIES,
   type ProjectConfig,
   type ReactionConfig,
   type ReactionKey,
   type ReactionOverride
 } from "./schema.ts"
+import { generateSessionPrefix } from "./session-prefix.ts"
 import { didYouMean } from "./suggest.ts"
 
 /** Notifiers that work with no entry in `notifiers`. */

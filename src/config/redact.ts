@@ -2,8 +2,7 @@
 export const SECRET_KEY = /token|secret|password|passwd|api[-_]?key|auth|credential|cookie|webhook(url)?$|^smtp$/i
 export const REDACTED = "<redacted>"
 
-const redactUrlPassword = (value: string): string =>
-  value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]+:)[^/@\s]+@/i, `$1${REDACTED}@`)
+const redactUrlPassword = (value: string): string => value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/:@\s]+:)[^/@\s]+@/i, `$1${REDACTED}@`)
 
 export const redactSecrets = (value: unknown, key = ""): unknown => {
   if (typeof value === "string") return SECRET_KEY.test(key) && value !== "" ? REDACTED : redactUrlPassword(value)

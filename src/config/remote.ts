@@ -27,7 +27,9 @@ export const remoteKind = (origin: string | undefined): RemoteKind => {
   if (origin === undefined || origin.trim() === "") return { _tag: "Local", reason: "no origin remote" }
   const repo = repoFromRemoteUrl(origin)
   const host = hostOfRemoteUrl(origin)
-  if (repo === undefined || host === undefined || host === "." || host === "..") return { _tag: "Local", reason: `origin ${origin.trim()} is not on a repohost` }
+  if (repo === undefined || host === undefined || host === "." || host === "..") {
+    return { _tag: "Local", reason: `origin ${origin.trim()} is not on a repohost` }
+  }
   if (NOT_GITHUB.test(host)) return { _tag: "Local", reason: `origin is on ${host}, not GitHub` }
   return { _tag: "GitHub", repo }
 }

@@ -26,7 +26,8 @@ const EnvVars = Schema.Record(Schema.String, Schema.String).annotate({
   description: "Environment variables the agent starts with, over the supervisor's (e.g. ANTHROPIC_BASE_URL); use ${VAR} for secrets"
 }).check(Schema.makeFilter((vars) => {
   const bad = Object.keys(vars).filter((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/u.test(name))
-  return bad.length === 0 || `Expected variable names of letters, digits and _ (not starting with a digit), not ${bad.map((name) => JSON.stringify(name)).join(", ")}`
+  return bad.length === 0 ||
+    `Expected variable names of letters, digits and _ (not starting with a digit), not ${bad.map((name) => JSON.stringify(name)).join(", ")}`
 }))
 
 /** A duration such as `90s`, `10m`, `2h`, `1d` or `500ms`. */
@@ -106,7 +107,9 @@ const pluginConfigOrName = (description: string) => {
 }
 
 /** `plugin` names a built-in or the plugin's manifest name; `package` or `path` loads a plugin module. */
-export const TrackerConfig = pluginConfigOrName("Issue tracker plugin (repohost, tracker-b, none or custom) and its keys; `none`: issues are not looked up anywhere")
+export const TrackerConfig = pluginConfigOrName(
+  "Issue tracker plugin (repohost, tracker-b, none or custom) and its keys; `none`: issues are not looked up anywhere"
+)
 export type TrackerConfig = typeof TrackerConfig.Type
 export const ScmConfig = pluginConfigOrName("Source-control host plugin (repohost, none or custom) and its keys; `none`: no pull requests are followed")
 export type ScmConfig = typeof ScmConfig.Type
@@ -116,9 +119,16 @@ export type PluginConfig = TrackerConfig
 
 export const AgentConfig = Schema.StructWithRest(
   Schema.Struct({
-    permissions: Schema.Literals(["skip", "auto-edit", "default"]).pipe(withDefault("skip", "skip: the agent runs without asking for permissions; auto-edit: edits allowed, commands ask; default: the agent's own prompts")),
+    permissions: Schema.Literals(["skip", "auto-edit", "default"]).pipe(
+      withDefault("skip", "skip: the agent runs without asking for permissions; auto-edit: edits allowed, commands ask; default: the agent's own prompts")
+    ),
     model: Schema.optionalKey(NonEmpty),
-    quietMs: NonNegativeInt.pipe(withDefault(3000, "Milliseconds without output after which an agent that says nothing itself (no hooks, no orch report, no screen orch recognises) counts as ready")),
+    quietMs: NonNegativeInt.pipe(
+      withDefault(
+        3000,
+        "Milliseconds without output after which an agent that says nothing itself (no hooks, no orch report, no screen orch recognises) counts as ready"
+      )
+    ),
     env: Schema.optionalKey(EnvVars)
   }),
   [Schema.Record(Schema.String, Schema.Unknown)]
@@ -184,7 +194,9 @@ export const OrchestratorConfig = Schema.Struct({
   defaults: DefaultPlugins.pipe(withDefault({})),
   projects: Schema.Record(Schema.String, ProjectConfig),
   notifiers: Schema.Record(Schema.String, NotifierConfig).pipe(withDefault({})),
-  plugins: Schema.Record(Schema.String, PluginModule).pipe(withDefault({}, "Plugin modules by name, for runtime, agent, workspace, tracker, scm or notifier choices")),
+  plugins: Schema.Record(Schema.String, PluginModule).pipe(
+    withDefault({}, "Plugin modules by name, for runtime, agent, workspace, tracker, scm or notifier choices")
+  ),
   notificationRouting: Schema.optionalKey(NotificationRouting),
   reactions: Schema.Record(Schema.String, ReactionConfig).pipe(withDefault({}))
 }).annotate({ title: "orchestrator.yaml", description: "Configuration of orch" })

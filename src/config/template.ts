@@ -19,8 +19,7 @@ export const projectEntry = (project: InitProject, path = project.path): Record<
   ...(project.local === true ? { tracker: "none", scm: "none" } : {})
 })
 
-const commented = (text: string, indent = "") =>
-  text.trimEnd().split("\n").map((line) => `${indent}# ${line}`.trimEnd()).join("\n")
+const commented = (text: string, indent = "") => text.trimEnd().split("\n").map((line) => `${indent}# ${line}`.trimEnd()).join("\n")
 
 const projectBlock = (project: InitProject | undefined): string => {
   if (project === undefined) {

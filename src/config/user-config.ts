@@ -4,9 +4,9 @@
  * the file's comments and layout (the `yaml` Document API edits the document rather than rewriting it). Pure.
  */
 import { basename, dirname, isAbsolute, join, resolve } from "node:path"
-import { isMap, isScalar, parseDocument, type Document, type Pair, type YAMLMap } from "yaml"
+import { type Document, isMap, isScalar, type Pair, parseDocument, type YAMLMap } from "yaml"
 import { expandHome } from "./host.ts"
-import { projectEntry, type InitProject } from "./template.ts"
+import { type InitProject, projectEntry } from "./template.ts"
 
 /** The home-level files of the search order, in order. */
 export const userConfigPlaces = (homeDir: string): ReadonlyArray<string> => [

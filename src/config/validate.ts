@@ -10,16 +10,7 @@ import { expandEnv, type ExpansionIssue } from "./env-expansion.ts"
 import { ConfigValidationError, DuplicateProjectIdError, DuplicateSessionPrefixError, type ValidationIssue } from "./errors.ts"
 import { Host } from "./host.ts"
 import { normalize } from "./normalize.ts"
-import {
-  DefaultPlugins,
-  OrchestratorConfig,
-  PluginModule,
-  PRIORITIES,
-  ProjectConfig,
-  REACTION_KEYS,
-  ReactionConfig,
-  ReactionOverride
-} from "./schema.ts"
+import { DefaultPlugins, OrchestratorConfig, PluginModule, PRIORITIES, ProjectConfig, REACTION_KEYS, ReactionConfig, ReactionOverride } from "./schema.ts"
 import { didYouMean } from "./suggest.ts"
 
 type Path = ReadonlyArray<string | number>
@@ -31,8 +22,7 @@ export interface ValidateOptions {
   readonly locate?: (path: Path) => string | undefined
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value)
 
 const checkKeys = (
   node: unknown,
@@ -50,7 +40,7 @@ const checkKeys = (
 }
 
 const eachEntry = (node: unknown, f: (key: string, value: unknown) => void) => {
-  if (isRecord(node)) for (const [key, value] of Object.entries(node)) f(key, value)
+  if (isRecord(node)) { for (const [key, value] of Object.entries(node)) f(key, value) }
 }
 
 /** Keys that are not part of the format, at every level where the format is closed. */
@@ -60,15 +50,16 @@ const unknownKeys = (raw: Record<string, unknown>): Array<ExpansionIssue> => {
   checkKeys(raw.defaults, ["defaults"], Object.keys(DefaultPlugins.fields), "key", issues)
   checkKeys(raw.notificationRouting, ["notificationRouting"], PRIORITIES, "priority", issues)
   checkKeys(raw.reactions, ["reactions"], REACTION_KEYS, "reaction", issues)
-  eachEntry(raw.reactions, (key, reaction) =>
-    checkKeys(reaction, ["reactions", key], Object.keys(ReactionConfig.fields), "key", issues))
+  eachEntry(raw.reactions, (key, reaction) => checkKeys(reaction, ["reactions", key], Object.keys(ReactionConfig.fields), "key", issues))
   eachEntry(raw.plugins, (name, module) => checkKeys(module, ["plugins", name], Object.keys(PluginModule.fields), "key", issues))
   eachEntry(raw.projects, (projectKey, project) => {
     checkKeys(project, ["projects", projectKey], Object.keys(ProjectConfig.fields), "key", issues)
     if (!isRecord(project)) return
     checkKeys(project.reactions, ["projects", projectKey, "reactions"], REACTION_KEYS, "reaction", issues)
-    eachEntry(project.reactions, (key, reaction) =>
-      checkKeys(reaction, ["projects", projectKey, "reactions", key], Object.keys(ReactionOverride.fields), "key", issues))
+    eachEntry(
+      project.reactions,
+      (key, reaction) => checkKeys(reaction, ["projects", projectKey, "reactions", key], Object.keys(ReactionOverride.fields), "key", issues)
+    )
   })
   return issues
 }
@@ -103,8 +94,7 @@ export const validateConfig = Effect.fn("validateConfig")(function*(
   options: ValidateOptions = {}
 ): Effect.fn.Return<OrchestratorConfig, ConfigValidationError | DuplicateProjectIdError | DuplicateSessionPrefixError> {
   const host = yield* Host
-  const fail = (issues: ReadonlyArray<ExpansionIssue>) =>
-    new ConfigValidationError({ issues: toValidationIssues(issues, options) })
+  const fail = (issues: ReadonlyArray<ExpansionIssue>) => new ConfigValidationError({ issues: toValidationIssues(issues, options) })
 
   const input = raw === null || raw === undefined ? {} : raw
   if (!isRecord(input)) {
@@ -134,5 +124,4 @@ export const validateConfig = Effect.fn("validateConfig")(function*(
 })
 
 /** Every default, and no projects. */
-export const getDefaultConfig = (): Effect.Effect<OrchestratorConfig> =>
-  validateConfig({ projects: {} }).pipe(Effect.orDie)
+export const getDefaultConfig = (): Effect.Effect<OrchestratorConfig> => validateConfig({ projects: {} }).pipe(Effect.orDie)

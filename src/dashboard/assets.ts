@@ -38,11 +38,13 @@ const files = (dir: string): Array<string> =>
 
 /** Every file under `dir` by its path relative to it (`app.js`, `chunks/terminal-X.js`). */
 export const loadAssets = (dir: string): ReadonlyMap<string, Asset> =>
-  new Map(files(dir).filter((path) => TYPES[extname(path)] !== undefined).map((path) => {
-    const body = readFileSync(path)
-    return [relative(dir, path).split("\\").join("/"), {
-      body,
-      contentType: TYPES[extname(path)]!,
-      etag: `"${createHash("sha1").update(body).digest("base64url").slice(0, 16)}"`
-    }]
-  }))
+  new Map(
+    files(dir).filter((path) => TYPES[extname(path)] !== undefined).map((path) => {
+      const body = readFileSync(path)
+      return [relative(dir, path).split("\\").join("/"), {
+        body,
+        contentType: TYPES[extname(path)]!,
+        etag: `"${createHash("sha1").update(body).digest("base64url").slice(0, 16)}"`
+      }]
+    })
+  )

@@ -37,8 +37,7 @@ const BY_STATUS: Readonly<Record<SessionStatus, Group>> = {
 }
 
 /** A reaction orch gave up on: a person is needed, whatever the status says. */
-export const isEscalated = (record: SessionRecord): boolean =>
-  Object.values(record.reactions ?? {}).some((reaction) => reaction.escalated === true)
+export const isEscalated = (record: SessionRecord): boolean => Object.values(record.reactions ?? {}).some((reaction) => reaction.escalated === true)
 
 export const groupOf = (record: SessionRecord): Group => {
   const group = BY_STATUS[record.status]

@@ -9,8 +9,8 @@ import * as Stream from "effect/Stream"
 import { appendFileSync, mkdirSync, watch } from "node:fs"
 import { dirname } from "node:path"
 import type { OrchEvent } from "../domain/event.ts"
-import type { InboxShape } from "../store/Inbox.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
+import type { InboxShape } from "../store/Inbox.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
 import type { InboxState, LiveMessage, Snapshot } from "./api.ts"
 import { showsOnCard } from "./board.ts"
@@ -86,10 +86,12 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     clearTimeout(settle)
     settle = setTimeout(() => Effect.runForkWith(context)(inboxChanged), INBOX_SETTLE_MS)
   })
-  yield* Effect.addFinalizer(() => Effect.sync(() => {
-    clearTimeout(settle)
-    watcher.close()
-  }))
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      clearTimeout(settle)
+      watcher.close()
+    })
+  )
 
   const snapshot = Effect.gen(function*() {
     const { records } = yield* store.list

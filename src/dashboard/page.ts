@@ -29,7 +29,8 @@ export const contentSecurityPolicy = (terminalPort: number): string =>
 /** JSON that is safe inside a <script> element. */
 const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, "\\u003c")
 
-export const renderPage = (boot: Boot): string => `<!doctype html>
+export const renderPage = (boot: Boot): string =>
+  `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
 <meta name="color-scheme" content="light dark">

@@ -7,10 +7,10 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { existsSync } from "node:fs"
 import { createServer } from "node:http"
 import { OrchEvent } from "../domain/event.ts"
@@ -29,7 +29,7 @@ import { ListenFailed, listenReason } from "./listen-error.ts"
 import { type KeepGoing, makeLiveHub } from "./live.ts"
 import { type OpenFailed, openOnThisMachine } from "./open.ts"
 import { contentSecurityPolicy, renderPage, unbuiltPage } from "./page.ts"
-import { terminalsLayer, type TerminalOf } from "./terminals.ts"
+import { type TerminalOf, terminalsLayer } from "./terminals.ts"
 import { sameToken } from "./token.ts"
 import { receive, type WebhookProject } from "./webhooks.ts"
 
@@ -116,7 +116,9 @@ const routes = (options: DashboardOptions) =>
     const guarded = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
         const token = requestToken({ url: request.url, authorization: request.headers.authorization, cookie: request.headers.cookie })
-        if (!sameToken(token, options.token)) return Effect.succeed(apiError(401, "unauthorized", "this needs the orch dashboard token: open the URL `orch start` printed"))
+        if (!sameToken(token, options.token)) {
+          return Effect.succeed(apiError(401, "unauthorized", "this needs the orch dashboard token: open the URL `orch start` printed"))
+        }
         if (request.method === "POST" && !originAllowed(request.headers.origin, request.headers.host, options.port)) {
           return Effect.succeed(apiError(403, "forbidden", "actions are accepted only from the dashboard's own page"))
         }
@@ -154,73 +156,121 @@ const routes = (options: DashboardOptions) =>
     yield* router.add("GET", "/", page)
     yield* router.add("GET", "/sessions/:id", page)
 
-    yield* router.add("GET", "/assets/*", guarded(Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const asset = assets.get(yield* param("*"))
-      if (asset === undefined) return apiError(404, "not_found", "no such file")
-      const headers = { etag: asset.etag, "cache-control": "no-cache", "x-content-type-options": "nosniff" }
-      return request.headers["if-none-match"] === asset.etag
-        ? HttpServerResponse.empty({ status: 304, headers })
-        : HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
-    })))
+    yield* router.add(
+      "GET",
+      "/assets/*",
+      guarded(Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const asset = assets.get(yield* param("*"))
+        if (asset === undefined) return apiError(404, "not_found", "no such file")
+        const headers = { etag: asset.etag, "cache-control": "no-cache", "x-content-type-options": "nosniff" }
+        return request.headers["if-none-match"] === asset.etag
+          ? HttpServerResponse.empty({ status: 304, headers })
+          : HttpServerResponse.uint8Array(asset.body, { contentType: asset.contentType, headers })
+      }))
+    )
 
     yield* router.add("GET", "/api/sessions", guarded(Effect.map(store.list, ({ records }) => json(Schema.Array(SessionRecord), records))))
-    yield* router.add("GET", "/api/sessions/:id", guarded(Effect.flatMap(param("id"), (id) =>
-      store.read(id).pipe(Effect.map((record) => json(SessionRecord, record)), Effect.catch((error) => Effect.succeed(failed(error))))
-    )))
-    yield* router.add("GET", "/api/sessions/:id/events", guarded(Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const limit = Number(new URL(request.url, "http://x").searchParams.get("limit") ?? TIMELINE_LIMIT)
-      const id = yield* param("id")
-      const timeline: Array<OrchEvent> = sessionEvents(events.path, id, Number.isInteger(limit) && limit > 0 ? Math.min(limit, TIMELINE_LIMIT) : TIMELINE_LIMIT)
-      return json(Schema.Array(OrchEvent), timeline)
-    })))
-    yield* router.add("GET", "/api/notifications", guarded(Effect.map(hub.inbox, (inbox) => json(InboxState, inbox))))
-    yield* router.add("GET", "/api/events", guarded(Effect.succeed(HttpServerResponse.stream(
-      Stream.concat(
-        Stream.succeed("retry: 2000\n\n"),
-        hub.stream.pipe(
-          Stream.map(sseFrame),
-          Stream.merge(Stream.tick("15 seconds").pipe(Stream.map(() => ": ping\n\n")), { haltStrategy: "left" })
+    yield* router.add(
+      "GET",
+      "/api/sessions/:id",
+      guarded(Effect.flatMap(param("id"), (id) =>
+        store.read(id).pipe(
+          Effect.map((record) => json(SessionRecord, record)),
+          Effect.catch((error) => Effect.succeed(failed(error)))
+        )))
+    )
+    yield* router.add(
+      "GET",
+      "/api/sessions/:id/events",
+      guarded(Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const limit = Number(new URL(request.url, "http://x").searchParams.get("limit") ?? TIMELINE_LIMIT)
+        const id = yield* param("id")
+        const timeline: Array<OrchEvent> = sessionEvents(
+          events.path,
+          id,
+          Number.isInteger(limit) && limit > 0 ? Math.min(limit, TIMELINE_LIMIT) : TIMELINE_LIMIT
         )
-      ).pipe(Stream.encodeText),
-      { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
-    ))))
+        return json(Schema.Array(OrchEvent), timeline)
+      }))
+    )
+    yield* router.add(
+      "GET",
+      "/api/notifications",
+      guarded(Effect.map(hub.inbox, (inbox) => json(InboxState, inbox)))
+    )
+    yield* router.add(
+      "GET",
+      "/api/events",
+      guarded(Effect.succeed(HttpServerResponse.stream(
+        Stream.concat(
+          Stream.succeed("retry: 2000\n\n"),
+          hub.stream.pipe(
+            Stream.map(sseFrame),
+            Stream.merge(Stream.tick("15 seconds").pipe(Stream.map(() => ": ping\n\n")), { haltStrategy: "left" })
+          )
+        ).pipe(Stream.encodeText),
+        { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
+      )))
+    )
 
-    yield* router.add("POST", "/api/sessions/:id/send", action(Sent, (sessionId) =>
-      body(SendRequest).pipe(Effect.flatMap(({ message }) => options.actions.send(sessionId, message)), Effect.as({ sent: true }))))
+    yield* router.add(
+      "POST",
+      "/api/sessions/:id/send",
+      action(Sent, (sessionId) => body(SendRequest).pipe(Effect.flatMap(({ message }) => options.actions.send(sessionId, message)), Effect.as({ sent: true })))
+    )
     yield* router.add("POST", "/api/sessions/:id/kill", action(Killed, options.actions.kill))
     yield* router.add("POST", "/api/sessions/:id/restore", action(SessionRecord, options.actions.restore))
-    yield* router.add("POST", "/api/sessions/:id/merge", action(Merged, (sessionId) =>
-      Effect.map(options.actions.merge(sessionId), ({ prNumber }) => ({ merged: true, prNumber }))))
-    yield* router.add("POST", "/api/sessions/:id/open", action(Opened, (sessionId) =>
-      Effect.flatMap(store.read(sessionId), (record): Effect.Effect<typeof Opened.Type, SessionNotRunning | OpenFailed> =>
-        existsSync(record.workspacePath)
-          ? Effect.as(openOnThisMachine(record.workspacePath), { opened: record.workspacePath })
-          : Effect.fail(new SessionNotRunning({ sessionId, state: `its worktree ${record.workspacePath} is gone` })))))
-    yield* router.add("POST", "/api/notifications/read", guarded(
-      body(MarkReadRequest).pipe(
-        Effect.flatMap((request) => request.all === true ? options.inbox.markAllRead() : options.inbox.markRead(request.ids ?? [])),
-        Effect.andThen(hub.inboxChanged),
-        Effect.andThen(hub.inbox),
-        Effect.map((inbox) => json(InboxState, inbox)),
-        Effect.catch((error) => Effect.succeed(failed(error)))
+    yield* router.add(
+      "POST",
+      "/api/sessions/:id/merge",
+      action(Merged, (sessionId) => Effect.map(options.actions.merge(sessionId), ({ prNumber }) => ({ merged: true, prNumber })))
+    )
+    yield* router.add(
+      "POST",
+      "/api/sessions/:id/open",
+      action(Opened, (sessionId) =>
+        Effect.flatMap(store.read(sessionId), (record): Effect.Effect<typeof Opened.Type, SessionNotRunning | OpenFailed> =>
+          existsSync(record.workspacePath)
+            ? Effect.as(openOnThisMachine(record.workspacePath), { opened: record.workspacePath })
+            : Effect.fail(new SessionNotRunning({ sessionId, state: `its worktree ${record.workspacePath} is gone` }))))
+    )
+    yield* router.add(
+      "POST",
+      "/api/notifications/read",
+      guarded(
+        body(MarkReadRequest).pipe(
+          Effect.flatMap((request) =>
+            request.all === true ? options.inbox.markAllRead() : options.inbox.markRead(request.ids ?? [])
+          ),
+          Effect.andThen(hub.inboxChanged),
+          Effect.andThen(hub.inbox),
+          Effect.map((inbox) => json(InboxState, inbox)),
+          Effect.catch((error) => Effect.succeed(failed(error)))
+        )
       )
-    ))
+    )
 
     const deliveries = new Set<string>()
-    yield* router.add("POST", "/webhooks/repohost", Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const text = yield* request.text
-      const outcome = receive(yield* options.webhooks, deliveries, {
-        ...(request.headers["x-github-event"] !== undefined ? { event: request.headers["x-github-event"] } : {}),
-        ...(request.headers["x-github-delivery"] !== undefined ? { delivery: request.headers["x-github-delivery"] } : {}),
-        ...(request.headers["x-hub-signature-256"] !== undefined ? { signature: request.headers["x-hub-signature-256"] } : {})
-      }, text)
-      // Answered at once, as GitHub wants; the look at the PR goes on after (and coalesces a burst of deliveries).
-      if (outcome.status === 202) yield* Effect.forkDetach(options.onBranchChanged(outcome.repo, outcome.branch))
-      return yield* HttpServerResponse.json(outcome.status === 202 ? { accepted: `${outcome.repo} ${outcome.branch}` } : { message: outcome.message }, { status: outcome.status })
-    }))
+    yield* router.add(
+      "POST",
+      "/webhooks/repohost",
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const text = yield* request.text
+        const outcome = receive(yield* options.webhooks, deliveries, {
+          ...(request.headers["x-github-event"] !== undefined ? { event: request.headers["x-github-event"] } : {}),
+          ...(request.headers["x-github-delivery"] !== undefined ? { delivery: request.headers["x-github-delivery"] } : {}),
+          ...(request.headers["x-hub-signature-256"] !== undefined ? { signature: request.headers["x-hub-signature-256"] } : {})
+        }, text)
+        // Answered at once, as GitHub wants; the look at the PR goes on after (and coalesces a burst of deliveries).
+        if (outcome.status === 202) yield* Effect.forkDetach(options.onBranchChanged(outcome.repo, outcome.branch))
+        return yield* HttpServerResponse.json(outcome.status === 202 ? { accepted: `${outcome.repo} ${outcome.branch}` } : { message: outcome.message }, {
+          status: outcome.status
+        })
+      })
+    )
   }))
 
 /** The dashboard as a Layer: the HTTP server and both terminal sockets, listening while the layer lives. */
@@ -229,7 +279,9 @@ export const dashboardLayer = (options: DashboardOptions) =>
     HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host, gracefulShutdownTimeout: "1 second" })),
       Layer.catchTag("ServeError", (error) =>
-        Layer.effectDiscard(Effect.fail(new ListenFailed({ option: "port", host: options.host, port: options.port, reason: listenReason(error.cause, "port") }))))
+        Layer.effectDiscard(
+          Effect.fail(new ListenFailed({ option: "port", host: options.host, port: options.port, reason: listenReason(error.cause, "port") }))
+        ))
     ),
     terminalsLayer({
       host: options.host,

@@ -10,10 +10,10 @@ import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type { RawData, WebSocket } from "ws"
+import { isLive } from "../domain/live.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import type { Attach, Terminal, TerminalUnavailable } from "../domain/terminal.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
-import { isLive } from "../domain/live.ts"
 
 export const CLOSE_NO_TERMINAL = 4404
 export const CLOSE_ENDED = 4410

@@ -55,7 +55,10 @@ const listen = Effect.fnUntraced(function*(options: TerminalsOptions, port: numb
   })
   yield* Effect.acquireRelease(
     Effect.callback<void, ListenFailed>((resume) => {
-      server.once("error", (error: NodeJS.ErrnoException) => resume(Effect.fail(new ListenFailed({ option, host: options.host, port, reason: listenReason(error, option) }))))
+      server.once(
+        "error",
+        (error: NodeJS.ErrnoException) => resume(Effect.fail(new ListenFailed({ option, host: options.host, port, reason: listenReason(error, option) })))
+      )
       server.listen(port, options.host, () => resume(Effect.void))
     }),
     () =>

@@ -1,8 +1,7 @@
 /** The dashboard's addresses: what `orch start` prints and opens. */
 
 /** Where a client reaches a listening host: a wildcard address is reached on this machine at 127.0.0.1. */
-export const reachableHost = (host: string): string =>
-  host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host
+export const reachableHost = (host: string): string => host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host
 
 export const sessionPath = (sessionId: string): string => `/sessions/${encodeURIComponent(sessionId)}`
 

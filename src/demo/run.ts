@@ -11,13 +11,13 @@ import * as Schema from "effect/Schema"
 import { execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { existsSync, readFileSync, realpathSync, rmSync } from "node:fs"
-import { createServer, type AddressInfo } from "node:net"
+import { type AddressInfo, createServer } from "node:net"
 import { dirname, join } from "node:path"
 import { canListen } from "../dashboard/listen-error.ts"
 import { openOnThisMachine } from "../dashboard/open.ts"
 import { storePaths } from "../store/paths.ts"
-import { startEmulator, type Emulator } from "./emulator/server.ts"
-import { makeSandbox, writeDemoConfig, type DemoSandbox } from "./sandbox.ts"
+import { type Emulator, startEmulator } from "./emulator/server.ts"
+import { type DemoSandbox, makeSandbox, writeDemoConfig } from "./sandbox.ts"
 import { ciVerdict, DEMO_ISSUES, DEMO_PROJECT, DEMO_REPO, type DemoEvent, demoSteps, reviewerMove, type Story, WEBHOOK_SECRET_VAR } from "./scenario.ts"
 
 export class DemoFailed extends Schema.TaggedError<DemoFailed>()("DemoFailed", { reason: Schema.String }) {
@@ -52,13 +52,19 @@ const orch = (env: NodeJS.ProcessEnv, args: ReadonlyArray<string>) =>
     child.stdout.on("data", (chunk) => (out += chunk))
     child.stderr.on("data", (chunk) => (out += chunk))
     child.on("close", (code) =>
-      resume(code === 0 ? Effect.succeed(out.trim()) : Effect.fail(new DemoFailed({ reason: `orch ${args.join(" ")} failed: ${out.trim().replace(/^orch: /gm, "")}` }))))
+      resume(
+        code === 0
+          ? Effect.succeed(out.trim())
+          : Effect.fail(new DemoFailed({ reason: `orch ${args.join(" ")} failed: ${out.trim().replace(/^orch: /gm, "")}` }))
+      ))
   })
 
 /** The commit's TODO lines, as `path:line: text` (the demo CI's rule). */
 const todosAt = (gitDir: string, sha: string): Array<string> => {
   try {
-    return execFileSync("git", ["--git-dir", gitDir, "grep", "-n", "TODO", sha], { encoding: "utf8" }).trim().split("\n").map((line) => line.slice(sha.length + 1))
+    return execFileSync("git", ["--git-dir", gitDir, "grep", "-n", "TODO", sha], { encoding: "utf8" }).trim().split("\n").map((line) =>
+      line.slice(sha.length + 1)
+    )
   } catch {
     return []
   }
@@ -174,7 +180,11 @@ export const runDemo = (options: DemoOptions) =>
   Effect.gen(function*() {
     if (options.port !== undefined) {
       const taken = yield* canListen("127.0.0.1", options.port, "port")
-      if (taken !== undefined) return yield* new DemoFailed({ reason: `cannot use --port ${options.port}: ${taken.replace(/; set .*$/, "")}; choose another, or leave --port out for a free one` })
+      if (taken !== undefined) {
+        return yield* new DemoFailed({
+          reason: `cannot use --port ${options.port}: ${taken.replace(/; set .*$/, "")}; choose another, or leave --port out for a free one`
+        })
+      }
     }
     const sandbox = makeSandbox()
     yield* Effect.addFinalizer(() => Effect.sync(() => (options.keep ? undefined : rmSync(sandbox.root, { recursive: true, force: true }))))
@@ -194,7 +204,13 @@ export const runDemo = (options: DemoOptions) =>
     const secret = randomBytes(16).toString("hex")
     emulator.addWebhook({ url: `http://127.0.0.1:${port}/webhooks/repohost`, secret })
     const agent = join(dirname(cli()), "demo-agent.mjs")
-    writeDemoConfig(sandbox, { port, terminalPort, directTerminalPort, apiUrl: emulator.url, agentCommand: `"${process.execPath}" "${agent}" --api ${emulator.url} --repo ${DEMO_REPO}` })
+    writeDemoConfig(sandbox, {
+      port,
+      terminalPort,
+      directTerminalPort,
+      apiUrl: emulator.url,
+      agentCommand: `"${process.execPath}" "${agent}" --api ${emulator.url} --repo ${DEMO_REPO}`
+    })
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ORCH_HOME: sandbox.dataDir,

@@ -29,7 +29,10 @@ export const makeSandbox = (): DemoSandbox => {
   execFileSync("git", ["init", "-q", "-b", "main", repo])
   git(repo, "config", "user.name", "Demo Agent")
   git(repo, "config", "user.email", "agent@demo.invalid")
-  writeFileSync(join(repo, "package.json"), `${JSON.stringify({ name: "demo", version: "1.0.0", type: "module", scripts: { test: "node --test" } }, null, 2)}\n`)
+  writeFileSync(
+    join(repo, "package.json"),
+    `${JSON.stringify({ name: "demo", version: "1.0.0", type: "module", scripts: { test: "node --test" } }, null, 2)}\n`
+  )
   writeFileSync(join(repo, "src", "index.js"), "export const version = \"1.0.0\"\n")
   git(repo, "add", ".")
   git(repo, "commit", "-qm", "A tiny library")
@@ -52,27 +55,30 @@ export interface DemoConfigOptions {
 
 /** The demo's config: the `command` agent, the emulated repohost with webhooks, auto-merge, the hosted inbox. */
 export const writeDemoConfig = (sandbox: DemoSandbox, options: DemoConfigOptions) =>
-  writeFileSync(sandbox.configPath, stringify({
-    port: options.port,
-    terminalPort: options.terminalPort,
-    directTerminalPort: options.directTerminalPort,
-    // Webhooks bring the news at once; the poll is only the fallback.
-    pollIntervalMs: 10_000,
-    defaults: { notifiers: ["hosted"] },
-    notificationRouting: { urgent: ["hosted"], action: ["hosted"], warning: ["hosted"], info: ["hosted"] },
-    reactions: { "approved-and-green": { action: "auto-merge", auto: true } },
-    projects: {
-      [DEMO_PROJECT]: {
-        name: "Demo",
-        repo: DEMO_REPO,
-        path: sandbox.repo,
-        defaultBranch: "main",
-        sessionPrefix: DEMO_PROJECT,
-        agent: "command",
-        agentConfig: { command: options.agentCommand },
-        // The emulator takes any token; this one keeps orch from asking `gh` or the environment for a real one.
-        tracker: { plugin: "repohost", apiUrl: options.apiUrl, token: "demo-token" },
-        scm: { plugin: "repohost", apiUrl: options.apiUrl, token: "demo-token", webhookSecret: `\${${WEBHOOK_SECRET_VAR}}` }
+  writeFileSync(
+    sandbox.configPath,
+    stringify({
+      port: options.port,
+      terminalPort: options.terminalPort,
+      directTerminalPort: options.directTerminalPort,
+      // Webhooks bring the news at once; the poll is only the fallback.
+      pollIntervalMs: 10_000,
+      defaults: { notifiers: ["hosted"] },
+      notificationRouting: { urgent: ["hosted"], action: ["hosted"], warning: ["hosted"], info: ["hosted"] },
+      reactions: { "approved-and-green": { action: "auto-merge", auto: true } },
+      projects: {
+        [DEMO_PROJECT]: {
+          name: "Demo",
+          repo: DEMO_REPO,
+          path: sandbox.repo,
+          defaultBranch: "main",
+          sessionPrefix: DEMO_PROJECT,
+          agent: "command",
+          agentConfig: { command: options.agentCommand },
+          // The emulator takes any token; this one keeps orch from asking `gh` or the environment for a real one.
+          tracker: { plugin: "repohost", apiUrl: options.apiUrl, token: "demo-token" },
+          scm: { plugin: "repohost", apiUrl: options.apiUrl, token: "demo-token", webhookSecret: `\${${WEBHOOK_SECRET_VAR}}` }
+        }
       }
-    }
-  }))
+    })
+  )

@@ -56,12 +56,20 @@ export const ciVerdict = (todos: ReadonlyArray<string>) =>
       conclusion: "failure" as const,
       title: `${todos.length} TODO${todos.length === 1 ? "" : "s"} left`,
       summary: "the no-todo check failed",
-      text: ["$ npm run lint", ...todos.map((line) => `  ${line}  error  no TODOs in shipped code`), `✖ ${todos.length} problem${todos.length === 1 ? "" : "s"}`].join("\n")
+      text: [
+        "$ npm run lint",
+        ...todos.map((line) => `  ${line}  error  no TODOs in shipped code`),
+        `✖ ${todos.length} problem${todos.length === 1 ? "" : "s"}`
+      ].join("\n")
     }
 
 export type ReviewerMove =
   | { readonly _tag: "Wait" }
-  | { readonly _tag: "RequestChanges"; readonly body: string; readonly comments: ReadonlyArray<{ readonly path: string; readonly line: number; readonly body: string }> }
+  | {
+    readonly _tag: "RequestChanges"
+    readonly body: string
+    readonly comments: ReadonlyArray<{ readonly path: string; readonly line: number; readonly body: string }>
+  }
   | { readonly _tag: "Approve"; readonly body: string }
 
 /** What the demo's reviewer does next on a pull request: only green heads get a review, each head once. */
@@ -97,7 +105,8 @@ export interface DemoEvent {
 
 const has = (sessionId: string, type: string, extra: (event: DemoEvent) => boolean = () => true) => (events: ReadonlyArray<DemoEvent>) =>
   events.some((e) => e.sessionId === sessionId && e.type === type && extra(e))
-const sent = (sessionId: string, reaction: string) => has(sessionId, "reaction.triggered", (e) => e.reaction === reaction && e.action === "send-to-agent" && e.data?.failed === undefined)
+const sent = (sessionId: string, reaction: string) =>
+  has(sessionId, "reaction.triggered", (e) => e.reaction === reaction && e.action === "send-to-agent" && e.data?.failed === undefined)
 /** `later` happened after the first `earlier` (a CI pass after the failure, say). */
 const after = (sessionId: string, earlier: string, later: string) => (events: ReadonlyArray<DemoEvent>) => {
   const first = events.findIndex((e) => e.sessionId === sessionId && e.type === earlier)

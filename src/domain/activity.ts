@@ -40,8 +40,7 @@ export const reportLine = (state: ReportedState, at: number, note?: string): str
   JSON.stringify(Schema.encodeSync(SignalLine)({ ts: new Date(at).toISOString(), report: state, ...(note !== undefined ? { note } : {}) }))
 
 /** Who said it: the agent's hooks, or the agent (or its wrapper) stating its activity itself. */
-export const sourceOf = (signal: ActivitySignal): "hook" | "report" =>
-  signal.report !== undefined || signal.activity !== undefined ? "report" : "hook"
+export const sourceOf = (signal: ActivitySignal): "hook" | "report" => signal.report !== undefined || signal.activity !== undefined ? "report" : "hook"
 
 const QUESTIONS: ReadonlyArray<string> = ["permission_prompt", "elicitation_dialog"]
 

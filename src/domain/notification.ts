@@ -1,8 +1,8 @@
 /** What orch tells people: a notification at a priority, routed to notifiers (see actors/notifier-router.ts). */
-import * as Schema from "effect/Schema"
-import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { randomUUID } from "node:crypto"
 import { EventPriority } from "./priority.ts"
 
 export const NotificationAction = Schema.Struct({

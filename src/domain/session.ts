@@ -34,8 +34,7 @@ export { ENDED_STATUSES, isEnded, isLive } from "./live.ts"
 export const worksAnIssue = (record: Pick<SessionRecord, "role" | "task">): boolean => record.role === undefined && record.task === undefined
 
 /** What the session works on, for people: `42`, or `task fix-the-login` for a task. */
-export const workLabel = (record: Pick<SessionRecord, "issueId" | "task">): string =>
-  record.task === undefined ? record.issueId : `task ${record.issueId}`
+export const workLabel = (record: Pick<SessionRecord, "issueId" | "task">): string => record.task === undefined ? record.issueId : `task ${record.issueId}`
 
 /** What the repohost says of a PR's checks (check runs and commit statuses together). */
 export const CheckState = Schema.Literals(["pending", "passing", "failing"])
@@ -166,11 +165,14 @@ export const SessionRecord = Schema.Struct({
   failingChecks: Schema.optionalKey(Schema.Array(FailingCheck)),
   reviewComments: Schema.optionalKey(Schema.Array(ReviewComment)),
   /** Per reaction key: attempts made and when the condition first triggered; survives restarts. */
-  reactions: Schema.optionalKey(Schema.Record(Schema.String, Schema.Struct({
-    attempts: Schema.Int,
-    firstTriggeredAt: Schema.String,
-    escalated: Schema.optionalKey(Schema.Boolean)
-  }))),
+  reactions: Schema.optionalKey(Schema.Record(
+    Schema.String,
+    Schema.Struct({
+      attempts: Schema.Int,
+      firstTriggeredAt: Schema.String,
+      escalated: Schema.optionalKey(Schema.Boolean)
+    })
+  )),
   /** When orch released the session's terminal and workspace (kill, cleanup). */
   endedAt: Schema.optionalKey(Schema.String),
   /** Where unsaved work went when the workspace was removed. */

@@ -2,10 +2,10 @@
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Runtime from "effect/Runtime"
-import * as Schema from "effect/Schema"
 import { RpcClient, RpcSerialization } from "effect/rpc"
 import { RpcClientError } from "effect/rpc/RpcClientError"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 import type { SessionOps } from "../sessions/SessionOps.ts"
 import { spawnPayload, SupervisorRpcs } from "./protocol.ts"
 
@@ -31,7 +31,11 @@ export class SupervisorLost extends Schema.TaggedError<SupervisorLost>()("Superv
 
 /** A call's transport failure (the socket closed, the answer made no sense) as SupervisorLost; its own failures pass. */
 export const answered = <A, E, R>(call: Effect.Effect<A, E | RpcClientError, R>): Effect.Effect<A, E | SupervisorLost, R> =>
-  Effect.catchIf(call, (error): error is RpcClientError => error instanceof RpcClientError, (error) => Effect.fail(new SupervisorLost({ detail: error.reason._tag })))
+  Effect.catchIf(
+    call,
+    (error): error is RpcClientError => error instanceof RpcClientError,
+    (error) => Effect.fail(new SupervisorLost({ detail: error.reason._tag }))
+  )
 
 export const remoteSessions = (client: SupervisorClient): SessionOps => ({
   spawn: (project, target) => answered(client.Spawn(spawnPayload(project, target))),

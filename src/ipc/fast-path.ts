@@ -15,8 +15,8 @@
  */
 import { readFileSync } from "node:fs"
 import { connect } from "node:net"
-import { join } from "node:path"
 import { homedir } from "node:os"
+import { join } from "node:path"
 import { dataDir } from "../store/paths.ts"
 
 interface Exchange {
@@ -96,7 +96,11 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
       for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
         const line = buffer.slice(0, end)
         buffer = buffer.slice(end + 1)
-        let message: { _tag?: string; requestId?: string; exit?: { _tag: string; value?: unknown; cause?: Array<{ _tag: string; error?: { reason?: string; exitCode?: number } }> } }
+        let message: {
+          _tag?: string
+          requestId?: string
+          exit?: { _tag: string; value?: unknown; cause?: Array<{ _tag: string; error?: { reason?: string; exitCode?: number } }> }
+        }
         try {
           message = JSON.parse(line)
         } catch {
@@ -111,8 +115,11 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
         return finish(failure?.exitCode ?? 1, "", `orch: ${failure?.reason ?? "the supervisor failed to carry out the command"}\n`)
       }
     })
-    client.on("error", (error: NodeJS.ErrnoException) =>
-      sent && !(!received && error.code === "ECONNRESET") ? finish(1, "", `orch: lost the supervisor: ${error.message}\n`) : finish(undefined))
+    client.on(
+      "error",
+      (error: NodeJS.ErrnoException) =>
+        sent && !(!received && error.code === "ECONNRESET") ? finish(1, "", `orch: lost the supervisor: ${error.message}\n`) : finish(undefined)
+    )
     client.on("close", () => (sent ? finish(1, "", "orch: the supervisor closed the connection without answering\n") : finish(undefined)))
   })
 }

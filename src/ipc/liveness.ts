@@ -22,8 +22,8 @@ import * as Scope from "effect/Scope"
 import { existsSync, rmSync } from "node:fs"
 import { attempt } from "../store/files.ts"
 import { isProcessAlive } from "../store/process-liveness.ts"
-import { supervisorFilePath, type SupervisorFile, readSupervisorFile, socketPath } from "../store/supervisor-file.ts"
-import { supervisorClient, type SupervisorClient } from "./client.ts"
+import { readSupervisorFile, socketPath, type SupervisorFile, supervisorFilePath } from "../store/supervisor-file.ts"
+import { type SupervisorClient, supervisorClient } from "./client.ts"
 import type { SupervisorInfo } from "./protocol.ts"
 
 export const PING_TIMEOUT = Duration.millis(500)

@@ -3,9 +3,9 @@
  * Schema; every failure crosses as a RemoteError that keeps the original message and exit code, so a command
  * prints the same thing whether the supervisor or the CLI itself ran it.
  */
+import { Rpc, RpcGroup } from "effect/rpc"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import { Rpc, RpcGroup } from "effect/rpc"
 import { SessionRecord, SessionStatus } from "../domain/session.ts"
 import { CleanedStatus, CleanupCause } from "../sessions/cleanup-decision.ts"
 import type { SpawnTarget } from "../sessions/SessionOps.ts"

@@ -12,15 +12,15 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import { ChildProcessSpawner } from "effect/process"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
-import { ChildProcessSpawner } from "effect/process"
-import { projectChanged, type ConfigChange } from "../config/change.ts"
+import { type ConfigChange, projectChanged } from "../config/change.ts"
 import { Host } from "../config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { Agent, type AgentShape } from "./agent/Agent.ts"
-import { projectPlugins, type PluginBuildError, type PluginResources, type PluginSlots } from "./registry.ts"
+import { type PluginBuildError, type PluginResources, type PluginSlots, projectPlugins } from "./registry.ts"
 import { makeProcessTerminals } from "./runtime/process.ts"
 import { Runtime, type RuntimeShape } from "./runtime/Runtime.ts"
 import { Scm, type ScmShape } from "./scm/Scm.ts"
@@ -119,8 +119,7 @@ const make = Effect.fnUntraced(function*(build: BuildPlugins, options: ProjectPl
     const slots = yield* buildIn(own, config, project).pipe(Effect.onError((cause) => Scope.close(own, Exit.failCause(cause))))
     return { config, slots, scope: own } satisfies Entry
   })
-  const sameAs = (entry: Entry, config: OrchestratorConfig, project: ProjectConfig) =>
-    !projectChanged(entry.config, config, entry.slots.project, project)
+  const sameAs = (entry: Entry, config: OrchestratorConfig, project: ProjectConfig) => !projectChanged(entry.config, config, entry.slots.project, project)
 
   const of = Effect.fn("ProjectPlugins.of")(function*(config: OrchestratorConfig, project: ProjectConfig) {
     const kept = yield* lock.withPermits(1)(Effect.suspend(() => {
@@ -136,16 +135,17 @@ const make = Effect.fnUntraced(function*(build: BuildPlugins, options: ProjectPl
     return kept ?? (yield* buildIn(yield* Effect.scope, config, project))
   })
 
-  const provide = (config: OrchestratorConfig, project: ProjectConfig) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | PluginBuildError, Exclude<R, PluginSlots>> =>
-    Effect.scopedWith((owner) =>
-      Effect.flatMap(Scope.provide(of(config, project), owner), (slots) => Effect.provideContext(effect, slots.context))
-    )
+  const provide =
+    (config: OrchestratorConfig, project: ProjectConfig) =>
+    <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | PluginBuildError, Exclude<R, PluginSlots>> =>
+      Effect.scopedWith((owner) => Effect.flatMap(Scope.provide(of(config, project), owner), (slots) => Effect.provideContext(effect, slots.context)))
 
   const prepare = Effect.fn("ProjectPlugins.prepare")(function*(change: ConfigChange) {
     const next = new Map(Object.values(change.next.projects).map((project) => [project.id, project]))
     const built: Array<Entry> = []
-    yield* Effect.forEach([...change.added, ...change.changed], (id) => Effect.map(buildEntry(change.next, next.get(id)!), (entry) => built.push(entry)), { discard: true }).pipe(
+    yield* Effect.forEach([...change.added, ...change.changed], (id) => Effect.map(buildEntry(change.next, next.get(id)!), (entry) => built.push(entry)), {
+      discard: true
+    }).pipe(
       Effect.onError(() => Effect.forEach(built, (entry) => Scope.close(entry.scope, Exit.void), { discard: true }))
     )
     const commit = lock.withPermits(1)(Effect.gen(function*() {

@@ -16,9 +16,9 @@ import { IssueOrNoneFromPlugin, IssueStatesFromPlugin } from "./contract/tracker
 import { UnsavedWorkFromPlugin, WorkspaceFromPlugin } from "./contract/workspace.ts"
 import { callPluginDecoded, type LoadedPlugin } from "./loader.ts"
 import { attachPluginTerminal } from "./runtime/plugin-terminal.ts"
-import { RuntimeError, type Liveness, type RuntimeShape } from "./runtime/Runtime.ts"
+import { type Liveness, RuntimeError, type RuntimeShape } from "./runtime/Runtime.ts"
 import { ScmError, type ScmShape } from "./scm/Scm.ts"
-import { IssueNotFound, TrackerUnavailable, type SessionUpdate, type TrackerShape } from "./tracker/Tracker.ts"
+import { IssueNotFound, type SessionUpdate, type TrackerShape, TrackerUnavailable } from "./tracker/Tracker.ts"
 import { WorkspaceError, type WorkspaceShape } from "./workspace/Workspace.ts"
 
 const has = (component: Record<string, unknown>, method: string) => typeof component[method] === "function"
@@ -41,8 +41,7 @@ export const runtimeFromPlugin = ({ manifest, component }: LoadedPlugin): Runtim
         unsetEnv: spec.unsetEnv
       }).pipe(Effect.map((handle) => ({ plugin: name, id: handle.id, data: handle.data ?? {} }))),
     send: (handle, text) => Effect.asVoid(call(Schema.Unknown, "sendCommand", theirs(handle), text)),
-    capture: (handle, scrollback = 0) =>
-      has(component, "getOutput") ? call(Schema.String, "getOutput", theirs(handle), scrollback) : Effect.succeed(""),
+    capture: (handle, scrollback = 0) => has(component, "getOutput") ? call(Schema.String, "getOutput", theirs(handle), scrollback) : Effect.succeed(""),
     probe: (handles) =>
       Effect.forEach(handles, (handle) =>
         Effect.gen(function*() {
@@ -166,8 +165,7 @@ export const scmFromPlugin = ({ manifest, component }: LoadedPlugin): ScmShape =
     )
   return {
     name: manifest.name,
-    observe: (branch) =>
-      Effect.map(call(Schema.UndefinedOr(Schema.NullOr(PullRequestViewFromPlugin)), "observe", branch), (view) => view ?? NO_PULL_REQUEST),
+    observe: (branch) => Effect.map(call(Schema.UndefinedOr(Schema.NullOr(PullRequestViewFromPlugin)), "observe", branch), (view) => view ?? NO_PULL_REQUEST),
     merge: (prNumber, method) => Effect.asVoid(call(Schema.Unknown, "merge", prNumber, method))
   }
 }

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { decodeAnswer, type PluginManifest, type Slot } from "./contract/common.ts"
 
-export { SLOTS, type Slot } from "./contract/common.ts"
+export { type Slot, SLOTS } from "./contract/common.ts"
 
 export class PluginLoadError extends Schema.TaggedError<PluginLoadError>()("PluginLoadError", {
   module: Schema.String,
@@ -49,8 +49,7 @@ export interface LoadedPlugin {
  * a code cache is used; the loader there hands in Node's own `import` as `__orchImport`.
  */
 declare const __orchImport: ((specifier: string) => Promise<Record<string, unknown>>) | undefined
-const importModule = (specifier: string): Promise<Record<string, unknown>> =>
-  typeof __orchImport === "function" ? __orchImport(specifier) : import(specifier)
+const importModule = (specifier: string): Promise<Record<string, unknown>> => typeof __orchImport === "function" ? __orchImport(specifier) : import(specifier)
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
@@ -82,9 +81,7 @@ export const callPluginDecoded = <S extends Schema.Decoder<unknown>>(
   ...args: ReadonlyArray<unknown>
 ): Effect.Effect<S["Type"], PluginCallError> =>
   callPlugin(plugin, component, method, ...args).pipe(
-    Effect.flatMap((value) =>
-      Effect.mapError(decodeAnswer(schema)(value), (reason) => new PluginCallError({ plugin, method, reason }))
-    )
+    Effect.flatMap((value) => Effect.mapError(decodeAnswer(schema)(value), (reason) => new PluginCallError({ plugin, method, reason })))
   )
 
 /** Imports a plugin module, checks its manifest against the slot and name it is used for, and creates it. */

@@ -6,31 +6,31 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { ChildProcessSpawner } from "effect/process"
 import * as Runtime_ from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import type { ChildProcessSpawner } from "effect/process"
 import { Host, type HostShape } from "../config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { agentFromPlugin, runtimeFromPlugin, scmFromPlugin, trackerFromPlugin, workspaceFromPlugin } from "./adapters.ts"
-import { loadPlugin, type LoadedPlugin, type ModuleSource, type PluginLoadError, type Slot } from "./loader.ts"
 import { Agent, type AgentShape } from "./agent/Agent.ts"
 import { makeAiderAgent } from "./agent/aider.ts"
 import { makeCodexAgent } from "./agent/codex.ts"
 import { makeCodingAgent } from "./agent/coding-agent.ts"
 import { makeCommandAgent } from "./agent/command.ts"
+import type { PluginConfigError } from "./config-error.ts"
+import { type LoadedPlugin, loadPlugin, type ModuleSource, type PluginLoadError, type Slot } from "./loader.ts"
 import { makeMultiplexer } from "./runtime/multiplexer.ts"
-import { defaultTmuxSocket } from "./runtime/tmux-socket.ts"
 import { makeProcessRuntime, type ProcessTerminals } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
+import { defaultTmuxSocket } from "./runtime/tmux-socket.ts"
 import { makeRepohostScm } from "./scm/repohost.ts"
 import { mergeMethodProblem, NO_PULL_REQUEST, Scm, ScmError } from "./scm/Scm.ts"
 import { makeRepohostTracker, type RepohostAccess } from "./tracker/repohost.ts"
 import { makeLinearTracker } from "./tracker/tracker-b.ts"
 import { Tracker } from "./tracker/Tracker.ts"
-import type { PluginConfigError } from "./config-error.ts"
 import { makeCloneWorkspace } from "./workspace/clone.ts"
-import { makeWorktreeWorkspace } from "./workspace/worktree.ts"
 import { Workspace } from "./workspace/Workspace.ts"
+import { makeWorktreeWorkspace } from "./workspace/worktree.ts"
 
 export class UnknownPlugin extends Schema.TaggedError<UnknownPlugin>()("UnknownPlugin", {
   project: Schema.String,
@@ -54,7 +54,9 @@ export interface PluginResources {
   readonly repohost: RepohostAccess
 }
 
-type Builtins<A, E = never> = Readonly<Record<string, (project: ProjectConfig, host: HostShape, resources: PluginResources) => Effect.Effect<A, E, ChildProcessSpawner.ChildProcessSpawner>>>
+type Builtins<A, E = never> = Readonly<
+  Record<string, (project: ProjectConfig, host: HostShape, resources: PluginResources) => Effect.Effect<A, E, ChildProcessSpawner.ChildProcessSpawner>>
+>
 
 export const RUNTIMES: Builtins<Runtime["Service"]> = {
   multiplexer: (_project, host) => makeMultiplexer(defaultTmuxSocket(host.env)),
@@ -79,7 +81,9 @@ const noScm: Scm["Service"] = {
 export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {
   repohost: (project, host, { repohost }) => {
     const problem = mergeMethodProblem(project.scm, `projects.${project.key}.scm`)
-    return problem === undefined ? Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env, repohost)) : Effect.fail(problem)
+    return problem === undefined
+      ? Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env, repohost))
+      : Effect.fail(problem)
   },
   none: () => Effect.succeed(noScm)
 }
@@ -92,7 +96,11 @@ export const TRACKERS: Builtins<Tracker["Service"], PluginConfigError> = {
   none: () => Effect.succeed(noTracker)
 }
 
-type Resolved<A, E> = (project: ProjectConfig, host: HostShape, resources: PluginResources) => Effect.Effect<A, E | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner>
+type Resolved<A, E> = (
+  project: ProjectConfig,
+  host: HostShape,
+  resources: PluginResources
+) => Effect.Effect<A, E | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner>
 
 /**
  * The implementation behind a plugin name: a module from the slot's own `package`/`path`, else a built-in,
@@ -114,16 +122,18 @@ const resolve = <A, E = never>(
     return Effect.fail(new UnknownPlugin({ project: project.key, slot, name, known: [...Object.keys(builtins), ...Object.keys(config.plugins)] }))
   }
   const pluginConfig = inline ?? (slot === "agent" ? project.agentConfig : {})
-  return Effect.succeed(() =>
-    Effect.map(loadPlugin(module, { slot, name, configFile: config.configPath }, pluginConfig), fromPlugin)
-  )
+  return Effect.succeed(() => Effect.map(loadPlugin(module, { slot, name, configFile: config.configPath }, pluginConfig), fromPlugin))
 }
 
 export type PluginSlots = Runtime | Agent | Workspace | Tracker | Scm
 export type PluginBuildError = UnknownPlugin | PluginLoadError | PluginConfigError
 
 /** The Layer of a project's plugins. Needs a ChildProcessSpawner (for git and tmux). */
-export const projectPlugins = (config: OrchestratorConfig, project: ProjectConfig, resources: PluginResources): Layer.Layer<PluginSlots, PluginBuildError, ChildProcessSpawner.ChildProcessSpawner> =>
+export const projectPlugins = (
+  config: OrchestratorConfig,
+  project: ProjectConfig,
+  resources: PluginResources
+): Layer.Layer<PluginSlots, PluginBuildError, ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.effectContext(Effect.gen(function*() {
     const host = yield* Host
     const runtime = yield* resolve(config, project, "runtime", project.runtime, RUNTIMES, runtimeFromPlugin)

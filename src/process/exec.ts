@@ -5,9 +5,9 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import { existsSync } from "node:fs"
 
 export class ExecError extends Schema.TaggedError<ExecError>()("ExecError", {
@@ -32,8 +32,7 @@ export interface ExecOptions {
   readonly timeout?: Duration.Input
 }
 
-const collect = <E>(stream: Stream.Stream<Uint8Array, E>) =>
-  stream.pipe(Stream.decodeText(), Stream.mkString)
+const collect = <E>(stream: Stream.Stream<Uint8Array, E>) => stream.pipe(Stream.decodeText(), Stream.mkString)
 
 export const exec = Effect.fnUntraced(function*(file: string, args: ReadonlyArray<string>, options: ExecOptions = {}) {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
@@ -57,7 +56,8 @@ export const exec = Effect.fnUntraced(function*(file: string, args: ReadonlyArra
         ? options.cwd !== undefined && !existsSync(options.cwd)
           ? new ExecError({ command: file, reason: `cannot run it in ${options.cwd}: that directory does not exist` })
           : new ExecError({ command: file, reason: `${file} is not installed (not found${file.includes("/") ? "" : " on PATH"})` })
-        : new ExecError({ command, reason: error.message })),
+        : new ExecError({ command, reason: error.message })
+    ),
     Effect.timeoutOrElse({
       duration: timeout,
       orElse: () => Effect.fail(new ExecError({ command, reason: `timed out after ${Duration.format(timeout)}` }))

@@ -7,9 +7,40 @@ import { delimiter, isAbsolute, join } from "node:path"
 
 /** Words the shell runs itself: a command line starting with one of these names no program to look for. */
 const SHELL_WORDS = new Set([
-  ".", ":", "[", "alias", "break", "case", "cd", "command", "continue", "echo", "eval", "exit", "export", "false", "for",
-  "if", "printf", "read", "return", "set", "shift", "test", "times", "trap", "true", "type", "ulimit", "umask", "unset",
-  "until", "wait", "while", "{", "("
+  ".",
+  ":",
+  "[",
+  "alias",
+  "break",
+  "case",
+  "cd",
+  "command",
+  "continue",
+  "echo",
+  "eval",
+  "exit",
+  "export",
+  "false",
+  "for",
+  "if",
+  "printf",
+  "read",
+  "return",
+  "set",
+  "shift",
+  "test",
+  "times",
+  "trap",
+  "true",
+  "type",
+  "ulimit",
+  "umask",
+  "unset",
+  "until",
+  "wait",
+  "while",
+  "{",
+  "("
 ])
 
 /**

@@ -8,7 +8,11 @@ import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
  */
 export const buildOrchestratorPrompt = (config: OrchestratorConfig, project: ProjectConfig, orch = "orch"): string => {
   const reactions = Object.entries(projectReactions(config, project))
-    .map(([key, r]) => `- ${key}: ${r.auto ? "" : "(off) "}${r.action}${r.priority ? ` (${r.priority})` : ""}${r.retries !== undefined ? `, ${r.retries} retries` : ""}${r.escalateAfter !== undefined ? `, escalates after ${r.escalateAfter}` : ""}${r.threshold !== undefined ? `, after ${r.threshold}` : ""}`)
+    .map(([key, r]) =>
+      `- ${key}: ${r.auto ? "" : "(off) "}${r.action}${r.priority ? ` (${r.priority})` : ""}${r.retries !== undefined ? `, ${r.retries} retries` : ""}${
+        r.escalateAfter !== undefined ? `, escalates after ${r.escalateAfter}` : ""
+      }${r.threshold !== undefined ? `, after ${r.threshold}` : ""}`
+    )
   return [
     `You are the orchestrator of ${project.name} (${project.repo}), managed by orch. You do not write code yourself:`,
     "you decide which issues to work on, start a worker session for each, watch them, and help them when they are stuck.",

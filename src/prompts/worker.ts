@@ -57,7 +57,9 @@ export const buildWorkerPrompt = (input: WorkerPromptInput): WorkerPrompt => {
     "- Make focused commits with clear messages. Run the project's tests before you push.",
     ...(hasRepohost(project)
       ? [
-        `- When the work is ready, push the branch and open a pull request against \`${project.defaultBranch}\` that says which ${input.task !== undefined ? "task it does" : "issue it resolves"}.`,
+        `- When the work is ready, push the branch and open a pull request against \`${project.defaultBranch}\` that says which ${
+          input.task !== undefined ? "task it does" : "issue it resolves"
+        }.`,
         "- orch watches your pull request. It will send you CI failures (the failing checks, with links) and review comments as messages here; fix what they report and push again."
       ]
       : ["- The project has no repohost: when the work is ready, leave it committed on your branch and say so; there is no pull request to open."]),

@@ -7,29 +7,28 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Semaphore from "effect/Semaphore"
 import type { ChildProcessSpawner } from "effect/process"
+import * as Semaphore from "effect/Semaphore"
 import { existsSync, statSync } from "node:fs"
 import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
-import { isEnded, worksAnIssue, type SessionRecord } from "../domain/session.ts"
+import { isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
-import { Runtime, type Liveness } from "../plugins/runtime/Runtime.ts"
-import { Tracker, type IssueState } from "../plugins/tracker/Tracker.ts"
+import { type Liveness, Runtime } from "../plugins/runtime/Runtime.ts"
+import { type IssueState, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
-import { IssueHasSession, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
-import { factsWithoutPlugins, REMOVABLE_STATUSES, removalVerdict, type RemovalFacts, type RemovalVerdict } from "./removal.ts"
-import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
+import { IssueHasSession, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
 import { startOrchestrator } from "./orchestrator.ts"
+import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
+import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
-
 
 /** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
 const ORPHAN_RESERVATION_MS = 60_000
@@ -57,8 +56,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       : Effect.succeed(project)
   }
   /** Runs `effect` with the plugins of `project` (as `config` makes them; built once, by ProjectPlugins). */
-  const withPlugins = (config: OrchestratorConfig, project: ProjectConfig) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  const withPlugins = (config: OrchestratorConfig, project: ProjectConfig) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(plugins.provide(config, project), Effect.provide(context))
 
   const liveness = (record: SessionRecord) =>
@@ -176,7 +174,12 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       endedAt: yield* nowIso,
       ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {})
     })
-    yield* events.append({ type: "session.killed", sessionId, projectId: record.projectId, ...(removed.rescuedTo ? { data: { rescueRef: removed.rescuedTo } } : {}) })
+    yield* events.append({
+      type: "session.killed",
+      sessionId,
+      projectId: record.projectId,
+      ...(removed.rescuedTo ? { data: { rescueRef: removed.rescuedTo } } : {})
+    })
     return { record: killed, ...removed }
   })
 
@@ -201,18 +204,31 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       // What the agent reported before is history (a `done` folded again would end the restored session): its
       // signals are read from where the file ends now, before the agent can add any.
       const signalOffset = yield* Effect.sync(() => statSync(context.activityFile, { throwIfNoEntry: false })?.size ?? 0)
-      const handle = yield* runtime.create({ sessionId, workingDir: record.workspacePath, command: launch.command, ...agentEnvironment(project, context, launch.env) })
+      const handle = yield* runtime.create({
+        sessionId,
+        workingDir: record.workspacePath,
+        command: launch.command,
+        ...agentEnvironment(project, context, launch.env)
+      })
       // Return once the agent takes input, so a message sent right after restore is not typed into a starting TUI.
       // One that asks a question or is slow is left to the supervisor's probes; one that exits fails the restore.
       yield* watchStart(runtime, handle).pipe(
-        Effect.andThen(waitUntilReady(runtime, agent, handle).pipe(
-          Effect.catch((reason) => Effect.flatMap(liveness({ ...record, runtime: handle }), (state) => (state._tag === "Alive" ? Effect.void : Effect.fail(reason))))
-        )),
+        Effect.andThen(
+          waitUntilReady(runtime, agent, handle).pipe(
+            Effect.catch((reason) =>
+              Effect.flatMap(liveness({ ...record, runtime: handle }), (state) => (state._tag === "Alive" ? Effect.void : Effect.fail(reason)))
+            )
+          )
+        ),
         Effect.catch((reason) =>
           Effect.flatMap(
-            runtime.destroy(handle).pipe(Effect.as(""), Effect.catch((error) => Effect.succeed(`; and its terminal session ${handle.id} could not be ended: ${error.message}`))),
+            runtime.destroy(handle).pipe(
+              Effect.as(""),
+              Effect.catch((error) => Effect.succeed(`; and its terminal session ${handle.id} could not be ended: ${error.message}`))
+            ),
             (left) => Effect.fail(new RestoreFailed({ sessionId, reason: `${typeof reason === "string" ? reason : reason.message}${left}` }))
-          ))
+          )
+        )
       )
       return { handle, signalOffset }
     }).pipe(withPlugins(config, project))
@@ -235,7 +251,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     for (const project of projectsOf(config)) {
       const mine = records.filter((r) => r.projectId === project.id && worksAnIssue(r) && r.endedAt === undefined)
       if (mine.length === 0) continue
-      const byIssue = yield* Tracker.use((tracker) => tracker.issueStates?.([...new Set(mine.map((r) => r.issueId))]) ?? Effect.succeed(new Map<string, IssueState>())).pipe(
+      const byIssue = yield* Tracker.use((tracker) =>
+        tracker.issueStates?.([...new Set(mine.map((r) => r.issueId))]) ?? Effect.succeed(new Map<string, IssueState>())
+      ).pipe(
         withPlugins(config, project),
         Effect.catch((error) => {
           unanswered.push({ name: `${project.id}'s tracker`, reason: error.message })
@@ -381,8 +399,15 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
         Effect.catch((error) => Effect.succeed<RemovalVerdict>({ _tag: "Keep", reason: `orch could not look at it: ${error.message}` }))
       )
       if (verdict._tag === "Keep") kept.push({ sessionId: record.sessionId, reason: verdict.reason })
-      else if (options.dryRun) removed.push({ sessionId: record.sessionId, projectId: record.projectId, status: record.status, worktreeRemoved: existsSync(record.workspacePath), ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {}) })
-      else removed.push(yield* removeRecord(config, record, "prune"))
+      else if (options.dryRun) {
+        removed.push({
+          sessionId: record.sessionId,
+          projectId: record.projectId,
+          status: record.status,
+          worktreeRemoved: existsSync(record.workspacePath),
+          ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {})
+        })
+      } else removed.push(yield* removeRecord(config, record, "prune"))
     }
     return { removed, kept } satisfies PruneReport
   })
@@ -429,4 +454,3 @@ export class SessionManager extends Context.Service<SessionManager, Effect.Succe
       Layer.provide(Layer.mergeAll(SessionStore.layer, EventLog.layer))
     )
 }
-

@@ -33,8 +33,7 @@ export interface CleanupFacts {
 }
 
 /** Sessions cleanup never touches: already ended (killed, cleaned), or a spawn still under way (reconcile's). */
-export const isCleanable = (record: SessionRecord): boolean =>
-  record.endedAt === undefined && record.status !== "killed" && record.status !== "spawning"
+export const isCleanable = (record: SessionRecord): boolean => record.endedAt === undefined && record.status !== "killed" && record.status !== "spawning"
 
 /** The verdict that needs no probe (the PR or the issue decides), if any. */
 export const settledVerdict = (record: SessionRecord, issueState?: IssueState): CleanupVerdict | undefined => {
@@ -49,7 +48,9 @@ export const settledVerdict = (record: SessionRecord, issueState?: IssueState): 
 const prNote = (record: SessionRecord, noPr: string): string =>
   record.pr !== null
     ? `; PR #${record.pr.number} is still ${record.pr.state === "draft" ? "a draft" : "open"}`
-    : record.role === "orchestrator" ? "" : noPr
+    : record.role === "orchestrator"
+    ? ""
+    : noPr
 
 export const cleanupVerdict = (record: SessionRecord, facts: CleanupFacts = {}): CleanupVerdict | undefined => {
   const settled = settledVerdict(record, facts.issueState)

@@ -21,7 +21,12 @@ export class ProjectNotFound extends Schema.TaggedError<ProjectNotFound>()("Proj
 
   /** The same, as the running supervisor answers it. */
   asSupervisorAnswer(): ProjectNotFound {
-    return new ProjectNotFound({ project: this.project, known: this.known, ...(this.configPath !== undefined ? { configPath: this.configPath } : {}), bySupervisor: true })
+    return new ProjectNotFound({
+      project: this.project,
+      known: this.known,
+      ...(this.configPath !== undefined ? { configPath: this.configPath } : {}),
+      bySupervisor: true
+    })
   }
 }
 

@@ -95,12 +95,22 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
     : watchStart(runtime, handle)).pipe(
       Effect.catch((error) =>
         Effect.flatMap(
-          runtime.destroy(handle).pipe(Effect.as(""), Effect.catch((destroyError) => Effect.succeed(`; and its terminal session ${handle.id} could not be ended: ${destroyError.message}`))),
+          runtime.destroy(handle).pipe(
+            Effect.as(""),
+            Effect.catch((destroyError) => Effect.succeed(`; and its terminal session ${handle.id} could not be ended: ${destroyError.message}`))
+          ),
           (left) => Effect.fail(notReady(`${typeof error === "string" ? error : error.message}${left}`))
-        ))
+        )
+      )
     )
   const record: SessionRecord = { ...base, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso }
   yield* store.write(record)
-  yield* events.append({ type: existing._tag === "Some" ? "session.restored" : "session.spawned", sessionId, projectId: project.id, issueId: "orchestrator", data: { role: "orchestrator" } })
+  yield* events.append({
+    type: existing._tag === "Some" ? "session.restored" : "session.spawned",
+    sessionId,
+    projectId: project.id,
+    issueId: "orchestrator",
+    data: { role: "orchestrator" }
+  })
   return { record, reused: false }
 })

@@ -32,7 +32,9 @@ export const removalVerdict = (record: SessionRecord, facts: RemovalFacts, confi
   if (facts.running === undefined || facts.worktree === undefined) {
     return {
       _tag: "Keep",
-      reason: `orch cannot look at its terminal and worktree: its project ${record.projectId} is not in ${configPath ?? "any config found from here"}; run \`orch session rm ${id}\`, which finds the config it was spawned under`
+      reason: `orch cannot look at its terminal and worktree: its project ${record.projectId} is not in ${
+        configPath ?? "any config found from here"
+      }; run \`orch session rm ${id}\`, which finds the config it was spawned under`
     }
   }
   if (facts.running) return { _tag: "Keep", reason: `its agent still runs in its terminal; \`orch session kill ${id}\` stops it first` }
@@ -43,7 +45,9 @@ export const removalVerdict = (record: SessionRecord, facts: RemovalFacts, confi
     ].filter((part) => part !== undefined).join(" and ")
     return {
       _tag: "Keep",
-      reason: `its worktree ${record.workspacePath} has unsaved work (${what}); \`orch session kill ${id}\` saves it to ${rescueRef(id)} and removes the worktree, or commit and push it`
+      reason: `its worktree ${record.workspacePath} has unsaved work (${what}); \`orch session kill ${id}\` saves it to ${
+        rescueRef(id)
+      } and removes the worktree, or commit and push it`
     }
   }
   return { _tag: "Remove" }

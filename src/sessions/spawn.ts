@@ -11,14 +11,14 @@ import * as Fiber from "effect/Fiber"
 import { randomUUID } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import type { ProjectConfig } from "../config/schema.ts"
+import { reasonOf } from "../domain/reason.ts"
 import type { RuntimeHandle, SessionRecord } from "../domain/session.ts"
 import { Agent, type AgentContext, type AgentShape } from "../plugins/agent/Agent.ts"
-import { Runtime, type Liveness, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
+import { type Liveness, Runtime, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
 import { InvalidIssueId, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { findProgram, programOf } from "../process/program.ts"
 import { buildWorkerPrompt } from "../prompts/worker.ts"
-import { reasonOf } from "../domain/reason.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { writeFileAtomic } from "../store/files.ts"
 import { SessionStore } from "../store/SessionStore.ts"
@@ -48,7 +48,13 @@ export const lastPrintedLines = (screen: string, count = 5): ReadonlyArray<strin
 const howEnded = (liveness: Liveness) =>
   liveness._tag === "Gone"
     ? "its terminal session disappeared"
-    : `the agent exited${liveness._tag === "Exited" && liveness.signal !== undefined ? ` on signal ${liveness.signal}` : liveness._tag === "Exited" && liveness.exitCode !== undefined ? ` with status ${liveness.exitCode}` : ""}`
+    : `the agent exited${
+      liveness._tag === "Exited" && liveness.signal !== undefined
+        ? ` on signal ${liveness.signal}`
+        : liveness._tag === "Exited" && liveness.exitCode !== undefined
+        ? ` with status ${liveness.exitCode}`
+        : ""
+    }`
 
 /** Why a start failed: how the agent ended and, quoted, what it printed last (the reason it gave, if any). */
 export const agentEndedReason = (liveness: Liveness, printed: ReadonlyArray<string>, when: string): string => {
@@ -64,18 +70,20 @@ const endedReason = (runtime: RuntimeShape, handle: RuntimeHandle, liveness: Liv
   )
 
 /** Waits until the agent shows it is ready for input (60 s at most); fails if it exits or asks a setup question first. */
-export const waitUntilReady = Effect.fnUntraced(function*(runtime: RuntimeShape, agent: Pick<AgentShape, "isReadyForInput" | "startBlocker">, handle: RuntimeHandle) {
-  for (let poll = 0; poll < READY_POLLS; poll++) {
-    const screen = yield* runtime.capture(handle)
-    if (agent.isReadyForInput(screen)) return
-    const blocker = agent.startBlocker?.(screen)
-    if (blocker !== undefined) return yield* Effect.fail(blocker)
-    const liveness = (yield* runtime.probe([handle])).get(handle.id) ?? { _tag: "Gone" }
-    if (liveness._tag !== "Alive") return yield* Effect.fail(yield* endedReason(runtime, handle, liveness, "before it was ready"))
-    yield* Effect.sleep(READY_POLL)
+export const waitUntilReady = Effect.fnUntraced(
+  function*(runtime: RuntimeShape, agent: Pick<AgentShape, "isReadyForInput" | "startBlocker">, handle: RuntimeHandle) {
+    for (let poll = 0; poll < READY_POLLS; poll++) {
+      const screen = yield* runtime.capture(handle)
+      if (agent.isReadyForInput(screen)) return
+      const blocker = agent.startBlocker?.(screen)
+      if (blocker !== undefined) return yield* Effect.fail(blocker)
+      const liveness = (yield* runtime.probe([handle])).get(handle.id) ?? { _tag: "Gone" }
+      if (liveness._tag !== "Alive") return yield* Effect.fail(yield* endedReason(runtime, handle, liveness, "before it was ready"))
+      yield* Effect.sleep(READY_POLL)
+    }
+    return yield* Effect.fail("the agent did not show its input prompt within 60 s")
   }
-  return yield* Effect.fail("the agent did not show its input prompt within 60 s")
-})
+)
 
 /**
  * For an agent with no ready signal of its own: looks again once its first moments are over, so one that exits at
@@ -91,7 +99,11 @@ export const watchStart = Effect.fnUntraced(function*(runtime: RuntimeShape, han
 export const checkAgentProgram = (agent: Pick<AgentShape, "commandLine">, project: ProjectConfig): Effect.Effect<void, string> => {
   const found = findProgram(programOf(agent.commandLine ?? ""), project.agentConfig.env?.PATH ?? process.env.PATH)
   return found._tag === "Missing"
-    ? Effect.fail(`${found.program} is ${found.reason === "not found on PATH" ? "not installed (not found on PATH)" : `not there (${found.reason})`}; install it, or set agentConfig.command to its full path`)
+    ? Effect.fail(
+      `${found.program} is ${
+        found.reason === "not found on PATH" ? "not installed (not found on PATH)" : `not there (${found.reason})`
+      }; install it, or set agentConfig.command to its full path`
+    )
     : Effect.void
 }
 
@@ -140,7 +152,13 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   if (work._tag === "Task" && work.text === "") return yield* new EmptyTask({})
   let issueId = work.label
   const failed = (step: string) => (error: { readonly message: string } | string) =>
-    new SpawnFailed({ project: project.key, issueId, ...(work._tag === "Task" ? { task: true } : {}), step, reason: typeof error === "string" ? error : error.message })
+    new SpawnFailed({
+      project: project.key,
+      issueId,
+      ...(work._tag === "Task" ? { task: true } : {}),
+      step,
+      reason: typeof error === "string" ? error : error.message
+    })
   /** What undoing a failed spawn could not undo; its SpawnFailed says so. */
   const leftBehind: Array<string> = []
   const undo = <E>(what: string, effect: Effect.Effect<void, E>) =>
@@ -211,7 +229,12 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         Effect.mapError(failed("creating the workspace"))
       ),
       (ws, exit) =>
-        Exit.isFailure(exit) ? undo(`remove the worktree ${ws.path}${ws.createdBranch ? ` and its branch ${ws.branch}` : ""}`, workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch })) : Effect.void
+        Exit.isFailure(exit)
+          ? undo(
+            `remove the worktree ${ws.path}${ws.createdBranch ? ` and its branch ${ws.branch}` : ""}`,
+            workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch })
+          )
+          : Effect.void
     )
     warnings.push(...created.warnings)
     const issue = yield* Fiber.join(issueFiber)
@@ -257,16 +280,20 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     yield* save({ ...rest, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso })
     return record
   })).pipe(
-    Effect.mapError((error) => (error._tag === "SpawnFailed" && leftBehind.length > 0 ? new SpawnFailed({
-      project: error.project,
-      issueId: error.issueId,
-      ...(error.task !== undefined ? { task: error.task } : {}),
-      step: error.step,
-      reason: error.reason,
-      leftBehind: [...leftBehind]
-    }) : error)),
+    Effect.mapError((error) => (error._tag === "SpawnFailed" && leftBehind.length > 0 ?
+      new SpawnFailed({
+        project: error.project,
+        issueId: error.issueId,
+        ...(error.task !== undefined ? { task: error.task } : {}),
+        step: error.step,
+        reason: error.reason,
+        leftBehind: [...leftBehind]
+      }) :
+      error)
+    ),
     Effect.tapError((error) =>
-      error._tag === "SpawnFailed" || leftBehind.length === 0 ? Effect.void : Effect.logWarning(`undoing the failed spawn, orch ${leftBehind.join("; and ")}`))
+      error._tag === "SpawnFailed" || leftBehind.length === 0 ? Effect.void : Effect.logWarning(`undoing the failed spawn, orch ${leftBehind.join("; and ")}`)
+    )
   )
 
   // The session runs: an event that cannot be recorded is told, not a failure of the spawn.

@@ -41,11 +41,14 @@ export const removeWorkspaceSafely = Effect.fn("Sessions.removeWorkspace")(funct
         message: `unsaved work saved to ${ref}`,
         data: { ref, commit, uncommitted: unsaved.uncommitted, unpushed: unsaved.unpushed }
       })
-    ).pipe(Effect.catch((error) => Effect.logWarning(`unsaved work of ${sessionId} is saved to ${ref}, but the session.rescued event could not be recorded: ${error.message}`)))
+    ).pipe(
+      Effect.catch((error) =>
+        Effect.logWarning(`unsaved work of ${sessionId} is saved to ${ref}, but the session.rescued event could not be recorded: ${error.message}`)
+      )
+    )
   }
   yield* workspace.destroy(project, path, { branch, deleteBranch: options.deleteBranch === true && removed.rescuedTo === undefined })
   return removed
 })
 
-export const stopRuntime = (handle: RuntimeHandle | null) =>
-  handle === null ? Effect.void : Runtime.use((runtime) => runtime.destroy(handle))
+export const stopRuntime = (handle: RuntimeHandle | null) => handle === null ? Effect.void : Runtime.use((runtime) => runtime.destroy(handle))

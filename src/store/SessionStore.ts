@@ -14,7 +14,7 @@ import { Host, type HostShape } from "../config/host.ts"
 import { SessionRecord } from "../domain/session.ts"
 import { errnoReason, SessionNotFound, StoreError } from "./errors.ts"
 import { attempt, writeFileAtomic } from "./files.ts"
-import { dataDir, storePaths, type StorePaths } from "./paths.ts"
+import { dataDir, type StorePaths, storePaths } from "./paths.ts"
 
 const decodeRecord = Schema.decodeUnknownResult(Schema.fromJsonString(SessionRecord))
 

@@ -1,6 +1,6 @@
 /** Reading the newest activity signal of a session without reading its whole `activity.jsonl`. */
-import { closeSync, fstatSync, openSync, readSync, watch, type FSWatcher } from "node:fs"
-import { parseSignal, type ActivitySignal } from "../domain/activity.ts"
+import { closeSync, fstatSync, type FSWatcher, openSync, readSync, watch } from "node:fs"
+import { type ActivitySignal, parseSignal } from "../domain/activity.ts"
 
 const TAIL_BYTES = 8192
 

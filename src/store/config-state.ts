@@ -45,8 +45,7 @@ export const readConfigState = (root: string): ConfigState | undefined => {
   return state._tag === "Some" ? state.value : undefined
 }
 
-export const writeConfigState = (root: string, state: ConfigState) =>
-  writeFileAtomic(configStatePath(root), `${JSON.stringify(encode(state), null, 2)}\n`)
+export const writeConfigState = (root: string, state: ConfigState) => writeFileAtomic(configStatePath(root), `${JSON.stringify(encode(state), null, 2)}\n`)
 
 /** Removes the file, but only if it is still this process's. */
 export const removeConfigState = (root: string, pid: number) => {

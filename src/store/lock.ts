@@ -119,19 +119,20 @@ const tryAcquire = (dir: string, owner: string, nowMs: number): "acquired" | str
  * Runs `effect` holding the named lock. Waits (polling every 20 ms, up to `timeout`) while another process holds it;
  * a locks directory that cannot be written is a StoreError.
  */
-export const withLock = (locksDir: string, name: string, timeout: Duration.Input = "2 minutes") =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | LockTimeout | StoreError, R> => {
-  const dir = join(locksDir, `${name}.lock`)
-  const owner = me()
-  let holder = "?"
-  const acquire = Clock.currentTimeMillis.pipe(
-    Effect.flatMap((nowMs) => attempt(locksDir, () => tryAcquire(dir, owner, nowMs))),
-    Effect.tap((result) => Effect.sync(() => (holder = result))),
-    Effect.repeat({ until: (result) => result === "acquired", schedule: Schedule.spaced("20 millis") }),
-    Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(new LockTimeout({ name, holder })) })
-  )
-  const release = Effect.sync(() => {
-    if (readOwner(dir) === owner) discard(dir)
-  })
-  return Effect.acquireUseRelease(acquire, () => effect, () => release)
-}
+export const withLock =
+  (locksDir: string, name: string, timeout: Duration.Input = "2 minutes") =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | LockTimeout | StoreError, R> => {
+    const dir = join(locksDir, `${name}.lock`)
+    const owner = me()
+    let holder = "?"
+    const acquire = Clock.currentTimeMillis.pipe(
+      Effect.flatMap((nowMs) => attempt(locksDir, () => tryAcquire(dir, owner, nowMs))),
+      Effect.tap((result) => Effect.sync(() => (holder = result))),
+      Effect.repeat({ until: (result) => result === "acquired", schedule: Schedule.spaced("20 millis") }),
+      Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(new LockTimeout({ name, holder })) })
+    )
+    const release = Effect.sync(() => {
+      if (readOwner(dir) === owner) discard(dir)
+    })
+    return Effect.acquireUseRelease(acquire, () => effect, () => release)
+  }

@@ -33,8 +33,7 @@ export const readSupervisorFile = (root: string): SupervisorFile | undefined => 
   return file._tag === "Some" ? file.value : undefined
 }
 
-export const writeSupervisorFile = (root: string, file: SupervisorFile) =>
-  writeFileAtomic(supervisorFilePath(root), `${JSON.stringify(file, null, 2)}\n`)
+export const writeSupervisorFile = (root: string, file: SupervisorFile) => writeFileAtomic(supervisorFilePath(root), `${JSON.stringify(file, null, 2)}\n`)
 
 /** Removes the file, but only if it is still this process's. */
 export const removeSupervisorFile = (root: string, pid: number) => {

@@ -25,25 +25,81 @@ const session = (fields: Partial<SessionRecord> = {}): SessionRecord => ({
 })
 const pr = (state: "open" | "draft" | "merged" | "closed" = "open") => ({ number: 7, url: "https://github.com/acme/app/pull/7", state })
 const prObs = (fields: Partial<Extract<Observation, { _tag: "PullRequest" }>> = {}): Observation => ({
-  _tag: "PullRequest", pr: pr(), checks: null, review: null, mergeable: null, ...fields
+  _tag: "PullRequest",
+  pr: pr(),
+  checks: null,
+  review: null,
+  mergeable: null,
+  ...fields
 })
 
 describe("lifecycle: activity and time", () => {
   it.each<[string, SessionRecord, Observation, number, Partial<SessionRecord>, Array<string>]>([
-    ["a Stop signal makes it ready", session(), { _tag: "Signal", by: "hook", activity: "ready", at: T0 + MIN }, T0 + MIN, { status: "ready", activity: "ready", activitySince: iso(T0 + MIN) }, ["session.ready"]],
-    ["ready stays ready before readyThresholdMs", session({ status: "ready", activity: "ready" }), { _tag: "Tick" }, T0 + 5 * MIN - 1, { status: "ready", activity: "ready" }, []],
-    ["ready → idle after readyThresholdMs", session({ status: "ready", activity: "ready" }), { _tag: "Tick" }, T0 + 5 * MIN, { status: "idle", activity: "idle" }, ["session.idle"]],
-    ["idle → working on new activity", session({ status: "idle", activity: "idle" }), { _tag: "Signal", by: "hook", activity: "active", at: T0 + 20 * MIN }, T0 + 20 * MIN, { status: "working", activity: "active" }, ["session.working"]],
-    ["active signals keep it from being stuck", session({ activitySince: iso(T0) }), { _tag: "Signal", by: "hook", activity: "active", at: T0 + 9 * MIN }, T0 + 9 * MIN, { status: "working", activitySince: iso(T0 + 9 * MIN) }, []],
-    ["no activity for the stuck threshold while working: stuck", session(), { _tag: "Tick" }, T0 + 10 * MIN, { status: "stuck", activity: "active" }, ["session.stuck"]],
+    ["a Stop signal makes it ready", session(), { _tag: "Signal", by: "hook", activity: "ready", at: T0 + MIN }, T0 + MIN, {
+      status: "ready",
+      activity: "ready",
+      activitySince: iso(T0 + MIN)
+    }, ["session.ready"]],
+    ["ready stays ready before readyThresholdMs", session({ status: "ready", activity: "ready" }), { _tag: "Tick" }, T0 + 5 * MIN - 1, {
+      status: "ready",
+      activity: "ready"
+    }, []],
+    ["ready → idle after readyThresholdMs", session({ status: "ready", activity: "ready" }), { _tag: "Tick" }, T0 + 5 * MIN, {
+      status: "idle",
+      activity: "idle"
+    }, ["session.idle"]],
+    [
+      "idle → working on new activity",
+      session({ status: "idle", activity: "idle" }),
+      { _tag: "Signal", by: "hook", activity: "active", at: T0 + 20 * MIN },
+      T0 + 20 * MIN,
+      { status: "working", activity: "active" },
+      ["session.working"]
+    ],
+    [
+      "active signals keep it from being stuck",
+      session({ activitySince: iso(T0) }),
+      { _tag: "Signal", by: "hook", activity: "active", at: T0 + 9 * MIN },
+      T0 + 9 * MIN,
+      { status: "working", activitySince: iso(T0 + 9 * MIN) },
+      []
+    ],
+    ["no activity for the stuck threshold while working: stuck", session(), { _tag: "Tick" }, T0 + 10 * MIN, { status: "stuck", activity: "active" }, [
+      "session.stuck"
+    ]],
     ["not stuck a moment before the threshold", session(), { _tag: "Tick" }, T0 + 10 * MIN - 1, { status: "working" }, []],
     ["an idle agent is never stuck", session({ status: "idle", activity: "idle" }), { _tag: "Tick" }, T0 + 60 * MIN, { status: "idle" }, []],
-    ["stuck clears on activity", session({ status: "stuck" }), { _tag: "Signal", by: "hook", activity: "active", at: T0 + 11 * MIN }, T0 + 11 * MIN, { status: "working" }, ["session.working"]],
-    ["a permission prompt: needs_input", session(), { _tag: "Signal", by: "hook", activity: "waiting_input", at: T0 + MIN }, T0 + MIN, { status: "needs_input", activity: "waiting_input" }, ["session.needs_input"]],
-    ["blocked also needs a person", session(), { _tag: "Signal", by: "hook", activity: "blocked", at: T0 + MIN }, T0 + MIN, { status: "needs_input", activity: "blocked" }, ["session.needs_input"]],
-    ["the screen is the fallback when the probe reads it", session({ activity: "unknown" }), { _tag: "Probe", liveness: "alive", screen: "ready" }, T0 + MIN, { status: "ready", activity: "ready" }, ["session.ready"]],
-    ["a screen showing the prompt does not wake an idle session", session({ status: "idle", activity: "idle" }), { _tag: "Probe", liveness: "alive", screen: "ready" }, T0 + 20 * MIN, { status: "idle", activity: "idle", activitySince: iso(T0) }, []],
-    ["a screen showing a question does", session({ status: "idle", activity: "idle" }), { _tag: "Probe", liveness: "alive", screen: "waiting_input" }, T0 + 20 * MIN, { status: "needs_input", activity: "waiting_input" }, ["session.needs_input"]]
+    ["stuck clears on activity", session({ status: "stuck" }), { _tag: "Signal", by: "hook", activity: "active", at: T0 + 11 * MIN }, T0 + 11 * MIN, {
+      status: "working"
+    }, ["session.working"]],
+    ["a permission prompt: needs_input", session(), { _tag: "Signal", by: "hook", activity: "waiting_input", at: T0 + MIN }, T0 + MIN, {
+      status: "needs_input",
+      activity: "waiting_input"
+    }, ["session.needs_input"]],
+    ["blocked also needs a person", session(), { _tag: "Signal", by: "hook", activity: "blocked", at: T0 + MIN }, T0 + MIN, {
+      status: "needs_input",
+      activity: "blocked"
+    }, ["session.needs_input"]],
+    ["the screen is the fallback when the probe reads it", session({ activity: "unknown" }), { _tag: "Probe", liveness: "alive", screen: "ready" }, T0 + MIN, {
+      status: "ready",
+      activity: "ready"
+    }, ["session.ready"]],
+    [
+      "a screen showing the prompt does not wake an idle session",
+      session({ status: "idle", activity: "idle" }),
+      { _tag: "Probe", liveness: "alive", screen: "ready" },
+      T0 + 20 * MIN,
+      { status: "idle", activity: "idle", activitySince: iso(T0) },
+      []
+    ],
+    [
+      "a screen showing a question does",
+      session({ status: "idle", activity: "idle" }),
+      { _tag: "Probe", liveness: "alive", screen: "waiting_input" },
+      T0 + 20 * MIN,
+      { status: "needs_input", activity: "waiting_input" },
+      ["session.needs_input"]
+    ]
   ])("%s", (_name, before, observation, now, expected, events) => {
     const decision = decide(before, observation, now, rules)
     expect(decision.record).toMatchObject(expected)
@@ -91,10 +147,24 @@ describe("lifecycle: pull requests", () => {
     ["a PR appears", session(), prObs(), "working", ["pr.created"]],
     ["checks fail", session({ pr: pr() }), prObs({ checks: "failing" }), "ci_failed", ["ci.failed"]],
     ["checks pass", session({ pr: pr(), checks: "failing" }), prObs({ checks: "passing" }), "review_pending", ["ci.passed"]],
-    ["changes requested", session({ pr: pr(), checks: "passing" }), prObs({ checks: "passing", review: "changes_requested" }), "changes_requested", ["review.changes_requested"]],
-    ["approved, green, no conflicts: mergeable", session({ pr: pr(), checks: "passing" }), prObs({ checks: "passing", review: "approved", mergeable: true }), "mergeable", ["review.approved"]],
+    ["changes requested", session({ pr: pr(), checks: "passing" }), prObs({ checks: "passing", review: "changes_requested" }), "changes_requested", [
+      "review.changes_requested"
+    ]],
+    [
+      "approved, green, no conflicts: mergeable",
+      session({ pr: pr(), checks: "passing" }),
+      prObs({ checks: "passing", review: "approved", mergeable: true }),
+      "mergeable",
+      ["review.approved"]
+    ],
     ["approved but checks pending", session({ pr: pr() }), prObs({ checks: "pending", review: "approved" }), "approved", ["review.approved"]],
-    ["conflicts", session({ pr: pr(), checks: "passing", review: "approved" }), prObs({ checks: "passing", review: "approved", mergeable: false }), "approved", ["merge.conflicts"]],
+    [
+      "conflicts",
+      session({ pr: pr(), checks: "passing", review: "approved" }),
+      prObs({ checks: "passing", review: "approved", mergeable: false }),
+      "approved",
+      ["merge.conflicts"]
+    ],
     ["merged", session({ pr: pr() }), prObs({ pr: pr("merged") }), "merged", ["pr.merged"]],
     ["closed", session({ pr: pr() }), prObs({ pr: pr("closed") }), "done", ["pr.closed"]]
   ])("%s", (_name, before, observation, status, events) => {

@@ -72,7 +72,10 @@ describe("loop guard", () => {
       const escalated = yield* next("supervisor.error", "supervisor.escalated")
       assert.strictEqual(escalated.type, "supervisor.escalated")
       assert.deepStrictEqual(escalated.data, { loop: "PR poll", failures: 3, inARow: 3 })
-      assert.match(escalated.message!, /^The PR poll failed 3 times in a row \(last: the cycle hit a bug\); orch keeps trying\. Its log is .*supervisor\.log\.$/)
+      assert.match(
+        escalated.message!,
+        /^The PR poll failed 3 times in a row \(last: the cycle hit a bug\); orch keeps trying\. Its log is .*supervisor\.log\.$/
+      )
       yield* next("notification.sent")
       assert.deepStrictEqual(notified.map((x) => [x.type, x.priority, x.title]), [["supervisor.escalated", "urgent", "orch: the PR poll keeps failing"]])
 
@@ -90,7 +93,12 @@ describe("loop guard", () => {
 
       yield* Fiber.interrupt(fiber)
       assert.deepStrictEqual(logged().map((e) => e.type), [
-        "supervisor.error", "supervisor.error", "supervisor.error", "supervisor.escalated", "notification.sent", "supervisor.error"
+        "supervisor.error",
+        "supervisor.error",
+        "supervisor.error",
+        "supervisor.escalated",
+        "notification.sent",
+        "supervisor.error"
       ])
     }))
 

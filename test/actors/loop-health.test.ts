@@ -37,21 +37,57 @@ describe("loop health", () => {
   it.each<[string, ReadonlyArray<Step>, Seen]>([
     ["one failure: the base delay, no escalation", fails(0), { delays: [1_000], escalations: [], recoveries: [] }],
     ["failures in a row double the delay", fails(0, 1_000, 3_000), { delays: [1_000, 2_000, 4_000], escalations: [], recoveries: [] }],
-    ["escalateAfter failures in a row escalate once, more do not again; the delay stops at the cap", fails(0, 1_000, 3_000, 7_000, 15_000, 23_000), { delays: [1_000, 2_000, 4_000, 8_000, 8_000, 8_000], escalations: [7_000], recoveries: [] }],
-    ["a success resets the delay", [...fails(0, 1_000, 3_000), ["ok", 7_000], ...fails(8_000)], { delays: [1_000, 2_000, 4_000, 1_000], escalations: [], recoveries: [] }],
+    ["escalateAfter failures in a row escalate once, more do not again; the delay stops at the cap", fails(0, 1_000, 3_000, 7_000, 15_000, 23_000), {
+      delays: [1_000, 2_000, 4_000, 8_000, 8_000, 8_000],
+      escalations: [7_000],
+      recoveries: []
+    }],
+    ["a success resets the delay", [...fails(0, 1_000, 3_000), ["ok", 7_000], ...fails(8_000)], {
+      delays: [1_000, 2_000, 4_000, 1_000],
+      escalations: [],
+      recoveries: []
+    }],
     ["failures that alternate with successes escalate by the window", [
-      ...fails(0), ["ok", 1_000], ...fails(2_000), ["ok", 3_000], ...fails(4_000), ["ok", 5_000],
-      ...fails(6_000), ["ok", 7_000], ...fails(8_000), ["ok", 9_000], ...fails(10_000), ["ok", 11_000], ...fails(12_000)
+      ...fails(0),
+      ["ok", 1_000],
+      ...fails(2_000),
+      ["ok", 3_000],
+      ...fails(4_000),
+      ["ok", 5_000],
+      ...fails(6_000),
+      ["ok", 7_000],
+      ...fails(8_000),
+      ["ok", 9_000],
+      ...fails(10_000),
+      ["ok", 11_000],
+      ...fails(12_000)
     ], { delays: [1_000, 1_000, 1_000, 1_000, 1_000, 1_000, 1_000], escalations: [10_000], recoveries: [] }],
     ["failures spread wider than the window never escalate", [
-      ...fails(0), ["ok", 1], ...fails(20_000), ["ok", 20_001], ...fails(40_000), ["ok", 40_001],
-      ...fails(60_000), ["ok", 60_001], ...fails(80_000), ["ok", 80_001], ...fails(100_000)
+      ...fails(0),
+      ["ok", 1],
+      ...fails(20_000),
+      ["ok", 20_001],
+      ...fails(40_000),
+      ["ok", 40_001],
+      ...fails(60_000),
+      ["ok", 60_001],
+      ...fails(80_000),
+      ["ok", 80_001],
+      ...fails(100_000)
     ], { delays: [1_000, 1_000, 1_000, 1_000, 1_000, 1_000], escalations: [], recoveries: [] }],
     ["an episode ends with a success once the window holds no failure; then a new one can escalate", [
-      ...fails(0, 1_000, 3_000, 7_000), ["ok", 15_000], ["ok", 66_000], ["ok", 67_001], ...fails(70_000, 71_000, 73_000, 77_000)
+      ...fails(0, 1_000, 3_000, 7_000),
+      ["ok", 15_000],
+      ["ok", 66_000],
+      ["ok", 67_001],
+      ...fails(70_000, 71_000, 73_000, 77_000)
     ], { delays: [1_000, 2_000, 4_000, 8_000, 1_000, 2_000, 4_000, 8_000], escalations: [7_000, 77_000], recoveries: [67_001] }],
     ["a failure before the window empties keeps the episode on", [
-      ...fails(0, 1_000, 3_000, 7_000), ["ok", 15_000], ...fails(30_000), ["ok", 31_000], ...fails(40_000, 41_000, 43_000, 47_000)
+      ...fails(0, 1_000, 3_000, 7_000),
+      ["ok", 15_000],
+      ...fails(30_000),
+      ["ok", 31_000],
+      ...fails(40_000, 41_000, 43_000, 47_000)
     ], { delays: [1_000, 2_000, 4_000, 8_000, 1_000, 1_000, 2_000, 4_000, 8_000], escalations: [7_000], recoveries: [] }]
   ])("%s", (_name, steps, expected) => {
     assert.deepStrictEqual(play(steps), expected)

@@ -10,13 +10,20 @@ import { join } from "node:path"
 import { COALESCE_WINDOW_MS, NotifierRouter } from "../../actors/notifier-router.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import { NotifierError, type NotifierShape } from "../../src/plugins/notifier/Notifier.ts"
-import { EventLog, type EventLogShape } from "../../src/store/EventLog.ts"
 import { StoreError } from "../../src/store/errors.ts"
+import { EventLog, type EventLogShape } from "../../src/store/EventLog.ts"
 import { tempDir } from "../support/host.ts"
 
 const notification = (fields: Partial<Notification> = {}): Notification => ({
-  id: "n1", type: "session.stuck", priority: "urgent", title: "app-1 is stuck", message: "no activity for 10m",
-  timestamp: "2026-01-01T00:00:00.000Z", sessionId: "app-1", projectId: "app", ...fields
+  id: "n1",
+  type: "session.stuck",
+  priority: "urgent",
+  title: "app-1 is stuck",
+  message: "no activity for 10m",
+  timestamp: "2026-01-01T00:00:00.000Z",
+  sessionId: "app-1",
+  projectId: "app",
+  ...fields
 })
 
 const recorder = (name: string, behaviour: (n: Notification) => Effect.Effect<void, NotifierError> = () => Effect.void) => {
@@ -96,12 +103,22 @@ describe("notifier router", () => {
       yield* router.notify(notification()).pipe(Effect.provide(Logger.layer([logger])))
       yield* Effect.yieldNow
       assert.deepStrictEqual(logs, ["Warn: notifier b could not deliver \"app-1 is stuck\": notify-send was not found on PATH"])
-      assert.deepStrictEqual(events().map((e) => [e.type, e.message]), [["notification.sent", "app-1 is stuck"], ["notification.failed", "b: notify-send was not found on PATH"]])
+      assert.deepStrictEqual(events().map((e) => [e.type, e.message]), [["notification.sent", "app-1 is stuck"], [
+        "notification.failed",
+        "b: notify-send was not found on PATH"
+      ]])
 
       logs.length = 0
-      const unwritable: EventLogShape = { path: "/nonexistent", stream: Stream.empty, append: () => Effect.fail(new StoreError({ path: "/nonexistent/events.jsonl", reason: "no such directory" })) }
+      const unwritable: EventLogShape = {
+        path: "/nonexistent",
+        stream: Stream.empty,
+        append: () => Effect.fail(new StoreError({ path: "/nonexistent/events.jsonl", reason: "no such directory" }))
+      }
       const broken = yield* NotifierRouter.make(new Map([["a", recorder("a").notifier]]), routing).pipe(Effect.provideService(EventLog, unwritable))
-      assert.deepStrictEqual(yield* broken.deliver(notification({ id: "n9", priority: "action" })).pipe(Effect.provide(Logger.layer([logger]))), [{ notifier: "a", ok: true }])
+      assert.deepStrictEqual(yield* broken.deliver(notification({ id: "n9", priority: "action" })).pipe(Effect.provide(Logger.layer([logger]))), [{
+        notifier: "a",
+        ok: true
+      }])
       assert.strictEqual(logs.length, 1)
       assert.match(logs[0]!, /^Error: could not record the delivery of notification n9 to a: .*no such directory/)
     }))

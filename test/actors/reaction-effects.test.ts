@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { runReactionEffect, type EffectContext } from "../../actors/reaction-effects.ts"
+import { type EffectContext, runReactionEffect } from "../../actors/reaction-effects.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import { RuntimeError, type RuntimeShape } from "../../src/plugins/runtime/Runtime.ts"
@@ -11,9 +11,18 @@ import { EventLog } from "../../src/store/EventLog.ts"
 import { tempDir } from "../support/host.ts"
 
 const record: SessionRecord = {
-  sessionId: "app-1", projectId: "app", issueId: "1", status: "ci_failed", activity: "ready", branch: "feat/1", workspacePath: "/w",
-  runtime: { plugin: "fake", id: "app-1", data: {} }, agent: { plugin: "command" }, pr: { number: 9, url: "https://github.com/acme/app/pull/9", state: "open" },
-  createdAt: "", updatedAt: ""
+  sessionId: "app-1",
+  projectId: "app",
+  issueId: "1",
+  status: "ci_failed",
+  activity: "ready",
+  branch: "feat/1",
+  workspacePath: "/w",
+  runtime: { plugin: "fake", id: "app-1", data: {} },
+  agent: { plugin: "command" },
+  pr: { number: 9, url: "https://github.com/acme/app/pull/9", state: "open" },
+  createdAt: "",
+  updatedAt: ""
 }
 
 const setup = (send: RuntimeShape["send"] = () => Effect.void) =>
@@ -24,7 +33,10 @@ const setup = (send: RuntimeShape["send"] = () => Effect.void) =>
     const notified: Array<Notification> = []
     const runtime = { name: "fake", send: (h, text) => Effect.andThen(Effect.sync(() => sent.push(text)), send(h, text)) } as RuntimeShape
     const ctx: EffectContext = {
-      project: {} as EffectContext["project"], record, runtime, events,
+      project: {} as EffectContext["project"],
+      record,
+      runtime,
+      events,
       router: { notify: (n) => Effect.sync(() => void notified.push(n)), deliver: () => Effect.succeed([]), reconfigure: () => Effect.void }
     }
     const logged = () => existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : []
@@ -55,7 +67,14 @@ describe("reaction effects", () => {
     Effect.gen(function*() {
       const t = yield* setup()
       yield* runReactionEffect(t.ctx, { _tag: "Notify", reaction: "agent-stuck", priority: "urgent", message: "stuck!", includeSummary: true, auto: true })
-      yield* runReactionEffect(t.ctx, { _tag: "Notify", reaction: "approved-and-green", priority: "action", message: undefined, includeSummary: false, auto: false })
+      yield* runReactionEffect(t.ctx, {
+        _tag: "Notify",
+        reaction: "approved-and-green",
+        priority: "action",
+        message: undefined,
+        includeSummary: false,
+        auto: false
+      })
       assert.strictEqual(t.notified.length, 1)
       assert.deepInclude(t.notified[0], { priority: "urgent", type: "reaction.agent-stuck", prUrl: "https://github.com/acme/app/pull/9" })
       assert.include(t.notified[0]!.message, "app-1 (issue 1)")

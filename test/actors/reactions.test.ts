@@ -7,9 +7,18 @@ import type { SessionRecord } from "../../src/domain/session.ts"
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const MIN = 60_000
 const base: SessionRecord = {
-  sessionId: "app-1", projectId: "app", issueId: "1", status: "working", activity: "active", branch: "feat/1",
-  workspacePath: "/w", runtime: null, agent: { plugin: "command" }, pr: { number: 7, url: "u", state: "open" },
-  createdAt: "", updatedAt: ""
+  sessionId: "app-1",
+  projectId: "app",
+  issueId: "1",
+  status: "working",
+  activity: "active",
+  branch: "feat/1",
+  workspacePath: "/w",
+  runtime: null,
+  agent: { plugin: "command" },
+  pr: { number: 7, url: "u", state: "open" },
+  createdAt: "",
+  updatedAt: ""
 }
 const at = (fields: Partial<SessionRecord>): SessionRecord => ({ ...base, ...fields })
 const reactions = (overrides: Partial<Record<ReactionKey, ReactionConfig>> = {}) => ({ ...DEFAULT_REACTIONS, ...overrides })

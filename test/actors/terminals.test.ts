@@ -17,7 +17,10 @@ describe("terminalOf", () => {
       const reason = (runtimes: RuntimeShape | undefined, plugin: string) =>
         Effect.map(Effect.flip(terminalOf(() => runtimes)(record(plugin))), (error) => error.message)
       assert.strictEqual(yield* reason(runtime("custom"), "custom"), "this session's runtime has no terminal to show")
-      assert.strictEqual(yield* reason(runtime("process", attach), "multiplexer"), "app-1 runs in the multiplexer runtime, but its project now uses process, which cannot show it")
+      assert.strictEqual(
+        yield* reason(runtime("process", attach), "multiplexer"),
+        "app-1 runs in the multiplexer runtime, but its project now uses process, which cannot show it"
+      )
       assert.strictEqual(yield* reason(undefined, "multiplexer"), "orch does not watch project app now; add it back to the config to see its sessions")
     }))
 })

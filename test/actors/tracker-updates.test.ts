@@ -22,14 +22,29 @@ const setup = Effect.gen(function*() {
   const root = yield* tempDir()
   const linear = yield* linearServer({ apiKey: "key", teams: [{ id: "t-eng", key: "ENG" }], issues: [{ identifier: "ENG-123", title: "Fix it" }] })
   const config = yield* validateConfig({
-    projects: { app: { repo: "acme/app", path: join(root, "app"), tracker: { plugin: "tracker-b", teamId: "ENG", apiKey: "key", apiUrl: linear.url, commentOn: ["session.spawned", "pr.merged", "tracker.update_failed"] } } }
+    projects: {
+      app: {
+        repo: "acme/app",
+        path: join(root, "app"),
+        tracker: { plugin: "tracker-b", teamId: "ENG", apiKey: "key", apiUrl: linear.url, commentOn: ["session.spawned", "pr.merged", "tracker.update_failed"] }
+      }
+    }
   }).pipe(withHost({ cwd: root, homeDir: root }))
   const store = SessionStore.make(root)
   const events = yield* EventLog.make(join(root, "events.jsonl"))
   const record: SessionRecord = {
-    sessionId: "app-1", projectId: "app", issueId: "ENG-123", status: "working", activity: "active", branch: "alice/eng-123-fix-it",
-    workspacePath: join(root, "w"), runtime: null, agent: { plugin: "command" }, pr: { number: 9, url: "https://github.com/acme/app/pull/9", state: "merged" },
-    createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z"
+    sessionId: "app-1",
+    projectId: "app",
+    issueId: "ENG-123",
+    status: "working",
+    activity: "active",
+    branch: "alice/eng-123-fix-it",
+    workspacePath: join(root, "w"),
+    runtime: null,
+    agent: { plugin: "command" },
+    pr: { number: 9, url: "https://github.com/acme/app/pull/9", state: "merged" },
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z"
   }
   yield* store.write(record)
   const tracker = yield* makeLinearTracker(config.projects.app!)

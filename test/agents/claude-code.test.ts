@@ -14,7 +14,7 @@ import { eventually } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 import { git } from "../support/repo.ts"
 import { claudeAgent, writeClaudeHome } from "./claude-env.ts"
-import { startModelServer, type ModelRequest } from "./model-server.ts"
+import { type ModelRequest, startModelServer } from "./model-server.ts"
 
 const bash = (command: string) => ({ tools: [{ tool: "Bash", input: { command, description: command.slice(0, 40) } }] })
 
@@ -26,14 +26,17 @@ const agentPid = (socket: string, session: string): number => {
   return Number(children[0])
 }
 
-const hookEvents = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { event: string; payload: Record<string, unknown> })
+const hookEvents = (file: string) =>
+  readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { event: string; payload: Record<string, unknown> })
 
 describe("the real Claude Code CLI under orch", () => {
   it.live("spawn, hooks, activity, send while busy, CI failure and fix, exit and restore; the orchestrator drives orch", () =>
     Effect.gen(function*() {
       const s = yield* sandbox({ config: { readyThresholdMs: 3000, pollIntervalMs: 1000 } })
       const emulator = yield* Effect.acquireRelease(
-        Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }], ci: ({ message }) => (message.includes("[fail]") ? "failure" : "success") })),
+        Effect.promise(() =>
+          startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }], ci: ({ message }) => (message.includes("[fail]") ? "failure" : "success") })
+        ),
         (e) => Effect.promise(() => e.close())
       )
       const model = yield* Effect.acquireRelease(Effect.promise(() => startModelServer()), (m) => Effect.promise(() => m.close()))
@@ -49,11 +52,16 @@ describe("the real Claude Code CLI under orch", () => {
           when: "Make the answer 2",
           steps: [
             { tools: [{ tool: "Write", input: { file_path: join(worktree, "answer.txt"), content: "3\n" } }] },
-            bash(`git add answer.txt && git commit -qm 'Answer 3 [fail]' && git push -q origin HEAD:feat/${issue} && curl -sf -X POST ${emulator.url}/repos/acme/app/pulls -d '{"head":"feat/${issue}","base":"main","title":"Make the answer 2"}'`),
+            bash(
+              `git add answer.txt && git commit -qm 'Answer 3 [fail]' && git push -q origin HEAD:feat/${issue} && curl -sf -X POST ${emulator.url}/repos/acme/app/pulls -d '{"head":"feat/${issue}","base":"main","title":"Make the answer 2"}'`
+            ),
             { text: "Opened the pull request." }
           ]
         },
-        { when: "CI is failing on your pull request", steps: [bash(`printf '2\\n' > answer.txt && git commit -qam 'Answer 2' && git push -q origin HEAD:feat/${issue}`), { text: "Fixed and pushed." }] },
+        {
+          when: "CI is failing on your pull request",
+          steps: [bash(`printf '2\\n' > answer.txt && git commit -qam 'Answer 2' && git push -q origin HEAD:feat/${issue}`), { text: "Fixed and pushed." }]
+        },
         { when: "SLOW-CHECK", steps: [bash(`while [ ! -f ${release} ]; do sleep 0.2; done; echo released`), { text: "Slow check done." }] },
         { when: "QUEUED-NOTE", steps: [{ text: "Noted." }] },
         { when: "ARE-YOU-BACK", steps: [{ text: "Back, same conversation." }] }
@@ -87,7 +95,10 @@ describe("the real Claude Code CLI under orch", () => {
       const ciMessage = yield* eventually("the ci-failed message at the model", () =>
         model.mainRequests(worktree).flatMap((r) => r.userTexts).find((t) => t.includes("CI is failing on your pull request")), 60_000)
       assert.include(ciMessage, "Failing checks:\n- ci: 1 test failed")
-      const types = () => s.events().filter((e) => e.sessionId === "app-1").map((e) => e.type)
+      const types = () =>
+        s.events().filter((e) =>
+          e.sessionId === "app-1"
+        ).map((e) => e.type)
       assert.includeMembers(types(), ["pr.created", "ci.failed", "reaction.triggered"])
       yield* eventually("CI to pass after the agent's fix", () => types().includes("ci.passed"), 30_000)
       git(s.repo.path, "fetch", "-q", "origin")
@@ -106,13 +117,19 @@ describe("the real Claude Code CLI under orch", () => {
       // orch send is a user turn; a second one while the agent is busy is queued by the agent and reaches the model once.
       assert.strictEqual((yield* s.orch(["send", "app-1", "Run the SLOW-CHECK now."])).code, 0)
       yield* eventually("the slow tool running, the session active", () =>
-        hookEvents(activityFile).some((h) => h.event === "PreToolUse" && String((h.payload.tool_input as { command?: string }).command).includes(release)) &&
+        hookEvents(activityFile).some((h) =>
+          h.event === "PreToolUse" && String((h.payload.tool_input as { command?: string }).command).includes(release)
+        ) &&
         s.record("app-1").activity === "active", 20_000)
       const sentBusy = yield* s.orch(["send", "app-1", "QUEUED-NOTE: also keep the answer file short."])
       assert.strictEqual(sentBusy.code, 0, sentBusy.stderr)
       writeFileSync(release, "")
       const withQueued = yield* eventually("the queued message at the model", () =>
-        model.mainRequests(worktree).find((r) => r.userTexts.some((t) => t.includes("QUEUED-NOTE"))), 20_000)
+        model.mainRequests(worktree).find((r) =>
+          r.userTexts.some((t) =>
+            t.includes("QUEUED-NOTE")
+          )
+        ), 20_000)
       assert.lengthOf(withQueued.userTexts.filter((t) => t.includes("QUEUED-NOTE")), 1)
       yield* eventually("the agent ready again", () => s.record("app-1").activity === "ready" || s.record("app-1").activity === "idle", 20_000)
       const last: ModelRequest = model.mainRequests(worktree).at(-1)!
@@ -128,10 +145,17 @@ describe("the real Claude Code CLI under orch", () => {
       const resent = yield* s.orch(["send", "app-1", "ARE-YOU-BACK?"])
       assert.strictEqual(resent.code, 0, resent.stderr)
       const afterRestore = yield* eventually("the message after restore at the model", () =>
-        model.mainRequests(worktree).find((r) => r.userTexts.at(-1)?.includes("ARE-YOU-BACK")), 30_000)
+        model.mainRequests(worktree).find((r) =>
+          r.userTexts.at(-1)?.includes("ARE-YOU-BACK")
+        ), 30_000)
       assert.include(afterRestore.userTexts[0], "Make the answer 2", "the resumed conversation carries the task")
       // (A SIGKILL can lose the agent's last moments of transcript, so the turn just before it is not asserted.)
-      assert.isTrue(afterRestore.userTexts.some((t) => t.includes("CI is failing on your pull request")), "earlier turns too")
+      assert.isTrue(
+        afterRestore.userTexts.some((t) =>
+          t.includes("CI is failing on your pull request")
+        ),
+        "earlier turns too"
+      )
       const starts = hookEvents(activityFile).filter((h) => h.event === "SessionStart")
       assert.deepStrictEqual(starts.map((h) => h.payload.source), ["startup", "resume"])
       assert.strictEqual(starts[1]!.payload.session_id, s.record("app-1").agent.conversationId)
@@ -158,10 +182,16 @@ describe("the real Claude Code CLI under orch", () => {
       // A person answers "1. Yes". The dialog ignores keys for a moment after it opens, so they try again if needed.
       const approve = Effect.suspend(() => {
         execFileSync("tmux", ["-S", s.socket, "send-keys", "-t", "=app-1:", "1"])
-        return eventually("the dialog to close", () => !s.screen("app-1").includes("Do you want to proceed?"), 1500)
+        return eventually("the dialog to close", () =>
+          !s.screen("app-1").includes("Do you want to proceed?"), 1500)
       })
       yield* Effect.retry(approve, { times: 5 })
-      yield* eventually("the approved command's result at the model", () => model.mainRequests().some((r) => r.toolResults.some((t) => t.includes("touched"))), 20_000)
+      yield* eventually("the approved command's result at the model", () =>
+        model.mainRequests().some((r) =>
+          r.toolResults.some((t) =>
+            t.includes("touched")
+          )
+        ), 20_000)
       yield* eventually("ready after the approved turn", () => s.record("app-1").activity === "ready", 20_000)
       assert.include(s.events().filter((e) => e.sessionId === "app-1").map((e) => e.type), "session.needs_input")
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
@@ -176,7 +206,10 @@ describe("the real Claude Code CLI under orch", () => {
       const started = Date.now()
       const spawned = yield* s.orch(["spawn", "app", "3"])
       assert.strictEqual(spawned.code, 1)
-      assert.match(spawned.stderr, /^orch: spawn of app issue 3 failed while waiting for the agent \(nothing was left behind\): Claude Code asks whether to trust this folder: run `claude` once in the project's directory and accept\n$/)
+      assert.match(
+        spawned.stderr,
+        /^orch: spawn of app issue 3 failed while waiting for the agent \(nothing was left behind\): Claude Code asks whether to trust this folder: run `claude` once in the project's directory and accept\n$/
+      )
       assert.isBelow(Date.now() - started, 30_000, "not the 60 s wait for a prompt that never comes")
       assert.deepStrictEqual(s.sessions(), [])
     }), 60_000)

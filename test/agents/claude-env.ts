@@ -13,12 +13,15 @@ export const API_KEY = "sk-ant-orch-test-00000000000000000000000000"
 /** What the TUI asks once per machine, answered: trust is looked up at the repository root (worktrees included). */
 export const writeClaudeHome = (home: string, trustedRepos: ReadonlyArray<string>) => {
   mkdirSync(home, { recursive: true })
-  writeFileSync(join(home, ".claude.json"), JSON.stringify({
-    hasCompletedOnboarding: true,
-    bypassPermissionsModeAccepted: true,
-    customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
-    projects: Object.fromEntries(trustedRepos.map((repo) => [repo, { hasTrustDialogAccepted: true }]))
-  }))
+  writeFileSync(
+    join(home, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      bypassPermissionsModeAccepted: true,
+      customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
+      projects: Object.fromEntries(trustedRepos.map((repo) => [repo, { hasTrustDialogAccepted: true }]))
+    })
+  )
 }
 
 /** A project's `agent`/`agentConfig` for the real CLI against the model server at `modelUrl`. */

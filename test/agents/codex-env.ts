@@ -12,18 +12,21 @@ export const API_KEY = "sk-orch-test-codex"
 /** `OPENAI_BASE_URL` alone leaves Codex at its sign-in menu; a configured provider gets past it. */
 export const writeCodexHome = (home: string, modelUrl: string, trustedDirs: ReadonlyArray<string>) => {
   mkdirSync(join(home, ".codex"), { recursive: true })
-  writeFileSync(join(home, ".codex", "config.toml"), [
-    `model = "gpt-test"`,
-    `model_provider = "local"`,
-    ``,
-    `[model_providers.local]`,
-    `name = "local"`,
-    `base_url = ${JSON.stringify(modelUrl)}`,
-    `env_key = "OPENAI_API_KEY"`,
-    `wire_api = "responses"`,
-    ...trustedDirs.flatMap((dir) => [``, `[projects.${JSON.stringify(dir)}]`, `trust_level = "trusted"`]),
-    ``
-  ].join("\n"))
+  writeFileSync(
+    join(home, ".codex", "config.toml"),
+    [
+      `model = "gpt-test"`,
+      `model_provider = "local"`,
+      ``,
+      `[model_providers.local]`,
+      `name = "local"`,
+      `base_url = ${JSON.stringify(modelUrl)}`,
+      `env_key = "OPENAI_API_KEY"`,
+      `wire_api = "responses"`,
+      ...trustedDirs.flatMap((dir) => [``, `[projects.${JSON.stringify(dir)}]`, `trust_level = "trusted"`]),
+      ``
+    ].join("\n")
+  )
 }
 
 /** A project's `agent`/`agentConfig` for the real CLI. */

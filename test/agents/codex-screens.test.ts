@@ -15,16 +15,18 @@ const screen = (name: string) => readFileSync(join("test/fixtures/agents/codex-0
 
 describe("Codex 0.169.0: recorded screens", () => {
   const agent = makeCodexAgent({})
-  it.each([
-    ["ready", "ready", true],
-    ["ready-after-turn", "ready", true],
-    ["busy-reconnecting", "active", false],
-    ["busy-tool", "active", false],
-    ["busy-queued", "active", false],
-    ["approval-command", "waiting_input", false],
-    ["sign-in", "waiting_input", false],
-    ["trust-folder", "waiting_input", false]
-  ] as const)("%s → %s", (name, activity, ready) => {
+  it.each(
+    [
+      ["ready", "ready", true],
+      ["ready-after-turn", "ready", true],
+      ["busy-reconnecting", "active", false],
+      ["busy-tool", "active", false],
+      ["busy-queued", "active", false],
+      ["approval-command", "waiting_input", false],
+      ["sign-in", "waiting_input", false],
+      ["trust-folder", "waiting_input", false]
+    ] as const
+  )("%s → %s", (name, activity, ready) => {
     expect(agent.activityFromScreen(screen(name))).toBe(activity)
     expect(agent.isReadyForInput(screen(name))).toBe(ready)
   })
@@ -45,11 +47,13 @@ describe("the codex plugin's command lines", () => {
     return { systemPromptFile, task: "Do it" } as AgentContext
   }
 
-  it.effect.each([
-    ["skip", "--dangerously-bypass-approvals-and-sandbox"],
-    ["auto-edit", "--sandbox workspace-write --ask-for-approval on-request"],
-    ["default", "--sandbox read-only --ask-for-approval on-request"]
-  ] as const)("permissions %s → %s", ([permissions, flags]) =>
+  it.effect.each(
+    [
+      ["skip", "--dangerously-bypass-approvals-and-sandbox"],
+      ["auto-edit", "--sandbox workspace-write --ask-for-approval on-request"],
+      ["default", "--sandbox read-only --ask-for-approval on-request"]
+    ] as const
+  )("permissions %s → %s", ([permissions, flags]) =>
     Effect.gen(function*() {
       const agent = makeCodexAgent({ permissions, command: "codex", model: "m 1" })
       const ctx = context()

@@ -20,7 +20,9 @@ import { startResponsesServer } from "./responses-server.ts"
 const codexPid = (socket: string, session: string): number => {
   const pane = Number(execFileSync("tmux", ["-S", socket, "display-message", "-p", "-t", `=${session}:`, "#{pane_pid}"], { encoding: "utf8" }).trim())
   const children = (pid: number): Array<number> =>
-    readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number))
+    readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number)
+    )
   const queue = [pane]
   while (queue.length > 0) {
     const pid = queue.shift()!
@@ -51,11 +53,16 @@ describe("the real Codex CLI under orch", () => {
       model.script([
         {
           when: "Write the answer",
-          steps: [{ shell: ["printf 'codex\\n' > answer.txt && git add answer.txt && git commit -qm 'Answer from codex' && echo committed"] }, { text: "Committed the answer." }]
+          steps: [{ shell: ["printf 'codex\\n' > answer.txt && git add answer.txt && git commit -qm 'Answer from codex' && echo committed"] }, {
+            text: "Committed the answer."
+          }]
         },
         { when: "PING-AFTER", steps: [{ text: "PONG-FROM-MODEL" }] },
         { when: "ARE-YOU-BACK", steps: [{ text: "Back, same conversation." }] },
-        { when: "Touch a file", steps: [{ shell: [{ cmd: "touch approved-file && echo touched", justification: "Create approved-file?" }] }, { text: "Touched." }] }
+        {
+          when: "Touch a file",
+          steps: [{ shell: [{ cmd: "touch approved-file && echo touched", justification: "Create approved-file?" }] }, { text: "Touched." }]
+        }
       ])
       // Trusting the repository covers orch's worktrees of it.
       writeCodexHome(s.home, model.url, [s.repo.path])
@@ -72,10 +79,16 @@ describe("the real Codex CLI under orch", () => {
       const spawned = yield* s.orch(["spawn", "app", String(issue)])
       assert.strictEqual(spawned.code, 0, spawned.stderr)
       const first = yield* eventually("the worker's first model call", () => model.mainRequests(worktree("app-1"))[0], 30_000)
-      assert.isTrue(first.developerTexts.some((t) => t.startsWith("You are a coding agent working on one issue of acme/app, in session app-1 managed by orch.")))
+      assert.isTrue(
+        first.developerTexts.some((t) => t.startsWith("You are a coding agent working on one issue of acme/app, in session app-1 managed by orch."))
+      )
       assert.include(first.userTexts.at(-1), `Work on issue #${issue} of acme/app: Write the answer`)
       assert.include(first.userTexts.at(-1), "The answer goes in answer.txt.\nCommit it.", "the whole multi-line task, as one message")
-      const output = yield* eventually("the command's output at the model", () => model.mainRequests(worktree("app-1")).flatMap((r) => r.toolOutputs)[0], 30_000)
+      const output = yield* eventually(
+        "the command's output at the model",
+        () => model.mainRequests(worktree("app-1")).flatMap((r) => r.toolOutputs)[0],
+        30_000
+      )
       assert.include(output, "Process exited with code 0")
       assert.include(output, "committed")
       assert.strictEqual(git(worktree("app-1"), "log", "-1", "--format=%s"), "Answer from codex")
@@ -86,7 +99,11 @@ describe("the real Codex CLI under orch", () => {
 
       // orch send is a user turn.
       assert.strictEqual((yield* s.orch(["send", "app-1", "PING-AFTER the commit"])).code, 0)
-      yield* eventually("the sent message at the model", () => model.mainRequests(worktree("app-1")).some((r) => r.userTexts.at(-1)?.startsWith("PING-AFTER")), 20_000)
+      yield* eventually(
+        "the sent message at the model",
+        () => model.mainRequests(worktree("app-1")).some((r) => r.userTexts.at(-1)?.startsWith("PING-AFTER")),
+        20_000
+      )
       yield* onScreen(s, "app-1", "PONG-FROM-MODEL", 20_000)
 
       // The agent dies: session.exited. `orch session restore` resumes the same conversation (`codex resume --last`).
@@ -96,8 +113,11 @@ describe("the real Codex CLI under orch", () => {
       const restored = yield* s.orch(["session", "restore", "app-1"])
       assert.strictEqual(restored.code, 0, restored.stderr)
       assert.strictEqual((yield* s.orch(["send", "app-1", "ARE-YOU-BACK?"])).code, 0)
-      const back = yield* eventually("the message after restore at the model", () =>
-        model.mainRequests(worktree("app-1")).find((r) => r.userTexts.at(-1)?.startsWith("ARE-YOU-BACK")), 30_000)
+      const back = yield* eventually(
+        "the message after restore at the model",
+        () => model.mainRequests(worktree("app-1")).find((r) => r.userTexts.at(-1)?.startsWith("ARE-YOU-BACK")),
+        30_000
+      )
       assert.isTrue(back.userTexts.some((t) => t.includes("Write the answer")), "the resumed conversation carries the task")
       assert.isTrue(back.userTexts.some((t) => t.startsWith("PING-AFTER")), "and the later turn")
 
@@ -112,8 +132,11 @@ describe("the real Codex CLI under orch", () => {
       yield* onScreen(s, "app-2", "Would you like to run the following command?", 30_000)
       yield* eventually("needs_input", () => s.record("app-2").status === "needs_input", 20_000)
       execFileSync("tmux", ["-S", s.socket, "send-keys", "-t", "=app-2:", "y"])
-      yield* eventually("the approved command's result at the model", () =>
-        model.mainRequests(worktree("app-2")).some((r) => r.toolOutputs.some((t) => t.includes("touched"))), 20_000)
+      yield* eventually(
+        "the approved command's result at the model",
+        () => model.mainRequests(worktree("app-2")).some((r) => r.toolOutputs.some((t) => t.includes("touched"))),
+        20_000
+      )
       yield* eventually("ready after the approved turn", () => s.record("app-2").activity === "ready", 20_000)
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
     }), 180_000)

@@ -22,7 +22,15 @@ describe("orch doctor", () => {
       assert.match(lines[2]!, /^ok {4}tmux: tmux \d/)
       assert.include(run.stdout, `ok    config: ${s.config}: 1 project(s)`)
       assert.include(run.stdout, `ok    agent coding-agent (${CLAUDE_BIN}): ${CLAUDE_VERSION} (Claude Code)`)
-      for (const check of ["ready screen: recognised as ready", "message delivery: typed and submitted", "busy screen: recognised as active", "permission prompt: recognised as waiting_input", "hooks: fired: SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest"]) {
+      for (
+        const check of [
+          "ready screen: recognised as ready",
+          "message delivery: typed and submitted",
+          "busy screen: recognised as active",
+          "permission prompt: recognised as waiting_input",
+          "hooks: fired: SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest"
+        ]
+      ) {
         assert.include(run.stdout, `ok    canary ${CLAUDE_BIN}: ${check}`)
       }
       assert.include(run.stdout, "ok    notify hosted: delivered")
@@ -40,7 +48,9 @@ describe("orch doctor", () => {
       assert.strictEqual(run.code, 0, "warnings do not fail")
       assert.include(run.stdout, `warn  agent coding-agent (${fake}): 9.9.9 (Claude Code); orch's screen reading was verified with ${CLAUDE_VERSION}`)
       assert.match(run.stdout, /warn {2}canary .*claude: ready screen: the agent exited: .*; orch may misread this agent's state/, run.stdout)
-      if (process.getuid?.() === 0) assert.include(run.stdout, "warn  project app: running as root, Claude Code refuses --dangerously-skip-permissions unless IS_SANDBOX=1")
+      if (process.getuid?.() === 0) {
+        assert.include(run.stdout, "warn  project app: running as root, Claude Code refuses --dangerously-skip-permissions unless IS_SANDBOX=1")
+      }
       assert.notMatch((yield* s.orch(["doctor", "--no-canary"])).stdout, /^\w+ +canary /m)
 
       const missing = yield* s.orch(["doctor"], { ORCH_CONFIG_PATH: join(s.root, "nope.yaml") })
@@ -60,6 +70,9 @@ describe("orch doctor", () => {
       writeFileSync(fake, `#!/bin/sh\necho "codex-cli 0.170.1"\n`)
       chmodSync(fake, 0o755)
       s.writeConfig({ agent: "codex", agentConfig: { command: fake } })
-      assert.include((yield* s.orch(["doctor"])).stdout, `warn  agent codex (${fake}): codex-cli 0.170.1; orch's screen reading was verified with ${CODEX_VERSION}\n`)
+      assert.include(
+        (yield* s.orch(["doctor"])).stdout,
+        `warn  agent codex (${fake}): codex-cli 0.170.1; orch's screen reading was verified with ${CODEX_VERSION}\n`
+      )
     }), 30_000)
 })

@@ -62,12 +62,13 @@ interface Message {
   readonly content: string | ReadonlyArray<Block>
 }
 
-const blocks = (message: Message): ReadonlyArray<Block> =>
-  typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content
+const blocks = (message: Message): ReadonlyArray<Block> => typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content
 
 /** The text a person typed in a user message; "" for messages that only carry tool results. */
 export const userText = (message: Message): string =>
-  message.role !== "user" ? "" : blocks(message).filter((b) => b.type === "text" && !(b.text ?? "").startsWith("<system-reminder>")).map((b) => b.text ?? "").join("\n")
+  message.role !== "user"
+    ? ""
+    : blocks(message).filter((b) => b.type === "text" && !(b.text ?? "").startsWith("<system-reminder>")).map((b) => b.text ?? "").join("\n")
 
 const resultText = (block: Block): string =>
   typeof block.content === "string"
@@ -125,7 +126,9 @@ export const startModelServer = (turns: ReadonlyArray<Turn> = []): Promise<Model
     requests.push({
       at: Date.now(),
       // Claude Code 2.x sends its environment block as a "system" message rather than in `system`.
-      cwd: /Primary working directory: (\S+)/.exec([system, ...messages.filter((m) => m.role === "system").flatMap((m) => blocks(m).map((b) => b.text ?? ""))].join("\n"))?.[1],
+      cwd: /Primary working directory: (\S+)/.exec(
+        [system, ...messages.filter((m) => m.role === "system").flatMap((m) => blocks(m).map((b) => b.text ?? ""))].join("\n")
+      )?.[1],
       system,
       userTexts: messages.map(userText).filter((t) => t.trim() !== ""),
       main,

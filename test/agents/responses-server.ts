@@ -115,7 +115,18 @@ export const streamResponse = (res: ServerResponse, model: string, step: Step) =
     send(res, "response.output_item.done", { output_index: index, item })
   })
   send(res, "response.completed", {
-    response: { ...response, status: "completed", output: items, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } }
+    response: {
+      ...response,
+      status: "completed",
+      output: items,
+      usage: {
+        input_tokens: 10,
+        output_tokens: 5,
+        total_tokens: 15,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens_details: { reasoning_tokens: 0 }
+      }
+    }
   })
   res.end()
 }

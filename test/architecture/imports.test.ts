@@ -49,7 +49,10 @@ describe("import rules (DESIGN.md: imports point one way)", () => {
     assert.include(from("src/dashboard/terminals.ts"), "src/dashboard/terminal-viewer.ts", "export { … } from")
     assert.include(from("src/cli/notify.ts"), "src/store/Inbox.ts", "import(\"…\")")
     assert.deepStrictEqual(
-      importsOf("src/x/a.ts", `import "./side.ts"\nexport * from "../y/b.ts"\nimport type {\n  A,\n  B as C\n} from "./t.ts"\n// import x from "./commented.ts"\n * import y from "./doc.ts"\nconst s = Array.from("z")\n`)
+      importsOf(
+        "src/x/a.ts",
+        `import "./side.ts"\nexport * from "../y/b.ts"\nimport type {\n  A,\n  B as C\n} from "./t.ts"\n// import x from "./commented.ts"\n * import y from "./doc.ts"\nconst s = Array.from("z")\n`
+      )
         .map((edge) => edge.to),
       ["src/x/side.ts", "src/y/b.ts", "src/x/t.ts"]
     )

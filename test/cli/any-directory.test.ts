@@ -13,7 +13,11 @@ describe("which config a command naming a session uses", () => {
   const recorded = (exists: boolean, path = "/repo/orchestrator.yaml") => ({ path, exists })
   it.each<[string, SessionConfigFacts, string]>([
     ["ORCH_CONFIG_PATH wins over the record", { fromEnv: true, found: undefined, recorded: recorded(true) }, "Found"],
-    ["a found config with the project: the record's still, the session was made under it", { fromEnv: false, found: found(true), recorded: recorded(true) }, "Recorded /repo/orchestrator.yaml"],
+    [
+      "a found config with the project: the record's still, the session was made under it",
+      { fromEnv: false, found: found(true), recorded: recorded(true) },
+      "Recorded /repo/orchestrator.yaml"
+    ],
     ["a found config with the project, the record's gone", { fromEnv: false, found: found(true), recorded: recorded(false) }, "Found"],
     ["a found config without it: the record's", { fromEnv: false, found: found(false), recorded: recorded(true) }, "Recorded /repo/orchestrator.yaml"],
     ["nothing found: the record's", { fromEnv: false, found: undefined, recorded: recorded(true) }, "Recorded /repo/orchestrator.yaml"],
@@ -49,7 +53,10 @@ describe("commands that name a session work from any directory (a per-repository
       // Commands that name no session still need a config found from where they run.
       const lost = yield* s.orch(["spawn", "app", "2"])
       assert.strictEqual(lost.code, 2)
-      assert.match(lost.stderr, /^orch: No config file found: no orchestrator\.yaml \(or \.yml\) in \S+ or any directory above it, nor .*; create one with `orch init`, or point ORCH_CONFIG_PATH at one\n$/)
+      assert.match(
+        lost.stderr,
+        /^orch: No config file found: no orchestrator\.yaml \(or \.yml\) in \S+ or any directory above it, nor .*; create one with `orch init`, or point ORCH_CONFIG_PATH at one\n$/
+      )
     }), 60_000)
 
   it.live("a user-level config without the project, ORCH_CONFIG_PATH, and a remembered file that is gone", () =>
@@ -70,7 +77,10 @@ describe("commands that name a session work from any directory (a per-repository
       // ORCH_CONFIG_PATH still wins.
       const forced = yield* s.orch(["send", "app-1", "x"], { env: { ORCH_CONFIG_PATH: join(s.root, "nope.yaml") } })
       assert.strictEqual(forced.code, 2)
-      assert.strictEqual(forced.stderr, `orch: No config file found: nothing at ${join(s.root, "nope.yaml")}; create one with \`orch init\`, or point ORCH_CONFIG_PATH at one\n`)
+      assert.strictEqual(
+        forced.stderr,
+        `orch: No config file found: nothing at ${join(s.root, "nope.yaml")}; create one with \`orch init\`, or point ORCH_CONFIG_PATH at one\n`
+      )
 
       // The remembered file moved away: with the user-level config found, its project is unknown there.
       renameSync(configFile, join(s.root, "moved.yaml"))
@@ -82,7 +92,8 @@ describe("commands that name a session work from any directory (a per-repository
       assert.deepStrictEqual(gone, {
         code: 2,
         stdout: "",
-        stderr: `orch: session app-1 was spawned under ${configFile}, which no longer exists; run the command where its project's config is found, or point ORCH_CONFIG_PATH at it\n`
+        stderr:
+          `orch: session app-1 was spawned under ${configFile}, which no longer exists; run the command where its project's config is found, or point ORCH_CONFIG_PATH at it\n`
       })
     }), 60_000)
 })

@@ -29,10 +29,30 @@ describe("attach plan", () => {
   it.each<[string, SessionRecord, boolean, string]>([
     ["a live tmux session", record(), true, "Tmux /t/tmux-1/default app-1"],
     ["a record from before the socket was kept", record({ runtime: { plugin: "multiplexer", id: "app-1", data: {} } }), true, "Tmux /fallback app-1"],
-    ["a killed session", record({ status: "killed", runtime: null }), true, "Refuse 1 session app-1 has ended (killed), so it has no terminal; `orch session restore app-1` starts it again"],
-    ["a merged one with a stale handle", record({ status: "merged" }), true, "Refuse 1 session app-1 has ended (merged), so it has no terminal; `orch session restore app-1` starts it again"],
-    ["the process runtime", record({ runtime: { plugin: "process", id: "app-1", data: {} } }), true, "Refuse 1 session app-1 runs in the supervisor's process runtime, which has no terminal to attach to; watch and type to it on the dashboard (orch start prints its address)"],
-    ["a plugin runtime", record({ runtime: { plugin: "my-runtime", id: "x", data: {} } }), true, "Refuse 1 session app-1 runs in the my-runtime runtime, which orch attach cannot open; watch it on the dashboard"],
+    [
+      "a killed session",
+      record({ status: "killed", runtime: null }),
+      true,
+      "Refuse 1 session app-1 has ended (killed), so it has no terminal; `orch session restore app-1` starts it again"
+    ],
+    [
+      "a merged one with a stale handle",
+      record({ status: "merged" }),
+      true,
+      "Refuse 1 session app-1 has ended (merged), so it has no terminal; `orch session restore app-1` starts it again"
+    ],
+    [
+      "the process runtime",
+      record({ runtime: { plugin: "process", id: "app-1", data: {} } }),
+      true,
+      "Refuse 1 session app-1 runs in the supervisor's process runtime, which has no terminal to attach to; watch and type to it on the dashboard (orch start prints its address)"
+    ],
+    [
+      "a plugin runtime",
+      record({ runtime: { plugin: "my-runtime", id: "x", data: {} } }),
+      true,
+      "Refuse 1 session app-1 runs in the my-runtime runtime, which orch attach cannot open; watch it on the dashboard"
+    ],
     ["no terminal", record(), false, "Refuse 2 attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch app-1 on the dashboard"]
   ])("%s", (_, input, terminal, expected) => {
     const plan = attachPlan(input, terminal, "/fallback")
@@ -63,7 +83,8 @@ describe("orch attach (real tmux, default socket, from another directory)", () =
       // A terminal: a pane of another tmux server, on its own socket.
       const outer = join(s.root, "outer.sock")
       yield* Effect.addFinalizer(() => Effect.sync(() => execFileSync("tmux", ["-S", outer, "kill-server"], { stdio: "ignore" })))
-      const line = `cd ${s.elsewhere} && env HOME=${s.home} TMUX_TMPDIR=${s.tmuxDir} ${process.execPath} ${ORCH_BIN} attach app-1; echo "attach exited $?"; sleep 60`
+      const line =
+        `cd ${s.elsewhere} && env HOME=${s.home} TMUX_TMPDIR=${s.tmuxDir} ${process.execPath} ${ORCH_BIN} attach app-1; echo "attach exited $?"; sleep 60`
       execFileSync("tmux", ["-S", outer, "new-session", "-d", "-x", "120", "-y", "30", line])
       const clients = yield* eventually("a client attached to app-1", () => {
         const listed = s.tmux("list-clients", "-F", "#{client_session}").trim()
@@ -77,7 +98,11 @@ describe("orch attach (real tmux, default socket, from another directory)", () =
 
       // Not in a terminal.
       const piped = yield* s.orch(["attach", "app-1"])
-      assert.deepStrictEqual(piped, { code: 2, stdout: "", stderr: "orch: attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch app-1 on the dashboard\n" })
+      assert.deepStrictEqual(piped, {
+        code: 2,
+        stdout: "",
+        stderr: "orch: attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch app-1 on the dashboard\n"
+      })
       // Unknown.
       assert.deepStrictEqual(yield* s.orch(["attach", "app-9"]), { code: 1, stdout: "", stderr: "orch: no session app-9\n" })
     }), 60_000)
@@ -91,7 +116,15 @@ describe("orch attach (real tmux, default socket, from another directory)", () =
       const inTerminal = (id: string) =>
         Effect.sync(() => {
           try {
-            return { code: 0, out: execFileSync("script", ["-qec", `${process.execPath} ${ORCH_BIN} attach ${id}`, "/dev/null"], { cwd: s.elsewhere, env: { PATH: process.env.PATH ?? "", ...s.env }, encoding: "utf8", timeout: 20_000 }) }
+            return {
+              code: 0,
+              out: execFileSync("script", ["-qec", `${process.execPath} ${ORCH_BIN} attach ${id}`, "/dev/null"], {
+                cwd: s.elsewhere,
+                env: { PATH: process.env.PATH ?? "", ...s.env },
+                encoding: "utf8",
+                timeout: 20_000
+              })
+            }
           } catch (error) {
             const e = error as { status: number; stdout: string }
             return { code: e.status, out: e.stdout }
@@ -100,7 +133,10 @@ describe("orch attach (real tmux, default socket, from another directory)", () =
       s.tmux("kill-session", "-t", "=app-2")
       const gone = yield* inTerminal("app-2")
       assert.strictEqual(gone.code, 1)
-      assert.strictEqual(gone.out.trim(), `orch: session app-2's terminal is gone (tmux on ${s.socket} has no session app-2); \`orch session restore app-2\` starts it again`)
+      assert.strictEqual(
+        gone.out.trim(),
+        `orch: session app-2's terminal is gone (tmux on ${s.socket} has no session app-2); \`orch session restore app-2\` starts it again`
+      )
 
       s.tmux("send-keys", "-t", "=app-1:", "C-d")
       yield* eventually("app-1's agent to exit", () => s.tmux("display-message", "-p", "-t", "=app-1:", "#{pane_dead}").trim() === "1")
@@ -117,7 +153,10 @@ describe("orch attach (real tmux, default socket, from another directory)", () =
       writeFileSync(file, JSON.stringify({ ...s.record("app-2"), runtime: { plugin: "process", id: "app-2", data: {} } }))
       const pty = yield* inTerminal("app-2")
       assert.strictEqual(pty.code, 1)
-      assert.strictEqual(pty.out.trim(), "orch: session app-2 runs in the supervisor's process runtime, which has no terminal to attach to; watch and type to it on the dashboard (orch start prints its address)")
+      assert.strictEqual(
+        pty.out.trim(),
+        "orch: session app-2 runs in the supervisor's process runtime, which has no terminal to attach to; watch and type to it on the dashboard (orch start prints its address)"
+      )
       rmSync(file)
     }), 60_000)
 })

@@ -86,12 +86,15 @@ describe("orch config", () => {
     const run = orch(["config", "validate"])
     assert.strictEqual(run.code, 2)
     const file = join(dir, "orchestrator.yaml")
-    assert.strictEqual(run.stderr, [
-      `orch: Validation error at "projects.app.pth": Unknown key "pth" (did you mean "path"?) (${file}:4:5)`,
-      `Validation error at "projects.app.repo": Expected "owner/repo" (${file}:3:5)`,
-      `Validation error at "projects.app.path": Required (${file}:2:3)`,
-      ""
-    ].join("\n"))
+    assert.strictEqual(
+      run.stderr,
+      [
+        `orch: Validation error at "projects.app.pth": Unknown key "pth" (did you mean "path"?) (${file}:4:5)`,
+        `Validation error at "projects.app.repo": Expected "owner/repo" (${file}:3:5)`,
+        `Validation error at "projects.app.path": Required (${file}:2:3)`,
+        ""
+      ].join("\n")
+    )
   })
 
   it("validate checks the built-in plugins' own keys too: every problem, exit 2", () => {
@@ -107,11 +110,14 @@ describe("orch config", () => {
     const run = orch(["config", "validate"])
     assert.strictEqual(run.code, 2)
     const file = join(dir, "orchestrator.yaml")
-    assert.strictEqual(run.stderr, [
-      `orch: ${file}: projects.app.tracker.apiKey: required: a Linear API key, from the environment (apiKey: \${LINEAR_API_KEY})`,
-      `${file}: projects.app.scm.mergeMethod: must be squash, merge or rebase, not "fast-forward"`,
-      ""
-    ].join("\n"))
+    assert.strictEqual(
+      run.stderr,
+      [
+        `orch: ${file}: projects.app.tracker.apiKey: required: a Linear API key, from the environment (apiKey: \${LINEAR_API_KEY})`,
+        `${file}: projects.app.scm.mergeMethod: must be squash, merge or rebase, not "fast-forward"`,
+        ""
+      ].join("\n")
+    )
   })
 
   it("validate of a named file; a missing one is exit 2", () => {

@@ -10,13 +10,24 @@ describe("configNotes", () => {
     { name: "applied, nothing waiting: no line", state: base, lines: [] },
     {
       name: "an edit that was not applied",
-      state: { ...base, rejected: { since: "2026-05-01T12:03:10.000Z", problem: "Validation error at \"projects.web.repo\": Required", location: "/home/me/code/orchestrator.yaml:5:3" } },
-      lines: ["config: ~/code/orchestrator.yaml has an error since 12:03 UTC and was not applied: Validation error at \"projects.web.repo\": Required (~/code/orchestrator.yaml:5:3)"]
+      state: {
+        ...base,
+        rejected: {
+          since: "2026-05-01T12:03:10.000Z",
+          problem: "Validation error at \"projects.web.repo\": Required",
+          location: "/home/me/code/orchestrator.yaml:5:3"
+        }
+      },
+      lines: [
+        "config: ~/code/orchestrator.yaml has an error since 12:03 UTC and was not applied: Validation error at \"projects.web.repo\": Required (~/code/orchestrator.yaml:5:3)"
+      ]
     },
     {
       name: "settings waiting for a restart",
       state: { ...base, restartNeeded: { since: "2026-05-01T12:05:00.000Z", settings: ["port", "terminalPort"] } },
-      lines: ["config: port, terminalPort changed in ~/code/orchestrator.yaml at 12:05 UTC; the supervisor applies them when restarted (orch stop, then orch start)"]
+      lines: [
+        "config: port, terminalPort changed in ~/code/orchestrator.yaml at 12:05 UTC; the supervisor applies them when restarted (orch stop, then orch start)"
+      ]
     },
     {
       name: "a file outside the home directory, not watched",

@@ -70,7 +70,9 @@ const judge = (args: ReadonlyArray<string>, run: OrchRun, expect: Expect): Array
   if (lines.length > 3) problems.push(`${lines.length} lines on stderr`)
   if (run.code !== 0 && lines.length === 0) problems.push("fails without a word on stderr")
   if (expect.says !== undefined && !expect.says.test(output)) problems.push(`does not say ${expect.says}`)
-  return problems.map((problem) => `orch ${args.join(" ")}: ${problem}\n      stdout: ${run.stdout.trim().split("\n").slice(0, 4).join(" | ")}\n      stderr: ${run.stderr.trim()}`)
+  return problems.map((problem) =>
+    `orch ${args.join(" ")}: ${problem}\n      stdout: ${run.stdout.trim().split("\n").slice(0, 4).join(" | ")}\n      stderr: ${run.stderr.trim()}`
+  )
 }
 
 type Orch = (args: ReadonlyArray<string>, env?: Record<string, string>) => Effect.Effect<OrchRun>
@@ -194,7 +196,11 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
     Effect.gen(function*() {
       const s = yield* sandbox()
       const log = join(s.root, "foreground.log")
-      const { pid } = yield* underNonReapingParent(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(ORCH_BIN)} start app --no-open > ${JSON.stringify(log)} 2>&1`, { ...s.env }, s.root)
+      const { pid } = yield* underNonReapingParent(
+        `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(ORCH_BIN)} start app --no-open > ${JSON.stringify(log)} 2>&1`,
+        { ...s.env },
+        s.root
+      )
       yield* eventually("the supervisor to be ready", () => existsSync(log) && readFileSync(log, "utf8").includes("stops the supervisor"), 20_000)
       process.kill(pid, "SIGKILL")
       yield* eventually("a zombie", () => procState(pid) === "Z")
@@ -213,9 +219,15 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
     Effect.gen(function*() {
       const s = yield* sandbox()
       const socket = join(s.dataDir, "orch.sock")
-      const child = spawn(process.execPath, ["-e", `require("fs").mkdirSync(${JSON.stringify(s.dataDir)},{recursive:true});require("net").createServer().listen(${JSON.stringify(socket)})`])
+      const child = spawn(process.execPath, [
+        "-e",
+        `require("fs").mkdirSync(${JSON.stringify(s.dataDir)},{recursive:true});require("net").createServer().listen(${JSON.stringify(socket)})`
+      ])
       yield* eventually("the socket", () => existsSync(socket))
-      writeFileSync(join(s.dataDir, "supervisor.json"), JSON.stringify({ pid: child.pid, socket, startedAt: "2026-01-01T00:00:00.000Z", version: "0.0.1", dashboardUrl: "http://127.0.0.1:1/" }))
+      writeFileSync(
+        join(s.dataDir, "supervisor.json"),
+        JSON.stringify({ pid: child.pid, socket, startedAt: "2026-01-01T00:00:00.000Z", version: "0.0.1", dashboardUrl: "http://127.0.0.1:1/" })
+      )
       child.kill("SIGKILL")
       yield* eventually("the process to be gone", () => processGone(child.pid!))
       yield* matrix(s.orch, [
@@ -304,7 +316,10 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
         [["notifications"], { code: 1, says }],
         [["notify", "hello"], { code: 1, says }],
         [["stop"], { code: 0, says: /^No supervisor is running\.$/m }],
-        [["doctor", "--no-canary"], { code: 1, says: /^fail {2}data: orch keeps its state in .*, but that is not a directory; move it away, or set ORCH_HOME/m }]
+        [["doctor", "--no-canary"], {
+          code: 1,
+          says: /^fail {2}data: orch keeps its state in .*, but that is not a directory; move it away, or set ORCH_HOME/m
+        }]
       ], { inOrder: true })
     }), 60_000)
 
@@ -319,7 +334,9 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
           [["start", "app", "--no-open"], { code: 1, says }],
           [["start", "app", "--detach", "--no-open"], { code: 1, says }],
           [["doctor", "--no-canary"], { code: 1, says: new RegExp(`^fail {2}${option}: 127\\.0\\.0\\.1:${port}: the port is in use by another program`, "m") }],
-          ...(option === "port" ? [[["demo", "--headless", "--port", String(port)], { code: 1, says: new RegExp(`cannot use --port ${port}: the port is in use`) }] as const] : [])
+          ...(option === "port"
+            ? [[["demo", "--headless", "--port", String(port)], { code: 1, says: new RegExp(`cannot use --port ${port}: the port is in use`) }] as const]
+            : [])
         ])
       }), 60_000)
   }
@@ -330,9 +347,15 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
       yield* matrix(s.orch, [
         [["spawn"], { code: 2 }],
         [["send", "app-1"], { code: 2, says: /nothing to send/ }],
-        [["send", "app-1", "--file", join(s.root, "nope.txt")], { code: 2, says: new RegExp(`^orch: nothing sent: ${join(s.root, "nope.txt")} does not exist$`, "m") }],
+        [["send", "app-1", "--file", join(s.root, "nope.txt")], {
+          code: 2,
+          says: new RegExp(`^orch: nothing sent: ${join(s.root, "nope.txt")} does not exist$`, "m")
+        }],
         [["send", "app-1", "--file", s.root], { code: 2, says: new RegExp(`^orch: nothing sent: ${s.root} is a directory, not a file$`, "m") }],
-        [["config", "validate", join(s.root, "missing.yaml")], { code: 2, says: new RegExp(`^orch: Cannot read the config: ${join(s.root, "missing.yaml")} does not exist$`, "m") }],
+        [["config", "validate", join(s.root, "missing.yaml")], {
+          code: 2,
+          says: new RegExp(`^orch: Cannot read the config: ${join(s.root, "missing.yaml")} does not exist$`, "m")
+        }],
         [["notify", "--notifier", "nope", "hello"], { code: 2, says: /no notifier "nope"/ }],
         [["session", "frobnicate"], { code: 2 }],
         [["frobnicate"], { code: 2 }],
@@ -378,8 +401,10 @@ describe("what a new user met (the default path: a fresh HOME, an empty TMUX_TMP
       const s = yield* userSandbox
       s.writeRepoConfig()
       const orch: Orch = (args, env = {}) => s.orch(args, { cwd: s.repo.path, env })
-      const taken = (sessionId: string) =>
-        ({ code: 1, says: new RegExp(`^orch: issue 1 already has a live session ${sessionId}: \`orch send ${sessionId} …\` or \`orch attach ${sessionId}\`$`, "m") })
+      const taken = (sessionId: string) => ({
+        code: 1,
+        says: new RegExp(`^orch: issue 1 already has a live session ${sessionId}: \`orch send ${sessionId} …\` or \`orch attach ${sessionId}\`$`, "m")
+      })
       yield* matrix(orch, [
         [["spawn", "app", "1"], { code: 0, says: /^app-1$/m }],
         [["spawn", "app", "1"], taken("app-1")],
@@ -401,7 +426,11 @@ describe("what a new user met (the default path: a fresh HOME, an empty TMUX_TMP
     Effect.gen(function*() {
       const s = yield* userSandbox
       s.writeRepoConfig()
-      const child = spawn(process.execPath, [ORCH_BIN, "start", "app", "--no-open"], { cwd: s.repo.path, env: { PATH: process.env.PATH ?? "", ...s.env }, stdio: "pipe" })
+      const child = spawn(process.execPath, [ORCH_BIN, "start", "app", "--no-open"], {
+        cwd: s.repo.path,
+        env: { PATH: process.env.PATH ?? "", ...s.env },
+        stdio: "pipe"
+      })
       let stdout = ""
       let stderr = ""
       child.stdout.on("data", (chunk) => (stdout += chunk))
@@ -412,24 +441,40 @@ describe("what a new user met (the default path: a fresh HOME, an empty TMUX_TMP
       child.kill("SIGINT")
       const code = yield* Effect.promise(() => exited)
       assert.strictEqual(stderr, "")
-      assert.isTrue(stdout.endsWith("Ctrl-C (or `orch stop`) stops the supervisor; agent sessions keep running.\nsupervisor stopped; agent sessions keep running (a new `orch start` adopts them)\n"), stdout)
+      assert.isTrue(
+        stdout.endsWith(
+          "Ctrl-C (or `orch stop`) stops the supervisor; agent sessions keep running.\nsupervisor stopped; agent sessions keep running (a new `orch start` adopts them)\n"
+        ),
+        stdout
+      )
       assert.strictEqual(code, 130)
       assert.deepStrictEqual(s.sessions(), ["app-orchestrator"])
       assert.isFalse(existsSync(join(s.dataDir, "supervisor.json")))
     }), 60_000)
 
-  it.live.skipIf(olderNode === undefined)(`doctor on a Node older than engines (${NODE_ENGINES}) fails that check, naming the version needed`, () =>
-    Effect.gen(function*() {
-      const s = yield* userSandbox
-      s.writeRepoConfig()
-      const version = execFileSync(olderNode!, ["--version"], { encoding: "utf8" }).trim()
-      const run = spawnSync(olderNode!, [ORCH_BIN, "doctor", "--no-canary"], { cwd: s.repo.path, env: { PATH: process.env.PATH ?? "", ...s.env }, encoding: "utf8" })
-      const problems = judge(["doctor", "--no-canary"], { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr }, {
-        code: 1,
-        says: new RegExp(`^fail {2}node: ${version.replaceAll(".", "\\.")} is older than orch supports \\(>=22\\.19\\); install Node 22\\.19 or newer and run orch with it$`, "m")
-      })
-      assert.deepStrictEqual(problems, [])
-    }), 60_000)
+  it.live.skipIf(olderNode === undefined)(
+    `doctor on a Node older than engines (${NODE_ENGINES}) fails that check, naming the version needed`,
+    () =>
+      Effect.gen(function*() {
+        const s = yield* userSandbox
+        s.writeRepoConfig()
+        const version = execFileSync(olderNode!, ["--version"], { encoding: "utf8" }).trim()
+        const run = spawnSync(olderNode!, [ORCH_BIN, "doctor", "--no-canary"], {
+          cwd: s.repo.path,
+          env: { PATH: process.env.PATH ?? "", ...s.env },
+          encoding: "utf8"
+        })
+        const problems = judge(["doctor", "--no-canary"], { code: run.status ?? -1, stdout: run.stdout, stderr: run.stderr }, {
+          code: 1,
+          says: new RegExp(
+            `^fail {2}node: ${version.replaceAll(".", "\\.")} is older than orch supports \\(>=22\\.19\\); install Node 22\\.19 or newer and run orch with it$`,
+            "m"
+          )
+        })
+        assert.deepStrictEqual(problems, [])
+      }),
+    60_000
+  )
 })
 
 describe("the Node check", () => {
@@ -444,5 +489,8 @@ describe("the Node check", () => {
     ["v20.0.0", "^20 || ^22", "ok"]
   ])("%s against %s: %s", (running, engines, level) => assert.strictEqual(nodeCheck(running, engines).level, level))
   it("names the version needed", () =>
-    assert.strictEqual(nodeCheck("v20.20.2", ">=22.19").detail, "v20.20.2 is older than orch supports (>=22.19); install Node 22.19 or newer and run orch with it"))
+    assert.strictEqual(
+      nodeCheck("v20.20.2", ">=22.19").detail,
+      "v20.20.2 is older than orch supports (>=22.19); install Node 22.19 or newer and run orch with it"
+    ))
 })

@@ -24,7 +24,8 @@ describe("orch init --user: many repositories in the user-level config", () => {
       // The user edits the file; a second repository, on GitHub, is added without losing that.
       const edited = readFileSync(s.userConfigFile, "utf8").replace("projects:\n", "# my own note about the projects\nprojects:\n")
         .replace(/^# port: 3000.*$/m, `port: ${s.ports.port}  # mine`)
-        .replace("    scm: none\n", `    scm: none\n    agent: command\n    agentConfig:\n      command: ${JSON.stringify(ECHO_AGENT)}\n`) + `terminalPort: ${s.ports.terminalPort}\ndirectTerminalPort: ${s.ports.directTerminalPort}\n`
+        .replace("    scm: none\n", `    scm: none\n    agent: command\n    agentConfig:\n      command: ${JSON.stringify(ECHO_AGENT)}\n`) +
+        `terminalPort: ${s.ports.terminalPort}\ndirectTerminalPort: ${s.ports.directTerminalPort}\n`
       writeFileSync(s.userConfigFile, edited)
       const web = makeRepo(s.root, "web")
       execFileSync("git", ["-C", web.path, "remote", "set-url", "origin", "git@github.com:acme/web.git"])
@@ -42,7 +43,10 @@ describe("orch init --user: many repositories in the user-level config", () => {
       const twin = makeRepo(join(s.root, "elsewhere"), "web")
       const clash = yield* s.orch(["init", "--user"], { cwd: twin.path })
       assert.strictEqual(clash.code, 1)
-      assert.strictEqual(clash.stderr, `orch: ${s.userConfigFile} was left as it was: it already has a project "web", for ${web.path}; add this repository to it by hand under another key\n`)
+      assert.strictEqual(
+        clash.stderr,
+        `orch: ${s.userConfigFile} was left as it was: it already has a project "web", for ${web.path}; add this repository to it by hand under another key\n`
+      )
       assert.strictEqual(readFileSync(s.userConfigFile, "utf8"), merged)
 
       // Found from any directory: validate, and a task spawned with no warning on tmux's default socket.
@@ -53,7 +57,11 @@ describe("orch init --user: many repositories in the user-level config", () => {
       assert.strictEqual(s.record("app-1").configPath, s.userConfigFile)
 
       const nowhere = yield* s.orch(["init", "--user"])
-      assert.deepStrictEqual(nowhere, { code: 2, stdout: "", stderr: "orch: orch init --user adds the git repository you are in, and this is not one; run it inside the repository\n" })
+      assert.deepStrictEqual(nowhere, {
+        code: 2,
+        stdout: "",
+        stderr: "orch: orch init --user adds the git repository you are in, and this is not one; run it inside the repository\n"
+      })
     }), 60_000)
 
   it.live("without --user: asks in a terminal, never when stdin is not one; a local repository gets tracker: none", () =>
@@ -62,7 +70,12 @@ describe("orch init --user: many repositories in the user-level config", () => {
       // Not a terminal: no question, the repository's own file, as before.
       const piped = yield* s.orch(["init"], { cwd: s.repo.path })
       assert.strictEqual(piped.code, 0, piped.stderr)
-      assert.strictEqual(piped.stdout, `Wrote ${join(s.repo.path, "orchestrator.yaml")} with project "app" (local/app); origin ${s.repo.origin} is not on a repohost: added with tracker: none and scm: none, so spawns look nothing up (use orch spawn app --task "…")\n`)
+      assert.strictEqual(
+        piped.stdout,
+        `Wrote ${
+          join(s.repo.path, "orchestrator.yaml")
+        } with project "app" (local/app); origin ${s.repo.origin} is not on a repohost: added with tracker: none and scm: none, so spawns look nothing up (use orch spawn app --task "…")\n`
+      )
       assert.deepInclude(parse(readFileSync(join(s.repo.path, "orchestrator.yaml"), "utf8")).projects.app, { tracker: "none", scm: "none", repo: "local/app" })
       assert.isFalse(existsSync(s.userConfigFile))
 
@@ -72,7 +85,19 @@ describe("orch init --user: many repositories in the user-level config", () => {
       const inTerminal = (cwd: string, answer: string) =>
         Effect.gen(function*() {
           const name = `init-${answer || "default"}`
-          execFileSync("tmux", ["-S", outer, "new-session", "-d", "-s", name, "-x", "200", "-y", "20", `cd ${cwd} && env HOME=${s.home} ${process.execPath} ${ORCH_BIN} init; echo "init exited $?"; sleep 60`])
+          execFileSync("tmux", [
+            "-S",
+            outer,
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            "200",
+            "-y",
+            "20",
+            `cd ${cwd} && env HOME=${s.home} ${process.execPath} ${ORCH_BIN} init; echo "init exited $?"; sleep 60`
+          ])
           const screen = () => execFileSync("tmux", ["-S", outer, "capture-pane", "-p", "-J", "-t", `=${name}:`], { encoding: "utf8" })
           yield* eventually("the question", () => screen().includes("[Y/n]"))
           execFileSync("tmux", ["-S", outer, "send-keys", "-t", `=${name}:`, answer, "Enter"])
@@ -81,7 +106,10 @@ describe("orch init --user: many repositories in the user-level config", () => {
         })
       const api = makeRepo(s.root, "api")
       const yes = yield* inTerminal(api.path, "y")
-      assert.include(yes, `Add "api" to your user config ~/.config/orchestrator/config.yaml (one file for all your repositories, found from any directory) instead of writing orchestrator.yaml here? [Y/n]`)
+      assert.include(
+        yes,
+        `Add "api" to your user config ~/.config/orchestrator/config.yaml (one file for all your repositories, found from any directory) instead of writing orchestrator.yaml here? [Y/n]`
+      )
       assert.include(yes, "init exited 0")
       assert.deepStrictEqual(Object.keys(parse(readFileSync(s.userConfigFile, "utf8")).projects), ["api"])
       assert.isFalse(existsSync(join(api.path, "orchestrator.yaml")))
@@ -95,6 +123,9 @@ describe("orch init --user: many repositories in the user-level config", () => {
       // A repository whose own orchestrator.yaml is found first from there: added, with a note saying so.
       const shadowed = yield* s.orch(["init", "--user"], { cwd: s.repo.path })
       assert.strictEqual(shadowed.code, 0, shadowed.stderr)
-      assert.include(shadowed.stdout, `Note: from here ${join(s.repo.path, "orchestrator.yaml")} is found first, so commands run here use it and not the user config\n`)
+      assert.include(
+        shadowed.stdout,
+        `Note: from here ${join(s.repo.path, "orchestrator.yaml")} is found first, so commands run here use it and not the user config\n`
+      )
     }), 60_000)
 })

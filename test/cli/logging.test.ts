@@ -36,22 +36,26 @@ describe("logLine", () => {
 describe("loggers", () => {
   it.live("a command prints a warning as `orch: warning: …` and an error as `orch: …`; nothing below a warning", () =>
     Effect.gen(function*() {
-      const written = yield* stderrOf(Effect.gen(function*() {
-        yield* Effect.logInfo("chatter")
-        yield* Effect.logDebug("more chatter")
-        yield* Effect.logWarning("desktop notifications are off: notify-send was not found on PATH")
-        yield* Effect.logError("the socket closed", Cause.fail(new Error("EPIPE")))
-      }).pipe(Effect.provide(commandLoggerLayer)))
+      const written = yield* stderrOf(
+        Effect.gen(function*() {
+          yield* Effect.logInfo("chatter")
+          yield* Effect.logDebug("more chatter")
+          yield* Effect.logWarning("desktop notifications are off: notify-send was not found on PATH")
+          yield* Effect.logError("the socket closed", Cause.fail(new Error("EPIPE")))
+        }).pipe(Effect.provide(commandLoggerLayer))
+      )
       assert.strictEqual(written, "orch: warning: desktop notifications are off: notify-send was not found on PATH\norch: the socket closed: EPIPE\n")
     }))
 
   it.live("the supervisor appends every line, timestamped, to supervisor.log, and prints nothing", () =>
     Effect.gen(function*() {
       const root = yield* tempDir()
-      const written = yield* stderrOf(Effect.gen(function*() {
-        yield* Effect.logInfo("adopted 3 sessions")
-        yield* Effect.logWarning("notifier chat could not deliver")
-      }).pipe(Effect.provide(supervisorLoggerLayer(root))))
+      const written = yield* stderrOf(
+        Effect.gen(function*() {
+          yield* Effect.logInfo("adopted 3 sessions")
+          yield* Effect.logWarning("notifier chat could not deliver")
+        }).pipe(Effect.provide(supervisorLoggerLayer(root)))
+      )
       assert.strictEqual(written, "")
       const lines = readFileSync(join(root, "supervisor.log"), "utf8").trim().split("\n")
       assert.strictEqual(lines.length, 2)

@@ -4,14 +4,14 @@
  * sent, in its own environment), changes its activity with and without a supervisor, and shows in `orch status`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import { ORCH_BIN, runOrch } from "../support/cli.ts"
-import { tempDir } from "../support/host.ts"
 import { eventually } from "../support/eventually.ts"
+import { tempDir } from "../support/host.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 import { userSandbox } from "../support/user-sandbox.ts"
 
@@ -28,9 +28,14 @@ interface Event {
 describe("orch report and quiescence (built CLI, tmux, supervisor)", () => {
   it.live("a command agent goes ready then idle by itself; orch report from inside it wins, with and without a supervisor", () =>
     Effect.gen(function*() {
-      const s = yield* sandbox({ agentCommand: OBEDIENT_AGENT, project: { agentConfig: { command: OBEDIENT_AGENT, quietMs: 1500 } }, config: { readyThresholdMs: 3000 } })
+      const s = yield* sandbox({
+        agentCommand: OBEDIENT_AGENT,
+        project: { agentConfig: { command: OBEDIENT_AGENT, quietMs: 1500 } },
+        config: { readyThresholdMs: 3000 }
+      })
       const mine = (type: string) => (s.events() as Array<Event>).filter((e) => e.type === type && e.sessionId === "app-1")
-      const status = () => Effect.map(s.orch(["status", "--json"]), (run) => (JSON.parse(run.stdout) as Array<SessionRecord>).find((r) => r.sessionId === "app-1")!)
+      const status = () =>
+        Effect.map(s.orch(["status", "--json"]), (run) => (JSON.parse(run.stdout) as Array<SessionRecord>).find((r) => r.sessionId === "app-1")!)
 
       assert.strictEqual((yield* s.orch(["start", "app", "--detach"])).code, 0)
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).stdout, "app-1\n")
@@ -40,7 +45,11 @@ describe("orch report and quiescence (built CLI, tmux, supervisor)", () => {
 
       assert.strictEqual((yield* s.orch(["send", "app-1", reportCommand(`waiting_input --note "which database?"`)])).code, 0)
       yield* eventually("the report in the record", () => s.record("app-1").activity === "waiting_input", 30_000)
-      assert.deepInclude(yield* status(), { status: "needs_input", activity: "waiting_input", said: { by: "report", activity: "waiting_input", at: s.record("app-1").said.at, report: "waiting_input", note: "which database?" } })
+      assert.deepInclude(yield* status(), {
+        status: "needs_input",
+        activity: "waiting_input",
+        said: { by: "report", activity: "waiting_input", at: s.record("app-1").said.at, report: "waiting_input", note: "which database?" }
+      })
       assert.match((yield* s.orch(["status"])).stdout, /app-1\s.*needs_input\s+waiting_input/)
 
       assert.strictEqual((yield* s.orch(["send", "app-1", reportCommand(`done --note "opened PR #1"`)])).code, 0)
@@ -78,7 +87,10 @@ describe("orch report and quiescence (built CLI, tmux, supervisor)", () => {
       script("one-shot", `#!/bin/sh\ncase "$*" in *BREAK-NOW*) exit 3;; esac\necho "answer to: $*"\n`)
       s.writeConfig({ agentConfig: { command: "orch-turns one-shot --prompt" } })
       const path = { PATH: `${bin}:${process.env.PATH ?? ""}` }
-      const turns = () => (s.events() as Array<Event>).filter((e) => e.sessionId === "app-1" && ["session.working", "session.ready", "session.needs_input"].includes(e.type)).map((e) => e.type)
+      const turns = () =>
+        (s.events() as Array<Event>).filter((e) => e.sessionId === "app-1" && ["session.working", "session.ready", "session.needs_input"].includes(e.type)).map(
+          (e) => e.type
+        )
 
       assert.strictEqual((yield* s.orch(["start", "app", "--detach"], path)).code, 0)
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"], path)).code, 0)
@@ -138,6 +150,10 @@ describe("orch report outside a session", () => {
       assert.strictEqual(unknownState.code, 2)
       assert.include(unknownState.stderr, `Expected: "active" | "ready" | "waiting_input" | "done"`)
       const noSession = runOrch(["report", "ready"], { env: { HOME: home, ORCH_SESSION_ID: "app-9" } })
-      assert.deepStrictEqual(noSession, { code: 2, stdout: "", stderr: `orch: $ORCH_SESSION_ID names app-9, which has no record in ${join(home, ".orchestrator")}\n` })
+      assert.deepStrictEqual(noSession, {
+        code: 2,
+        stdout: "",
+        stderr: `orch: $ORCH_SESSION_ID names app-9, which has no record in ${join(home, ".orchestrator")}\n`
+      })
     }))
 })

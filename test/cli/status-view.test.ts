@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import { asShown, recordedNote, statusTable } from "../../src/cli/status-view.ts"
 import type { ActivitySignal } from "../../src/domain/activity.ts"
 import type { SessionRecord, SessionStatus } from "../../src/domain/session.ts"
-import { asShown, recordedNote, statusTable } from "../../src/cli/status-view.ts"
 
 const NOW = Date.parse("2026-11-21T12:00:00.000Z")
 const MIN = 60_000
@@ -25,13 +25,37 @@ const record = (status: SessionStatus, updatedMinutesAgo: number, fields: Partia
 
 describe("orch status: what a record is shown as", () => {
   it.each<[string, SessionRecord, ActivitySignal | undefined, boolean, { activity: string; recorded: boolean; recordedAgeMs: number }]>([
-    ["no supervisor: a live session is as last recorded, with its age", record("working", 180), undefined, false, { activity: "active", recorded: true, recordedAgeMs: 180 * MIN }],
-    ["no supervisor: a newer signal of the agent is shown, aged from the signal", record("working", 60), { ts: iso(NOW - 5 * MIN), event: "Stop" }, false, { activity: "ready", recorded: true, recordedAgeMs: 5 * MIN }],
-    ["no supervisor: an older signal changes nothing", record("working", 60), { ts: iso(NOW - 90 * MIN), event: "Stop" }, false, { activity: "active", recorded: true, recordedAgeMs: 60 * MIN }],
-    ["no supervisor: an ended session is final, not stale", record("merged", 600), undefined, false, { activity: "exited", recorded: false, recordedAgeMs: 600 * MIN }],
+    ["no supervisor: a live session is as last recorded, with its age", record("working", 180), undefined, false, {
+      activity: "active",
+      recorded: true,
+      recordedAgeMs: 180 * MIN
+    }],
+    ["no supervisor: a newer signal of the agent is shown, aged from the signal", record("working", 60), { ts: iso(NOW - 5 * MIN), event: "Stop" }, false, {
+      activity: "ready",
+      recorded: true,
+      recordedAgeMs: 5 * MIN
+    }],
+    ["no supervisor: an older signal changes nothing", record("working", 60), { ts: iso(NOW - 90 * MIN), event: "Stop" }, false, {
+      activity: "active",
+      recorded: true,
+      recordedAgeMs: 60 * MIN
+    }],
+    ["no supervisor: an ended session is final, not stale", record("merged", 600), undefined, false, {
+      activity: "exited",
+      recorded: false,
+      recordedAgeMs: 600 * MIN
+    }],
     ["no supervisor: exited (cleaned) is final too", record("exited", 30), undefined, false, { activity: "active", recorded: false, recordedAgeMs: 30 * MIN }],
-    ["a supervisor watches: the record is its current view", record("working", 180), undefined, true, { activity: "active", recorded: false, recordedAgeMs: 180 * MIN }],
-    ["a record written a moment in the future (clock skew) is 0 old", record("working", -1), undefined, false, { activity: "active", recorded: true, recordedAgeMs: 0 }]
+    ["a supervisor watches: the record is its current view", record("working", 180), undefined, true, {
+      activity: "active",
+      recorded: false,
+      recordedAgeMs: 180 * MIN
+    }],
+    ["a record written a moment in the future (clock skew) is 0 old", record("working", -1), undefined, false, {
+      activity: "active",
+      recorded: true,
+      recordedAgeMs: 0
+    }]
   ])("%s", (_name, input, signal, supervised, expected) => {
     const shown = asShown(input, signal, { supervised, nowMs: NOW })
     expect({ activity: shown.activity, recorded: shown.recorded, recordedAgeMs: shown.recordedAgeMs }).toEqual(expected)
@@ -41,7 +65,10 @@ describe("orch status: what a record is shown as", () => {
   it("the table gets a RECORDED column and a note only when some row is as last recorded", () => {
     const unwatched = [
       asShown(record("working", 180), undefined, { supervised: false, nowMs: NOW }),
-      asShown(record("merged", 600, { sessionId: "app-2", issueId: "2", branch: "feat/2", pr: { number: 4, url: "u", state: "merged" } }), undefined, { supervised: false, nowMs: NOW })
+      asShown(record("merged", 600, { sessionId: "app-2", issueId: "2", branch: "feat/2", pr: { number: 4, url: "u", state: "merged" } }), undefined, {
+        supervised: false,
+        nowMs: NOW
+      })
     ]
     expect(statusTable(unwatched, NOW).split("\n")).toEqual([
       "SESSION  ISSUE  BRANCH  STATUS   ACTIVITY  PR         AGE  RECORDED",

@@ -6,7 +6,10 @@ import type { OrchEvent } from "../../src/domain/event.ts"
 const NOW = Date.parse("2026-05-01T12:00:00.000Z")
 const at = (minutesAgo: number) => new Date(NOW - minutesAgo * 60_000).toISOString()
 const error = (minutesAgo: number, loop = "PR poll"): OrchEvent => ({
-  timestamp: at(minutesAgo), type: "supervisor.error", message: `${loop} failed: HTTP 500; orch tries again in 2 s.`, data: { loop, attempt: 1 }
+  timestamp: at(minutesAgo),
+  type: "supervisor.error",
+  message: `${loop} failed: HTTP 500; orch tries again in 2 s.`,
+  data: { loop, attempt: 1 }
 })
 const other = (minutesAgo: number, type: OrchEvent["type"] = "session.working"): OrchEvent => ({ timestamp: at(minutesAgo), type })
 
@@ -35,7 +38,11 @@ describe("supervisorErrorsNote", () => {
   })
   it("one error, outside the home directory", () => {
     assert.strictEqual(
-      supervisorErrorsNote({ count: 1, last: error(1, "issue poll") }, { events: "/srv/orch/events.jsonl", supervisorLog: "/srv/orch/supervisor.log" }, "/home/me"),
+      supervisorErrorsNote(
+        { count: 1, last: error(1, "issue poll") },
+        { events: "/srv/orch/events.jsonl", supervisorLog: "/srv/orch/supervisor.log" },
+        "/home/me"
+      ),
       "The supervisor met 1 error in the last 10 minutes (last: issue poll failed: HTTP 500; orch tries again in 2 s): see `grep supervisor.error /srv/orch/events.jsonl` and its log at /srv/orch/supervisor.log."
     )
   })

@@ -13,8 +13,7 @@ const app = { repo: "acme/app", path: "/code/app", agent: "command", agentConfig
 const web = { repo: "acme/web", path: "/code/web" }
 const base = { projects: { app } }
 
-const load = (raw: Record<string, unknown>) =>
-  Effect.runSync(validateConfig(raw).pipe(withHost({ homeDir: "/home/me", cwd: "/code", env: {} })))
+const load = (raw: Record<string, unknown>) => Effect.runSync(validateConfig(raw).pipe(withHost({ homeDir: "/home/me", cwd: "/code", env: {} })))
 
 interface Row {
   readonly name: string
@@ -51,7 +50,12 @@ const rows: ReadonlyArray<Row> = [
   },
   {
     name: "the global reactions, routing and notifiers",
-    next: { ...base, reactions: { "ci-failed": { action: "notify", priority: "urgent" } }, notifiers: { ops: { plugin: "webhook", url: "http://x" } }, notificationRouting: { urgent: ["ops"] } },
+    next: {
+      ...base,
+      reactions: { "ci-failed": { action: "notify", priority: "urgent" } },
+      notifiers: { ops: { plugin: "webhook", url: "http://x" } },
+      notificationRouting: { urgent: ["ops"] }
+    },
     settings: ["notifiers", "notificationRouting", "reactions"],
     said: "notifiers, notificationRouting, reactions changed"
   },

@@ -16,9 +16,42 @@ describe("checked-in files", () => {
       const config = yield* loadConfig("orchestrator.example.yaml").pipe(withHost({ cwd: process.cwd(), homeDir: "/home/u" }))
       const text = readFileSync("orchestrator.example.yaml", "utf8")
       const documented = (key: string) => assert.match(text, new RegExp(`^\\s*#?\\s*${key}:`, "m"), `${key} is not documented`)
-      for (const key of ["host", "port", "terminalPort", "directTerminalPort", "readyThresholdMs", "pollIntervalMs", "defaults", "projects", "notifiers", "notificationRouting", "reactions"]) documented(key)
+      for (
+        const key of [
+          "host",
+          "port",
+          "terminalPort",
+          "directTerminalPort",
+          "readyThresholdMs",
+          "pollIntervalMs",
+          "defaults",
+          "projects",
+          "notifiers",
+          "notificationRouting",
+          "reactions"
+        ]
+      ) documented(key)
       for (const key of ["runtime", "agent", "workspace", "notifiers"]) documented(key)
-      for (const key of ["repo", "path", "name", "defaultBranch", "sessionPrefix", "tracker", "scm", "symlinks", "postCreate", "agentConfig", "permissions", "model", "quietMs", "agentRules", "agentRulesFile", "orchestratorRules"]) documented(key)
+      for (
+        const key of [
+          "repo",
+          "path",
+          "name",
+          "defaultBranch",
+          "sessionPrefix",
+          "tracker",
+          "scm",
+          "symlinks",
+          "postCreate",
+          "agentConfig",
+          "permissions",
+          "model",
+          "quietMs",
+          "agentRules",
+          "agentRulesFile",
+          "orchestratorRules"
+        ]
+      ) documented(key)
       for (const key of ["auto", "action", "message", "priority", "retries", "escalateAfter", "threshold", "includeSummary"]) assert.include(text, key)
       for (const key of REACTION_KEYS) documented(key)
       assert.isAbove(Object.keys(config.projects).length, 0)

@@ -21,7 +21,9 @@ describe("configProblem", () => {
     },
     {
       name: "several: the first, and how many more",
-      error: new ConfigValidationError({ issues: [{ path: "port", message: "Expected a port number between 1 and 65535" }, { path: "projects.web.path", message: "Required" }] }),
+      error: new ConfigValidationError({
+        issues: [{ path: "port", message: "Expected a port number between 1 and 65535" }, { path: "projects.web.path", message: "Required" }]
+      }),
       expected: { problem: "Validation error at \"port\": Expected a port number between 1 and 65535 (and 1 more)" }
     },
     {

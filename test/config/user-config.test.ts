@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { parse } from "yaml"
 import { remoteKind } from "../../src/config/remote.ts"
-import { renderInitConfig, type InitProject } from "../../src/config/template.ts"
+import { type InitProject, renderInitConfig } from "../../src/config/template.ts"
 import { addProjectToConfigText, tildePath, userConfigFile } from "../../src/config/user-config.ts"
 import { getDefaultConfig, validateConfig } from "../../src/config/validate.ts"
 import { withHost } from "../support/host.ts"
@@ -22,7 +22,9 @@ describe("adding a project to a user config", () => {
   it.each<[string, string, InitProject, Record<string, unknown>]>([
     ["an empty file", "", rocket, { rocket: { repo: "acme/rocket", path: "~/code/rocket", defaultBranch: "main" } }],
     ["only comments", "# my orch settings\n", rocket, { rocket: { repo: "acme/rocket", path: "~/code/rocket", defaultBranch: "main" } }],
-    ["projects: {}", "port: 3100\nprojects: {}\n", notes, { notes: { repo: "local/notes", path: "/srv/notes", defaultBranch: "trunk", tracker: "none", scm: "none" } }],
+    ["projects: {}", "port: 3100\nprojects: {}\n", notes, {
+      notes: { repo: "local/notes", path: "/srv/notes", defaultBranch: "trunk", tracker: "none", scm: "none" }
+    }],
     ["an empty projects key", "projects:\n", rocket, { rocket: { repo: "acme/rocket", path: "~/code/rocket", defaultBranch: "main" } }],
     [
       "one project already",
@@ -54,26 +56,29 @@ describe("adding a project to a user config", () => {
       "#     plugin: chat",
       ""
     ].join("\n")
-    assert.strictEqual(added(text, rocket), [
-      "# My orch settings: keep this comment",
-      "port: 3100 # not 3000, that one is taken",
-      "",
-      "projects:",
-      "  # the API",
-      "  api:",
-      "    repo: acme/api",
-      "    path: ~/code/api",
-      "    # sessionPrefix: api",
-      "  rocket:",
-      "    repo: acme/rocket",
-      "    path: ~/code/rocket",
-      "    defaultBranch: main",
-      "",
-      "# notifiers:",
-      "#   team-chat:",
-      "#     plugin: chat",
-      ""
-    ].join("\n"))
+    assert.strictEqual(
+      added(text, rocket),
+      [
+        "# My orch settings: keep this comment",
+        "port: 3100 # not 3000, that one is taken",
+        "",
+        "projects:",
+        "  # the API",
+        "  api:",
+        "    repo: acme/api",
+        "    path: ~/code/api",
+        "    # sessionPrefix: api",
+        "  rocket:",
+        "    repo: acme/rocket",
+        "    path: ~/code/rocket",
+        "    defaultBranch: main",
+        "",
+        "# notifiers:",
+        "#   team-chat:",
+        "#     plugin: chat",
+        ""
+      ].join("\n")
+    )
   })
 
   it.effect("into orch init's own template, the result still loads with both projects", () =>
@@ -89,8 +94,18 @@ describe("adding a project to a user config", () => {
   it.each<[string, string, InitProject, string]>([
     ["the same path, as ~/", "projects:\n  mine:\n    repo: a/b\n    path: ~/code/rocket\n", rocket, "AlreadyThere mine"],
     ["the same path, absolute", "projects:\n  rocket:\n    repo: a/b\n    path: /home/me/code/rocket\n", rocket, "AlreadyThere rocket"],
-    ["the key, for another path", "projects:\n  rocket:\n    repo: a/b\n    path: ~/old/rocket2\n", rocket, "Refused it already has a project \"rocket\", for ~/old/rocket2"],
-    ["the directory name, under another key", "projects:\n  old:\n    repo: a/b\n    path: ~/old/rocket\n", rocket, "Refused its project \"old\" (~/old/rocket) has the same directory name, and two projects may not share one (the project id)"],
+    [
+      "the key, for another path",
+      "projects:\n  rocket:\n    repo: a/b\n    path: ~/old/rocket2\n",
+      rocket,
+      "Refused it already has a project \"rocket\", for ~/old/rocket2"
+    ],
+    [
+      "the directory name, under another key",
+      "projects:\n  old:\n    repo: a/b\n    path: ~/old/rocket\n",
+      rocket,
+      "Refused its project \"old\" (~/old/rocket) has the same directory name, and two projects may not share one (the project id)"
+    ],
     ["not YAML", "projects: [\n", rocket, "Refused it is not valid YAML"],
     ["not a mapping", "- a\n- b\n", rocket, "Refused it is not a mapping of settings"],
     ["projects not a mapping", "projects: [a]\n", rocket, "Refused its `projects` is not a mapping"]

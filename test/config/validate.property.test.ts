@@ -25,7 +25,34 @@ const endsWell = <A>(effect: Effect.Effect<A, { readonly _tag: string; readonly 
 
 const Encoded = Schema.toEncoded(OrchestratorConfig)
 const yamlish = Arbitrary.array(
-  Arbitrary.schema(Schema.Literals(["projects:", "\n", "  ", "app:", " repo: a/b", " path: /x", "- ", "[", "]", "{", "}", ": ", "&a", "*a", "!!str", "'", "\"", "#", "${A}", "port: 1", "~", "|", ">", "---"]))
+  Arbitrary.schema(
+    Schema.Literals([
+      "projects:",
+      "\n",
+      "  ",
+      "app:",
+      " repo: a/b",
+      " path: /x",
+      "- ",
+      "[",
+      "]",
+      "{",
+      "}",
+      ": ",
+      "&a",
+      "*a",
+      "!!str",
+      "'",
+      "\"",
+      "#",
+      "${A}",
+      "port: 1",
+      "~",
+      "|",
+      ">",
+      "---"
+    ])
+  )
 ).pipe(Arbitrary.map((parts) => parts.join("")))
 
 describe("validateConfig never dies", () => {
@@ -33,6 +60,9 @@ describe("validateConfig never dies", () => {
 
   it.effect.prop("on any value shaped like a config", [Arbitrary.schema(Encoded)], ([raw]) => endsWell(validateConfig(raw)))
 
-  it.effect.prop("on any YAML-ish text", [yamlish], ([text]) =>
-    endsWell(Effect.flatMap(parseConfigText("/w/orchestrator.yaml", text), ({ raw, locate }) => validateConfig(raw, { locate }))))
+  it.effect.prop(
+    "on any YAML-ish text",
+    [yamlish],
+    ([text]) => endsWell(Effect.flatMap(parseConfigText("/w/orchestrator.yaml", text), ({ raw, locate }) => validateConfig(raw, { locate })))
+  )
 })

@@ -1,11 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { DEFAULT_REACTIONS } from "../../src/config/defaults.ts"
-import {
-  ConfigValidationError,
-  DuplicateProjectIdError,
-  DuplicateSessionPrefixError
-} from "../../src/config/errors.ts"
+import { ConfigValidationError, DuplicateProjectIdError, DuplicateSessionPrefixError } from "../../src/config/errors.ts"
 import { projectReactions } from "../../src/config/normalize.ts"
 import { getDefaultConfig, validateConfig } from "../../src/config/validate.ts"
 import { withHost } from "../support/host.ts"
@@ -182,41 +178,65 @@ describe("paths", () => {
 })
 
 describe("validation issues", () => {
-  it.effect.each([
-    [{}, ["projects: Required"]],
-    [{ projects: { app: {} } }, ["projects.app.repo: Required", "projects.app.path: Required"]],
-    [{ projects: { app: project({ repo: "just-a-name" }) } }, ["projects.app.repo: Expected \"owner/repo\""]],
-    [{ projects: { app: project({ path: "" }) } }, ["projects.app.path: Expected a non-empty string"]],
-    [{ projects: { app: project({ sessionPrefix: "has space" }) } }, ["projects.app.sessionPrefix: sessionPrefix must match [a-zA-Z0-9_-]+"]],
-    [{ port: 0, projects: {} }, ["port: Expected a port number between 1 and 65535"]],
-    [{ terminalPort: 70000, projects: {} }, ["terminalPort: Expected a port number between 1 and 65535"]],
-    [{ directTerminalPort: "3003", projects: {} }, ["directTerminalPort: Expected number"]],
-    [{ readyThresholdMs: -1, projects: {} }, ["readyThresholdMs: Expected a non-negative whole number"]],
-    [{ pollIntervalMs: 999, projects: {} }, ["pollIntervalMs: Expected at least 1000 (milliseconds)"]],
-    [{ prot: 3000, projects: {} }, ["prot: Unknown key \"prot\" (did you mean \"port\"?)"]],
-    [{ defaults: { runtim: "process" }, projects: {} }, ["defaults.runtim: Unknown key \"runtim\" (did you mean \"runtime\"?)"]],
-    [{ projects: { app: project({ agentRule: "x" }) } }, ["projects.app.agentRule: Unknown key \"agentRule\" (did you mean \"agentRules\"?)"]],
-    [{ projects: {}, reactions: { "ci-fialed": { action: "notify" } } }, ["reactions.ci-fialed: Unknown reaction \"ci-fialed\" (did you mean \"ci-failed\"?)"]],
-    [{ projects: {}, reactions: { "ci-failed": { action: "notify", retry: 2 } } }, ["reactions.ci-failed.retry: Unknown key \"retry\" (did you mean \"retries\"?)"]],
-    [{ projects: {}, reactions: { "ci-failed": { action: "explode" } } }, ["reactions.ci-failed.action: Expected \"send-to-agent\" | \"notify\" | \"auto-merge\""]],
-    [{ projects: {}, reactions: { "ci-failed": { retries: 1 } } }, ["reactions.ci-failed.action: Required"]],
-    [{ projects: {}, reactions: { "agent-stuck": { action: "notify", threshold: "ten minutes" } } }, ["reactions.agent-stuck.threshold: Expected a duration such as \"30s\", \"10m\" or \"2h\""]],
-    [{ projects: {}, reactions: { "ci-failed": { action: "notify", escalateAfter: -2 } } }, ["reactions.ci-failed.escalateAfter: Expected a non-negative whole number"]],
-    [{ projects: {}, reactions: { "ci-failed": { action: "notify", priority: "critical" } } }, ["reactions.ci-failed.priority: Expected \"urgent\" | \"action\" | \"warning\" | \"info\""]],
-    [{ projects: { app: project({ reactions: { "agent-stuck": { treshold: "5m" } } }) } }, ["projects.app.reactions.agent-stuck.treshold: Unknown key \"treshold\" (did you mean \"threshold\"?)"]],
-    [{ projects: {}, notificationRouting: { urgnt: [] } }, ["notificationRouting.urgnt: Unknown priority \"urgnt\" (did you mean \"urgent\"?)"]],
-    [{ projects: {}, notificationRouting: { urgent: ["slakc"] }, notifiers: { slack: { plugin: "chat" } } }, ["notificationRouting.urgent.0: Unknown notifier \"slakc\": add it under `notifiers` (did you mean \"slack\"?)"]],
-    [{ projects: {}, notifiers: { x: { url: "http://a" } } }, ["notifiers.x.plugin: Required"]],
-    [{ projects: { app: project({ symlinks: ["../secret"] }) } }, ["projects.app.symlinks.0: Expected a path inside the project (relative, without \"..\")"]],
-    [{ projects: { app: project({ agentConfig: { permissions: "yolo" } }) } }, ["projects.app.agentConfig.permissions: Expected \"skip\" | \"auto-edit\" | \"default\""]],
-    [{ projects: { app: project({ tracker: { plugin: "tracker-b", apiKey: "${LINEAR_KEY}" } }) } }, ["projects.app.tracker.apiKey: Environment variable \"LINEAR_KEY\" is not set (write ${LINEAR_KEY:-default} to give a default)"]],
-    [{ projects: {}, plugins: { x: {} } }, ["plugins.x: Give `package` (an npm package name) or `path` (a file) for the plugin module"]],
-    [{ projects: {}, plugins: { x: { package: "a", path: "b" } } }, ["plugins.x: Give either `package` or `path` for a plugin module, not both"]],
-    [{ projects: {}, plugins: { x: { pakage: "a" } } }, ["plugins.x.pakage: Unknown key \"pakage\" (did you mean \"package\"?)"]],
-    [{ projects: {}, notifiers: { n: { plugin: "n", package: "a", path: "b" } } }, ["notifiers.n: Give either `package` or `path` for a plugin module, not both"]],
-    [["not", "a", "map"], ["<root>: Expected a mapping of settings (with a `projects` key)"]],
-    [{ projects: ["app"] }, ["projects: Expected object"]]
-  ] as const)("%j", ([raw, expected]) =>
+  it.effect.each(
+    [
+      [{}, ["projects: Required"]],
+      [{ projects: { app: {} } }, ["projects.app.repo: Required", "projects.app.path: Required"]],
+      [{ projects: { app: project({ repo: "just-a-name" }) } }, ["projects.app.repo: Expected \"owner/repo\""]],
+      [{ projects: { app: project({ path: "" }) } }, ["projects.app.path: Expected a non-empty string"]],
+      [{ projects: { app: project({ sessionPrefix: "has space" }) } }, ["projects.app.sessionPrefix: sessionPrefix must match [a-zA-Z0-9_-]+"]],
+      [{ port: 0, projects: {} }, ["port: Expected a port number between 1 and 65535"]],
+      [{ terminalPort: 70000, projects: {} }, ["terminalPort: Expected a port number between 1 and 65535"]],
+      [{ directTerminalPort: "3003", projects: {} }, ["directTerminalPort: Expected number"]],
+      [{ readyThresholdMs: -1, projects: {} }, ["readyThresholdMs: Expected a non-negative whole number"]],
+      [{ pollIntervalMs: 999, projects: {} }, ["pollIntervalMs: Expected at least 1000 (milliseconds)"]],
+      [{ prot: 3000, projects: {} }, ["prot: Unknown key \"prot\" (did you mean \"port\"?)"]],
+      [{ defaults: { runtim: "process" }, projects: {} }, ["defaults.runtim: Unknown key \"runtim\" (did you mean \"runtime\"?)"]],
+      [{ projects: { app: project({ agentRule: "x" }) } }, ["projects.app.agentRule: Unknown key \"agentRule\" (did you mean \"agentRules\"?)"]],
+      [{ projects: {}, reactions: { "ci-fialed": { action: "notify" } } }, [
+        "reactions.ci-fialed: Unknown reaction \"ci-fialed\" (did you mean \"ci-failed\"?)"
+      ]],
+      [{ projects: {}, reactions: { "ci-failed": { action: "notify", retry: 2 } } }, [
+        "reactions.ci-failed.retry: Unknown key \"retry\" (did you mean \"retries\"?)"
+      ]],
+      [{ projects: {}, reactions: { "ci-failed": { action: "explode" } } }, [
+        "reactions.ci-failed.action: Expected \"send-to-agent\" | \"notify\" | \"auto-merge\""
+      ]],
+      [{ projects: {}, reactions: { "ci-failed": { retries: 1 } } }, ["reactions.ci-failed.action: Required"]],
+      [{ projects: {}, reactions: { "agent-stuck": { action: "notify", threshold: "ten minutes" } } }, [
+        "reactions.agent-stuck.threshold: Expected a duration such as \"30s\", \"10m\" or \"2h\""
+      ]],
+      [{ projects: {}, reactions: { "ci-failed": { action: "notify", escalateAfter: -2 } } }, [
+        "reactions.ci-failed.escalateAfter: Expected a non-negative whole number"
+      ]],
+      [{ projects: {}, reactions: { "ci-failed": { action: "notify", priority: "critical" } } }, [
+        "reactions.ci-failed.priority: Expected \"urgent\" | \"action\" | \"warning\" | \"info\""
+      ]],
+      [{ projects: { app: project({ reactions: { "agent-stuck": { treshold: "5m" } } }) } }, [
+        "projects.app.reactions.agent-stuck.treshold: Unknown key \"treshold\" (did you mean \"threshold\"?)"
+      ]],
+      [{ projects: {}, notificationRouting: { urgnt: [] } }, ["notificationRouting.urgnt: Unknown priority \"urgnt\" (did you mean \"urgent\"?)"]],
+      [{ projects: {}, notificationRouting: { urgent: ["slakc"] }, notifiers: { slack: { plugin: "chat" } } }, [
+        "notificationRouting.urgent.0: Unknown notifier \"slakc\": add it under `notifiers` (did you mean \"slack\"?)"
+      ]],
+      [{ projects: {}, notifiers: { x: { url: "http://a" } } }, ["notifiers.x.plugin: Required"]],
+      [{ projects: { app: project({ symlinks: ["../secret"] }) } }, ["projects.app.symlinks.0: Expected a path inside the project (relative, without \"..\")"]],
+      [{ projects: { app: project({ agentConfig: { permissions: "yolo" } }) } }, [
+        "projects.app.agentConfig.permissions: Expected \"skip\" | \"auto-edit\" | \"default\""
+      ]],
+      [{ projects: { app: project({ tracker: { plugin: "tracker-b", apiKey: "${LINEAR_KEY}" } }) } }, [
+        "projects.app.tracker.apiKey: Environment variable \"LINEAR_KEY\" is not set (write ${LINEAR_KEY:-default} to give a default)"
+      ]],
+      [{ projects: {}, plugins: { x: {} } }, ["plugins.x: Give `package` (an npm package name) or `path` (a file) for the plugin module"]],
+      [{ projects: {}, plugins: { x: { package: "a", path: "b" } } }, ["plugins.x: Give either `package` or `path` for a plugin module, not both"]],
+      [{ projects: {}, plugins: { x: { pakage: "a" } } }, ["plugins.x.pakage: Unknown key \"pakage\" (did you mean \"package\"?)"]],
+      [{ projects: {}, notifiers: { n: { plugin: "n", package: "a", path: "b" } } }, [
+        "notifiers.n: Give either `package` or `path` for a plugin module, not both"
+      ]],
+      [["not", "a", "map"], ["<root>: Expected a mapping of settings (with a `projects` key)"]],
+      [{ projects: ["app"] }, ["projects: Expected object"]]
+    ] as const
+  )("%j", ([raw, expected]) =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* issuesOf(raw), [...expected])
     }))
@@ -224,12 +244,15 @@ describe("validation issues", () => {
   it.effect("every problem is reported at once, one line each in the spec's text form", () =>
     Effect.gen(function*() {
       const error = yield* validateConfig({ port: "x", projects: { a: {}, b: project({ extra: 1 }) } }).pipe(host, Effect.flip)
-      assert.strictEqual(error.message, [
-        "Validation error at \"projects.b.extra\": Unknown key \"extra\"",
-        "Validation error at \"port\": Expected number",
-        "Validation error at \"projects.a.repo\": Required",
-        "Validation error at \"projects.a.path\": Required"
-      ].join("\n"))
+      assert.strictEqual(
+        error.message,
+        [
+          "Validation error at \"projects.b.extra\": Unknown key \"extra\"",
+          "Validation error at \"port\": Expected number",
+          "Validation error at \"projects.a.repo\": Required",
+          "Validation error at \"projects.a.path\": Required"
+        ].join("\n")
+      )
     }))
 })
 

@@ -28,7 +28,16 @@ describe("dashboard API (a real supervisor)", () => {
       assert.include(started.stdout, `dashboard: http://127.0.0.1:${s.port}/?token=${api.token}`)
       assert.include(started.stdout, `orchestrator page: http://127.0.0.1:${s.port}/sessions/app-orchestrator?token=${api.token}`)
 
-      const reads = ["/", "/sessions/app-orchestrator", "/assets/app.js", "/api/sessions", "/api/sessions/app-orchestrator", "/api/sessions/app-orchestrator/events", "/api/notifications", "/api/events"]
+      const reads = [
+        "/",
+        "/sessions/app-orchestrator",
+        "/assets/app.js",
+        "/api/sessions",
+        "/api/sessions/app-orchestrator",
+        "/api/sessions/app-orchestrator/events",
+        "/api/notifications",
+        "/api/events"
+      ]
       const actions = ["send", "kill", "restore", "merge", "open"].map((a) => `/api/sessions/app-orchestrator/${a}`).concat("/api/notifications/read")
       for (const headers of [{}, { authorization: "Bearer nope" }, { cookie: "orch_token=nope" }]) {
         for (const path of reads) {
@@ -36,9 +45,15 @@ describe("dashboard API (a real supervisor)", () => {
           assert.strictEqual(response.status, 401, `GET ${path}`)
           assert.strictEqual(decode(ApiError, response.json).error, "unauthorized")
         }
-        for (const path of actions) assert.strictEqual((yield* api.request("POST", path, { headers, body: { message: "x", all: true } })).status, 401, `POST ${path}`)
+        for (const path of actions) {
+          assert.strictEqual((yield* api.request("POST", path, { headers, body: { message: "x", all: true } })).status, 401, `POST ${path}`)
+        }
       }
-      assert.strictEqual(s.events().filter((e) => e.type === "session.killed").length, 0, "nothing was done")
+      assert.strictEqual(
+        s.events().filter((e) => e.type === "session.killed").length,
+        0,
+        "nothing was done"
+      )
 
       // The printed URL: the token goes into an HttpOnly cookie and out of the address.
       const login = yield* api.request("GET", `/sessions/app-orchestrator?token=${api.token}`)

@@ -35,7 +35,11 @@ const NOTIFICATION_SPY = () => {
 
 const text = (page: Page, selector: string) => on(page, (p) => p.locator(selector).innerText().then((t) => t.replace(/\u00a0/g, " ")))
 const waitFor = (page: Page, selector: string, what: string) =>
-  on(page, (p) => p.waitForSelector(selector, { timeout: 15_000 }).then(() => undefined, () => Promise.reject(new Error(`the page never showed ${what} (${selector})`))))
+  on(
+    page,
+    (p) =>
+      p.waitForSelector(selector, { timeout: 15_000 }).then(() => undefined, () => Promise.reject(new Error(`the page never showed ${what} (${selector})`)))
+  )
 const waitForText = (page: Page, selector: string, expected: string) =>
   on(page, (p) =>
     p.waitForFunction(
@@ -58,25 +62,34 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
     expect(cspViolations.splice(0)).toEqual([])
   })
   const newPage = (options: BrowserContextOptions = {}, setup: (page: Page) => Promise<unknown> = async () => {}) =>
-    Effect.acquireRelease(Effect.promise(() => browser.newContext({ viewport: { width: 1440, height: 900 }, ...options })), (context) => Effect.promise(() => context.close())).pipe(
-      Effect.flatMap((context) => Effect.promise(async () => {
-        const page = await context.newPage()
-        page.on("console", (message) => {
-          if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+    Effect.acquireRelease(
+      Effect.promise(() => browser.newContext({ viewport: { width: 1440, height: 900 }, ...options })),
+      (context) => Effect.promise(() => context.close())
+    ).pipe(
+      Effect.flatMap((context) =>
+        Effect.promise(async () => {
+          const page = await context.newPage()
+          page.on("console", (message) => {
+            if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+          })
+          await setup(page)
+          return page
         })
-        await setup(page)
-        return page
-      }))
+      )
     )
 
   it.live("the board: groups and counts, changes without reload, a PR through to a merge, the inbox, reconnecting", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
       const emulator = yield* Effect.acquireRelease(
-        Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }], ci: ({ message }) => (message.includes("[fail]") ? "failure" : "success") })),
+        Effect.promise(() =>
+          startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }], ci: ({ message }) => (message.includes("[fail]") ? "failure" : "success") })
+        ),
         (e) => Effect.promise(() => e.close())
       )
-      for (const title of ["Fix the login redirect loop", "Add a dark theme to the settings page", "Speed up the search index"]) emulator.addIssue("acme/app", { title })
+      for (const title of ["Fix the login redirect loop", "Add a dark theme to the settings page", "Speed up the search index"]) {
+        emulator.addIssue("acme/app", { title })
+      }
       s.writeConfig({ tracker: { plugin: "repohost", apiUrl: emulator.url }, scm: { plugin: "repohost", apiUrl: emulator.url } })
       writeFileSync(s.config, `pollIntervalMs: 1000\n${readFileSync(s.config, "utf8")}`)
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
@@ -108,7 +121,11 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       }
       yield* commit("first try [fail]")
       const created = yield* Effect.promise(() =>
-        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/1", base: "main", title: "Fix the login redirect loop" }) }))
+        fetch(`${emulator.url}/repos/acme/app/pulls`, {
+          method: "POST",
+          body: JSON.stringify({ head: "feat/1", base: "main", title: "Fix the login redirect loop" })
+        })
+      )
       const prNumber = ((yield* Effect.promise(() => created.json())) as { number: number }).number
       yield* waitForText(page, "[data-session=app-1] .check", "CI failing")
       assert.include(yield* text(page, "[data-session=app-1]"), `PR #${prNumber}`)
@@ -141,7 +158,10 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       // to `hosted` only: the default routing also names `desktop`, which fails on a machine without notify-send
       assert.strictEqual((yield* s.orch(["notify", "--priority", "urgent", "--notifier", "hosted", "The", "disk", "is", "almost", "full"])).code, 0)
       yield* waitFor(page, `#unread[data-unread='${unread + 1}']`, "one more unread notification")
-      assert.include(yield* on(page, (p) => p.evaluate(() => (window as unknown as { shownNotifications: Array<string> }).shownNotifications)), "orch test notification")
+      assert.include(
+        yield* on(page, (p) => p.evaluate(() => (window as unknown as { shownNotifications: Array<string> }).shownNotifications)),
+        "orch test notification"
+      )
       yield* on(page, (p) => p.click("[data-action=inbox]"))
       yield* waitForText(page, ".note[data-read=false]", "The disk is almost full")
       yield* screenshot(page, "inbox")
@@ -172,88 +192,93 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 120_000)
 
-  it.live("the project filter; a session page: typing in its terminal reaches tmux and the output shows; send, kill and restore; the orchestrator's page; a phone", () =>
-    Effect.gen(function*() {
-      const s = yield* sandbox()
-      // A second project, to filter the board by.
-      const web = makeRepo(s.root, "web")
-      const config = parse(readFileSync(s.config, "utf8"))
-      config.projects.web = { ...config.projects.app, repo: "acme/web", path: web.path }
-      writeFileSync(s.config, stringify(config))
-      const started = yield* s.orch(["start", "app", "--detach", "--no-open"])
-      assert.strictEqual(started.code, 0)
-      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
-      assert.strictEqual((yield* s.orch(["spawn", "web", "5"])).code, 0)
-      const api = dashboardClient(s)
-      const page = yield* newPage()
-      yield* on(page, (p) => p.goto(`${api.base}/?token=${api.token}`))
-      yield* waitFor(page, "[data-session=web-1]", "the other project's session")
-      yield* on(page, (p) => p.selectOption(".project-filter", "web"))
-      yield* on(page, (p) => p.waitForFunction(() => document.querySelectorAll(".board [data-session]").length === 1))
-      assert.deepStrictEqual(yield* on(page, (p) => p.locator("[data-count]").allInnerTexts()), ["0", "0", "1", "0"])
-      assert.strictEqual(new URL(page.url()).search, "?project=web")
-      yield* on(page, (p) => p.selectOption(".project-filter", ""))
-      yield* on(page, (p) => p.waitForFunction(() => document.querySelectorAll(".board [data-session]").length === 2))
+  it.live(
+    "the project filter; a session page: typing in its terminal reaches tmux and the output shows; send, kill and restore; the orchestrator's page; a phone",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* sandbox()
+        // A second project, to filter the board by.
+        const web = makeRepo(s.root, "web")
+        const config = parse(readFileSync(s.config, "utf8"))
+        config.projects.web = { ...config.projects.app, repo: "acme/web", path: web.path }
+        writeFileSync(s.config, stringify(config))
+        const started = yield* s.orch(["start", "app", "--detach", "--no-open"])
+        assert.strictEqual(started.code, 0)
+        assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+        assert.strictEqual((yield* s.orch(["spawn", "web", "5"])).code, 0)
+        const api = dashboardClient(s)
+        const page = yield* newPage()
+        yield* on(page, (p) => p.goto(`${api.base}/?token=${api.token}`))
+        yield* waitFor(page, "[data-session=web-1]", "the other project's session")
+        yield* on(page, (p) => p.selectOption(".project-filter", "web"))
+        yield* on(page, (p) => p.waitForFunction(() => document.querySelectorAll(".board [data-session]").length === 1))
+        assert.deepStrictEqual(yield* on(page, (p) => p.locator("[data-count]").allInnerTexts()), ["0", "0", "1", "0"])
+        assert.strictEqual(new URL(page.url()).search, "?project=web")
+        yield* on(page, (p) => p.selectOption(".project-filter", ""))
+        yield* on(page, (p) => p.waitForFunction(() => document.querySelectorAll(".board [data-session]").length === 2))
 
-      yield* on(page, (p) => p.click("[data-session=app-1] .session-id"))
-      yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "a connected terminal")
-      yield* waitForText(page, ".xterm-rows", "ready app-1")
+        yield* on(page, (p) => p.click("[data-session=app-1] .session-id"))
+        yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "a connected terminal")
+        yield* waitForText(page, ".xterm-rows", "ready app-1")
 
-      yield* on(page, (p) => p.click(".terminal-host"))
-      yield* on(page, (p) => p.keyboard.type("hello through the browser"))
-      yield* on(page, (p) => p.keyboard.press("Enter"))
-      yield* eventually("the typed line in the tmux pane", () => s.screen("app-1").includes("got: hello through the browser"))
-      yield* waitForText(page, ".xterm-rows", "got: hello through the browser")
+        yield* on(page, (p) => p.click(".terminal-host"))
+        yield* on(page, (p) => p.keyboard.type("hello through the browser"))
+        yield* on(page, (p) => p.keyboard.press("Enter"))
+        yield* eventually("the typed line in the tmux pane", () => s.screen("app-1").includes("got: hello through the browser"))
+        yield* waitForText(page, ".xterm-rows", "got: hello through the browser")
 
-      yield* on(page, (p) => p.fill("textarea[name=message]", "a message from the send box"))
-      yield* on(page, (p) => p.click("[data-action=send]"))
-      yield* eventually("the sent message in the pane", () => s.screen("app-1").includes("got: a message from the send box"))
-      yield* waitForText(page, ".toast", "Sent.")
-      yield* waitForText(page, ".timeline", "session.message_sent")
-      yield* waitForText(page, ".xterm-rows", "got: a message from the send box")
-      yield* screenshot(page, "session")
+        yield* on(page, (p) => p.fill("textarea[name=message]", "a message from the send box"))
+        yield* on(page, (p) => p.click("[data-action=send]"))
+        yield* eventually("the sent message in the pane", () => s.screen("app-1").includes("got: a message from the send box"))
+        yield* waitForText(page, ".toast", "Sent.")
+        yield* waitForText(page, ".timeline", "session.message_sent")
+        yield* waitForText(page, ".xterm-rows", "got: a message from the send box")
+        yield* screenshot(page, "session")
 
-      // A phone opens the same terminal: its own tmux client at its own size, next to the laptop's.
-      const phone = yield* newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 })
-      yield* on(phone, (p) => p.goto(`${api.base}/sessions/app-1?token=${api.token}`))
-      yield* waitForText(phone, ".xterm-rows", "got: a message from the send box")
-      const widths = () =>
-        execFileSync("tmux", ["-S", s.socket, "list-clients", "-t", "=app-1", "-F", "#{client_width}"], { encoding: "utf8" }).trim().split("\n").map(Number).sort((a, b) => a - b)
-      yield* eventually("a narrow and a wide client", () => {
-        const w = widths()
-        return w.length === 2 && w[0]! < 60 && w[1]! > 100
-      })
-      yield* screenshot(phone, "session-phone")
-      yield* on(phone, (p) => p.goto(`${api.base}/`))
-      yield* waitFor(phone, "[data-session=app-1]", "the board on a phone")
-      yield* screenshot(phone, "board-phone")
+        // A phone opens the same terminal: its own tmux client at its own size, next to the laptop's.
+        const phone = yield* newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 })
+        yield* on(phone, (p) => p.goto(`${api.base}/sessions/app-1?token=${api.token}`))
+        yield* waitForText(phone, ".xterm-rows", "got: a message from the send box")
+        const widths = () =>
+          execFileSync("tmux", ["-S", s.socket, "list-clients", "-t", "=app-1", "-F", "#{client_width}"], { encoding: "utf8" }).trim().split("\n").map(Number)
+            .sort((a, b) => a - b)
+        yield* eventually("a narrow and a wide client", () => {
+          const w = widths()
+          return w.length === 2 && w[0]! < 60 && w[1]! > 100
+        })
+        yield* screenshot(phone, "session-phone")
+        yield* on(phone, (p) => p.goto(`${api.base}/`))
+        yield* waitFor(phone, "[data-session=app-1]", "the board on a phone")
+        yield* screenshot(phone, "board-phone")
 
-      yield* on(page, (p) => p.click("[data-action=kill]"))
-      yield* on(page, (p) => p.click("[data-action=kill]"))
-      yield* waitFor(page, ".session-head [data-status=killed]", "the killed session")
-      yield* waitFor(page, ".terminal-host[data-terminal-status=none]", "no terminal")
-      assert.notInclude(s.sessions(), "app-1")
-      yield* on(page, (p) => p.click("[data-action=restore]"))
-      yield* waitFor(page, ".session-head [data-status=working]", "the restored session")
-      yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "the terminal again")
-      yield* waitForText(page, ".xterm-rows", "ready app-1")
-      assert.include(s.sessions(), "app-1")
+        yield* on(page, (p) => p.click("[data-action=kill]"))
+        yield* on(page, (p) => p.click("[data-action=kill]"))
+        yield* waitFor(page, ".session-head [data-status=killed]", "the killed session")
+        yield* waitFor(page, ".terminal-host[data-terminal-status=none]", "no terminal")
+        assert.notInclude(s.sessions(), "app-1")
+        yield* on(page, (p) => p.click("[data-action=restore]"))
+        yield* waitFor(page, ".session-head [data-status=working]", "the restored session")
+        yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "the terminal again")
+        yield* waitForText(page, ".xterm-rows", "ready app-1")
+        assert.include(s.sessions(), "app-1")
 
-      // The supervisor restarts: the terminal says it is disconnected, then reconnects by itself.
-      const stopped = yield* s.orch(["stop"])
-      assert.strictEqual(stopped.code, 0, stopped.stderr)
-      yield* waitFor(page, ".terminal-host[data-terminal-status=disconnected]", "the terminal disconnected")
-      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
-      yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "the terminal reconnected")
-      yield* on(page, (p) => p.click(".terminal-host"))
-      yield* on(page, (p) => p.keyboard.type("after the restart\n"))
-      yield* eventually("typing after the reconnect", () => s.screen("app-1").includes("got: after the restart"))
+        // The supervisor restarts: the terminal says it is disconnected, then reconnects by itself.
+        const stopped = yield* s.orch(["stop"])
+        assert.strictEqual(stopped.code, 0, stopped.stderr)
+        yield* waitFor(page, ".terminal-host[data-terminal-status=disconnected]", "the terminal disconnected")
+        assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+        yield* waitFor(page, ".terminal-host[data-terminal-status=connected]", "the terminal reconnected")
+        yield* on(page, (p) => p.click(".terminal-host"))
+        yield* on(page, (p) => p.keyboard.type("after the restart\n"))
+        yield* eventually("typing after the reconnect", () => s.screen("app-1").includes("got: after the restart"))
 
-      // `orch start` printed (and would open) the orchestrator's own page, with its terminal.
-      const orchestratorUrl = /^orchestrator page: (.+)$/m.exec(started.stdout)![1]!
-      yield* on(page, (p) => p.goto(orchestratorUrl))
-      yield* waitForText(page, ".session-head", "Orchestrator of app")
-      yield* waitForText(page, ".xterm-rows", "ready app-orchestrator")
-      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
-    }), 90_000)
+        // `orch start` printed (and would open) the orchestrator's own page, with its terminal.
+        const orchestratorUrl = /^orchestrator page: (.+)$/m.exec(started.stdout)![1]!
+        yield* on(page, (p) => p.goto(orchestratorUrl))
+        yield* waitForText(page, ".session-head", "Orchestrator of app")
+        yield* waitForText(page, ".xterm-rows", "ready app-orchestrator")
+        assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+      }),
+    90_000
+  )
 })

@@ -17,7 +17,16 @@ export const launchChromium = (): Promise<Browser> =>
     executablePath: CHROMIUM,
     // Running as root needs --no-sandbox; without the background-networking flags Chromium's own connections
     // (updates, sync) get refused many at a time and slow everything down.
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync"
+    ]
   })
 
 /** Screenshots go to test-artifacts/dashboard/ (git-ignored), for people to look at. */

@@ -83,5 +83,6 @@ export const liveStream = (base: string, token: string) =>
     return { response, next }
   }))
 
-export const is = <K extends LiveMessage["kind"]>(kind: K, check: (message: Extract<LiveMessage, { kind: K }>) => boolean = () => true) =>
+export const is =
+  <K extends LiveMessage["kind"]>(kind: K, check: (message: Extract<LiveMessage, { kind: K }>) => boolean = () => true) =>
   (message: LiveMessage): message is Extract<LiveMessage, { kind: K }> => message.kind === kind && check(message as Extract<LiveMessage, { kind: K }>)

@@ -3,8 +3,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { canKill, canMerge, canRestore, countGroups, groupOf, showsOnCard, toneOf } from "../../src/dashboard/board.ts"
 import { originAllowed, requestToken } from "../../src/dashboard/auth.ts"
+import { canKill, canMerge, canRestore, countGroups, groupOf, showsOnCard, toneOf } from "../../src/dashboard/board.ts"
 import { lastEvents, sessionEvents, visitEventsBackward } from "../../src/dashboard/event-tail.ts"
 import { parseViewer } from "../../src/dashboard/terminals.ts"
 import { dashboardUrl, pageUrl, reachableHost } from "../../src/dashboard/urls.ts"
@@ -28,25 +28,27 @@ const record = (status: SessionStatus, changes: Partial<SessionRecord> = {}): Se
 })
 
 describe("board groups", () => {
-  it.each([
-    ["needs_input", "needs"],
-    ["stuck", "needs"],
-    ["errored", "needs"],
-    ["review_pending", "review"],
-    ["approved", "review"],
-    ["mergeable", "review"],
-    ["changes_requested", "review"],
-    ["spawning", "working"],
-    ["working", "working"],
-    ["ready", "working"],
-    ["idle", "working"],
-    ["pr_open", "working"],
-    ["ci_failed", "working"],
-    ["merged", "done"],
-    ["killed", "done"],
-    ["done", "done"],
-    ["exited", "done"]
-  ] as const)("%s is in %s", (status, group) => {
+  it.each(
+    [
+      ["needs_input", "needs"],
+      ["stuck", "needs"],
+      ["errored", "needs"],
+      ["review_pending", "review"],
+      ["approved", "review"],
+      ["mergeable", "review"],
+      ["changes_requested", "review"],
+      ["spawning", "working"],
+      ["working", "working"],
+      ["ready", "working"],
+      ["idle", "working"],
+      ["pr_open", "working"],
+      ["ci_failed", "working"],
+      ["merged", "done"],
+      ["killed", "done"],
+      ["done", "done"],
+      ["exited", "done"]
+    ] as const
+  )("%s is in %s", (status, group) => {
     assert.strictEqual(groupOf(record(status)), group)
     assert.isString(toneOf(status))
   })
@@ -97,16 +99,18 @@ describe("who may connect", () => {
     assert.isUndefined(requestToken({ url: "/", authorization: "Basic x" }))
   })
 
-  it.each([
-    [undefined, "127.0.0.1:3001", true],
-    ["http://127.0.0.1:3000", "127.0.0.1:3001", true],
-    ["http://localhost:3000", "localhost:3003", true],
-    ["http://127.0.0.1:4000", "127.0.0.1:3001", false],
-    ["http://evil.example:3000", "127.0.0.1:3001", false],
-    ["http://localhost:3000", "127.0.0.1:3001", false],
-    ["null", "127.0.0.1:3001", false],
-    ["file://", "127.0.0.1:3001", false]
-  ] as const)("Origin %s to %s: %s", (origin, host, allowed) => {
+  it.each(
+    [
+      [undefined, "127.0.0.1:3001", true],
+      ["http://127.0.0.1:3000", "127.0.0.1:3001", true],
+      ["http://localhost:3000", "localhost:3003", true],
+      ["http://127.0.0.1:4000", "127.0.0.1:3001", false],
+      ["http://evil.example:3000", "127.0.0.1:3001", false],
+      ["http://localhost:3000", "127.0.0.1:3001", false],
+      ["null", "127.0.0.1:3001", false],
+      ["file://", "127.0.0.1:3001", false]
+    ] as const
+  )("Origin %s to %s: %s", (origin, host, allowed) => {
     assert.strictEqual(originAllowed(origin, host, 3000), allowed)
   })
 
@@ -137,7 +141,14 @@ describe("the event log read backwards", () => {
     }
   }
   const line = (i: number, sessionId: string) =>
-    `${JSON.stringify({ timestamp: `2026-11-21T10:00:${String(i % 60).padStart(2, "0")}.000Z`, type: "session.working", sessionId, message: `ü${"ж".repeat(i % 97)}${i}` })}\n`
+    `${
+      JSON.stringify({
+        timestamp: `2026-11-21T10:00:${String(i % 60).padStart(2, "0")}.000Z`,
+        type: "session.working",
+        sessionId,
+        message: `ü${"ж".repeat(i % 97)}${i}`
+      })
+    }\n`
 
   it("visits every event newest first across chunk boundaries, multi-byte characters intact", () =>
     withLog((path) => {

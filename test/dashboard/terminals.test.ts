@@ -15,7 +15,10 @@ import { dashboardClient } from "./client.ts"
 
 /** Terminal output as text: cursor-forward moves become spaces, other escape sequences go. */
 const plain = (raw: string) =>
-  raw.replace(/\x1b\[(\d*)C/g, (_, n: string) => " ".repeat(Number(n || 1))).replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>78M]|\x1b\][^\x07]*\x07/g, "")
+  raw.replace(/\x1b\[(\d*)C/g, (_, n: string) => " ".repeat(Number(n || 1))).replace(
+    /\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>78M]|\x1b\][^\x07]*\x07/g,
+    ""
+  )
 
 interface Viewer {
   readonly socket: WebSocket
@@ -31,7 +34,9 @@ const open = (url: string, headers: Record<string, string>) =>
     Effect.callback<Viewer | { readonly refused: number }>((resume) => {
       const socket = new WebSocket(url, { headers })
       let output = ""
-      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() })))
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.on("close", (code, reason) => resolve({ code, reason: reason.toString() }))
+      )
       socket.on("message", (data) => {
         output += data.toString()
       })
@@ -71,7 +76,9 @@ describe("terminal sockets (a real supervisor)", () => {
       assert.deepStrictEqual(yield* open(url("cols=80&rows=24"), { cookie: `orch_token=${token}`, origin: `http://127.0.0.1:${s.port + 1}` }), { refused: 403 })
       assert.deepStrictEqual(yield* open(`ws://127.0.0.1:${s.directTerminalPort}/terminal/app-1`, {}), { refused: 401 })
 
-      const nobody = viewer(yield* open(`ws://127.0.0.1:${s.terminalPort}/terminal/${encodeURIComponent("é".repeat(200))}`, { authorization: `Bearer ${token}` }))
+      const nobody = viewer(
+        yield* open(`ws://127.0.0.1:${s.terminalPort}/terminal/${encodeURIComponent("é".repeat(200))}`, { authorization: `Bearer ${token}` })
+      )
       const refusal = yield* Effect.promise(() => nobody.closed)
       assert.strictEqual(refusal.code, 4404)
       assert.match(refusal.reason, /^no session éé/, "a reason too long for a close frame is cut, not thrown")
@@ -91,7 +98,10 @@ describe("terminal sockets (a real supervisor)", () => {
 
       laptop.type("hello from the laptop\r")
       yield* eventually("the line in the tmux pane", () => s.screen("app-1").includes("got: hello from the laptop"))
-      yield* eventually("the answer on both screens", () => laptop.output().includes("got: hello from the laptop") && phone.output().includes("got: hello from the laptop"))
+      yield* eventually(
+        "the answer on both screens",
+        () => laptop.output().includes("got: hello from the laptop") && phone.output().includes("got: hello from the laptop")
+      )
       phone.resize(60, 25)
       yield* eventually("the phone's new size", () => clients().some((c) => c.startsWith("60x25 ")))
 
@@ -104,7 +114,8 @@ describe("terminal sockets (a real supervisor)", () => {
       assert.notInclude(s.screen("app-1"), "typed by a watcher", "a read-only viewer cannot type")
       // The window follows whoever typed last (the laptop; its height less tmux's status line); the watcher sees
       // it at its own size but never resizes it.
-      const windowSize = () => execFileSync("tmux", ["-S", s.socket, "display-message", "-p", "-t", "=app-1:", "#{window_width}x#{window_height}"], { encoding: "utf8" }).trim()
+      const windowSize = () =>
+        execFileSync("tmux", ["-S", s.socket, "display-message", "-p", "-t", "=app-1:", "#{window_width}x#{window_height}"], { encoding: "utf8" }).trim()
       yield* eventually("the window at the laptop's width", () => windowSize().startsWith("120x"))
       assert.isTrue(clients().some((c) => c.startsWith("30x10 ") && c.includes("read-only")), "the watcher's own view has its size")
       yield* eventually("the watcher to see it all the same", () => watcher.output().includes("got: after the watcher"))

@@ -14,7 +14,9 @@ describe("orch demo", () => {
       const summary = run.stdout.slice(run.stdout.indexOf("summary"))
       assert.notInclude(summary, "✗")
       assert.strictEqual(summary.match(/✓/g)?.length, 12)
-      for (const line of ["CI failed", "reaction ci-failed → send-to-agent", "changes requested", "merged: PR #4", "cleaned up", "inbox: all sessions complete"]) {
+      for (
+        const line of ["CI failed", "reaction ci-failed → send-to-agent", "changes requested", "merged: PR #4", "cleaned up", "inbox: all sessions complete"]
+      ) {
         assert.include(run.stdout, line)
       }
       assert.notInclude(run.stdout, "\u001b[", "no colours when the output is not a terminal")

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { buildClientSchema, buildSchema, type GraphQLNamedType, isInterfaceType, isObjectType, isUnionType, isEnumType, isInputObjectType } from "graphql"
+import { buildClientSchema, buildSchema, type GraphQLNamedType, isEnumType, isInputObjectType, isInterfaceType, isObjectType, isUnionType } from "graphql"
 import { readFileSync, writeFileSync } from "node:fs"
-import type { AddressInfo } from "node:net"
 import { createServer as createHttpServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { verifySignature } from "../../src/dashboard/webhooks.ts"
 import { EMULATOR_SDL } from "../../src/demo/emulator/graphql.ts"
@@ -16,8 +16,7 @@ const githubSchema = () => {
   return buildClientSchema(json.data ?? json)
 }
 
-const fieldsOf = (type: GraphQLNamedType) =>
-  isObjectType(type) || isInterfaceType(type) || isInputObjectType(type) ? type.getFields() : {}
+const fieldsOf = (type: GraphQLNamedType) => isObjectType(type) || isInterfaceType(type) || isInputObjectType(type) ? type.getFields() : {}
 
 /** A receiver that records deliveries. */
 const receiver = Effect.acquireRelease(
@@ -27,7 +26,12 @@ const receiver = Effect.acquireRelease(
       const server = createHttpServer((req, res) => {
         let body = ""
         req.on("data", (c) => (body += c)).on("end", () => {
-          got.push({ event: String(req.headers["x-github-event"]), delivery: String(req.headers["x-github-delivery"]), signature: String(req.headers["x-hub-signature-256"]), body })
+          got.push({
+            event: String(req.headers["x-github-event"]),
+            delivery: String(req.headers["x-github-delivery"]),
+            signature: String(req.headers["x-hub-signature-256"]),
+            body
+          })
           res.writeHead(202).end()
         })
       })
@@ -56,7 +60,9 @@ describe("repohost emulator", () => {
         for (const member of type.getTypes()) if (!theirs.getTypes().some((t) => t.name === member.name)) problems.push(`${name} | ${member.name}`)
       }
       const theirFields = fieldsOf(theirs) as Record<string, { type: unknown; args?: ReadonlyArray<{ name: string; type: unknown }> }>
-      for (const [fieldName, field] of Object.entries(fieldsOf(type) as Record<string, { type: unknown; args?: ReadonlyArray<{ name: string; type: unknown }> }>)) {
+      for (
+        const [fieldName, field] of Object.entries(fieldsOf(type) as Record<string, { type: unknown; args?: ReadonlyArray<{ name: string; type: unknown }> }>)
+      ) {
         const their = theirFields[fieldName]
         if (their === undefined) problems.push(`${name}.${fieldName} is not GitHub's`)
         else if (String(their.type) !== String(field.type)) problems.push(`${name}.${fieldName}: ${String(field.type)} vs GitHub's ${String(their.type)}`)
@@ -91,7 +97,10 @@ describe("repohost emulator", () => {
       git(path, "commit", "-qm", "broken sum")
       yield* gitAsync(path, "push", "-q", "origin", "feat/sum")
       const opened = yield* Effect.promise(() =>
-        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/sum", base: "main", title: "Sums", body: `Closes #${issue}` }) }).then((r) => r.json() as Promise<{ number: number }>)
+        fetch(`${emulator.url}/repos/acme/app/pulls`, {
+          method: "POST",
+          body: JSON.stringify({ head: "feat/sum", base: "main", title: "Sums", body: `Closes #${issue}` })
+        }).then((r) => r.json() as Promise<{ number: number }>)
       )
       const query = `query($b: String!) { rateLimit { remaining cost } repository(owner: "acme", name: "app") {
         pullRequests(headRefName: $b, first: 1, orderBy: {field: CREATED_AT, direction: DESC}) { nodes { number state mergeable
@@ -99,23 +108,40 @@ describe("repohost emulator", () => {
           reviewThreads(first: 10) { nodes { isResolved path line comments(first: 5) { nodes { author { __typename login } body } } } } } } } }`
       const graph = () =>
         Effect.promise(() =>
-          fetch(`${emulator.url}/graphql`, { method: "POST", body: JSON.stringify({ query, variables: { b: "feat/sum" } }) }).then((r) => r.json() as Promise<any>)
+          fetch(`${emulator.url}/graphql`, { method: "POST", body: JSON.stringify({ query, variables: { b: "feat/sum" } }) }).then((r) =>
+            r.json() as Promise<any>
+          )
         )
       const first = (yield* graph()).data.repository.pullRequests.nodes[0]
       expect(first.number).toBe(opened.number)
       expect(first.commits.nodes[0].commit.statusCheckRollup.state).toBe("FAILURE")
-      expect(first.commits.nodes[0].commit.statusCheckRollup.contexts.nodes[0]).toEqual({ __typename: "CheckRun", name: "ci", conclusion: "FAILURE", text: "FAIL app.test.ts\nexpected 2, got 3" })
+      expect(first.commits.nodes[0].commit.statusCheckRollup.contexts.nodes[0]).toEqual({
+        __typename: "CheckRun",
+        name: "ci",
+        conclusion: "FAILURE",
+        text: "FAIL app.test.ts\nexpected 2, got 3"
+      })
 
-      emulator.review("acme/app", opened.number, "CHANGES_REQUESTED", "Please fix", [{ path: "sum.js", line: 1, body: "should add" }], { login: "lint-bot", type: "Bot" })
+      emulator.review("acme/app", opened.number, "CHANGES_REQUESTED", "Please fix", [{ path: "sum.js", line: 1, body: "should add" }], {
+        login: "lint-bot",
+        type: "Bot"
+      })
       const reviewed = (yield* graph()).data.repository.pullRequests.nodes[0]
-      expect(reviewed.reviewThreads.nodes).toEqual([{ isResolved: false, path: "sum.js", line: 1, comments: { nodes: [{ author: { __typename: "Bot", login: "lint-bot" }, body: "should add" }] } }])
+      expect(reviewed.reviewThreads.nodes).toEqual([{
+        isResolved: false,
+        path: "sum.js",
+        line: 1,
+        comments: { nodes: [{ author: { __typename: "Bot", login: "lint-bot" }, body: "should add" }] }
+      }])
 
       writeFileSync(join(path, "sum.js"), "export const sum = (a, b) => a + b\n")
       git(path, "commit", "-qam", "fix sum")
       yield* gitAsync(path, "push", "-q", "origin", "feat/sum")
       expect((yield* graph()).data.repository.pullRequests.nodes[0].commits.nodes[0].commit.statusCheckRollup.state).toBe("SUCCESS")
 
-      const merged = yield* Effect.promise(() => fetch(`${emulator.url}/repos/acme/app/pulls/${opened.number}/merge`, { method: "PUT", body: "{}" }).then((r) => r.json() as Promise<{ sha: string }>))
+      const merged = yield* Effect.promise(() =>
+        fetch(`${emulator.url}/repos/acme/app/pulls/${opened.number}/merge`, { method: "PUT", body: "{}" }).then((r) => r.json() as Promise<{ sha: string }>)
+      )
       expect(git(path, "ls-remote", "origin", "refs/heads/main").split("\t")[0]).toBe(merged.sha)
       expect(git(origin, "show", `${merged.sha}:sum.js`)).toContain("a + b")
       expect(emulator.issue("acme/app", issue)?.state).toBe("closed")
@@ -123,7 +149,17 @@ describe("repohost emulator", () => {
 
       yield* Effect.promise(emulator.settled)
       const events = hook.got.map((d) => `${d.event}:${JSON.parse(d.body).action ?? ""}`)
-      expect(events).toEqual(expect.arrayContaining(["push:", "pull_request:opened", "check_run:completed", "pull_request_review:submitted", "pull_request:synchronize", "pull_request:closed", "issues:closed"]))
+      expect(events).toEqual(
+        expect.arrayContaining([
+          "push:",
+          "pull_request:opened",
+          "check_run:completed",
+          "pull_request_review:submitted",
+          "pull_request:synchronize",
+          "pull_request:closed",
+          "issues:closed"
+        ])
+      )
       expect(hook.got.every((d) => verifySignature("s3cret", d.body, d.signature))).toBe(true)
       expect(new Set(hook.got.map((d) => d.delivery)).size).toBe(hook.got.length)
       const failedRun = hook.got.find((d) => d.event === "check_run" && JSON.parse(d.body).check_run.conclusion === "failure")
@@ -135,8 +171,15 @@ describe("repohost emulator", () => {
     Effect.gen(function*() {
       const root = yield* tempDir("orch-emulator-")
       const { origin } = makeRepo(root)
-      const emulator = yield* Effect.acquireRelease(Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: origin }], rateLimit: 1 })), (e) => Effect.promise(e.close))
-      const post = (query: string) => Effect.promise(() => fetch(`${emulator.url}/graphql`, { method: "POST", body: JSON.stringify({ query }) }).then(async (r) => ({ headers: r.headers, body: await r.json() as any })))
+      const emulator = yield* Effect.acquireRelease(Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: origin }], rateLimit: 1 })), (e) =>
+        Effect.promise(e.close))
+      const post = (query: string) =>
+        Effect.promise(() =>
+          fetch(`${emulator.url}/graphql`, { method: "POST", body: JSON.stringify({ query }) }).then(async (r) => ({
+            headers: r.headers,
+            body: await r.json() as any
+          }))
+        )
       const bad = yield* post("{ repository(owner: \"acme\", name: \"app\") { nope } }")
       expect(bad.body.errors[0].message).toContain("nope")
       expect((yield* post("{ rateLimit { remaining } }")).body.data.rateLimit.remaining).toBe(0)

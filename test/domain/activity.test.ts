@@ -1,26 +1,28 @@
 import { describe, expect, it } from "@effect/vitest"
-import { activityOf, parseSignal, reportLine, sourceOf, type ActivitySignal } from "../../src/domain/activity.ts"
+import { activityOf, type ActivitySignal, parseSignal, reportLine, sourceOf } from "../../src/domain/activity.ts"
 
 describe("activity signals", () => {
-  it.each([
-    [{ event: "SessionStart" }, "ready"],
-    [{ event: "UserPromptSubmit" }, "active"],
-    [{ event: "PreToolUse", payload: { tool_name: "Bash" } }, "active"],
-    [{ event: "PostToolUse" }, "active"],
-    [{ event: "Notification", payload: { message: "Claude needs your permission to use Bash" } }, "waiting_input"],
-    [{ event: "Notification", payload: { message: "Claude needs your permission", notification_type: "permission_prompt" } }, "waiting_input"],
-    [{ event: "Notification", payload: { message: "Claude is waiting for your input", notification_type: "idle_prompt" } }, undefined],
-    [{ event: "Notification", payload: { message: "Signed in", notification_type: "auth_success" } }, undefined],
-    [{ event: "PermissionRequest", payload: { tool_name: "Bash" } }, "waiting_input"],
-    [{ event: "Stop" }, "ready"],
-    [{ activity: "blocked" }, "blocked"],
-    [{ report: "active" }, "active"],
-    [{ report: "waiting_input", note: "which database?" }, "waiting_input"],
-    [{ report: "done" }, "ready"],
-    [{ activity: "sleepy" }, undefined],
-    [{ event: "SubagentStop" }, undefined],
-    [{}, undefined]
-  ] as const)("%j → %s", (signal, activity) => {
+  it.each(
+    [
+      [{ event: "SessionStart" }, "ready"],
+      [{ event: "UserPromptSubmit" }, "active"],
+      [{ event: "PreToolUse", payload: { tool_name: "Bash" } }, "active"],
+      [{ event: "PostToolUse" }, "active"],
+      [{ event: "Notification", payload: { message: "Claude needs your permission to use Bash" } }, "waiting_input"],
+      [{ event: "Notification", payload: { message: "Claude needs your permission", notification_type: "permission_prompt" } }, "waiting_input"],
+      [{ event: "Notification", payload: { message: "Claude is waiting for your input", notification_type: "idle_prompt" } }, undefined],
+      [{ event: "Notification", payload: { message: "Signed in", notification_type: "auth_success" } }, undefined],
+      [{ event: "PermissionRequest", payload: { tool_name: "Bash" } }, "waiting_input"],
+      [{ event: "Stop" }, "ready"],
+      [{ activity: "blocked" }, "blocked"],
+      [{ report: "active" }, "active"],
+      [{ report: "waiting_input", note: "which database?" }, "waiting_input"],
+      [{ report: "done" }, "ready"],
+      [{ activity: "sleepy" }, undefined],
+      [{ event: "SubagentStop" }, undefined],
+      [{}, undefined]
+    ] as const
+  )("%j → %s", (signal, activity) => {
     const line: ActivitySignal | undefined = parseSignal(JSON.stringify(signal))
     expect(line === undefined ? undefined : activityOf(line)).toBe(activity)
   })

@@ -14,7 +14,7 @@ import { parseDocument } from "yaml"
 import { eventually } from "../support/eventually.ts"
 import { freshUser } from "../support/fresh-user.ts"
 import { ECHO_AGENT, freePort } from "../support/orch-sandbox.ts"
-import { packedInstall, type PackedInstall } from "../support/packed-install.ts"
+import { type PackedInstall, packedInstall } from "../support/packed-install.ts"
 
 class Installed extends Context.Service<Installed, PackedInstall>()("test/Installed") {}
 
@@ -165,7 +165,8 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "120 seconds", excludeT
       const log = join(u.root, "supervisor.out")
       const keeper = spawn("sh", ["-c", "orch start app --no-open >\"$0\" 2>&1 & exec sleep 600", log], { cwd: u.repo, env: u.env, stdio: "ignore" })
       yield* Effect.addFinalizer(() => Effect.sync(() => keeper.kill("SIGKILL")))
-      const first = yield* eventually("the supervisor to answer", () => /^supervisor running \(pid (\d+)\)$/m.exec(existsSync(log) ? readFileSync(log, "utf8") : "")?.[1], 20_000)
+      const first = yield* eventually("the supervisor to answer", () =>
+        /^supervisor running \(pid (\d+)\)$/m.exec(existsSync(log) ? readFileSync(log, "utf8") : "")?.[1], 20_000)
       const pid = Number(first)
       assert.strictEqual(u.supervisorPid(), pid)
       assert.strictEqual(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1], String(keeper.pid), "its parent is the keeper")
@@ -173,14 +174,16 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "120 seconds", excludeT
 
       const before = u.events().length
       process.kill(pid, "SIGKILL")
-      yield* eventually("the supervisor to be a zombie", () => processState(pid) === "Z")
+      yield* eventually("the supervisor to be a zombie", () =>
+        processState(pid) === "Z")
       const second = assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "is already running")
       assert.notStrictEqual(second, pid)
       assert.deepStrictEqual(adoptedSince(u, before), ["app-1", "app-orchestrator"])
       yield* probedAlive(u, second, 2)
       const sent = yield* u.orch(["send", "app-1", "still there"])
       assert.strictEqual(sent.stdout, "delivered to app-1\n", sent.stderr)
-      yield* eventually("the message", () => u.screen("app-1").includes("got: still there"))
+      yield* eventually("the message", () =>
+        u.screen("app-1").includes("got: still there"))
       assert.strictEqual(processState(pid), "Z", "the zombie is still there: the new supervisor did not need it gone")
 
       const stopped = yield* u.orch(["stop"])

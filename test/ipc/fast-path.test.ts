@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { runFast } from "../../src/ipc/fast-path.ts"
-import { pingSupervisor } from "../../src/ipc/raw-ping.ts"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import { runFast } from "../../src/ipc/fast-path.ts"
+import { pingSupervisor } from "../../src/ipc/raw-ping.ts"
 import { eventually, processGone } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 import { procState } from "../support/zombie.ts"
@@ -33,7 +33,11 @@ describe("fast path to the supervisor (spawn, send)", () => {
       assert.isUndefined((yield* fast(["spawn", "app", "1"], env)).code, "no supervisor: the full CLI runs")
       assert.strictEqual((yield* s.orch(["start", "app", "--detach"])).code, 0)
 
-      assert.strictEqual((yield* Effect.promise(() => pingSupervisor(join(s.dataDir, "orch.sock"))))?.pid, JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")).pid, "the light ping (orch status) speaks the protocol too")
+      assert.strictEqual(
+        (yield* Effect.promise(() => pingSupervisor(join(s.dataDir, "orch.sock"))))?.pid,
+        JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")).pid,
+        "the light ping (orch status) speaks the protocol too"
+      )
       const spawned = yield* fast(["spawn", "app", "1"], env)
       assert.strictEqual(spawned.code, 0)
       assert.strictEqual(spawned.stdout, "app-1\n")

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { dirname, join } from "node:path"
-import { installPacked, type InstalledPackage } from "../support/packed.ts"
+import { type InstalledPackage, installPacked } from "../support/packed.ts"
 
 let pkg: InstalledPackage
 let server: Server
@@ -46,7 +46,9 @@ describe("orch, installed from its tarball", () => {
     const inOne = writeIn(join(one, "orchestrator.yaml"), projectYaml("acme/one"))
     const inTwo = writeIn(join(two, "orchestrator.yml"), projectYaml("acme/two"))
     for (const dir of [empty, home]) mkdirSync(dir, { recursive: true })
-    pkg.write("config.mjs", `
+    pkg.write(
+      "config.mjs",
+      `
       import { ConfigNotFoundError, ConfigValidationError, DuplicateProjectIdError, findConfig, findConfigFile,
         getDefaultConfig, loadConfig, loadConfigWithPath, validateConfig } from "orch"
       const [one, two, empty] = process.argv.slice(2)
@@ -67,14 +69,18 @@ describe("orch, installed from its tarball", () => {
       const defaults = await getDefaultConfig()
       out.defaults = [defaults.port, defaults.defaults.runtime, Object.keys(defaults.projects).length]
       console.log(JSON.stringify(out))
-    `)
+    `
+    )
     const { stdout } = await pkg.node("config.mjs", [one, two, empty], { env: { HOME: home } })
     const out = JSON.parse(stdout)
     assert.deepStrictEqual(out.one, ["acme/one", inOne, inOne])
     assert.deepStrictEqual(out.two, ["acme/two", inTwo])
     assert.strictEqual(out.none, null)
     assert.deepStrictEqual({ ...out.notFound, first: undefined }, { error: true, instance: true, tag: "ConfigNotFoundError", first: undefined })
-    assert.match(out.notFound.first, /^No config file found: no orchestrator\.yaml \(or \.yml\) in \S*empty or any directory above it, nor \S*home\/\.orchestrator\.yaml or /)
+    assert.match(
+      out.notFound.first,
+      /^No config file found: no orchestrator\.yaml \(or \.yml\) in \S*empty or any directory above it, nor \S*home\/\.orchestrator\.yaml or /
+    )
     assert.deepStrictEqual(out.invalid, {
       error: true,
       instance: true,
@@ -112,7 +118,9 @@ describe("orch, installed from its tarball", () => {
 
   it("orch/plugins/notifier/webhook: create checks the URL; notify, notifyWithActions and post deliver the documented bodies", async () => {
     received.length = 0
-    pkg.write("webhook.mjs", `
+    pkg.write(
+      "webhook.mjs",
+      `
       import { create, manifest } from "orch/plugins/notifier/webhook"
       const [url] = process.argv.slice(2)
       const out = { manifest }
@@ -132,7 +140,8 @@ describe("orch, installed from its tarball", () => {
       await notifier.notify({ title: "Hi", message: "Just this" })
       out.invalid = await notifier.notify({ title: "No message" }).catch((error) => ({ tag: error._tag, message: error.message }))
       console.log(JSON.stringify(out))
-    `)
+    `
+    )
     const { stdout } = await pkg.node("webhook.mjs", [endpoint])
     const out = JSON.parse(stdout)
     assert.deepStrictEqual(out.manifest, {
@@ -180,15 +189,18 @@ describe("orch, installed from its tarball", () => {
     const dir = join(pkg.dir, "cli")
     const home = join(pkg.dir, "cli-home")
     mkdirSync(home, { recursive: true })
-    writeIn(join(dir, "orchestrator.yaml"), [
-      "notifiers:",
-      "  alerts:",
-      "    plugin: webhook",
-      "    package: orch/plugins/notifier/webhook",
-      `    url: ${endpoint}/via-cli`,
-      "    retries: 0",
-      projectYaml("acme/app")
-    ].join("\n"))
+    writeIn(
+      join(dir, "orchestrator.yaml"),
+      [
+        "notifiers:",
+        "  alerts:",
+        "    plugin: webhook",
+        "    package: orch/plugins/notifier/webhook",
+        `    url: ${endpoint}/via-cli`,
+        "    retries: 0",
+        projectYaml("acme/app")
+      ].join("\n")
+    )
     const version = await pkg.bin("orch", ["--version"], { cwd: dir, env: { HOME: home } })
     assert.strictEqual(version.stdout, `orch v${JSON.parse(readFileSync("package.json", "utf8")).version}\n`)
     await pkg.bin("orch", ["notify", "--notifier", "alerts", "through", "the", "module"], { cwd: dir, env: { HOME: home } })
@@ -205,13 +217,18 @@ describe("orch, installed from its tarball", () => {
       nodenext: { module: "nodenext", moduleResolution: "nodenext", skipLibCheck: false },
       bundler: { module: "preserve", moduleResolution: "bundler", skipLibCheck: true }
     }
-    const results = await Promise.all(Object.entries(options).map(async ([name, resolution]) => {
-      pkg.write(`tsconfig.${name}.json`, JSON.stringify({
-        compilerOptions: { ...resolution, target: "es2022", strict: true, noEmit: true, types: [] },
-        files: ["plugin.ts"]
-      }))
-      return [name, await pkg.tsc(`tsconfig.${name}.json`)] as const
-    }))
+    const results = await Promise.all(
+      Object.entries(options).map(async ([name, resolution]) => {
+        pkg.write(
+          `tsconfig.${name}.json`,
+          JSON.stringify({
+            compilerOptions: { ...resolution, target: "es2022", strict: true, noEmit: true, types: [] },
+            files: ["plugin.ts"]
+          })
+        )
+        return [name, await pkg.tsc(`tsconfig.${name}.json`)] as const
+      })
+    )
     for (const [name, result] of results) assert.deepStrictEqual({ name, ...result }, { name, code: 0, output: "" })
   })
 })

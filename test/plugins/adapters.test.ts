@@ -30,16 +30,23 @@ describe("plugin components: what they return is decoded", () => {
       assert.strictEqual((yield* Effect.flip(bad.create(launchSpec))).message, "fx: create failed: it returned an unexpected value: id: Expected string, got 7")
       assert.strictEqual((yield* Effect.flip(bad.create(launchSpec)))._tag, "RuntimeError")
       assert.strictEqual((yield* Effect.flip(bad.capture(handle))).message, "fx: getOutput failed: it returned an unexpected value: Expected string, got 42")
-      assert.strictEqual((yield* Effect.flip(bad.probe([handle]))).message, "fx: isAlive failed: it returned an unexpected value: Expected boolean, got \"yes\"")
+      assert.strictEqual(
+        (yield* Effect.flip(bad.probe([handle]))).message,
+        "fx: isAlive failed: it returned an unexpected value: Expected boolean, got \"yes\""
+      )
     }))
 
   it.effect("runtime: lastOutputAt, when a live session's runtime has it, is a time in ms (or undefined: it cannot tell)", () =>
     Effect.gen(function*() {
       const handle = { plugin: "fx", id: "r-1", data: {} }
-      const at = (lastOutputAt: () => unknown) => runtimeFromPlugin(loaded("runtime", { create: () => ({ id: "r-1" }), isAlive: () => true, lastOutputAt })).probe([handle])
+      const at = (lastOutputAt: () => unknown) =>
+        runtimeFromPlugin(loaded("runtime", { create: () => ({ id: "r-1" }), isAlive: () => true, lastOutputAt })).probe([handle])
       assert.deepStrictEqual((yield* at(async () => 1_700_000_000_123)).get("r-1"), { _tag: "Alive", lastOutputAt: 1_700_000_000_123 })
       assert.deepStrictEqual((yield* at(() => undefined)).get("r-1"), { _tag: "Alive" })
-      assert.strictEqual((yield* Effect.flip(at(() => "soon"))).message, "fx: lastOutputAt failed: it returned an unexpected value: Expected number | undefined, got \"soon\"")
+      assert.strictEqual(
+        (yield* Effect.flip(at(() => "soon"))).message,
+        "fx: lastOutputAt failed: it returned an unexpected value: Expected number | undefined, got \"soon\""
+      )
       const dead = runtimeFromPlugin(loaded("runtime", { create: () => ({ id: "r-1" }), isAlive: () => false, lastOutputAt: () => "never asked" }))
       assert.deepStrictEqual((yield* dead.probe([handle])).get("r-1"), { _tag: "Gone" })
     }))
@@ -78,7 +85,10 @@ describe("plugin components: what they return is decoded", () => {
       )
       assert.deepStrictEqual(yield* ws.unsavedWork(project, "/w/app-1"), { uncommitted: 2, unpushed: 0 })
       assert.strictEqual(yield* ws.rescue(project, "/w/app-1", "refs/orch/rescue/app-1"), "abc123")
-      assert.strictEqual((yield* Effect.flip(ws.hasBranch(project, "feat/1"))).message, "fx: hasBranch: it returned an unexpected value: Expected boolean, got \"no\"")
+      assert.strictEqual(
+        (yield* Effect.flip(ws.hasBranch(project, "feat/1"))).message,
+        "fx: hasBranch: it returned an unexpected value: Expected boolean, got \"no\""
+      )
     }))
 
   it.effect("tracker: null is no such issue; a null body is empty; states come as an object or a Map", () =>
@@ -103,7 +113,12 @@ describe("plugin components: what they return is decoded", () => {
       assert.deepStrictEqual(yield* none.observe("feat/1"), { pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] })
       const some = scmFromPlugin(loaded("scm", { observe: () => ({ pr: { number: 1, url: "u", state: "open" }, checks: "passing" }), merge: () => undefined }))
       assert.deepStrictEqual(yield* some.observe("feat/1"), {
-        pr: { number: 1, url: "u", state: "open" }, checks: "passing", review: null, mergeable: null, failingChecks: [], reviewComments: []
+        pr: { number: 1, url: "u", state: "open" },
+        checks: "passing",
+        review: null,
+        mergeable: null,
+        failingChecks: [],
+        reviewComments: []
       })
       const bad = scmFromPlugin(loaded("scm", { observe: () => ({ checks: "green" }), merge: () => undefined }))
       const error = yield* Effect.flip(bad.observe("feat/1"))

@@ -16,13 +16,15 @@ import * as multiplexer from "../../src/plugins/modules/runtime/multiplexer.ts"
 import * as scmRepohost from "../../src/plugins/modules/scm/repohost.ts"
 import * as trackerRepohost from "../../src/plugins/modules/tracker/repohost.ts"
 import * as trackerB from "../../src/plugins/modules/tracker/tracker-b.ts"
-import { closedPort } from "./notifier/http-target.ts"
-import { issuesServer } from "../support/issues-server.ts"
 import { tempDir } from "../support/host.ts"
+import { issuesServer } from "../support/issues-server.ts"
 import { privateTmux } from "../support/tmux.ts"
+import { closedPort } from "./notifier/http-target.ts"
 
-const loaded = (module: { manifest: { name: string; slot: string; description: string; version: string } }, component: object) =>
-  ({ manifest: module.manifest as never, component: component as Record<string, unknown> })
+const loaded = (module: { manifest: { name: string; slot: string; description: string; version: string } }, component: object) => ({
+  manifest: module.manifest as never,
+  component: component as Record<string, unknown>
+})
 
 /** The synchronous throw of `f`, as `{ _tag, message }`. */
 const thrown = (f: () => unknown) => {
@@ -52,9 +54,19 @@ describe("built-in plugin modules", () => {
     const version = JSON.parse(readFileSync("package.json", "utf8")).version
     const files = readdirSync("src/plugins/modules", { recursive: true }).map(String).filter((f) => f.endsWith(".ts")).sort()
     assert.deepStrictEqual(files, [
-      "agent/aider.ts", "agent/codex.ts", "agent/coding-agent.ts", "agent/command.ts",
-      "notifier/chat.ts", "notifier/desktop.ts", "notifier/email.ts", "notifier/hosted.ts", "notifier/webhook.ts",
-      "runtime/multiplexer.ts", "scm/repohost.ts", "tracker/repohost.ts", "tracker/tracker-b.ts"
+      "agent/aider.ts",
+      "agent/codex.ts",
+      "agent/coding-agent.ts",
+      "agent/command.ts",
+      "notifier/chat.ts",
+      "notifier/desktop.ts",
+      "notifier/email.ts",
+      "notifier/hosted.ts",
+      "notifier/webhook.ts",
+      "runtime/multiplexer.ts",
+      "scm/repohost.ts",
+      "tracker/repohost.ts",
+      "tracker/tracker-b.ts"
     ])
     for (const file of files) {
       const module = await import(`../../src/plugins/modules/${file}`)

@@ -31,10 +31,13 @@ describe("agent coding-agent (Claude Code)", () => {
       const dir = yield* tempDir()
       const repo = makeRepo(dir)
       mkdirSync(join(repo.path, ".claude"))
-      writeFileSync(join(repo.path, ".claude", "settings.local.json"), JSON.stringify({
-        model: "opus",
-        hooks: { Stop: [{ hooks: [{ type: "command", command: "say done" }] }] }
-      }))
+      writeFileSync(
+        join(repo.path, ".claude", "settings.local.json"),
+        JSON.stringify({
+          model: "opus",
+          hooks: { Stop: [{ hooks: [{ type: "command", command: "say done" }] }] }
+        })
+      )
       const context = { workspacePath: repo.path, activityFile: join(dir, "activity.jsonl") } as Parameters<typeof installHooks>[0]
       yield* installHooks(context)
       yield* installHooks(context)
@@ -49,19 +52,31 @@ describe("agent coding-agent (Claude Code)", () => {
     }))
 
   it("launch command: permissions, model, system prompt from a file, its own session id; resume uses it", () =>
-    Effect.runPromise(Effect.gen(function*() {
-      const dir = yield* tempDir()
-      const agent = makeCodingAgent({ permissions: "skip", model: "opus" })
-      const context = {
-        sessionId: "app-1", issueId: "1", branch: "feat/1", workspacePath: dir, promptFile: "/p/prompt.md",
-        systemPromptFile: "/p/system prompt.md", task: "Do the task", activityFile: join(dir, "a.jsonl"), conversationId: "c0ffee"
-      } as Parameters<typeof agent.launch>[0]
-      const launch = yield* agent.launch(context)
-      assert.strictEqual(launch.command, "claude --dangerously-skip-permissions --model 'opus' --append-system-prompt \"$(cat '/p/system prompt.md')\" --session-id c0ffee")
-      assert.strictEqual(launch.initialMessage, "Do the task")
-      assert.strictEqual((yield* agent.resume(context)).command.endsWith("--resume c0ffee"), true)
-      assert.include((yield* makeCodingAgent({ permissions: "auto-edit" }).launch(context)).command, "--permission-mode acceptEdits")
-      // Without a flag Claude Code 2.x starts in auto mode, which cannot run commands behind a local endpoint.
-      assert.include((yield* makeCodingAgent({ permissions: "default" }).launch(context)).command, "--permission-mode default")
-    }).pipe(Effect.scoped)))
+    Effect.runPromise(
+      Effect.gen(function*() {
+        const dir = yield* tempDir()
+        const agent = makeCodingAgent({ permissions: "skip", model: "opus" })
+        const context = {
+          sessionId: "app-1",
+          issueId: "1",
+          branch: "feat/1",
+          workspacePath: dir,
+          promptFile: "/p/prompt.md",
+          systemPromptFile: "/p/system prompt.md",
+          task: "Do the task",
+          activityFile: join(dir, "a.jsonl"),
+          conversationId: "c0ffee"
+        } as Parameters<typeof agent.launch>[0]
+        const launch = yield* agent.launch(context)
+        assert.strictEqual(
+          launch.command,
+          "claude --dangerously-skip-permissions --model 'opus' --append-system-prompt \"$(cat '/p/system prompt.md')\" --session-id c0ffee"
+        )
+        assert.strictEqual(launch.initialMessage, "Do the task")
+        assert.strictEqual((yield* agent.resume(context)).command.endsWith("--resume c0ffee"), true)
+        assert.include((yield* makeCodingAgent({ permissions: "auto-edit" }).launch(context)).command, "--permission-mode acceptEdits")
+        // Without a flag Claude Code 2.x starts in auto mode, which cannot run commands behind a local endpoint.
+        assert.include((yield* makeCodingAgent({ permissions: "default" }).launch(context)).command, "--permission-mode default")
+      }).pipe(Effect.scoped)
+    ))
 })

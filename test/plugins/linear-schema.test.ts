@@ -49,13 +49,21 @@ describe("the local Linear", () => {
       const linear = yield* linearServer({ apiKey: "key", teams: [{ id: "t1", key: "ENG" }], issues: [{ identifier: "ENG-1", title: "One" }] })
       const invalid = yield* post(linear.url, { query: `{ issue(id: "ENG-1") { nope } }` })
       assert.strictEqual(invalid.status, 400)
-      assert.deepStrictEqual(invalid.body.errors?.map((e) => [e.extensions.code, e.message]), [["GRAPHQL_VALIDATION_FAILED", "Cannot query field \"nope\" on type \"Issue\"."]])
+      assert.deepStrictEqual(invalid.body.errors?.map((e) => [e.extensions.code, e.message]), [[
+        "GRAPHQL_VALIDATION_FAILED",
+        "Cannot query field \"nope\" on type \"Issue\"."
+      ]])
       const illTyped = yield* post(linear.url, { query: ISSUE_QUERY, variables: { id: 1 } })
       assert.strictEqual(illTyped.status, 400)
       assert.strictEqual(illTyped.body.errors?.[0]?.extensions.code, "BAD_USER_INPUT")
       const ok = yield* post(linear.url, { query: ISSUE_QUERY, variables: { id: "ENG-1" } })
       assert.strictEqual(ok.status, 200)
-      assert.deepInclude((ok.body.data as { issue: object }).issue, { identifier: "ENG-1", title: "One", description: null, state: { name: "Todo", type: "unstarted" } })
+      assert.deepInclude((ok.body.data as { issue: object }).issue, {
+        identifier: "ENG-1",
+        title: "One",
+        description: null,
+        state: { name: "Todo", type: "unstarted" }
+      })
       const missing = yield* post(linear.url, { query: ISSUE_QUERY, variables: { id: "ENG-2" } })
       assert.deepStrictEqual([missing.status, missing.body.data, missing.body.errors?.[0]?.message], [200, null, "Entity not found: Issue"])
     }))

@@ -44,7 +44,9 @@ describe("runtime multiplexer (real tmux)", () => {
       const error = yield* runtime.create({ sessionId: "u-1", workingDir: dir, command: ECHO_AGENT, env: {}, unsetEnv: [] }).pipe(Effect.flip)
       assert.strictEqual(
         error.message,
-        `multiplexer: new-session failed: tmux cannot use its socket directory ${join(dir, "shared")}: other users have access to it (mode 777); fix it (chmod 700, owned by you) or set TMUX_TMPDIR to a directory of your own`
+        `multiplexer: new-session failed: tmux cannot use its socket directory ${
+          join(dir, "shared")
+        }: other users have access to it (mode 777); fix it (chmod 700, owned by you) or set TMUX_TMPDIR to a directory of your own`
       )
     }).pipe(Effect.provide(NodeServices.layer)))
 
@@ -94,7 +96,8 @@ describe("runtime multiplexer (real tmux)", () => {
       const { socket } = yield* privateTmux
       const runtime = yield* makeMultiplexer(socket)
       // An input line that shows what is typed but never acts on Enter, like an agent that cannot take input.
-      const stubborn = `stty -icanon -echo -icrnl; printf '> '; while :; do c=$(dd bs=1 count=1 2>/dev/null); [ "$c" = "$(printf '\\r')" ] || printf '%s' "$c"; done`
+      const stubborn =
+        `stty -icanon -echo -icrnl; printf '> '; while :; do c=$(dd bs=1 count=1 2>/dev/null); [ "$c" = "$(printf '\\r')" ] || printf '%s' "$c"; done`
       const handle = yield* runtime.create({ sessionId: "s-1", workingDir: "/", command: stubborn, env: {}, unsetEnv: [] })
       yield* eventually(runtime.capture(handle), (s) => s.includes(">"))
       const error = yield* runtime.send(handle, "ignored").pipe(Effect.flip)
@@ -109,7 +112,8 @@ describe("runtime multiplexer (real tmux)", () => {
       const talker = yield* runtime.create({ sessionId: "q-1", workingDir: "/", command: "echo one; sleep 2; echo two; sleep 60", env: {}, unsetEnv: [] })
       const quiet = yield* runtime.create({ sessionId: "q-2", workingDir: "/", command: "echo once; sleep 60", env: {}, unsetEnv: [] })
       const started = Date.now()
-      const outputAt = (probed: ReadonlyMap<string, { readonly _tag: string; readonly lastOutputAt?: number }>, id: string) => probed.get(id)?.lastOutputAt ?? Number.NaN
+      const outputAt = (probed: ReadonlyMap<string, { readonly _tag: string; readonly lastOutputAt?: number }>, id: string) =>
+        probed.get(id)?.lastOutputAt ?? Number.NaN
       const first = yield* runtime.probe([talker, quiet])
       assert.deepStrictEqual(tags(first), [["q-1", "Alive"], ["q-2", "Alive"]])
       for (const id of ["q-1", "q-2"]) {

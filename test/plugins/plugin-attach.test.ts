@@ -3,14 +3,14 @@
  * Terminal; closed when the viewer leaves; an answer of another shape, or no `attach` at all, says so.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { type IPty, spawn } from "@lydell/node-pty"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { spawn, type IPty } from "@lydell/node-pty"
-import type { RuntimePluginTerminal } from "../../src/plugins/contract/runtime.ts"
 import { runtimeFromPlugin } from "../../src/plugins/adapters.ts"
+import type { RuntimePluginTerminal } from "../../src/plugins/contract/runtime.ts"
 import { eventually } from "../support/eventually.ts"
 
 const loaded = (component: Record<string, unknown>) => ({
@@ -21,7 +21,11 @@ const handle = { plugin: "fx", id: "r-1", data: {} }
 
 /** A terminal as a plugin module would give it: a pty of its own per viewer, running a line-answering shell. */
 const ptyTerminal = (ptys: Array<IPty>, cols: number, rows: number): RuntimePluginTerminal => {
-  const pty = spawn("/bin/sh", ["-c", `echo ready; while IFS= read -r l; do [ "$l" = size ] && echo "size: $(stty size)" || echo "got: $l"; done`], { cols, rows, env: { PATH: process.env.PATH ?? "" } })
+  const pty = spawn("/bin/sh", ["-c", `echo ready; while IFS= read -r l; do [ "$l" = size ] && echo "size: $(stty size)" || echo "got: $l"; done`], {
+    cols,
+    rows,
+    env: { PATH: process.env.PATH ?? "" }
+  })
   ptys.push(pty)
   return {
     onData: (listener) => {
@@ -98,7 +102,11 @@ describe("runtime plugin modules: attach", () => {
       assert.strictEqual(error._tag, "TerminalUnavailable")
       assert.match(error.message, /^the fx runtime cannot show this terminal: attach returned an unexpected value: onData: Expected a function/)
       assert.deepStrictEqual(closed, ["closed"], "what it gave is closed all the same")
-      const throwing = runtimeFromPlugin(loaded({ attach: () => { throw new Error("no pty left") } }))
+      const throwing = runtimeFromPlugin(loaded({
+        attach: () => {
+          throw new Error("no pty left")
+        }
+      }))
       const thrown = yield* Effect.flip(throwing.attach!(handle, { cols: 80, rows: 24 }, { readOnly: false }).pipe(Effect.scoped))
       assert.strictEqual(thrown.message, "the fx runtime cannot show this terminal: no pty left")
     }))

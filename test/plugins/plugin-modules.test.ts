@@ -37,20 +37,25 @@ describe("plugin modules (manifest + create)", () => {
       assert.deepStrictEqual(calls, ["create", "sendCommand", "destroy"])
     }))
 
-  it.live.each([
-    [{ path: "test/fixtures/plugins/no-manifest.mjs" }, "exports no `manifest`"],
-    [{ path: "test/fixtures/plugins/wrong-slot.mjs" }, "is a notifier plugin, but the config uses it as the agent"],
-    [{ path: "test/fixtures/plugins/throws-on-import.mjs" }, "throws on import: boom at import"],
-    [{ path: "test/fixtures/plugins/fixture-tracker.mjs" }, "is a tracker plugin, but the config uses it as the agent"],
-    [{ path: "test/fixtures/plugins/missing.mjs" }, "throws on import"],
-    [{ package: "orch-plugin-that-does-not-exist" }, "cannot be found"]
-  ] as const)("a bad module is a configuration error naming it: %j", ([module, reason]) =>
+  it.live.each(
+    [
+      [{ path: "test/fixtures/plugins/no-manifest.mjs" }, "exports no `manifest`"],
+      [{ path: "test/fixtures/plugins/wrong-slot.mjs" }, "is a notifier plugin, but the config uses it as the agent"],
+      [{ path: "test/fixtures/plugins/throws-on-import.mjs" }, "throws on import: boom at import"],
+      [{ path: "test/fixtures/plugins/fixture-tracker.mjs" }, "is a tracker plugin, but the config uses it as the agent"],
+      [{ path: "test/fixtures/plugins/missing.mjs" }, "throws on import"],
+      [{ package: "orch-plugin-that-does-not-exist" }, "cannot be found"]
+    ] as const
+  )("a bad module is a configuration error naming it: %j", ([module, reason]) =>
     Effect.gen(function*() {
       const source = "path" in module ? { path: resolve(module.path) } : module
       const s = yield* sandbox({ config: { plugins: { custom: source } }, project: { agent: "custom" } })
       const run = yield* s.orch(["spawn", "app", "1"])
       assert.strictEqual(run.code, 2)
-      assert.match(run.stderr, new RegExp(`^orch: plugin module ${("path" in module ? resolve(module.path) : module.package).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `))
+      assert.match(
+        run.stderr,
+        new RegExp(`^orch: plugin module ${("path" in module ? resolve(module.path) : module.package).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `)
+      )
       assert.include(run.stderr, reason)
       assert.deepStrictEqual(s.sessions(), [])
     }))

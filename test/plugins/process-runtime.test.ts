@@ -20,7 +20,13 @@ const eventually = <A, E>(what: string, effect: Effect.Effect<A, E>, check: (a: 
 describe("runtime process (a node-pty pseudo-terminal, owned by the supervisor)", () => {
   it.live("refuses to start agents outside a supervisor", () =>
     Effect.gen(function*() {
-      const error = yield* makeProcessRuntime(yield* makeProcessTerminals({ supervisor: false })).create({ sessionId: "p-0", workingDir: "/", command: "true", env: {}, unsetEnv: [] }).pipe(Effect.flip)
+      const error = yield* makeProcessRuntime(yield* makeProcessTerminals({ supervisor: false })).create({
+        sessionId: "p-0",
+        workingDir: "/",
+        command: "true",
+        env: {},
+        unsetEnv: []
+      }).pipe(Effect.flip)
       assert.include(error.message, "orch start")
     }))
 
@@ -65,7 +71,8 @@ describe("runtime process (a node-pty pseudo-terminal, owned by the supervisor)"
         runtime.create({
           sessionId: "p-2",
           workingDir: dir,
-          command: `stty raw -echo; echo ready; i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo "got $(head -c ${bytes} | wc -c) bytes"`,
+          command:
+            `stty raw -echo; echo ready; i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo "got $(head -c ${bytes} | wc -c) bytes"`,
           env: { PATH: process.env.PATH ?? "" },
           unsetEnv: []
         }),

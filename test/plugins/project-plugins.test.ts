@@ -42,7 +42,10 @@ const setup = (env: Record<string, string> = {}) =>
       Effect.gen(function*() {
         const scope = yield* Scope.make()
         yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
-        const context = yield* Layer.buildWithScope(layer.pipe(Layer.provide(Layer.succeed(SessionStore, SessionStore.make(root))), Layer.provide(NodeServices.layer)), scope).pipe(host)
+        const context = yield* Layer.buildWithScope(
+          layer.pipe(Layer.provide(Layer.succeed(SessionStore, SessionStore.make(root))), Layer.provide(NodeServices.layer)),
+          scope
+        ).pipe(host)
         return { plugins: Context.get(context, ProjectPlugins), close: Scope.close(scope, Exit.void) }
       })
     return { root, host, project, load, build }
@@ -102,7 +105,13 @@ describe("ProjectPlugins", () => {
       const { plugins, close } = yield* t.build(ProjectPlugins.layer({ supervisor: true }))
       const first = yield* t.load({ app: t.project("app") })
       const before = yield* Effect.scoped(plugins.of(first, first.projects.app!))
-      const handle = yield* before.runtime.create({ sessionId: "app-1", workingDir: t.root, command: "echo ready; exec sleep 60", env: { PATH: process.env.PATH ?? "" }, unsetEnv: [] })
+      const handle = yield* before.runtime.create({
+        sessionId: "app-1",
+        workingDir: t.root,
+        command: "echo ready; exec sleep 60",
+        env: { PATH: process.env.PATH ?? "" },
+        unsetEnv: []
+      })
       const pid = (handle.data as { readonly pid: number }).pid
 
       const next = yield* t.load({ app: t.project("app", { agentConfig: { command: "echo two" } }) })

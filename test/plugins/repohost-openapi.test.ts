@@ -5,8 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { execFileSync } from "node:child_process"
 import { buildClientSchema, parse, validate } from "graphql"
+import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { makeRepohostScm } from "../../src/plugins/scm/repohost.ts"
@@ -61,7 +61,10 @@ describe("repohost requests are GitHub's", () => {
       )
       const issue = emulator.addIssue("acme/app", { title: "One" })
       const created = yield* Effect.promise(() =>
-        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/1", base: "main", title: "t" }) }).then((r) => r.json() as Promise<{ number: number }>))
+        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/1", base: "main", title: "t" }) }).then((r) =>
+          r.json() as Promise<{ number: number }>
+        )
+      )
       const ours = emulator.requests.length
       const env = { GITHUB_TOKEN: "t" }
       const tracker = makeRepohostTracker("acme/app", { plugin: "repohost", apiUrl: emulator.url }, env)

@@ -72,7 +72,11 @@ describe("runtime attach (real tmux, real node-pty)", () => {
       yield* Scope.close(watcher.scope, Exit.void)
       yield* eventually("the watcher's client gone", () => clients().length === 1)
       yield* Fiber.join(watcher.done)
-      assert.deepStrictEqual(execFileSync("tmux", ["-S", socket, "list-sessions", "-F", "#{session_name}"], { encoding: "utf8" }).trim(), "v-1", "the session runs on")
+      assert.deepStrictEqual(
+        execFileSync("tmux", ["-S", socket, "list-sessions", "-F", "#{session_name}"], { encoding: "utf8" }).trim(),
+        "v-1",
+        "the session runs on"
+      )
 
       yield* runtime.destroy(handle)
       const how = yield* laptop.terminal.ended
@@ -111,7 +115,10 @@ describe("runtime attach (real tmux, real node-pty)", () => {
       yield* watcher.terminal.write("from the watcher\r")
       yield* watcher.terminal.resize(30, 8)
       yield* first.terminal.write("size\r")
-      yield* eventually("the answer, live, on both", () => first.output().split("size: 20 70").length === 3 && watcher.output().split("size: 20 70").length === 3)
+      yield* eventually(
+        "the answer, live, on both",
+        () => first.output().split("size: 20 70").length === 3 && watcher.output().split("size: 20 70").length === 3
+      )
       assert.notInclude(first.output(), "from the watcher", "a read-only viewer cannot type")
       assert.notInclude(first.output(), "size: 8 30", "nor resize the shared pty")
 

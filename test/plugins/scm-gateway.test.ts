@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
-import * as Schema from "effect/Schema"
 import { expected } from "../../src/plugins/answer.ts"
 import { graphqlUrl, makeGateway, MAX_CONCURRENT } from "../../src/plugins/scm/gateway.ts"
 import { makeRepohostScm } from "../../src/plugins/scm/repohost.ts"
@@ -23,14 +23,17 @@ const emulatorFor = (rateLimit?: number) =>
       Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: repo.origin }], ...(rateLimit !== undefined ? { rateLimit } : {}) })),
       (e) => Effect.promise(() => e.close())
     )
-    yield* Effect.promise(() => fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/1", base: "main", title: "t" }) }))
+    yield* Effect.promise(() =>
+      fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/1", base: "main", title: "t" }) })
+    )
     const env = { GITHUB_TOKEN: `token-${Math.random()}` }
     return { emulator, env, scm: makeRepohostScm("acme/app", { plugin: "repohost", apiUrl: emulator.url }, env) }
   })
 
 const anything = expected(Schema.Unknown, "anything")
 
-const reason = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.as("ok"), Effect.catch((e) => Effect.succeed(e.message)))
+const reason = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>) =>
+  effect.pipe(Effect.as("ok"), Effect.catch((e) => Effect.succeed(e.message)))
 
 /** A host that holds each answer until told, counting requests and the most it had at once. */
 const slowHost = Effect.acquireRelease(
@@ -135,7 +138,8 @@ describe("repohost gateway", () => {
       const host = yield* slowHost
       const gateway = makeGateway("repohost", host.url, {})
       const same = yield* Effect.forEach(Array.from({ length: 5 }), () => gateway.get("/same", anything), { concurrency: "unbounded" }).pipe(Effect.forkChild)
-      const different = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => gateway.get(`/x/${i}`, anything), { concurrency: "unbounded" }).pipe(Effect.forkChild)
+      const different = yield* Effect.forEach(Array.from({ length: 20 }, (_, i) => i), (i) => gateway.get(`/x/${i}`, anything), { concurrency: "unbounded" })
+        .pipe(Effect.forkChild)
       // Let every request that may start, start; release in waves until all are answered.
       while (host.seen() < 21) {
         yield* Effect.sleep("20 millis")

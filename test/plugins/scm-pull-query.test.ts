@@ -8,7 +8,14 @@ const github = () => {
   return buildClientSchema(json.data ?? json)
 }
 
-const run = (name: string, status: string, conclusion: string | null, extra: object = {}) => ({ __typename: "CheckRun" as const, name, status, conclusion, permalink: `https://ci/${name}`, ...extra })
+const run = (name: string, status: string, conclusion: string | null, extra: object = {}) => ({
+  __typename: "CheckRun" as const,
+  name,
+  status,
+  conclusion,
+  permalink: `https://ci/${name}`,
+  ...extra
+})
 const status = (context: string, state: string, extra: object = {}) => ({ __typename: "StatusContext" as const, context, state, ...extra })
 
 const pull = (overrides: Partial<PullNode> = {}): PullNode => ({
@@ -23,7 +30,12 @@ const pull = (overrides: Partial<PullNode> = {}): PullNode => ({
   reviewThreads: { nodes: [] },
   ...overrides
 })
-const opinion = (login: string, state: string, body = "", bot = false) => ({ state, body, url: `https://r/${login}`, author: { __typename: bot ? "Bot" : "User", login } })
+const opinion = (login: string, state: string, body = "", bot = false) => ({
+  state,
+  body,
+  url: `https://r/${login}`,
+  author: { __typename: bot ? "Bot" : "User", login }
+})
 const thread = (path: string, line: number | null, comments: Array<[string, string, boolean?]>, extra: object = {}) => ({
   isResolved: false,
   isOutdated: false,
@@ -44,24 +56,33 @@ describe("repohost scm: the batched pull-request query", () => {
   })
 
   it("never splices a branch name into the query text", () => {
-    const { query, variables } = pullRequestsQuery(['x") { evil }'])
+    const { query, variables } = pullRequestsQuery(["x\") { evil }"])
     expect(query).not.toContain("evil")
-    expect(variables("a", "b")).toEqual({ owner: "a", name: "b", b0: 'x") { evil }' })
+    expect(variables("a", "b")).toEqual({ owner: "a", name: "b", b0: "x\") { evil }" })
   })
 
-  it.each([
-    [[], null, []],
-    [[run("ci", "COMPLETED", "SUCCESS"), run("lint", "COMPLETED", "NEUTRAL"), status("deploy", "SUCCESS")], "passing", []],
-    [[run("ci", "IN_PROGRESS", null), run("lint", "COMPLETED", "SUCCESS")], "pending", []],
-    [[run("ci", "COMPLETED", "SUCCESS"), status("deploy", "PENDING")], "pending", []],
+  it.each(
     [
-      [run("ci", "COMPLETED", "FAILURE", { detailsUrl: "https://ci/1", title: "1 test failed", summary: "expected 2", text: "FAIL a\nexpected 2" }), run("lint", "QUEUED", null)],
-      "failing",
-      [{ name: "ci", url: "https://ci/1", summary: "1 test failed: expected 2", log: "FAIL a\nexpected 2" }]
-    ],
-    [[run("build", "COMPLETED", "TIMED_OUT")], "failing", [{ name: "build", url: "https://ci/build" }]],
-    [[status("jenkins", "ERROR", { targetUrl: "https://j/1", description: "build broke" })], "failing", [{ name: "jenkins", url: "https://j/1", summary: "build broke" }]]
-  ] as const)("checks %j → %s", (contexts, checks, failing) => {
+      [[], null, []],
+      [[run("ci", "COMPLETED", "SUCCESS"), run("lint", "COMPLETED", "NEUTRAL"), status("deploy", "SUCCESS")], "passing", []],
+      [[run("ci", "IN_PROGRESS", null), run("lint", "COMPLETED", "SUCCESS")], "pending", []],
+      [[run("ci", "COMPLETED", "SUCCESS"), status("deploy", "PENDING")], "pending", []],
+      [
+        [
+          run("ci", "COMPLETED", "FAILURE", { detailsUrl: "https://ci/1", title: "1 test failed", summary: "expected 2", text: "FAIL a\nexpected 2" }),
+          run("lint", "QUEUED", null)
+        ],
+        "failing",
+        [{ name: "ci", url: "https://ci/1", summary: "1 test failed: expected 2", log: "FAIL a\nexpected 2" }]
+      ],
+      [[run("build", "COMPLETED", "TIMED_OUT")], "failing", [{ name: "build", url: "https://ci/build" }]],
+      [[status("jenkins", "ERROR", { targetUrl: "https://j/1", description: "build broke" })], "failing", [{
+        name: "jenkins",
+        url: "https://j/1",
+        summary: "build broke"
+      }]]
+    ] as const
+  )("checks %j → %s", (contexts, checks, failing) => {
     expect(readChecks(contexts as any)).toEqual({ checks, failingChecks: failing })
   })
 
@@ -73,15 +94,17 @@ describe("repohost scm: the batched pull-request query", () => {
     expect(logExcerpt("  ")).toBeUndefined()
   })
 
-  it.each([
-    [null, [], null],
-    ["REVIEW_REQUIRED", [], "pending"],
-    [null, [opinion("a", "COMMENTED")], "pending"],
-    [null, [opinion("a", "APPROVED")], "approved"],
-    [null, [opinion("a", "CHANGES_REQUESTED"), opinion("b", "APPROVED")], "changes_requested"],
-    ["APPROVED", [opinion("a", "CHANGES_REQUESTED")], "approved"],
-    ["CHANGES_REQUESTED", [], "changes_requested"]
-  ] as const)("review decision %s with %j → %s", (decision, opinions, review) => {
+  it.each(
+    [
+      [null, [], null],
+      ["REVIEW_REQUIRED", [], "pending"],
+      [null, [opinion("a", "COMMENTED")], "pending"],
+      [null, [opinion("a", "APPROVED")], "approved"],
+      [null, [opinion("a", "CHANGES_REQUESTED"), opinion("b", "APPROVED")], "changes_requested"],
+      ["APPROVED", [opinion("a", "CHANGES_REQUESTED")], "approved"],
+      ["CHANGES_REQUESTED", [], "changes_requested"]
+    ] as const
+  )("review decision %s with %j → %s", (decision, opinions, review) => {
     expect(readReview(pull({ reviewDecision: decision, latestOpinionatedReviews: { nodes: opinions } }))).toBe(review)
   })
 

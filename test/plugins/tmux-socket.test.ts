@@ -38,7 +38,9 @@ describe("tmux's socket directory", () => {
       assert.deepStrictEqual(state, { _tag: "Unsafe", dir: join(dir, "open"), reason: "other users have access to it (mode 777)" })
       assert.strictEqual(
         socketDirProblem(state as Exclude<typeof state, { _tag: "Ready" }>),
-        `tmux cannot use its socket directory ${join(dir, "open")}: other users have access to it (mode 777); fix it (chmod 700, owned by you) or set TMUX_TMPDIR to a directory of your own`
+        `tmux cannot use its socket directory ${
+          join(dir, "open")
+        }: other users have access to it (mode 777); fix it (chmod 700, owned by you) or set TMUX_TMPDIR to a directory of your own`
       )
 
       writeFileSync(join(dir, "file"), "")

@@ -19,7 +19,14 @@ const LINEAR: LinearServerOptions = {
   apiKey: API_KEY,
   teams: [{ id: "9cfb482a-81e3-4154-b5b9-2c805e70a02d", key: "ENG" }, { id: "0d8c4fd6-5c1e-4f0b-9d2a-6a7f1b2c3d4e", key: "OPS" }],
   issues: [
-    { identifier: "ENG-123", title: "Fix the login bug", description: "Users cannot log in.", branchName: "alice/eng-123-fix-the-login-bug", labels: ["bug"], state: { name: "In Progress", type: "started" } },
+    {
+      identifier: "ENG-123",
+      title: "Fix the login bug",
+      description: "Users cannot log in.",
+      branchName: "alice/eng-123-fix-the-login-bug",
+      labels: ["bug"],
+      state: { name: "In Progress", type: "started" }
+    },
     { identifier: "ENG-124", title: "Done already", state: { name: "Done", type: "completed" } },
     { identifier: "ENG-125", title: "Not wanted", state: { name: "Canceled", type: "canceled" } },
     { identifier: "OPS-5", title: "Another team's" }
@@ -27,11 +34,12 @@ const LINEAR: LinearServerOptions = {
 }
 
 const trackerFor = (tracker: Record<string, unknown>) =>
-  validateConfig({ projects: { app: { repo: "acme/app", path: "/work/app", tracker: { plugin: "tracker-b", teamId: "ENG", apiKey: API_KEY, ...tracker } } } }).pipe(
-    withHost({}),
-    Effect.orDie,
-    Effect.flatMap((config) => makeLinearTracker(config.projects.app!))
-  )
+  validateConfig({ projects: { app: { repo: "acme/app", path: "/work/app", tracker: { plugin: "tracker-b", teamId: "ENG", apiKey: API_KEY, ...tracker } } } })
+    .pipe(
+      withHost({}),
+      Effect.orDie,
+      Effect.flatMap((config) => makeLinearTracker(config.projects.app!))
+    )
 
 const update = (event: Partial<SessionUpdate["event"]> & Pick<SessionUpdate["event"], "type">, pr: SessionUpdate["pr"] = null): SessionUpdate => ({
   event: { timestamp: "2026-01-01T00:00:00.000Z", sessionId: "app-1", ...event },
@@ -155,7 +163,15 @@ describe("tracker-b (Linear)", () => {
 
   it.live("an answer without the issue's title is TrackerUnavailable naming the field, in one line", () =>
     Effect.gen(function*() {
-      const issue = { identifier: "ENG-7", description: null, url: "u", branchName: "b", state: { name: "Todo", type: "unstarted" }, team: { id: "t", key: "ENG" }, labels: { nodes: [] } }
+      const issue = {
+        identifier: "ENG-7",
+        description: null,
+        url: "u",
+        branchName: "b",
+        state: { name: "Todo", type: "unstarted" },
+        team: { id: "t", key: "ENG" },
+        labels: { nodes: [] }
+      }
       const host = yield* scriptedHost(() => ({ body: { data: { issue } } }))
       const failure = yield* Effect.flip((yield* trackerFor({ apiUrl: host.url })).getIssue("ENG-7"))
       assert.strictEqual(failure._tag, "TrackerUnavailable")
@@ -169,38 +185,75 @@ describe("tracker-b (Linear)", () => {
     }
     assert.strictEqual(problem({ teamId: "ENG", apiKey: "k" }), "ok")
     assert.strictEqual(problem({ apiKey: "k" }), "projects.app.tracker.teamId: required: the Linear team's key (e.g. ENG) or id")
-    assert.strictEqual(problem({ teamId: "ENG", apiKey: "" }), "projects.app.tracker.apiKey: required: a Linear API key, from the environment (apiKey: ${LINEAR_API_KEY})")
+    assert.strictEqual(
+      problem({ teamId: "ENG", apiKey: "" }),
+      "projects.app.tracker.apiKey: required: a Linear API key, from the environment (apiKey: ${LINEAR_API_KEY})"
+    )
     assert.strictEqual(problem({ teamId: "ENG", apiKey: "k", teamID: "x" }), "projects.app.tracker.teamID: unknown tracker-b key (did you mean \"teamId\"?)")
     assert.strictEqual(problem({ teamId: "ENG", apiKey: "k", apiUrl: "ftp://x" }), "projects.app.tracker.apiUrl: must be an http or https URL")
-    assert.strictEqual(problem({ teamId: "ENG", apiKey: "k", commentOn: ["pr.merge"] }), "projects.app.tracker.commentOn: unknown event type \"pr.merge\" (did you mean \"pr.merged\"?) (see docs/events.md)")
+    assert.strictEqual(
+      problem({ teamId: "ENG", apiKey: "k", commentOn: ["pr.merge"] }),
+      "projects.app.tracker.commentOn: unknown event type \"pr.merge\" (did you mean \"pr.merged\"?) (see docs/events.md)"
+    )
   })
 })
 
 describe("Linear's answers", () => {
   const headers = (values: Record<string, string> = {}) => (name: string) => values[name] ?? null
   const errors = (message: string, extensions: Record<string, unknown>) => JSON.stringify({ errors: [{ message, extensions }], data: null })
-  it.each([
-    ["data", 200, JSON.stringify({ data: { issue: { identifier: "ENG-1" } } }), { _tag: "Data", data: { issue: { identifier: "ENG-1" } } }],
-    ["not found under 200", 200, errors("Entity not found: Issue", { type: "invalid input", code: "INPUT_ERROR", userPresentableMessage: "Could not find referenced Issue." }), { _tag: "NotFound", message: "Entity not found: Issue" }],
-    ["not found under 400", 400, errors("Entity not found: Issue", { type: "invalid input", code: "INPUT_ERROR" }), { _tag: "NotFound", message: "Entity not found: Issue" }],
-    ["authentication under 400", 400, errors("Authentication required, not authenticated", { type: "authentication error", code: "AUTHENTICATION_ERROR", userPresentableMessage: "You need to authenticate." }), { _tag: "AuthFailed", message: "You need to authenticate." }],
-    ["401 without a body", 401, "Unauthorized", { _tag: "AuthFailed", message: "HTTP 401" }],
-    ["forbidden", 200, errors("Forbidden", { type: "forbidden", code: "FORBIDDEN", userPresentableMessage: "You don't have access to this team." }), { _tag: "AuthFailed", message: "not allowed: You don't have access to this team." }],
-    ["invalid document", 400, errors("Cannot query field \"nope\" on type \"Issue\".", { code: "GRAPHQL_VALIDATION_FAILED" }), { _tag: "Failed", reason: "Cannot query field \"nope\" on type \"Issue\"." }],
-    ["outage", 503, "<html>down</html>", { _tag: "Failed", reason: "HTTP 503" }],
-    ["no data", 200, "{}", { _tag: "Failed", reason: "the answer had no data" }],
-    ["errors that are not a list", 200, JSON.stringify({ errors: "boom" }), { _tag: "Failed", reason: "Linear answered a GraphQL request with `errors`: Expected array, got \"boom\"" }],
-    ["an error whose extensions are not an object", 400, JSON.stringify({ errors: [{ message: "x", extensions: 3 }] }), {
-      _tag: "Failed",
-      reason: "Linear answered a GraphQL request with `errors.0.extensions`: Expected object, got 3"
-    }]
-  ] as const)("%s", (_name, status, body, expected) => {
+  it.each(
+    [
+      ["data", 200, JSON.stringify({ data: { issue: { identifier: "ENG-1" } } }), { _tag: "Data", data: { issue: { identifier: "ENG-1" } } }],
+      [
+        "not found under 200",
+        200,
+        errors("Entity not found: Issue", { type: "invalid input", code: "INPUT_ERROR", userPresentableMessage: "Could not find referenced Issue." }),
+        { _tag: "NotFound", message: "Entity not found: Issue" }
+      ],
+      ["not found under 400", 400, errors("Entity not found: Issue", { type: "invalid input", code: "INPUT_ERROR" }), {
+        _tag: "NotFound",
+        message: "Entity not found: Issue"
+      }],
+      [
+        "authentication under 400",
+        400,
+        errors("Authentication required, not authenticated", {
+          type: "authentication error",
+          code: "AUTHENTICATION_ERROR",
+          userPresentableMessage: "You need to authenticate."
+        }),
+        { _tag: "AuthFailed", message: "You need to authenticate." }
+      ],
+      ["401 without a body", 401, "Unauthorized", { _tag: "AuthFailed", message: "HTTP 401" }],
+      ["forbidden", 200, errors("Forbidden", { type: "forbidden", code: "FORBIDDEN", userPresentableMessage: "You don't have access to this team." }), {
+        _tag: "AuthFailed",
+        message: "not allowed: You don't have access to this team."
+      }],
+      ["invalid document", 400, errors("Cannot query field \"nope\" on type \"Issue\".", { code: "GRAPHQL_VALIDATION_FAILED" }), {
+        _tag: "Failed",
+        reason: "Cannot query field \"nope\" on type \"Issue\"."
+      }],
+      ["outage", 503, "<html>down</html>", { _tag: "Failed", reason: "HTTP 503" }],
+      ["no data", 200, "{}", { _tag: "Failed", reason: "the answer had no data" }],
+      ["errors that are not a list", 200, JSON.stringify({ errors: "boom" }), {
+        _tag: "Failed",
+        reason: "Linear answered a GraphQL request with `errors`: Expected array, got \"boom\""
+      }],
+      ["an error whose extensions are not an object", 400, JSON.stringify({ errors: [{ message: "x", extensions: 3 }] }), {
+        _tag: "Failed",
+        reason: "Linear answered a GraphQL request with `errors.0.extensions`: Expected object, got 3"
+      }]
+    ] as const
+  )("%s", (_name, status, body, expected) => {
     assert.deepStrictEqual(readAnswer(status, body, headers()), expected)
   })
 
   it("rate limited: until the requests budget resets", () => {
     const body = errors("Rate limit exceeded", { type: "ratelimited", code: "RATELIMITED" })
-    assert.deepStrictEqual(readAnswer(400, body, headers({ "x-ratelimit-requests-reset": "1767225600000" })), { _tag: "Failed", reason: "rate limited until 2026-01-01T00:00:00.000Z" })
+    assert.deepStrictEqual(readAnswer(400, body, headers({ "x-ratelimit-requests-reset": "1767225600000" })), {
+      _tag: "Failed",
+      reason: "rate limited until 2026-01-01T00:00:00.000Z"
+    })
     assert.deepStrictEqual(readAnswer(429, "", headers()), { _tag: "Failed", reason: "rate limited" })
   })
 })

@@ -15,13 +15,15 @@ describe("repohost tracker: issue states for cleanup", () => {
     assert.deepStrictEqual<Record<string, unknown>>(variables("acme", "app"), { owner: "acme", name: "app", i0: 3, i1: 5, i2: 8 })
   })
 
-  it.each([
-    ["OPEN", null, { name: "open", completed: false }],
-    ["open", undefined, { name: "open", completed: false }],
-    ["CLOSED", "COMPLETED", { name: "closed (completed)", completed: true }],
-    ["closed", "not_planned", { name: "closed (not planned)", completed: true }],
-    ["CLOSED", null, { name: "closed", completed: true }]
-  ] as const)("%s (%s) → %j", (state, reason, expected) => {
+  it.each(
+    [
+      ["OPEN", null, { name: "open", completed: false }],
+      ["open", undefined, { name: "open", completed: false }],
+      ["CLOSED", "COMPLETED", { name: "closed (completed)", completed: true }],
+      ["closed", "not_planned", { name: "closed (not planned)", completed: true }],
+      ["CLOSED", null, { name: "closed", completed: true }]
+    ] as const
+  )("%s (%s) → %j", (state, reason, expected) => {
     assert.deepStrictEqual(issueState(state, reason), expected)
   })
 
@@ -29,8 +31,11 @@ describe("repohost tracker: issue states for cleanup", () => {
     Effect.gen(function*() {
       const root = yield* tempDir()
       const repo = makeRepo(root)
-      const emulator = yield* Effect.acquireRelease(Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: repo.origin }] })), (e) => Effect.promise(e.close))
-      const [open, done, dropped] = [1, 2, 3].map((i) => emulator.addIssue("acme/app", { title: `Issue ${i}` }))
+      const emulator = yield* Effect.acquireRelease(Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: repo.origin }] })), (e) =>
+        Effect.promise(e.close))
+      const [open, done, dropped] = [1, 2, 3].map((i) =>
+        emulator.addIssue("acme/app", { title: `Issue ${i}` })
+      )
       emulator.closeIssue("acme/app", done!)
       emulator.closeIssue("acme/app", dropped!, "NOT_PLANNED")
       const tracker = makeRepohostTracker("acme/app", { plugin: "repohost", apiUrl: emulator.url }, { GITHUB_TOKEN: "t-states" })

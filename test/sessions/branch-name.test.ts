@@ -12,29 +12,31 @@ const gitAccepts = (name: string) => {
 }
 
 describe("session branch", () => {
-  it.each([
-    ["alice/eng-123-fix-the-login-bug", true],
-    ["eng-123", true],
-    ["feat/ENG-123_v2.1", true],
-    ["", false],
-    ["-x", false],
-    ["a..b", false],
-    ["a//b", false],
-    ["a/", false],
-    [".hidden/x", false],
-    ["x/.y", false],
-    ["x.lock", false],
-    ["ends.", false],
-    ["has space", false],
-    ["a~1", false],
-    ["a^b", false],
-    ["a:b", false],
-    ["a?b", false],
-    ["a[b", false],
-    ["a@{b", false],
-    ["back\\slash", false],
-    ["x".repeat(201), false]
-  ] as const)("%s → %s", (name, safe) => {
+  it.each(
+    [
+      ["alice/eng-123-fix-the-login-bug", true],
+      ["eng-123", true],
+      ["feat/ENG-123_v2.1", true],
+      ["", false],
+      ["-x", false],
+      ["a..b", false],
+      ["a//b", false],
+      ["a/", false],
+      [".hidden/x", false],
+      ["x/.y", false],
+      ["x.lock", false],
+      ["ends.", false],
+      ["has space", false],
+      ["a~1", false],
+      ["a^b", false],
+      ["a:b", false],
+      ["a?b", false],
+      ["a[b", false],
+      ["a@{b", false],
+      ["back\\slash", false],
+      ["x".repeat(201), false]
+    ] as const
+  )("%s → %s", (name, safe) => {
     assert.strictEqual(isSafeBranchName(name), safe)
     if (safe) assert.isTrue(gitAccepts(name), "what orch takes, git takes")
   })

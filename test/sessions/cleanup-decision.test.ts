@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import type { Liveness } from "../../src/plugins/runtime/Runtime.ts"
 import type { IssueState } from "../../src/plugins/tracker/Tracker.ts"
-import { cleanupVerdict, type CleanupVerdict, isCleanable, settledVerdict } from "../../src/sessions/cleanup-decision.ts"
+import { type CleanupVerdict, cleanupVerdict, isCleanable, settledVerdict } from "../../src/sessions/cleanup-decision.ts"
 
 const session = (fields: Partial<SessionRecord> = {}): SessionRecord => ({
   sessionId: "app-1",
@@ -38,15 +38,47 @@ describe("cleanup decision: which status and reason a cleaned session gets", () 
     ["PR closed without merging", session(pr("closed")), undefined, ALIVE, { status: "done", cause: "pr-closed", reason: "PR #8 closed without merging" }],
     // then the tracker
     ["issue completed, agent alive", session(), DONE, ALIVE, { status: "done", cause: "issue-completed", reason: "issue 12 is Done" }],
-    ["issue canceled, PR open", session(pr("open")), { name: "Canceled", completed: true }, undefined, { status: "done", cause: "issue-completed", reason: "issue 12 is Canceled" }],
+    ["issue canceled, PR open", session(pr("open")), { name: "Canceled", completed: true }, undefined, {
+      status: "done",
+      cause: "issue-completed",
+      reason: "issue 12 is Canceled"
+    }],
     // then the agent: stopped before its work landed is `exited`, never `done`
-    ["terminal gone, never opened a PR", session(), undefined, GONE, { status: "exited", cause: "terminal-gone", reason: "its terminal session is gone, and no PR was opened" }],
-    ["agent exited with a code, no PR", session(), IN_PROGRESS, exited(127), { status: "exited", cause: "agent-exited", reason: "its agent exited (code 127) before opening a PR" }],
-    ["agent killed by a signal, no PR", session(), undefined, exited(undefined, 9), { status: "exited", cause: "agent-exited", reason: "its agent exited (signal 9) before opening a PR" }],
-    ["agent exited, code unknown, PR open", session({ ...pr("open"), status: "errored" }), undefined, exited(), { status: "exited", cause: "agent-exited", reason: "its agent exited; PR #8 is still open" }],
-    ["terminal gone, draft PR", session(pr("draft")), undefined, GONE, { status: "exited", cause: "terminal-gone", reason: "its terminal session is gone; PR #8 is still a draft" }],
-    ["no terminal recorded at all counts as gone", session({ runtime: null }), undefined, undefined, { status: "exited", cause: "terminal-gone", reason: "its terminal session is gone, and no PR was opened" }],
-    ["an orchestrator session opens no PR, so none is missed", session({ role: "orchestrator", sessionId: "app-orchestrator" }), undefined, exited(0), { status: "exited", cause: "agent-exited", reason: "its agent exited (code 0)" }],
+    ["terminal gone, never opened a PR", session(), undefined, GONE, {
+      status: "exited",
+      cause: "terminal-gone",
+      reason: "its terminal session is gone, and no PR was opened"
+    }],
+    ["agent exited with a code, no PR", session(), IN_PROGRESS, exited(127), {
+      status: "exited",
+      cause: "agent-exited",
+      reason: "its agent exited (code 127) before opening a PR"
+    }],
+    ["agent killed by a signal, no PR", session(), undefined, exited(undefined, 9), {
+      status: "exited",
+      cause: "agent-exited",
+      reason: "its agent exited (signal 9) before opening a PR"
+    }],
+    ["agent exited, code unknown, PR open", session({ ...pr("open"), status: "errored" }), undefined, exited(), {
+      status: "exited",
+      cause: "agent-exited",
+      reason: "its agent exited; PR #8 is still open"
+    }],
+    ["terminal gone, draft PR", session(pr("draft")), undefined, GONE, {
+      status: "exited",
+      cause: "terminal-gone",
+      reason: "its terminal session is gone; PR #8 is still a draft"
+    }],
+    ["no terminal recorded at all counts as gone", session({ runtime: null }), undefined, undefined, {
+      status: "exited",
+      cause: "terminal-gone",
+      reason: "its terminal session is gone, and no PR was opened"
+    }],
+    ["an orchestrator session opens no PR, so none is missed", session({ role: "orchestrator", sessionId: "app-orchestrator" }), undefined, exited(0), {
+      status: "exited",
+      cause: "agent-exited",
+      reason: "its agent exited (code 0)"
+    }],
     // left alone
     ["alive, nothing settled", session(pr("open")), IN_PROGRESS, ALIVE, undefined],
     ["liveness unknown (not probed, or the probe failed) is never dead", session(), undefined, undefined, undefined],

@@ -36,15 +36,24 @@ describe("session procedures on in-memory plugins (layerTest)", () => {
       const tracker = makeTestTracker([{ id: "7", title: "Make it fast", body: "It is slow.", labels: [] }])
       const builds: Array<string> = []
       const plugins = ProjectPlugins.layerTest((project) =>
-        Layer.mergeAll(Runtime.layerTest(runtime), Agent.layerTest(agent), Workspace.layerTest(workspace), Tracker.layerTest(tracker), Scm.layerTest(makeTestScm()),
-          Layer.effectDiscard(Effect.sync(() => builds.push(project.id)))))
+        Layer.mergeAll(
+          Runtime.layerTest(runtime),
+          Agent.layerTest(agent),
+          Workspace.layerTest(workspace),
+          Tracker.layerTest(tracker),
+          Scm.layerTest(makeTestScm()),
+          Layer.effectDiscard(Effect.sync(() => builds.push(project.id)))
+        )
+      )
       const store = SessionStore.make(root)
       // Built in the test's scope, which owns the plugins.
-      const context = yield* Layer.build(SessionManager.layerNoDeps(config).pipe(
-        Layer.provideMerge(plugins),
-        Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, yield* EventLog.make(join(root, "events.jsonl"))))),
-        Layer.provideMerge(NodeServices.layer)
-      ))
+      const context = yield* Layer.build(
+        SessionManager.layerNoDeps(config).pipe(
+          Layer.provideMerge(plugins),
+          Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, yield* EventLog.make(join(root, "events.jsonl"))))),
+          Layer.provideMerge(NodeServices.layer)
+        )
+      )
       const sessions = Context.get(context, SessionManager)
       /** Lets the procedure run until `check` holds. */
       const until = (what: string, check: () => boolean) =>

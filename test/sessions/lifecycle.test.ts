@@ -34,7 +34,8 @@ describe("orch send", () => {
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
       yield* eventually("the agent to start", () => s.screen("app-1").includes("ready app-1"))
       execFileSync("tmux", ["-S", s.socket, "send-keys", "-t", "=app-1:", "C-d"])
-      yield* eventually("the agent to exit", () => execFileSync("tmux", ["-S", s.socket, "list-panes", "-a", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1")
+      yield* eventually("the agent to exit", () =>
+        execFileSync("tmux", ["-S", s.socket, "list-panes", "-a", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1")
       const dead = yield* s.orch(["send", "app-1", "hi"])
       assert.strictEqual(dead.code, 1)
       assert.match(dead.stderr, /^orch: session app-1 is not running \(its agent exited\); `orch session restore app-1` starts it again\n$/)
@@ -192,7 +193,12 @@ describe("orch session kill / restore / cleanup", () => {
 
       const run = yield* s.orch(["session", "cleanup"])
       assert.strictEqual(run.code, 0, run.stderr)
-      assert.strictEqual(run.stdout, `cleaned app-1 (exited): its terminal session is gone, and no PR was opened; unsaved work saved to refs/orch/rescue/app-1 (commit ${unpushed.slice(0, 12)})\n`)
+      assert.strictEqual(
+        run.stdout,
+        `cleaned app-1 (exited): its terminal session is gone, and no PR was opened; unsaved work saved to refs/orch/rescue/app-1 (commit ${
+          unpushed.slice(0, 12)
+        })\n`
+      )
       assert.isFalse(existsSync(worktree))
       assert.strictEqual(git(s.repo.path, "rev-parse", "refs/orch/rescue/app-1"), unpushed)
       assert.strictEqual(s.record("app-1").status, "exited", "its agent stopped before its work landed: not done")
@@ -226,8 +232,10 @@ describe("orch session cleanup: each session by what happened to it", () => {
       for (const issue of ["1", "2", "3"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue])).code, 0)
       writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-3"), "")
       const withPr = (sessionId: string, number: number, state: string) =>
-        writeFileSync(join(s.dataDir, "sessions", "app", sessionId, "session.json"),
-          JSON.stringify({ ...s.record(sessionId), pr: { number, url: `https://github.com/acme/app/pull/${number}`, state } }))
+        writeFileSync(
+          join(s.dataDir, "sessions", "app", sessionId, "session.json"),
+          JSON.stringify({ ...s.record(sessionId), pr: { number, url: `https://github.com/acme/app/pull/${number}`, state } })
+        )
       withPr("app-1", 8, "merged")
       withPr("app-2", 9, "closed")
       // tmux 3.3 may have the pane dead but not yet its status (a missed SIGCHLD): orch's probe makes it reap.
@@ -242,7 +250,10 @@ describe("orch session cleanup: each session by what happened to it", () => {
         { sessionId: "app-2", status: "done", cause: "pr-closed", reason: "PR #9 closed without merging", rescuedTo: null },
         { sessionId: "app-3", status: "exited", cause: "agent-exited", reason: "its agent exited (code 3) before opening a PR", rescuedTo: null }
       ])
-      assert.deepStrictEqual(["app-1", "app-2", "app-3"].map((id) => [s.record(id).status, s.record(id).activity]), [["merged", "exited"], ["done", "exited"], ["exited", "exited"]])
+      assert.deepStrictEqual(["app-1", "app-2", "app-3"].map((id) => [s.record(id).status, s.record(id).activity]), [["merged", "exited"], ["done", "exited"], [
+        "exited",
+        "exited"
+      ]])
       assert.deepStrictEqual(s.events().slice(before).map((e) => [e.type, e.sessionId, e.issueId, e.prNumber ?? null, e.message, e.data]), [
         ["session.cleaned", "app-1", "1", 8, "PR #8 merged", { status: "merged", cause: "pr-merged" }],
         ["session.cleaned", "app-2", "2", 9, "PR #9 closed without merging", { status: "done", cause: "pr-closed" }],
@@ -289,15 +300,20 @@ describe("orch status without a supervisor", () => {
       writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-1"), "")
       yield* eventually("app-1's agent to exit", () =>
         execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1", 30_000)
-      writeFileSync(join(s.dataDir, "sessions", "app", "app-1", "session.json"),
-        JSON.stringify({ ...s.record("app-1"), updatedAt: new Date(Date.now() - 3 * 3_600_000).toISOString() }))
+      writeFileSync(
+        join(s.dataDir, "sessions", "app", "app-1", "session.json"),
+        JSON.stringify({ ...s.record("app-1"), updatedAt: new Date(Date.now() - 3 * 3_600_000).toISOString() })
+      )
 
       const unwatched = yield* s.orch(["status"])
       assert.strictEqual(unwatched.code, 0, unwatched.stderr)
       const lines = unwatched.stdout.trim().split("\n")
       assert.match(lines[0]!, /\sRECORDED$/)
       assert.match(lines[1]!, /^app-1\s+1\s+feat\/1\s+working\s+active\s+-\s+\d+s\s+3h ago$/, "the dead agent's session is not shown as live truth")
-      assert.strictEqual(lines[2], "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: `orch session ls` checks their terminals, `orch start <project>` keeps them current.")
+      assert.strictEqual(
+        lines[2],
+        "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: `orch session ls` checks their terminals, `orch start <project>` keeps them current."
+      )
       const [row] = JSON.parse((yield* s.orch(["status", "--json"])).stdout)
       assert.deepInclude(row, { sessionId: "app-1", status: "working", recorded: true })
       assert.isAtLeast(row.recordedAgeMs, 3 * 3_600_000)
@@ -389,7 +405,10 @@ describe("workspace clone", () => {
       assert.strictEqual(git(path, "remote", "get-url", "origin"), s.repo.origin)
       assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/1"), "the project's repository is untouched")
       writeFileSync(join(path, "draft.txt"), "draft\n")
-      assert.match((yield* s.orch(["session", "kill", "app-1"])).stdout, /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 \(commit [0-9a-f]{12}\)\n$/)
+      assert.match(
+        (yield* s.orch(["session", "kill", "app-1"])).stdout,
+        /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 \(commit [0-9a-f]{12}\)\n$/
+      )
       assert.isFalse(existsSync(path))
       assert.strictEqual(git(s.repo.path, "show", "refs/orch/rescue/app-1:draft.txt"), "draft")
 

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { SessionRecord, SessionStatus } from "../../src/domain/session.ts"
-import { factsWithoutPlugins, removalVerdict, type RemovalFacts } from "../../src/sessions/removal.ts"
+import { factsWithoutPlugins, type RemovalFacts, removalVerdict } from "../../src/sessions/removal.ts"
 import { eventually } from "../support/eventually.ts"
 import { git, gitOk } from "../support/repo.ts"
 import { userSandbox } from "../support/user-sandbox.ts"
@@ -36,11 +36,27 @@ describe("which records rm and prune remove", () => {
     ["needs_input", clean, "it is live (needs_input); `orch session kill app-1` ends it first"],
     ["spawning", clean, "it is being spawned"],
     ["errored", { running: true, worktree: "absent" }, "its agent still runs in its terminal; `orch session kill app-1` stops it first"],
-    ["errored", { running: false, worktree: { uncommitted: 2, unpushed: 0 } }, "its worktree /w/app-1 has unsaved work (2 uncommitted files); `orch session kill app-1` saves it to refs/orch/rescue/app-1 and removes the worktree, or commit and push it"],
-    ["done", { running: false, worktree: { uncommitted: 1, unpushed: 3 } }, "its worktree /w/app-1 has unsaved work (1 uncommitted file and 3 unpushed commits); `orch session kill app-1` saves it to refs/orch/rescue/app-1 and removes the worktree, or commit and push it"],
+    [
+      "errored",
+      { running: false, worktree: { uncommitted: 2, unpushed: 0 } },
+      "its worktree /w/app-1 has unsaved work (2 uncommitted files); `orch session kill app-1` saves it to refs/orch/rescue/app-1 and removes the worktree, or commit and push it"
+    ],
+    [
+      "done",
+      { running: false, worktree: { uncommitted: 1, unpushed: 3 } },
+      "its worktree /w/app-1 has unsaved work (1 uncommitted file and 3 unpushed commits); `orch session kill app-1` saves it to refs/orch/rescue/app-1 and removes the worktree, or commit and push it"
+    ],
     ["killed", factsWithoutPlugins(record("killed"), false), "Remove"],
-    ["killed", factsWithoutPlugins(record("killed"), true), "orch cannot look at its terminal and worktree: its project app is not in /c.yaml; run `orch session rm app-1`, which finds the config it was spawned under"],
-    ["errored", factsWithoutPlugins(record("errored"), false), "orch cannot look at its terminal and worktree: its project app is not in /c.yaml; run `orch session rm app-1`, which finds the config it was spawned under"]
+    [
+      "killed",
+      factsWithoutPlugins(record("killed"), true),
+      "orch cannot look at its terminal and worktree: its project app is not in /c.yaml; run `orch session rm app-1`, which finds the config it was spawned under"
+    ],
+    [
+      "errored",
+      factsWithoutPlugins(record("errored"), false),
+      "orch cannot look at its terminal and worktree: its project app is not in /c.yaml; run `orch session rm app-1`, which finds the config it was spawned under"
+    ]
   ])("%s with %j: %s", (status, facts, expected) => {
     const verdict = removalVerdict(record(status), facts, "/c.yaml")
     assert.strictEqual(verdict._tag === "Remove" ? "Remove" : verdict.reason, expected)
@@ -65,18 +81,33 @@ describe("orch session rm / prune (from another directory)", () => {
       const rm = yield* s.orch(["session", "rm", "app-1"])
       assert.deepStrictEqual(rm, { code: 0, stdout: "removed app-1 (killed)\n", stderr: "" })
       assert.isFalse(existsSync(sessionDir("app-1")))
-      assert.deepInclude(s.events().at(-1), { type: "session.removed", sessionId: "app-1", projectId: "app", issueId: "1", data: { status: "killed", worktreeRemoved: false } })
+      assert.deepInclude(s.events().at(-1), {
+        type: "session.removed",
+        sessionId: "app-1",
+        projectId: "app",
+        issueId: "1",
+        data: { status: "killed", worktreeRemoved: false }
+      })
       assert.deepStrictEqual(yield* s.orch(["session", "rm", "app-1"]), { code: 1, stdout: "", stderr: "orch: no session app-1\n" })
 
       const live = yield* s.orch(["session", "rm", "app-2"])
-      assert.deepStrictEqual(live, { code: 1, stdout: "", stderr: "orch: session app-2 was not removed: it is live (working); `orch session kill app-2` ends it first\n" })
+      assert.deepStrictEqual(live, {
+        code: 1,
+        stdout: "",
+        stderr: "orch: session app-2 was not removed: it is live (working); `orch session kill app-2` ends it first\n"
+      })
       assert.isTrue(existsSync(sessionDir("app-2")))
 
       errored("app-3")
       writeFileSync(join(worktree("app-3"), "draft.txt"), "half done\n")
       const unsaved = yield* s.orch(["session", "rm", "app-3"])
       assert.strictEqual(unsaved.code, 1)
-      assert.strictEqual(unsaved.stderr, `orch: session app-3 was not removed: its worktree ${worktree("app-3")} has unsaved work (1 uncommitted file); \`orch session kill app-3\` saves it to refs/orch/rescue/app-3 and removes the worktree, or commit and push it\n`)
+      assert.strictEqual(
+        unsaved.stderr,
+        `orch: session app-3 was not removed: its worktree ${
+          worktree("app-3")
+        } has unsaved work (1 uncommitted file); \`orch session kill app-3\` saves it to refs/orch/rescue/app-3 and removes the worktree, or commit and push it\n`
+      )
       assert.isTrue(existsSync(join(worktree("app-3"), "draft.txt")))
       assert.strictEqual((yield* s.orch(["session", "kill", "app-3"])).code, 0)
       const rescued = git(s.repo.path, "rev-parse", "refs/orch/rescue/app-3")
@@ -86,14 +117,23 @@ describe("orch session rm / prune (from another directory)", () => {
       // Where no config is found, an errored session's terminal and worktree cannot be looked at: it is kept, saying why.
       const dry = yield* s.orch(["session", "prune", "--dry-run"])
       assert.strictEqual(dry.code, 0, dry.stderr)
-      assert.strictEqual(dry.stdout, "would remove app-3 (killed); the work saved when it ended stays in refs/orch/rescue/app-3\nkept app-4: orch cannot look at its terminal and worktree: its project app is not in any config found from here; run `orch session rm app-4`, which finds the config it was spawned under\n")
+      assert.strictEqual(
+        dry.stdout,
+        "would remove app-3 (killed); the work saved when it ended stays in refs/orch/rescue/app-3\nkept app-4: orch cannot look at its terminal and worktree: its project app is not in any config found from here; run `orch session rm app-4`, which finds the config it was spawned under\n"
+      )
       const dryInRepo = yield* s.orch(["session", "prune", "--dry-run"], { cwd: s.repo.path })
-      assert.strictEqual(dryInRepo.stdout, "would remove app-3 (killed); the work saved when it ended stays in refs/orch/rescue/app-3\nwould remove app-4 (errored) and its worktree\n")
+      assert.strictEqual(
+        dryInRepo.stdout,
+        "would remove app-3 (killed); the work saved when it ended stays in refs/orch/rescue/app-3\nwould remove app-4 (errored) and its worktree\n"
+      )
       assert.isTrue(existsSync(sessionDir("app-3")) && existsSync(worktree("app-4")))
 
       const pruned = yield* s.orch(["session", "prune"], { cwd: s.repo.path })
       assert.strictEqual(pruned.code, 0, pruned.stderr)
-      assert.strictEqual(pruned.stdout, "removed app-3 (killed); the work saved when it ended stays in refs/orch/rescue/app-3\nremoved app-4 (errored) and its worktree\n")
+      assert.strictEqual(
+        pruned.stdout,
+        "removed app-3 (killed); the work saved when it ended stays in refs/orch/rescue/app-3\nremoved app-4 (errored) and its worktree\n"
+      )
       for (const id of ["app-3", "app-4"]) assert.isFalse(existsSync(sessionDir(id)))
       assert.isFalse(existsSync(worktree("app-4")))
       assert.deepStrictEqual(s.sessions(), ["app-2"], "app-4's dead terminal went too; the live one stays")
@@ -118,7 +158,10 @@ describe("orch session rm / prune (from another directory)", () => {
       s.writeRepoConfig()
       assert.strictEqual((yield* s.orch(["start", "app", "--detach"], { cwd: s.repo.path })).code, 0)
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
-      assert.strictEqual((yield* s.orch(["session", "rm", "app-1"])).stderr, "orch: session app-1 was not removed: it is live (working); `orch session kill app-1` ends it first\n")
+      assert.strictEqual(
+        (yield* s.orch(["session", "rm", "app-1"])).stderr,
+        "orch: session app-1 was not removed: it is live (working); `orch session kill app-1` ends it first\n"
+      )
       assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
       // With no git or tmux on its PATH, the command can only succeed by asking the supervisor.
       const pruned = yield* s.orch(["session", "prune"], { env: { PATH: "/nonexistent" } })

@@ -9,8 +9,8 @@ import { join } from "node:path"
 import { eventually } from "../support/eventually.ts"
 import { linearServer } from "../support/linear-server.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
-import { scriptedHost } from "../support/scripted-host.ts"
 import { git, gitOk } from "../support/repo.ts"
+import { scriptedHost } from "../support/scripted-host.ts"
 
 const API_KEY = "lin_api_e2e_secret_4242"
 const ENV_AGENT = `env | sort > "$ORCH_WORKSPACE/../agent-env-$ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; done`
@@ -22,7 +22,13 @@ const LINEAR = {
   apiKey: API_KEY,
   teams: [{ id: "9cfb482a-81e3-4154-b5b9-2c805e70a02d", key: "ENG" }, { id: "0d8c4fd6-5c1e-4f0b-9d2a-6a7f1b2c3d4e", key: "OPS" }],
   issues: [
-    { identifier: "ENG-123", title: "Fix the login bug", description: "Users cannot log in with SSO.", branchName: "alice/eng-123-fix-the-login-bug", state: { name: "In Progress", type: "started" } },
+    {
+      identifier: "ENG-123",
+      title: "Fix the login bug",
+      description: "Users cannot log in with SSO.",
+      branchName: "alice/eng-123-fix-the-login-bug",
+      state: { name: "In Progress", type: "started" }
+    },
     { identifier: "ENG-124", title: "Second" },
     { identifier: "OPS-5", title: "Another team's" }
   ]
@@ -46,7 +52,14 @@ describe("orch spawn with tracker-b (Linear)", () => {
         issue: { title: "Fix the login bug", url: "https://linear.app/acme/issue/ENG-123" }
       })
       const prompt = readFileSync(join(s.dataDir, "sessions", "app", "app-1", "prompt.md"), "utf8")
-      for (const part of ["Work on issue ENG-123: Fix the login bug", "https://linear.app/acme/issue/ENG-123", "Users cannot log in with SSO.", "`alice/eng-123-fix-the-login-bug`"]) {
+      for (
+        const part of [
+          "Work on issue ENG-123: Fix the login bug",
+          "https://linear.app/acme/issue/ENG-123",
+          "Users cannot log in with SSO.",
+          "`alice/eng-123-fix-the-login-bug`"
+        ]
+      ) {
         assert.include(prompt, part)
       }
       assert.deepStrictEqual(linear.requests.map((r) => [r.status, r.headers.authorization]), [[200, API_KEY]])
@@ -67,11 +80,17 @@ describe("orch spawn with tracker-b (Linear)", () => {
       const linear = yield* linearServer(LINEAR)
       const s = yield* sandbox({ project: linearProject(linear.url) })
       const other = yield* s.orch(["spawn", "app", "OPS-5"], { LINEAR_API_KEY: API_KEY })
-      assert.deepStrictEqual([other.code, other.stderr], [2, "orch: \"OPS-5\" is not an issue id here: expected an issue of Linear team ENG, but OPS-5 belongs to team OPS\n"])
+      assert.deepStrictEqual([other.code, other.stderr], [
+        2,
+        "orch: \"OPS-5\" is not an issue id here: expected an issue of Linear team ENG, but OPS-5 belongs to team OPS\n"
+      ])
       const missing = yield* s.orch(["spawn", "app", "ENG-999"], { LINEAR_API_KEY: API_KEY })
       assert.deepStrictEqual([missing.code, missing.stderr], [1, "orch: issue ENG-999 not found in Linear (team ENG)\n"])
       const refused = yield* s.orch(["spawn", "app", "ENG-123"], { LINEAR_API_KEY: "lin_api_revoked" })
-      assert.deepStrictEqual([refused.code, refused.stderr], [2, "orch: Linear refused the API key in projects.app.tracker.apiKey: You need to authenticate to access this operation.\n"])
+      assert.deepStrictEqual([refused.code, refused.stderr], [
+        2,
+        "orch: Linear refused the API key in projects.app.tracker.apiKey: You need to authenticate to access this operation.\n"
+      ])
       assert.deepStrictEqual(s.sessions(), [])
       assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/alice/eng-123"))
       const unset = yield* s.orch(["spawn", "app", "ENG-123"])
@@ -81,7 +100,15 @@ describe("orch spawn with tracker-b (Linear)", () => {
 
   it.live("an answer without the issue's title: the spawn goes on with the issue id alone, and says why in one line naming the field", () =>
     Effect.gen(function*() {
-      const issue = { identifier: "ENG-7", description: null, url: "u", branchName: "b", state: { name: "Todo", type: "unstarted" }, team: { id: "t", key: "ENG" }, labels: { nodes: [] } }
+      const issue = {
+        identifier: "ENG-7",
+        description: null,
+        url: "u",
+        branchName: "b",
+        state: { name: "Todo", type: "unstarted" },
+        team: { id: "t", key: "ENG" },
+        labels: { nodes: [] }
+      }
       const linear = yield* scriptedHost(() => ({ body: { data: { issue } } }))
       const s = yield* sandbox({ project: linearProject(linear.url) })
       const run = yield* s.orch(["spawn", "app", "ENG-7"], { LINEAR_API_KEY: API_KEY })

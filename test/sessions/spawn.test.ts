@@ -7,12 +7,16 @@ import { issuesServer } from "../support/issues-server.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 import { git, gitOk } from "../support/repo.ts"
 
-const ENV_AGENT = `env | grep -E '^(ORCH_|GITHUB_TOKEN)' | sort > "$ORCH_WORKSPACE/../agent-env-$ORCH_SESSION_ID"; pwd > "$ORCH_WORKSPACE/../agent-cwd-$ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; done`
+const ENV_AGENT =
+  `env | grep -E '^(ORCH_|GITHUB_TOKEN)' | sort > "$ORCH_WORKSPACE/../agent-env-$ORCH_SESSION_ID"; pwd > "$ORCH_WORKSPACE/../agent-cwd-$ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; done`
 
 describe("orch spawn (real git, tmux, tracker server)", () => {
   it.live("creates worktree, branch, tmux session, prompt, record and event; prints the id", () =>
     Effect.gen(function*() {
-      const tracker = yield* issuesServer("acme/app", { "12": { title: "Fix the login bug", body: "Users cannot log in.", labels: ["bug"] }, "13": { title: "Second" } })
+      const tracker = yield* issuesServer("acme/app", {
+        "12": { title: "Fix the login bug", body: "Users cannot log in.", labels: ["bug"] },
+        "13": { title: "Second" }
+      })
       const s = yield* sandbox({ agentCommand: ENV_AGENT, trackerUrl: tracker.url, project: { agentRules: "Always run the tests." } })
       const run = yield* s.orch(["spawn", "app", "12"], { GITHUB_TOKEN: "ghp_secret_of_orch" })
       assert.strictEqual(run.code, 0, run.stderr)
@@ -26,8 +30,15 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
 
       const record = s.record("app-1")
       assert.deepInclude(record, {
-        sessionId: "app-1", projectId: "app", issueId: "12", status: "working", activity: "active",
-        branch: "feat/12", workspacePath: worktree, pr: null, issue: { title: "Fix the login bug", url: "https://github.com/acme/app/issues/12" }
+        sessionId: "app-1",
+        projectId: "app",
+        issueId: "12",
+        status: "working",
+        activity: "active",
+        branch: "feat/12",
+        workspacePath: worktree,
+        pr: null,
+        issue: { title: "Fix the login bug", url: "https://github.com/acme/app/issues/12" }
       })
       assert.deepStrictEqual(record.runtime, { plugin: "multiplexer", id: "app-1", data: { socket: s.socket } })
       assert.strictEqual(record.agent.plugin, "command")
@@ -39,7 +50,16 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
 
       const envFile = join(s.dataDir, "worktrees", "app", "agent-env-app-1")
       const agentEnv = yield* eventually("the agent's environment", () => existsSync(envFile) && readFileSync(envFile, "utf8"))
-      for (const line of ["ORCH_SESSION_ID=app-1", "ORCH_PROJECT_ID=app", "ORCH_ISSUE_ID=12", "ORCH_BRANCH=feat/12", `ORCH_WORKSPACE=${worktree}`, `ORCH_DATA_DIR=${join(s.dataDir, "sessions", "app", "app-1")}`]) {
+      for (
+        const line of [
+          "ORCH_SESSION_ID=app-1",
+          "ORCH_PROJECT_ID=app",
+          "ORCH_ISSUE_ID=12",
+          "ORCH_BRANCH=feat/12",
+          `ORCH_WORKSPACE=${worktree}`,
+          `ORCH_DATA_DIR=${join(s.dataDir, "sessions", "app", "app-1")}`
+        ]
+      ) {
         assert.include(agentEnv, line)
       }
       assert.include(agentEnv, `ORCH_PROMPT_FILE=${join(s.dataDir, "sessions", "app", "app-1", "prompt.md")}`)
@@ -83,7 +103,10 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
       const s = yield* sandbox({ project: { postCreate: ["echo preparing; exit 3"] } })
       const run = yield* s.orch(["spawn", "app", "5"])
       assert.strictEqual(run.code, 1)
-      assert.match(run.stderr, /^orch: spawn of app issue 5 failed while creating the workspace \(nothing was left behind\): .*postCreate "echo preparing; exit 3".*exit 3/)
+      assert.match(
+        run.stderr,
+        /^orch: spawn of app issue 5 failed while creating the workspace \(nothing was left behind\): .*postCreate "echo preparing; exit 3".*exit 3/
+      )
       assert.deepStrictEqual(s.sessions(), [])
       assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/5"))
       assert.isFalse(existsSync(join(s.dataDir, "worktrees", "app", "app-1")))
@@ -97,7 +120,10 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
       const s = yield* sandbox({ agentCommand: `touch "$(git rev-parse --git-common-dir)/refs/heads/feat/5.lock"; exit 1` })
       const run = yield* s.orch(["spawn", "app", "5"])
       assert.strictEqual(run.code, 1)
-      assert.match(run.stderr, /^orch: spawn of app issue 5 failed while starting the agent: the agent exited with status 1 as it started, printing nothing; and it could not remove the worktree .*app-1 and its branch feat\/5: .*could not remove reference refs\/heads\/feat\/5/)
+      assert.match(
+        run.stderr,
+        /^orch: spawn of app issue 5 failed while starting the agent: the agent exited with status 1 as it started, printing nothing; and it could not remove the worktree .*app-1 and its branch feat\/5: .*could not remove reference refs\/heads\/feat\/5/
+      )
       assert.notInclude(run.stderr, "nothing was left behind")
       assert.match(s.events().find((e) => e.type === "session.spawn_failed").message, /; and it could not remove the worktree /)
     }))

@@ -71,14 +71,29 @@ describe("orch spawn --task", () => {
       assert.include(prompt, "Users land on /404 after logging in.")
       assert.include(prompt, "one task of acme/app")
       assert.notInclude(prompt, "Work on issue")
-      assert.deepInclude(s.events().at(-1), { type: "session.spawned", issueId: "fix-the-login-redirect", data: { branch: "feat/fix-the-login-redirect", workspacePath: s.record("app-1").workspacePath, agent: "command", runtime: "multiplexer", task: "Fix the login redirect" } })
+      assert.deepInclude(s.events().at(-1), {
+        type: "session.spawned",
+        issueId: "fix-the-login-redirect",
+        data: {
+          branch: "feat/fix-the-login-redirect",
+          workspacePath: s.record("app-1").workspacePath,
+          agent: "command",
+          runtime: "multiplexer",
+          task: "Fix the login redirect"
+        }
+      })
 
       // The same words again, and from a file: the branch is made unique.
       const file = join(s.root, "task.md")
       writeFileSync(file, "Fix the login redirect\n(second attempt)\n")
       const again = yield* s.orch(["spawn", "app", "--task-file", file, "--json"])
       assert.strictEqual(again.code, 0, again.stderr)
-      assert.deepInclude(JSON.parse(again.stdout), { sessionId: "app-2", issueId: "fix-the-login-redirect-2", branch: "feat/fix-the-login-redirect-2", task: { title: "Fix the login redirect" } })
+      assert.deepInclude(JSON.parse(again.stdout), {
+        sessionId: "app-2",
+        issueId: "fix-the-login-redirect-2",
+        branch: "feat/fix-the-login-redirect-2",
+        task: { title: "Fix the login redirect" }
+      })
       assert.include(readFileSync(join(s.dataDir, "sessions", "app", "app-2", "prompt.md"), "utf8"), "(second attempt)")
 
       const table = (yield* s.orch(["status"])).stdout
@@ -97,7 +112,10 @@ describe("orch spawn --task", () => {
         [["spawn", "app"], "orch: say what the session is for: an issue id (orch spawn <project> 42) or a task (--task \"…\" or --task-file <path>)\n"],
         [["spawn", "app", "4", "--task", "x"], "orch: give one of an issue id, --task or --task-file, not several\n"],
         [["spawn", "app", "--task", "   "], "orch: the task is empty: say what the agent should do in --task \"…\" or in the file of --task-file\n"],
-        [["spawn", "app", "--task-file", join(s.root, "missing.md")], `orch: cannot read the task file ${join(s.root, "missing.md")} (ENOENT); give a readable file to --task-file\n`]
+        [
+          ["spawn", "app", "--task-file", join(s.root, "missing.md")],
+          `orch: cannot read the task file ${join(s.root, "missing.md")} (ENOENT); give a readable file to --task-file\n`
+        ]
       ]
       for (const [args, stderr] of cases) {
         const run = yield* s.orch(args)
@@ -114,7 +132,12 @@ describe("orch spawn --task", () => {
       const run = yield* s.orch(["spawn", "app", "--task", "Write the changelog"], { PATH: "/nonexistent" })
       assert.strictEqual(run.code, 0, run.stderr)
       const id = run.stdout.trim()
-      assert.deepInclude(s.record(id), { issueId: "write-the-changelog", task: { title: "Write the changelog" }, branch: "feat/write-the-changelog", status: "working" })
+      assert.deepInclude(s.record(id), {
+        issueId: "write-the-changelog",
+        task: { title: "Write the changelog" },
+        branch: "feat/write-the-changelog",
+        status: "working"
+      })
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 60_000)
 })
@@ -139,9 +162,18 @@ describe("tracker: none", () => {
 describe("records from before tasks and remembered configs", () => {
   it("decode unchanged, and count as issue sessions", () => {
     const old = {
-      sessionId: "app-1", projectId: "app", issueId: "42", status: "working", activity: "active", branch: "feat/42",
-      workspacePath: "/w", runtime: { plugin: "multiplexer", id: "app-1", data: {} }, agent: { plugin: "command" }, pr: null,
-      createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z"
+      sessionId: "app-1",
+      projectId: "app",
+      issueId: "42",
+      status: "working",
+      activity: "active",
+      branch: "feat/42",
+      workspacePath: "/w",
+      runtime: { plugin: "multiplexer", id: "app-1", data: {} },
+      agent: { plugin: "command" },
+      pr: null,
+      createdAt: "2026-01-01T00:00:00.000Z",
+      updatedAt: "2026-01-01T00:00:00.000Z"
     }
     const decoded = Schema.decodeUnknownSync(SessionRecord)(old)
     assert.deepStrictEqual<unknown>(decoded, old)

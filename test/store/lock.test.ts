@@ -9,13 +9,14 @@ import * as Exit from "effect/Exit"
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { withLock, parseOwner } from "../../src/store/lock.ts"
+import { parseOwner, withLock } from "../../src/store/lock.ts"
 import { isProcessAlive, parseProcStat, processStartTime } from "../../src/store/process-liveness.ts"
 import { tempDir } from "../support/host.ts"
 import { zombie } from "../support/zombie.ts"
 
 describe("parseProcStat", () => {
-  const line = (name: string, state: string) => `4242 (${name}) ${state} 1 4242 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100 18446744073709551615`
+  const line = (name: string, state: string) =>
+    `4242 (${name}) ${state} 1 4242 4242 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 987654 1000 100 18446744073709551615`
   it.each([
     ["a plain name", line("node", "S"), { state: "S", startTime: "987654" }],
     ["a zombie", line("node", "Z"), { state: "Z", startTime: "987654" }],

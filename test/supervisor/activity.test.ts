@@ -16,7 +16,7 @@ import { join, resolve } from "node:path"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
 import { makeSupervisor } from "../../actors/supervisor.ts"
 import { validateConfig } from "../../src/config/validate.ts"
-import { reportLine, type ReportedState } from "../../src/domain/activity.ts"
+import { type ReportedState, reportLine } from "../../src/domain/activity.ts"
 import type { EventType } from "../../src/domain/event.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
@@ -30,68 +30,93 @@ const S = 1000
 const MIN = 60 * S
 const iso = (ms: number) => new Date(ms).toISOString()
 
-const setup = (project: Record<string, unknown> = {}) => Effect.gen(function*() {
-  const root = yield* tempDir()
-  const log = join(root, "runtime-log.json")
-  process.env.FIXTURE_RUNTIME_LOG = log
-  const config = yield* validateConfig({
-    readyThresholdMs: 5 * MIN,
-    plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
-    projects: { app: { repo: "acme/app", path: join(root, "app"), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true", quietMs: 3 * S }, ...project } }
-  }).pipe(withHost({ cwd: root, homeDir: root, env: {} }))
-  const store = SessionStore.make(root)
-  const events = yield* EventLog.make(join(root, "events.jsonl"))
-  const notified: Array<Notification> = []
-  yield* store.write({
-    sessionId: "app-1", projectId: "app", issueId: "1", status: "working", activity: "active",
-    branch: "feat/1", workspacePath: join(root, "w"), runtime: { plugin: "fixture-runtime", id: "fx-app-1", data: {} },
-    agent: { plugin: "command" }, pr: null, createdAt: iso(0), updatedAt: iso(0)
-  })
-  const router = NotifierRouter.layer(new Map([["rec", { name: "rec", notify: (n: Notification) => Effect.sync(() => void notified.push(n)) }]]), {
-    urgent: ["rec"], action: ["rec"], warning: ["rec"], info: ["rec"]
-  })
-  const context = yield* Layer.build(Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
-    Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
-    Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
-    Layer.provideMerge(NodeServices.layer)
-  ))
-  const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
-  const record = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
-  const types = () => (existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((line) => JSON.parse(line).type as string) : [])
-  /** The session's own lifecycle events, in order. */
-  const lifecycle = () => types().filter((type) => type.startsWith("session."))
-  /** The agent's terminal printed at `at` (ms, TestClock time). */
-  const output = (at: number) => writeFileSync(`${log}.fx-app-1.output`, String(at))
-  const report = (state: ReportedState, at: number, note?: string) => appendFileSync(store.paths.activity("app", "app-1"), `${reportLine(state, at, note)}\n`)
-  /**
-   * Starts listening for the supervisor to append `type` for app-1 (the receipt) and returns the wait for it. A
-   * real-time guard of 5 s turns a missing receipt into a failure that names it, instead of the test's timeout.
-   */
-  const awaiting = (type: EventType) =>
-    Effect.map(
-      Effect.forkChild(events.stream.pipe(Stream.filter((e) => e.type === type && e.sessionId === "app-1"), Stream.runHead), { startImmediately: true }),
-      (waiting) =>
-        Effect.gen(function*() {
-          const guard = Effect.callback<never, Error>((resume) => {
-            const timer = setTimeout(() => resume(Effect.fail(new Error(`no ${type} from the supervisor within 5 s`))), 5000)
-            return Effect.sync(() => clearTimeout(timer))
-          })
-          const event = yield* Effect.raceFirst(Fiber.join(waiting), guard)
-          if (event._tag === "None") return yield* Effect.fail(new Error(`the event stream ended before ${type}`))
-          return event.value
-        })
-    )
-  /** Runs `action` and returns the event `type` it made the supervisor append. */
-  const receipt = <A, E, R>(type: EventType, action: Effect.Effect<A, E, R>) =>
-    Effect.gen(function*() {
-      const wait = yield* awaiting(type)
-      yield* action
-      return yield* wait
+const setup = (project: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const root = yield* tempDir()
+    const log = join(root, "runtime-log.json")
+    process.env.FIXTURE_RUNTIME_LOG = log
+    const config = yield* validateConfig({
+      readyThresholdMs: 5 * MIN,
+      plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
+      projects: {
+        app: {
+          repo: "acme/app",
+          path: join(root, "app"),
+          runtime: "fixture-runtime",
+          agent: "command",
+          agentConfig: { command: "true", quietMs: 3 * S },
+          ...project
+        }
+      }
+    }).pipe(withHost({ cwd: root, homeDir: root, env: {} }))
+    const store = SessionStore.make(root)
+    const events = yield* EventLog.make(join(root, "events.jsonl"))
+    const notified: Array<Notification> = []
+    yield* store.write({
+      sessionId: "app-1",
+      projectId: "app",
+      issueId: "1",
+      status: "working",
+      activity: "active",
+      branch: "feat/1",
+      workspacePath: join(root, "w"),
+      runtime: { plugin: "fixture-runtime", id: "fx-app-1", data: {} },
+      agent: { plugin: "command" },
+      pr: null,
+      createdAt: iso(0),
+      updatedAt: iso(0)
     })
-  /** How many times the supervisor captured the screen (the fixture runtime logs each getOutput). */
-  const captures = () => (existsSync(log) ? (JSON.parse(readFileSync(log, "utf8")) as Array<{ call: string }>) : []).filter((e) => e.call === "getOutput").length
-  return { supervisor, record, types, lifecycle, output, report, awaiting, receipt, notified, captures }
-})
+    const router = NotifierRouter.layer(new Map([["rec", { name: "rec", notify: (n: Notification) => Effect.sync(() => void notified.push(n)) }]]), {
+      urgent: ["rec"],
+      action: ["rec"],
+      warning: ["rec"],
+      info: ["rec"]
+    })
+    const context = yield* Layer.build(
+      Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
+        Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
+        Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
+        Layer.provideMerge(NodeServices.layer)
+      )
+    )
+    const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+    const record = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
+    const types = () => (existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((line) => JSON.parse(line).type as string) : [])
+    /** The session's own lifecycle events, in order. */
+    const lifecycle = () => types().filter((type) => type.startsWith("session."))
+    /** The agent's terminal printed at `at` (ms, TestClock time). */
+    const output = (at: number) => writeFileSync(`${log}.fx-app-1.output`, String(at))
+    const report = (state: ReportedState, at: number, note?: string) => appendFileSync(store.paths.activity("app", "app-1"), `${reportLine(state, at, note)}\n`)
+    /**
+     * Starts listening for the supervisor to append `type` for app-1 (the receipt) and returns the wait for it. A
+     * real-time guard of 5 s turns a missing receipt into a failure that names it, instead of the test's timeout.
+     */
+    const awaiting = (type: EventType) =>
+      Effect.map(
+        Effect.forkChild(events.stream.pipe(Stream.filter((e) => e.type === type && e.sessionId === "app-1"), Stream.runHead), { startImmediately: true }),
+        (waiting) =>
+          Effect.gen(function*() {
+            const guard = Effect.callback<never, Error>((resume) => {
+              const timer = setTimeout(() => resume(Effect.fail(new Error(`no ${type} from the supervisor within 5 s`))), 5000)
+              return Effect.sync(() => clearTimeout(timer))
+            })
+            const event = yield* Effect.raceFirst(Fiber.join(waiting), guard)
+            if (event._tag === "None") return yield* Effect.fail(new Error(`the event stream ended before ${type}`))
+            return event.value
+          })
+      )
+    /** Runs `action` and returns the event `type` it made the supervisor append. */
+    const receipt = <A, E, R>(type: EventType, action: Effect.Effect<A, E, R>) =>
+      Effect.gen(function*() {
+        const wait = yield* awaiting(type)
+        yield* action
+        return yield* wait
+      })
+    /** How many times the supervisor captured the screen (the fixture runtime logs each getOutput). */
+    const captures = () =>
+      (existsSync(log) ? (JSON.parse(readFileSync(log, "utf8")) as Array<{ call: string }>) : []).filter((e) => e.call === "getOutput").length
+    return { supervisor, record, types, lifecycle, output, report, awaiting, receipt, notified, captures }
+  })
 
 describe("supervisor activity under TestClock", () => {
   it.effect("a command agent that printed, then went quiet: ready after quietMs, idle after readyThresholdMs, working on new output", () =>
@@ -179,4 +204,3 @@ describe("supervisor activity under TestClock", () => {
       assert.strictEqual(t.captures(), 3)
     }).pipe(Effect.scoped))
 })
-

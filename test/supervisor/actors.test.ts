@@ -25,47 +25,64 @@ import { tempDir, withHost } from "../support/host.ts"
 const MIN = 60_000
 const iso = (ms: number) => new Date(ms).toISOString()
 
-const setup = (project: Record<string, unknown> = {}) => Effect.gen(function*() {
-  const root = yield* tempDir()
-  const log = join(root, "runtime-log.json")
-  process.env.FIXTURE_RUNTIME_LOG = log
-  const config = yield* validateConfig({
-    readyThresholdMs: 5 * MIN,
-    plugins: {
-      "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") },
-      "fixture-scm": { path: resolve("test/fixtures/plugins/fixture-scm.mjs") }
-    },
-    projects: { app: { repo: "acme/app", path: join(root, "app"), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true" }, ...project } }
-  }).pipe(withHost({ cwd: root, homeDir: root, env: {} }))
-  const store = SessionStore.make(root)
-  const events = yield* EventLog.make(join(root, "events.jsonl"))
-  const notified: Array<Notification> = []
-  const record: SessionRecord = {
-    sessionId: "app-1", projectId: "app", issueId: "1", status: "working", activity: "active", activitySince: iso(0),
-    branch: "feat/1", workspacePath: join(root, "w"), runtime: { plugin: "fixture-runtime", id: "fx-app-1", data: {} },
-    agent: { plugin: "command" }, pr: null, createdAt: iso(0), updatedAt: iso(0)
-  }
-  yield* store.write(record)
-  const services = Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))
-  const router = NotifierRouter.layer(new Map([["rec", { name: "rec", notify: (n: Notification) => Effect.sync(() => void notified.push(n)) }]]), {
-    urgent: ["rec"], action: ["rec"], warning: ["rec"], info: ["rec"]
+const setup = (project: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const root = yield* tempDir()
+    const log = join(root, "runtime-log.json")
+    process.env.FIXTURE_RUNTIME_LOG = log
+    const config = yield* validateConfig({
+      readyThresholdMs: 5 * MIN,
+      plugins: {
+        "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") },
+        "fixture-scm": { path: resolve("test/fixtures/plugins/fixture-scm.mjs") }
+      },
+      projects: {
+        app: { repo: "acme/app", path: join(root, "app"), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true" }, ...project }
+      }
+    }).pipe(withHost({ cwd: root, homeDir: root, env: {} }))
+    const store = SessionStore.make(root)
+    const events = yield* EventLog.make(join(root, "events.jsonl"))
+    const notified: Array<Notification> = []
+    const record: SessionRecord = {
+      sessionId: "app-1",
+      projectId: "app",
+      issueId: "1",
+      status: "working",
+      activity: "active",
+      activitySince: iso(0),
+      branch: "feat/1",
+      workspacePath: join(root, "w"),
+      runtime: { plugin: "fixture-runtime", id: "fx-app-1", data: {} },
+      agent: { plugin: "command" },
+      pr: null,
+      createdAt: iso(0),
+      updatedAt: iso(0)
+    }
+    yield* store.write(record)
+    const services = Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))
+    const router = NotifierRouter.layer(new Map([["rec", { name: "rec", notify: (n: Notification) => Effect.sync(() => void notified.push(n)) }]]), {
+      urgent: ["rec"],
+      action: ["rec"],
+      warning: ["rec"],
+      info: ["rec"]
+    })
+    // Built in the test's scope: the router's delivery fibers live as long as the test.
+    const context = yield* Layer.build(
+      Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
+        Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
+        Layer.provideMerge(services),
+        Layer.provideMerge(NodeServices.layer)
+      )
+    )
+    const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+    /** Lets the actors drain their mailboxes. */
+    const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
+    const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
+    const types = () =>
+      existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
+    const signal = (event: string, at: number) => appendFileSync(store.paths.activity("app", "app-1"), `${JSON.stringify({ event, ts: iso(at) })}\n`)
+    return { supervisor, settle, current, types, signal, notified, log, store }
   })
-  // Built in the test's scope: the router's delivery fibers live as long as the test.
-  const context = yield* Layer.build(Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
-    Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
-    Layer.provideMerge(services),
-    Layer.provideMerge(NodeServices.layer)
-  ))
-  const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
-  /** Lets the actors drain their mailboxes. */
-  const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
-  const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
-  const types = () =>
-    existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
-  const signal = (event: string, at: number) =>
-    appendFileSync(store.paths.activity("app", "app-1"), `${JSON.stringify({ event, ts: iso(at) })}\n`)
-  return { supervisor, settle, current, types, signal, notified, log, store }
-})
 
 describe("supervisor under TestClock", () => {
   it.effect("ready → idle after readyThresholdMs, from the agent's own Stop signal", () =>
@@ -170,7 +187,8 @@ describe("supervisor under TestClock", () => {
       const t = yield* setup({ scm: { plugin: "fixture-scm" } })
       yield* t.supervisor.adopt()
       const looks = () => (globalThis as unknown as { fixtureScmLooks: Array<string> }).fixtureScmLooks
-      const waitForLooks = (n: number) => Effect.repeat(Effect.promise(() => new Promise((r) => setTimeout(r, 5))), { until: () => looks().length >= n, times: 200 })
+      const waitForLooks = (n: number) =>
+        Effect.repeat(Effect.promise(() => new Promise((r) => setTimeout(r, 5))), { until: () => looks().length >= n, times: 200 })
       const deliver = t.supervisor.branchChanged("acme/app", "feat/1").pipe(Effect.forkChild)
       yield* deliver
       yield* deliver
@@ -191,7 +209,8 @@ describe("supervisor under TestClock", () => {
   it.effect("an agent with hooks is never read from its screen while its hooks speak; after 60 s of silence, once per cycle", () =>
     Effect.gen(function*() {
       const t = yield* setup({ agent: "coding-agent", agentConfig: {} })
-      const captures = () => (existsSync(t.log) ? (JSON.parse(readFileSync(t.log, "utf8")) as Array<{ call: string }>) : []).filter((e) => e.call === "getOutput").length
+      const captures = () =>
+        (existsSync(t.log) ? (JSON.parse(readFileSync(t.log, "utf8")) as Array<{ call: string }>) : []).filter((e) => e.call === "getOutput").length
       for (let at = 0; at < 10 * MIN; at += 30_000) {
         t.signal(at % 60_000 === 0 ? "PreToolUse" : "PostToolUse", at)
         yield* t.supervisor.cycle()

@@ -17,16 +17,16 @@ import { stringify } from "yaml"
 import { followConfigFile, RELOAD_SETTLE, REWATCH_AFTER } from "../../actors/config-reload.ts"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
 import { makeSupervisor, Supervisor } from "../../actors/supervisor.ts"
-import { ConfigWatchFailed } from "../../src/config/watch.ts"
 import { ConfigSource } from "../../src/config/ConfigSource.ts"
+import { ConfigWatchFailed } from "../../src/config/watch.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
-import { makeInbox } from "../../src/store/Inbox.ts"
 import { buildNotifiers } from "../../src/plugins/notifier/registry.ts"
-import { loadCheckedConfig } from "../../src/plugins/settings.ts"
 import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
+import { loadCheckedConfig } from "../../src/plugins/settings.ts"
 import { SessionManager } from "../../src/sessions/SessionManager.ts"
 import { readConfigState } from "../../src/store/config-state.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
+import { makeInbox } from "../../src/store/Inbox.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
 
@@ -34,73 +34,94 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const hostedOnly = { urgent: ["hosted"], action: ["hosted"], warning: ["hosted"], info: ["hosted"] }
 
 /** `watch` makes the stream of changes from the queue the test offers to (by default, just that queue). */
-const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.Stream<void, ConfigWatchFailed> = (changes) => Stream.fromQueue(changes)) => Effect.gen(function*() {
-  const root = yield* tempDir()
-  const runtimeLog = join(root, "runtime-log.json")
-  process.env.FIXTURE_RUNTIME_LOG = runtimeLog
-  const file = join(root, "orchestrator.yaml")
-  const project = (name: string) => ({ repo: `acme/${name}`, path: join(root, name), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true" } })
-  const write = (projects: Record<string, unknown>, rest: Record<string, unknown> = {}) =>
-    writeFileSync(file, stringify({
-      plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
-      notificationRouting: hostedOnly,
-      ...rest,
-      projects
-    }))
-  write({ app: project("app") })
-  const host = withHost({ cwd: root, homeDir: root, env: {} })
-  const { config } = yield* loadCheckedConfig(file).pipe(host)
+const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.Stream<void, ConfigWatchFailed> = (changes) => Stream.fromQueue(changes)) =>
+  Effect.gen(function*() {
+    const root = yield* tempDir()
+    const runtimeLog = join(root, "runtime-log.json")
+    process.env.FIXTURE_RUNTIME_LOG = runtimeLog
+    const file = join(root, "orchestrator.yaml")
+    const project = (name: string) => ({
+      repo: `acme/${name}`,
+      path: join(root, name),
+      runtime: "fixture-runtime",
+      agent: "command",
+      agentConfig: { command: "true" }
+    })
+    const write = (projects: Record<string, unknown>, rest: Record<string, unknown> = {}) =>
+      writeFileSync(
+        file,
+        stringify({
+          plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
+          notificationRouting: hostedOnly,
+          ...rest,
+          projects
+        })
+      )
+    write({ app: project("app") })
+    const host = withHost({ cwd: root, homeDir: root, env: {} })
+    const { config } = yield* loadCheckedConfig(file).pipe(host)
 
-  const store = SessionStore.make(root)
-  const events = yield* EventLog.make(join(root, "events.jsonl"))
-  const inbox = makeInbox(root)
-  const session = (sessionId: string, projectId: string): SessionRecord => ({
-    sessionId, projectId, issueId: "1", status: "working", activity: "active", activitySince: iso(0),
-    branch: "feat/1", workspacePath: join(root, "w", sessionId), runtime: { plugin: "fixture-runtime", id: `fx-${sessionId}`, data: {} },
-    agent: { plugin: "command" }, pr: null, createdAt: iso(0), updatedAt: iso(0)
+    const store = SessionStore.make(root)
+    const events = yield* EventLog.make(join(root, "events.jsonl"))
+    const inbox = makeInbox(root)
+    const session = (sessionId: string, projectId: string): SessionRecord => ({
+      sessionId,
+      projectId,
+      issueId: "1",
+      status: "working",
+      activity: "active",
+      activitySince: iso(0),
+      branch: "feat/1",
+      workspacePath: join(root, "w", sessionId),
+      runtime: { plugin: "fixture-runtime", id: `fx-${sessionId}`, data: {} },
+      agent: { plugin: "command" },
+      pr: null,
+      createdAt: iso(0),
+      updatedAt: iso(0)
+    })
+    yield* store.write(session("app-1", "app"))
+    // A session of a project the config does not have yet: a reload that adds the project takes it in charge.
+    yield* store.write(session("web-1", "web"))
+
+    const notifiers = yield* buildNotifiers(config, inbox).pipe(Effect.provide(NodeServices.layer))
+    const context = yield* Layer.build(
+      Layer.mergeAll(NotifierRouter.layer(notifiers, config.notificationRouting), SessionManager.layerNoDeps(config)).pipe(
+        Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
+        Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
+        Layer.provideMerge(NodeServices.layer)
+      )
+    )
+    const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+    yield* supervisor.adopt()
+    const changes = yield* Queue.unbounded<void>()
+    yield* followConfigFile({ root, file, inbox, changes: watch(changes, file) }).pipe(
+      Effect.provide(Layer.succeed(Supervisor, supervisor)),
+      Effect.provide(context),
+      host
+    )
+    const configs = yield* ConfigSource.use(Effect.succeed).pipe(Effect.provide(context))
+    /** The file changed: says so (the burst settles only when the test moves the clock). */
+    const changed = (text?: string) =>
+      Effect.gen(function*() {
+        if (text !== undefined) writeFileSync(file, text)
+        yield* Queue.offer(changes, undefined)
+      })
+    const logged = () => existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []
+    const ofType = (type: string) => logged().filter((event) => event.type === type)
+    /** Waits for the receipt of a reload: `count` events of `type` (plugin modules load with a real import, so real time passes). */
+    const receipts = (type: string, count: number) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 400; i++) {
+          const found = ofType(type)
+          if (found.length >= count) return found
+          yield* Effect.promise(() => new Promise((resume) => setTimeout(resume, 5)))
+        }
+        return yield* Effect.die(new Error(`timed out waiting for ${count} ${type} event(s); the log has ${JSON.stringify(logged())}`))
+      })
+    const runtimeCalls = () => (existsSync(runtimeLog) ? JSON.parse(readFileSync(runtimeLog, "utf8")) as Array<{ call: string }> : [])
+    const projectIds = Effect.map(configs.current, (current) => Object.values(current.projects).map((p) => p.id).sort())
+    return { root, file, write, project, supervisor, changed, receipts, ofType, logged, runtimeCalls, projectIds, inbox, state: () => readConfigState(root) }
   })
-  yield* store.write(session("app-1", "app"))
-  // A session of a project the config does not have yet: a reload that adds the project takes it in charge.
-  yield* store.write(session("web-1", "web"))
-
-  const notifiers = yield* buildNotifiers(config, inbox).pipe(Effect.provide(NodeServices.layer))
-  const context = yield* Layer.build(Layer.mergeAll(NotifierRouter.layer(notifiers, config.notificationRouting), SessionManager.layerNoDeps(config)).pipe(
-    Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
-    Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
-    Layer.provideMerge(NodeServices.layer)
-  ))
-  const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
-  yield* supervisor.adopt()
-  const changes = yield* Queue.unbounded<void>()
-  yield* followConfigFile({ root, file, inbox, changes: watch(changes, file) }).pipe(
-    Effect.provide(Layer.succeed(Supervisor, supervisor)),
-    Effect.provide(context),
-    host
-  )
-  const configs = yield* ConfigSource.use(Effect.succeed).pipe(Effect.provide(context))
-  /** The file changed: says so (the burst settles only when the test moves the clock). */
-  const changed = (text?: string) =>
-    Effect.gen(function*() {
-      if (text !== undefined) writeFileSync(file, text)
-      yield* Queue.offer(changes, undefined)
-    })
-  const logged = () =>
-    existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []
-  const ofType = (type: string) => logged().filter((event) => event.type === type)
-  /** Waits for the receipt of a reload: `count` events of `type` (plugin modules load with a real import, so real time passes). */
-  const receipts = (type: string, count: number) =>
-    Effect.gen(function*() {
-      for (let i = 0; i < 400; i++) {
-        const found = ofType(type)
-        if (found.length >= count) return found
-        yield* Effect.promise(() => new Promise((resume) => setTimeout(resume, 5)))
-      }
-      return yield* Effect.die(new Error(`timed out waiting for ${count} ${type} event(s); the log has ${JSON.stringify(logged())}`))
-    })
-  const runtimeCalls = () => (existsSync(runtimeLog) ? JSON.parse(readFileSync(runtimeLog, "utf8")) as Array<{ call: string }> : [])
-  const projectIds = Effect.map(configs.current, (current) => Object.values(current.projects).map((p) => p.id).sort())
-  return { root, file, write, project, supervisor, changed, receipts, ofType, logged, runtimeCalls, projectIds, inbox, state: () => readConfigState(root) }
-})
 const setup = setupWith()
 
 /** Polls `probe` in real time (the reload runs on its own fiber and reads files) until it holds. */
@@ -139,7 +160,11 @@ describe("config reload (TestClock)", () => {
       assert.strictEqual(applied.message, "projects added: api, web")
       assert.deepStrictEqual(yield* t.projectIds, ["api", "app", "web"])
       assert.deepStrictEqual((yield* t.supervisor.projects).map((p) => p.id).sort(), ["api", "app", "web"])
-      assert.deepInclude(t.ofType("session.adopted").find((e) => e.sessionId === "web-1"), { projectId: "web", message: "a config reload added its project", data: { reload: true } })
+      assert.deepInclude(t.ofType("session.adopted").find((e) => e.sessionId === "web-1"), {
+        projectId: "web",
+        message: "a config reload added its project",
+        data: { reload: true }
+      })
       assert.deepStrictEqual(t.ofType("session.adopted").map((e) => e.sessionId), ["app-1", "web-1"], "app-1 was adopted at start only, not again")
       assert.strictEqual(yield* t.supervisor.actorCount, 2)
       assert.deepStrictEqual(t.runtimeCalls().filter((c) => c.call !== "getOutput"), [], "no terminal was created or destroyed")
@@ -195,7 +220,14 @@ describe("config reload (TestClock)", () => {
       yield* t.changed()
       yield* TestClock.adjust(RELOAD_SETTLE)
       const [applied] = yield* t.receipts("config.applied", 1)
-      assert.deepInclude(applied.data, { added: ["web"], removed: ["app"], settings: ["readyThresholdMs"], restartNeeded: ["port"], unwatched: ["app-1"], adopted: ["web-1"] })
+      assert.deepInclude(applied.data, {
+        added: ["web"],
+        removed: ["app"],
+        settings: ["readyThresholdMs"],
+        restartNeeded: ["port"],
+        unwatched: ["app-1"],
+        adopted: ["web-1"]
+      })
       assert.include(applied.message, "port needs a restart; 1 session(s) of removed projects keep running, unwatched: app-1")
       assert.deepStrictEqual(t.runtimeCalls().filter((c) => c.call === "destroy"), [], "app-1's terminal is left alone")
       assert.strictEqual(yield* t.supervisor.actorCount, 1)
@@ -231,7 +263,8 @@ describe("config reload (TestClock)", () => {
     Effect.gen(function*() {
       let arms = 0
       const t = yield* setupWith((changes, file) =>
-        Stream.suspend(() => (++arms === 1 ? Stream.fail(new ConfigWatchFailed({ file, reason: "ENOSPC" })) : Stream.fromQueue(changes))))
+        Stream.suspend(() => (++arms === 1 ? Stream.fail(new ConfigWatchFailed({ file, reason: "ENOSPC" })) : Stream.fromQueue(changes)))
+      )
       yield* until("the broken watch in the state", () => t.state()?.unwatched?.reason === "ENOSPC")
       assert.strictEqual(t.state()?.unwatched?.since, iso(0))
       // A change made while nobody watched: seen once the watch is back (its first look).

@@ -39,7 +39,8 @@ const setup = Effect.gen(function*() {
   const tracker = makeTestTracker([{ id: "1", title: "Fix it", body: "", labels: [], state: { name: "In Progress", completed: false } }])
   const scm = makeTestScm()
   const plugins = ProjectPlugins.layerTest(() =>
-    Layer.mergeAll(Runtime.layerTest(runtime), Agent.layerTest(agent), Workspace.layerTest(workspace), Tracker.layerTest(tracker), Scm.layerTest(scm)))
+    Layer.mergeAll(Runtime.layerTest(runtime), Agent.layerTest(agent), Workspace.layerTest(workspace), Tracker.layerTest(tracker), Scm.layerTest(scm))
+  )
 
   const store = SessionStore.make(root)
   const events = yield* EventLog.make(join(root, "events.jsonl"))
@@ -48,18 +49,34 @@ const setup = Effect.gen(function*() {
   yield* workspace.create({ project, sessionId: "app-1", branch: "feat/1", path })
   const handle = yield* runtime.create({ sessionId: "app-1", workingDir: path, command: "test-agent app-1", env: {}, unsetEnv: [] })
   yield* store.write({
-    sessionId: "app-1", projectId: "app", issueId: "1", status: "working", activity: "active", activitySince: iso(0),
-    branch: "feat/1", workspacePath: path, runtime: handle, agent: { plugin: "test" }, pr: null, createdAt: iso(0), updatedAt: iso(0)
+    sessionId: "app-1",
+    projectId: "app",
+    issueId: "1",
+    status: "working",
+    activity: "active",
+    activitySince: iso(0),
+    branch: "feat/1",
+    workspacePath: path,
+    runtime: handle,
+    agent: { plugin: "test" },
+    pr: null,
+    createdAt: iso(0),
+    updatedAt: iso(0)
   })
   const notified: Array<Notification> = []
   const router = NotifierRouter.layer(new Map([["rec", { name: "rec", notify: (n: Notification) => Effect.sync(() => void notified.push(n)) }]]), {
-    urgent: ["rec"], action: ["rec"], warning: ["rec"], info: ["rec"]
+    urgent: ["rec"],
+    action: ["rec"],
+    warning: ["rec"],
+    info: ["rec"]
   })
-  const context = yield* Layer.build(Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
-    Layer.provideMerge(plugins),
-    Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
-    Layer.provideMerge(NodeServices.layer)
-  ))
+  const context = yield* Layer.build(
+    Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
+      Layer.provideMerge(plugins),
+      Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
+      Layer.provideMerge(NodeServices.layer)
+    )
+  )
   const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
   const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
   const types = () =>
@@ -97,7 +114,11 @@ describe("supervisor on in-memory plugins (layerTest)", () => {
       t.workspace.workspaces.get(t.path)!.unsaved = { uncommitted: 2, unpushed: 0 }
       t.scm.views.set("feat/1", {
         pr: { number: 4, url: "https://github.com/acme/app/pull/4", state: "open" },
-        checks: "passing", review: "approved", mergeable: true, failingChecks: [], reviewComments: []
+        checks: "passing",
+        review: "approved",
+        mergeable: true,
+        failingChecks: [],
+        reviewComments: []
       })
       yield* t.supervisor.adopt()
       yield* t.supervisor.pollPullRequests()

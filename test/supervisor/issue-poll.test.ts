@@ -24,12 +24,20 @@ describe("supervisor: issues completed in the tracker", () => {
     Effect.gen(function*() {
       const root = yield* tempDir()
       process.env.FIXTURE_RUNTIME_LOG = join(root, "runtime-log.json")
-      const linear = yield* linearServer({ apiKey: "key", teams: [{ id: "t-eng", key: "ENG" }], issues: [{ identifier: "ENG-1", title: "One" }, { identifier: "ENG-2", title: "Two" }] })
+      const linear = yield* linearServer({
+        apiKey: "key",
+        teams: [{ id: "t-eng", key: "ENG" }],
+        issues: [{ identifier: "ENG-1", title: "One" }, { identifier: "ENG-2", title: "Two" }]
+      })
       const config = yield* validateConfig({
         plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
         projects: {
           app: {
-            repo: "acme/app", path: join(root, "app"), runtime: "fixture-runtime", agent: "command", agentConfig: { command: "true" },
+            repo: "acme/app",
+            path: join(root, "app"),
+            runtime: "fixture-runtime",
+            agent: "command",
+            agentConfig: { command: "true" },
             tracker: { plugin: "tracker-b", teamId: "ENG", apiKey: "key", apiUrl: linear.url }
           }
         }
@@ -38,17 +46,28 @@ describe("supervisor: issues completed in the tracker", () => {
       const events = yield* EventLog.make(join(root, "events.jsonl"))
       for (const n of [1, 2]) {
         const record: SessionRecord = {
-          sessionId: `app-${n}`, projectId: "app", issueId: `ENG-${n}`, status: "working", activity: "active", branch: `feat/ENG-${n}`,
-          workspacePath: join(root, `w${n}`), runtime: { plugin: "fixture-runtime", id: `fx-app-${n}`, data: {} }, agent: { plugin: "command" },
-          pr: null, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z"
+          sessionId: `app-${n}`,
+          projectId: "app",
+          issueId: `ENG-${n}`,
+          status: "working",
+          activity: "active",
+          branch: `feat/ENG-${n}`,
+          workspacePath: join(root, `w${n}`),
+          runtime: { plugin: "fixture-runtime", id: `fx-app-${n}`, data: {} },
+          agent: { plugin: "command" },
+          pr: null,
+          createdAt: "2026-01-01T00:00:00.000Z",
+          updatedAt: "2026-01-01T00:00:00.000Z"
         }
         yield* store.write(record)
       }
-      const context = yield* Layer.build(Layer.mergeAll(NotifierRouter.layer(new Map(), { urgent: [], action: [], warning: [], info: [] }), SessionManager.layerNoDeps(config)).pipe(
-        Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
-        Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
-        Layer.provideMerge(NodeServices.layer)
-      ))
+      const context = yield* Layer.build(
+        Layer.mergeAll(NotifierRouter.layer(new Map(), { urgent: [], action: [], warning: [], info: [] }), SessionManager.layerNoDeps(config)).pipe(
+          Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
+          Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
+          Layer.provideMerge(NodeServices.layer)
+        )
+      )
       const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
       const status = (id: string) => JSON.parse(readFileSync(store.paths.record("app", id), "utf8")).status
 

@@ -20,8 +20,11 @@ const failingRepohost = Effect.acquireRelease(
       requests++
       response.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ message: "Server Error" }))
     })
-    server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests, close: () => server.close() })))
+    server.listen(
+      0,
+      "127.0.0.1",
+      () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests, close: () => server.close() }))
+    )
   }),
   (server) => Effect.sync(server.close)
 )
@@ -51,7 +54,10 @@ describe("supervisor loop failures (built CLI)", () => {
 
       const status = yield* s.orch(["status"])
       assert.strictEqual(status.code, 0, status.stderr)
-      assert.match(status.stdout, /^The supervisor met \d+ errors? in the last 10 minutes \(last: PR poll failed: app: .*HTTP 500.*\): see `grep supervisor\.error ~\/\.orchestrator\/events\.jsonl` and its log at ~\/\.orchestrator\/supervisor\.log\.$/m)
+      assert.match(
+        status.stdout,
+        /^The supervisor met \d+ errors? in the last 10 minutes \(last: PR poll failed: app: .*HTTP 500.*\): see `grep supervisor\.error ~\/\.orchestrator\/events\.jsonl` and its log at ~\/\.orchestrator\/supervisor\.log\.$/m
+      )
       const json = yield* s.orch(["status", "--json"])
       assert.strictEqual(json.code, 0, json.stderr)
       assert.deepStrictEqual((JSON.parse(json.stdout) as Array<{ sessionId: string }>).map((r) => r.sessionId).sort(), ["app-1", "app-orchestrator"])

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { chmodSync, mkdirSync, readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { chmodSync, mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { writeFile } from "../support/host.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
@@ -20,7 +20,12 @@ const receiver = (status: number) =>
           res.writeHead(status).end()
         })
       })
-      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies, close: () => server.close() })))
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+          bodies,
+          close: () => server.close()
+        })))
     }),
     (r) => Effect.sync(() => r.close())
   )
@@ -77,20 +82,27 @@ describe("orch notify / orch notifications", () => {
       // No notify-send on PATH: the default routing sends urgent to desktop and hosted.
       const none = yield* s.orch(["notify", "--priority", "urgent", "disk", "full"], { PATH: bin })
       assert.strictEqual(none.code, 1)
-      assert.strictEqual(none.stdout, [
-        "desktop: failed: notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting",
-        "hosted: delivered",
-        ""
-      ].join("\n"))
+      assert.strictEqual(
+        none.stdout,
+        [
+          "desktop: failed: notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting",
+          "hosted: delivered",
+          ""
+        ].join("\n")
+      )
       assert.strictEqual(none.stderr, "orch: 1 of 2 notifiers failed (desktop, reasons above); it reached hosted\n")
-      assert.deepInclude(s.events().find((e) => e.type === "notification.failed"), { message: "desktop: notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting" })
+      assert.deepInclude(s.events().find((e) => e.type === "notification.failed"), {
+        message: "desktop: notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting"
+      })
 
       // Only desktop, and its notify-send cannot reach a notification daemon.
       chmodSync(writeFile(join(bin, "notify-send"), "#!/bin/sh\necho 'Cannot autolaunch D-Bus without X11 $DISPLAY' >&2\nexit 1\n"), 0o755)
       const broken = yield* s.orch(["notify", "--notifier", "desktop", "x"], { PATH: bin })
       assert.strictEqual(broken.code, 1)
-      assert.strictEqual(broken.stdout,
-        "desktop: failed: notify-send exited with 1 (Cannot autolaunch D-Bus without X11 $DISPLAY); check that a desktop session with notifications is running, or take this notifier out of notificationRouting\n")
+      assert.strictEqual(
+        broken.stdout,
+        "desktop: failed: notify-send exited with 1 (Cannot autolaunch D-Bus without X11 $DISPLAY); check that a desktop session with notifications is running, or take this notifier out of notificationRouting\n"
+      )
       assert.strictEqual(broken.stderr, "orch: no notifier delivered it (desktop failed, reasons above); fix them or change notificationRouting\n")
 
       // A notify-send that works is a delivery.
@@ -100,7 +112,11 @@ describe("orch notify / orch notifications", () => {
       assert.strictEqual(works.stdout, "desktop: delivered\nhosted: delivered\n")
       assert.include(readFileSync(join(s.root, "shown"), "utf8"), "disk full")
       assert.deepStrictEqual(s.events().map((e) => `${e.type} ${e.data.notifier}`).sort(), [
-        "notification.failed desktop", "notification.failed desktop", "notification.sent desktop", "notification.sent hosted", "notification.sent hosted"
+        "notification.failed desktop",
+        "notification.failed desktop",
+        "notification.sent desktop",
+        "notification.sent hosted",
+        "notification.sent hosted"
       ])
     }))
 })

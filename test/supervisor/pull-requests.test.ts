@@ -17,7 +17,9 @@ describe("pull requests through the repohost emulator", () => {
     Effect.gen(function*() {
       const s = yield* sandbox({ agentCommand: ECHO_AGENT })
       const emulator = yield* Effect.acquireRelease(
-        Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }], ci: ({ message }) => (message.includes("[fail]") ? "failure" : "success") })),
+        Effect.promise(() =>
+          startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }], ci: ({ message }) => (message.includes("[fail]") ? "failure" : "success") })
+        ),
         (e) => Effect.promise(() => e.close())
       )
       const issue = emulator.addIssue("acme/app", { title: "Make the answer 2" })
@@ -34,7 +36,11 @@ describe("pull requests through the repohost emulator", () => {
       }
       yield* commit("answer is 3 [fail]")
       const created = yield* Effect.promise(() =>
-        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: `feat/${issue}`, base: "main", title: "Make the answer 2" }) }))
+        fetch(`${emulator.url}/repos/acme/app/pulls`, {
+          method: "POST",
+          body: JSON.stringify({ head: `feat/${issue}`, base: "main", title: "Make the answer 2" })
+        })
+      )
       assert.strictEqual(created.status, 201)
       const prNumber = ((yield* Effect.promise(() => created.json())) as { number: number }).number
 
@@ -52,16 +58,19 @@ describe("pull requests through the repohost emulator", () => {
       yield* commit("answer is 2")
       yield* eventually("CI to pass", () => types().includes("ci.passed"), 20_000)
       emulator.review("acme/app", prNumber, "CHANGES_REQUESTED", "Almost there.", [{ path: "src/answer.ts", line: 3, body: "Name the constant." }])
-      yield* eventually("the review comments in the agent's terminal", () => s.screen("app-1").includes("got: - reviewer on src/answer.ts:3: Name the constant."), 20_000)
+      yield* eventually("the review comments in the agent's terminal", () =>
+        s.screen("app-1").includes("got: - reviewer on src/answer.ts:3: Name the constant."), 20_000)
       assert.include(s.screen("app-1"), "got: - reviewer: Almost there.")
       assert.strictEqual(s.record("app-1").status, "changes_requested")
       emulator.review("acme/app", prNumber, "APPROVED")
-      yield* eventually("the merge", () => types().includes("pr.merged"), 20_000)
+      yield* eventually("the merge", () =>
+        types().includes("pr.merged"), 20_000)
       assert.isTrue(emulator.pull("acme/app", prNumber)?.merged)
       git(s.repo.path, "fetch", "-q", "origin")
       assert.strictEqual(git(s.repo.path, "log", "-1", "--format=%s", "origin/main"), `Make the answer 2 (#${prNumber})`)
       assert.strictEqual(s.record("app-1").status, "merged")
-      yield* eventually("the merged session's cleanup", () => s.record("app-1").endedAt !== undefined && !s.sessions().includes("app-1"), 20_000)
+      yield* eventually("the merged session's cleanup", () =>
+        s.record("app-1").endedAt !== undefined && !s.sessions().includes("app-1"), 20_000)
       assert.deepInclude(s.events().find((e) => e.type === "session.cleaned"), { sessionId: "app-1", message: `PR #${prNumber} merged` })
       assert.isAbove(emulator.stats.graphqlQueries, 0, "PRs are observed by the batched GraphQL query")
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
@@ -74,7 +83,10 @@ describe("pull requests through the repohost emulator", () => {
         Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }], ci: () => "failure" })),
         (e) => Effect.promise(() => e.close())
       )
-      s.writeConfig({ tracker: { plugin: "repohost", apiUrl: emulator.url }, scm: { plugin: "repohost", apiUrl: emulator.url, webhookSecret: "${HOOK_SECRET}" } })
+      s.writeConfig({
+        tracker: { plugin: "repohost", apiUrl: emulator.url },
+        scm: { plugin: "repohost", apiUrl: emulator.url, webhookSecret: "${HOOK_SECRET}" }
+      })
       // A poll far away: only the webhook can bring the news in time.
       writeFileSync(s.config, `pollIntervalMs: 600000\n${readFileSync(s.config, "utf8")}`)
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"], { HOOK_SECRET: "hook-s3cret" })).code, 0)
@@ -83,11 +95,13 @@ describe("pull requests through the repohost emulator", () => {
       assert.strictEqual(spawned.code, 0, spawned.stderr)
       const payload = JSON.stringify({ action: "opened", repository: { full_name: "acme/app" }, pull_request: { head: { ref: "feat/1" } } })
       const deliver = (sig: string, delivery: string) =>
-        Effect.promise(() => fetch(`http://127.0.0.1:${s.port}/webhooks/repohost`, {
-          method: "POST",
-          headers: { "x-github-event": "pull_request", "x-github-delivery": delivery, "x-hub-signature-256": sig, "content-type": "application/json" },
-          body: payload
-        }))
+        Effect.promise(() =>
+          fetch(`http://127.0.0.1:${s.port}/webhooks/repohost`, {
+            method: "POST",
+            headers: { "x-github-event": "pull_request", "x-github-delivery": delivery, "x-hub-signature-256": sig, "content-type": "application/json" },
+            body: payload
+          })
+        )
       assert.strictEqual((yield* deliver(signature("wrong", payload), "d0")).status, 401)
       assert.strictEqual((yield* deliver(signature("hook-s3cret", payload), "d1")).status, 202)
       assert.strictEqual((yield* deliver(signature("hook-s3cret", payload), "d1")).status, 200, "a replayed delivery is ignored")
@@ -98,7 +112,9 @@ describe("pull requests through the repohost emulator", () => {
       git(worktree, "-c", "user.email=a@b", "-c", "user.name=A", "commit", "-q", "--allow-empty", "-m", "wip")
       yield* gitAsync(worktree, "push", "-q", "origin", "HEAD:feat/1")
       const start = Date.now()
-      yield* Effect.promise(() => fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/1", base: "main", title: "wip" }) }))
+      yield* Effect.promise(() =>
+        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/1", base: "main", title: "wip" }) })
+      )
       yield* eventually("the CI failure in the agent's terminal", () => s.screen("app-1").includes("got: CI is failing on your pull request"), 10_000)
       assert.isBelow(Date.now() - start, 5000)
       yield* Effect.promise(emulator.settled)
@@ -122,7 +138,10 @@ describe("pull requests through the repohost emulator", () => {
       git(worktree, "-c", "user.email=a@b", "-c", "user.name=A", "commit", "-q", "--allow-empty", "-m", "work")
       yield* gitAsync(worktree, "push", "-q", "origin", `HEAD:feat/${issue}`)
       const created = yield* Effect.promise(() =>
-        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: `feat/${issue}`, base: "main", title: "work" }) }).then((r) => r.json() as Promise<{ number: number }>))
+        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: `feat/${issue}`, base: "main", title: "work" }) }).then((
+          r
+        ) => r.json() as Promise<{ number: number }>)
+      )
       yield* eventually("the PR seen", () => s.events().some((e) => e.type === "pr.created"), 10_000)
 
       emulator.setConflicts("acme/app", created.number, true)
@@ -135,7 +154,9 @@ describe("pull requests through the repohost emulator", () => {
       assert.strictEqual(cleaned.code, 0, cleaned.stderr)
       assert.strictEqual(cleaned.stdout, `cleaned app-1 (done): issue ${issue} is closed (not planned)\n`)
       assert.deepInclude(s.events().find((e) => e.type === "session.cleaned"), {
-        sessionId: "app-1", message: `issue ${issue} is closed (not planned)`, data: { status: "done", cause: "issue-completed" }
+        sessionId: "app-1",
+        message: `issue ${issue} is closed (not planned)`,
+        data: { status: "done", cause: "issue-completed" }
       })
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 60_000)

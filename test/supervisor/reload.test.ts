@@ -14,7 +14,8 @@ import { sandbox } from "../support/orch-sandbox.ts"
 import { makeRepo } from "../support/repo.ts"
 
 /** An agent that reports `Stop` (ready) after each line it reads. */
-const SIGNALLING_AGENT = `echo "ready $ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; printf '{"event":"Stop","ts":"%s"}\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$ORCH_ACTIVITY_FILE"; done`
+const SIGNALLING_AGENT =
+  `echo "ready $ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; printf '{"event":"Stop","ts":"%s"}\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$ORCH_ACTIVITY_FILE"; done`
 
 describe("orch start follows its config file (built CLI, tmux)", () => {
   it.live("a project added is spawned through the running supervisor; an invalid edit is kept out and shown; fixed, it applies", () =>

@@ -7,7 +7,8 @@ import { eventually, processGone } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 
 /** An agent that reports `Stop` (ready) after each line it reads. */
-const SIGNALLING_AGENT = `echo "ready $ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; printf '{"event":"Stop","ts":"%s"}\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$ORCH_ACTIVITY_FILE"; done`
+const SIGNALLING_AGENT =
+  `echo "ready $ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; printf '{"event":"Stop","ts":"%s"}\\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >> "$ORCH_ACTIVITY_FILE"; done`
 
 const supervisorFile = (dataDir: string) => {
   try {
@@ -72,10 +73,12 @@ describe("orch start / stop (real supervisor, tmux, IPC)", () => {
       const adopted = s.events().filter((e) => e.type === "session.adopted").map((e) => e.sessionId)
       assert.includeMembers(adopted, ["app-1", "app-2", "app-orchestrator"])
       assert.deepInclude(s.events().find((e) => e.type === "session.orphaned"), { sessionId: "app-9", projectId: "app" })
-      yield* eventually("the orphan in the inbox", () => (readFileSync(join(s.dataDir, "notifications.jsonl"), "utf8")).includes("app-9: terminal session without a record"))
+      yield* eventually("the orphan in the inbox", () =>
+        (readFileSync(join(s.dataDir, "notifications.jsonl"), "utf8")).includes("app-9: terminal session without a record"))
       const newPid = supervisorFile(s.dataDir)!.pid
       assert.notStrictEqual(newPid, pid)
-      const probed = yield* eventually("the first probe after adoption", () => s.events().find((e) => e.type === "supervisor.adopted" && e.data.pid === newPid))
+      const probed = yield* eventually("the first probe after adoption", () =>
+        s.events().find((e) => e.type === "supervisor.adopted" && e.data.pid === newPid))
       assert.deepInclude(probed.data, { sessions: 3, alive: 3, exited: 0, gone: 0, unknown: 0 })
       assert.strictEqual((yield* s.orch(["send", "app-2", "hello"])).code, 0)
       yield* eventually("the new supervisor to drive app-2", () => s.events().some((e) => e.type === "session.ready" && e.sessionId === "app-2"), 15_000)

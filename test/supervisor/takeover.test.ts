@@ -42,7 +42,11 @@ describe("a supervisor runs when it answers", () => {
       const s = yield* sandbox()
       const log = join(s.root, "foreground.log")
       const env = { ...s.env, PATH: process.env.PATH ?? "" }
-      const { pid } = yield* underNonReapingParent(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(ORCH_BIN)} start app --no-open > ${JSON.stringify(log)} 2>&1`, env, s.root)
+      const { pid } = yield* underNonReapingParent(
+        `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(ORCH_BIN)} start app --no-open > ${JSON.stringify(log)} 2>&1`,
+        env,
+        s.root
+      )
       yield* eventually("the supervisor to start the orchestrator", () => existsSync(log) && readFileSync(log, "utf8").includes("stops the supervisor"), 20_000)
       assert.strictEqual(supervisorFile(s.dataDir)?.pid, pid)
       process.kill(pid, "SIGKILL")
@@ -70,9 +74,15 @@ describe("a supervisor runs when it answers", () => {
       const s = yield* sandbox()
       const leave = Effect.gen(function*() {
         const socket = join(s.dataDir, "orch.sock")
-        const child = spawn(process.execPath, ["-e", `require("fs").mkdirSync(${JSON.stringify(s.dataDir)},{recursive:true});require("net").createServer().listen(${JSON.stringify(socket)})`])
+        const child = spawn(process.execPath, [
+          "-e",
+          `require("fs").mkdirSync(${JSON.stringify(s.dataDir)},{recursive:true});require("net").createServer().listen(${JSON.stringify(socket)})`
+        ])
         yield* eventually("the socket", () => existsSync(socket))
-        writeFileSync(join(s.dataDir, "supervisor.json"), JSON.stringify({ pid: child.pid, socket, startedAt: "2026-01-01T00:00:00.000Z", version: "0.0.1", dashboardUrl: "http://127.0.0.1:1/" }))
+        writeFileSync(
+          join(s.dataDir, "supervisor.json"),
+          JSON.stringify({ pid: child.pid, socket, startedAt: "2026-01-01T00:00:00.000Z", version: "0.0.1", dashboardUrl: "http://127.0.0.1:1/" })
+        )
         child.kill("SIGKILL")
         yield* eventually("the process to be gone", () => processGone(child.pid!))
         return child.pid!
@@ -92,19 +102,25 @@ describe("a supervisor runs when it answers", () => {
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 60_000)
 
-  it.live("two `orch start --detach` at once: one supervisor; one started the orchestrator, the other says it was already running", () =>
-    Effect.gen(function*() {
-      const s = yield* sandbox()
-      const [a, b] = yield* Effect.all([s.orch(["start", "app", "--detach", "--no-open"]), s.orch(["start", "app", "--detach", "--no-open"])], { concurrency: 2 })
-      assert.strictEqual(a.code, 0, a.stderr)
-      assert.strictEqual(b.code, 0, b.stderr)
-      assert.strictEqual(reportedPid(a.stdout), reportedPid(b.stdout), "both name the same supervisor")
-      const says = [a.stdout, b.stdout].map((out) => /app-orchestrator (started|is already running)/.exec(out)?.[1]).sort()
-      assert.deepStrictEqual(says, ["is already running", "started"])
-      assert.deepStrictEqual(supervisors(s.home), [reportedPid(a.stdout)], "one supervisor process")
-      assert.deepStrictEqual(s.sessions(), ["app-orchestrator"])
-      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
-    }), 60_000)
+  it.live(
+    "two `orch start --detach` at once: one supervisor; one started the orchestrator, the other says it was already running",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* sandbox()
+        const [a, b] = yield* Effect.all([s.orch(["start", "app", "--detach", "--no-open"]), s.orch(["start", "app", "--detach", "--no-open"])], {
+          concurrency: 2
+        })
+        assert.strictEqual(a.code, 0, a.stderr)
+        assert.strictEqual(b.code, 0, b.stderr)
+        assert.strictEqual(reportedPid(a.stdout), reportedPid(b.stdout), "both name the same supervisor")
+        const says = [a.stdout, b.stdout].map((out) => /app-orchestrator (started|is already running)/.exec(out)?.[1]).sort()
+        assert.deepStrictEqual(says, ["is already running", "started"])
+        assert.deepStrictEqual(supervisors(s.home), [reportedPid(a.stdout)], "one supervisor process")
+        assert.deepStrictEqual(s.sessions(), ["app-orchestrator"])
+        assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+      }),
+    60_000
+  )
 
   it.live("a detached start that fails says why at once (the supervisor's own sentence) and exits non-zero", () =>
     Effect.gen(function*() {

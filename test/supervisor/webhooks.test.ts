@@ -13,15 +13,17 @@ describe("repohost webhooks", () => {
     expect(verifySignature("s3cret", "x", "sha256=short")).toBe(false)
   })
 
-  it.each([
-    ["pull_request", { pull_request: { head: { ref: "feat/1" } } }, "feat/1"],
-    ["pull_request_review", { pull_request: { head: { ref: "feat/2" } } }, "feat/2"],
-    ["check_run", { check_run: { check_suite: { head_branch: "feat/3" } } }, "feat/3"],
-    ["check_suite", { check_suite: { head_branch: "feat/4" } }, "feat/4"],
-    ["push", { ref: "refs/heads/feat/5" }, "feat/5"],
-    ["status", { branches: [{ name: "feat/6" }] }, "feat/6"],
-    ["issues", { issue: {} }, undefined]
-  ] as const)("%s → %s", (event, payload, branch) => {
+  it.each(
+    [
+      ["pull_request", { pull_request: { head: { ref: "feat/1" } } }, "feat/1"],
+      ["pull_request_review", { pull_request: { head: { ref: "feat/2" } } }, "feat/2"],
+      ["check_run", { check_run: { check_suite: { head_branch: "feat/3" } } }, "feat/3"],
+      ["check_suite", { check_suite: { head_branch: "feat/4" } }, "feat/4"],
+      ["push", { ref: "refs/heads/feat/5" }, "feat/5"],
+      ["status", { branches: [{ name: "feat/6" }] }, "feat/6"],
+      ["issues", { issue: {} }, undefined]
+    ] as const
+  )("%s → %s", (event, payload, branch) => {
     expect(branchOf(event, JSON.parse(body(payload)))?.branch).toBe(branch)
   })
 

@@ -122,7 +122,8 @@ export const freshUser = (install: PackedInstall) =>
         } catch {
           // no server
         }
-      }))
+      })
+    )
 
     return { root, home, tmuxTmpdir, socket, dataDir, repo, origin, env, emulator, git, orch, tmux, sessions, screen, events, supervisorPid, orchProcesses }
   })

@@ -15,8 +15,7 @@ import { join } from "node:path"
 const SDK_DIST = "node_modules/@linear/sdk/dist"
 const REGION = "//#region src/_generated_documents.d.ts"
 
-export const linearSdkVersion = (): string =>
-  (JSON.parse(readFileSync("node_modules/@linear/sdk/package.json", "utf8")) as { version: string }).version
+export const linearSdkVersion = (): string => (JSON.parse(readFileSync("node_modules/@linear/sdk/package.json", "utf8")) as { version: string }).version
 
 interface Field {
   readonly name: string
@@ -100,7 +99,7 @@ export const linearSchemaSdl = (): string => {
   const interfaces = new Set([...all.values()].flatMap((d) => (d.kind === "struct" ? d.parents : [])))
   const implementers = new Map<string, Array<string>>()
   for (const d of all.values()) {
-    if (d.kind === "struct") for (const parent of d.parents) implementers.set(parent, [...(implementers.get(parent) ?? []), d.name])
+    if (d.kind === "struct") { for (const parent of d.parents) implementers.set(parent, [...(implementers.get(parent) ?? []), d.name]) }
   }
 
   // Only what the root types reach is schema; the rest of the region is the SDK's operation and fragment types.
@@ -135,7 +134,7 @@ export const linearSchemaSdl = (): string => {
       if (field.name === "__typename") continue
       queue.push([graphqlType(field.type).named, "output"])
       const args = argsOf(name, field.name)
-      if (args?.kind === "struct") for (const arg of args.fields) queue.push([graphqlType(arg.type).named, "input"])
+      if (args?.kind === "struct") { for (const arg of args.fields) queue.push([graphqlType(arg.type).named, "input"]) }
     }
   }
 
@@ -167,7 +166,8 @@ export const linearSchemaSdl = (): string => {
   // Arguments that no field took would mean a misread name: the schema would silently lack them.
   const schemaTypes = new Set([...kinds.keys()].map((name) => name.toLowerCase()))
   const lost = [...unusedArgs].filter((key) =>
-    !schemaTypes.has(key) && [...kinds].some(([name, kind]) => (kind === "type" || kind === "interface") && key.startsWith(name.toLowerCase())))
+    !schemaTypes.has(key) && [...kinds].some(([name, kind]) => (kind === "type" || kind === "interface") && key.startsWith(name.toLowerCase()))
+  )
   if (lost.length > 0) throw new Error(`linear-schema: arguments without a field: ${lost.join(", ")}`)
   return `${blocks.join("\n\n")}\n`
 }

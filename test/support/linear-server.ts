@@ -7,7 +7,7 @@
  * answer carries the `X-RateLimit-*` headers. It records each request.
  */
 import * as Effect from "effect/Effect"
-import { execute, GraphQLError, parse, validate, type DocumentNode } from "graphql"
+import { type DocumentNode, execute, GraphQLError, parse, validate } from "graphql"
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { linearSchema } from "./linear-schema.ts"
@@ -98,7 +98,8 @@ export const linearServer = (options: LinearServerOptions) =>
             (filter.team?.id?.eq === undefined || issue.team.id === filter.team.id.eq) &&
             (filter.team?.key?.eq === undefined || issue.team.key === filter.team.key.eq) &&
             (filter.team?.key?.eqIgnoreCase === undefined || issue.team.key.toLowerCase() === filter.team.key.eqIgnoreCase.toLowerCase()) &&
-            (filter.number?.in === undefined || filter.number.in.includes(issue.number)))
+            (filter.number?.in === undefined || filter.number.in.includes(issue.number))
+          )
           return { nodes: nodes.slice(0, first), pageInfo: { hasNextPage: nodes.length > first, hasPreviousPage: false } }
         },
         commentCreate: ({ input }: { input: { issueId?: string; body?: string } }) => {
@@ -133,26 +134,49 @@ export const linearServer = (options: LinearServerOptions) =>
           try {
             payload = JSON.parse(raw) as typeof payload
           } catch {
-            return answer(res, { headers: req.headers, query: "", variables: {} }, 400, errorBody("Body is not JSON", { code: "BAD_REQUEST", type: "graphql error" }))
+            return answer(
+              res,
+              { headers: req.headers, query: "", variables: {} },
+              400,
+              errorBody("Body is not JSON", { code: "BAD_REQUEST", type: "graphql error" })
+            )
           }
           const request = { headers: req.headers, query: String(payload.query ?? ""), variables: payload.variables ?? {} }
           if (req.headers.authorization !== options.apiKey) {
-            return answer(res, request, 401, errorBody("Authentication required, not authenticated", {
-              type: "authentication error", code: "AUTHENTICATION_ERROR", statusCode: 401, userError: true,
-              userPresentableMessage: "You need to authenticate to access this operation."
-            }))
+            return answer(
+              res,
+              request,
+              401,
+              errorBody("Authentication required, not authenticated", {
+                type: "authentication error",
+                code: "AUTHENTICATION_ERROR",
+                statusCode: 401,
+                userError: true,
+                userPresentableMessage: "You need to authenticate to access this operation."
+              })
+            )
           }
           if (server.rateLimited) {
-            return answer(res, request, 400, errorBody("Rate limit exceeded", {
-              type: "ratelimited", code: "RATELIMITED", statusCode: 429, userError: true,
-              userPresentableMessage: "Too many requests. Please wait and try again."
-            }))
+            return answer(
+              res,
+              request,
+              400,
+              errorBody("Rate limit exceeded", {
+                type: "ratelimited",
+                code: "RATELIMITED",
+                statusCode: 429,
+                userError: true,
+                userPresentableMessage: "Too many requests. Please wait and try again."
+              })
+            )
           }
           let document: DocumentNode
           try {
             document = parse(request.query)
           } catch (error) {
-            return answer(res, request, 400, { errors: [{ ...(error as GraphQLError).toJSON(), extensions: { code: "GRAPHQL_PARSE_FAILED", type: "graphql error" } }] })
+            return answer(res, request, 400, {
+              errors: [{ ...(error as GraphQLError).toJSON(), extensions: { code: "GRAPHQL_PARSE_FAILED", type: "graphql error" } }]
+            })
           }
           const invalid = validate(schema, document)
           if (invalid.length > 0) {
@@ -163,8 +187,11 @@ export const linearServer = (options: LinearServerOptions) =>
           Promise.resolve(execute({ schema, document, rootValue, variableValues: request.variables })).then((result) =>
             result.data === undefined
               // Variables that do not fit their types: the request fails as a whole.
-              ? answer(res, request, 400, { errors: (result.errors ?? []).map((e) => ({ ...e.toJSON(), extensions: { code: "BAD_USER_INPUT", type: "invalid input", userError: true } })) })
-              : answer(res, request, 200, { ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}), data: result.data }))
+              ? answer(res, request, 400, {
+                errors: (result.errors ?? []).map((e) => ({ ...e.toJSON(), extensions: { code: "BAD_USER_INPUT", type: "invalid input", userError: true } }))
+              })
+              : answer(res, request, 200, { ...(result.errors ? { errors: result.errors.map((e) => e.toJSON()) } : {}), data: result.data })
+          )
         })
       })
       const server = {

@@ -4,11 +4,11 @@
  */
 import * as Effect from "effect/Effect"
 import { execFileSync, spawn as spawnProcess } from "node:child_process"
-import { createServer as createNetServer, type AddressInfo } from "node:net"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { type AddressInfo, createServer as createNetServer } from "node:net"
 import { join } from "node:path"
 import { stringify } from "yaml"
-import { ORCH_BIN, runOrchAsync, type OrchRun } from "./cli.ts"
+import { ORCH_BIN, type OrchRun, runOrchAsync } from "./cli.ts"
 import { tempDir } from "./host.ts"
 import { makeRepo } from "./repo.ts"
 import { privateTmux, tmuxSessions } from "./tmux.ts"
@@ -50,28 +50,32 @@ export const sandbox = (options: SandboxOptions = {}) =>
         } catch {
           // none running
         }
-      }))
+      })
+    )
     const home = join(root, "home")
     const repo = makeRepo(root)
     const config = join(root, "orchestrator.yaml")
     const writeConfig = (project: Record<string, unknown> = {}) =>
-      writeFileSync(config, stringify({
-        port,
-        terminalPort,
-        directTerminalPort,
-        ...options.config,
-        projects: {
-          app: {
-            repo: "acme/app",
-            path: repo.path,
-            agent: "command",
-            agentConfig: { command: options.agentCommand ?? ECHO_AGENT },
-            tracker: { plugin: "repohost", apiUrl: options.trackerUrl ?? "http://127.0.0.1:9" },
-            ...options.project,
-            ...project
+      writeFileSync(
+        config,
+        stringify({
+          port,
+          terminalPort,
+          directTerminalPort,
+          ...options.config,
+          projects: {
+            app: {
+              repo: "acme/app",
+              path: repo.path,
+              agent: "command",
+              agentConfig: { command: options.agentCommand ?? ECHO_AGENT },
+              tracker: { plugin: "repohost", apiUrl: options.trackerUrl ?? "http://127.0.0.1:9" },
+              ...options.project,
+              ...project
+            }
           }
-        }
-      }))
+        })
+      )
     writeConfig()
     const env = { HOME: home, ORCH_CONFIG_PATH: config, ORCH_TMUX_SOCKET: socket }
     const orch = (args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}): Effect.Effect<OrchRun> =>
@@ -87,10 +91,31 @@ export const sandbox = (options: SandboxOptions = {}) =>
         : []
     const screen = (sessionId: string) => {
       try {
-        return execFileSync("tmux", ["-S", socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", `=${sessionId}:`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+        return execFileSync("tmux", ["-S", socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", `=${sessionId}:`], {
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "ignore"]
+        })
       } catch {
         return ""
       }
     }
-    return { root, home, port, terminalPort, directTerminalPort, socket, repo, config, env, orch, orchAsync, dataDir, record, events, writeConfig, screen, sessions: () => tmuxSessions(socket) }
+    return {
+      root,
+      home,
+      port,
+      terminalPort,
+      directTerminalPort,
+      socket,
+      repo,
+      config,
+      env,
+      orch,
+      orchAsync,
+      dataDir,
+      record,
+      events,
+      writeConfig,
+      screen,
+      sessions: () => tmuxSessions(socket)
+    }
   })

@@ -45,7 +45,18 @@ export const packedInstall = Effect.acquireRelease(
     const [tarball] = JSON.parse(pack.value.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
     const prefix = join(root, "prefix")
     const install = await timed(() =>
-      run("npm", ["install", "--global", "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund", "--loglevel", "error", join(root, tarball!.filename)], {
+      run("npm", [
+        "install",
+        "--global",
+        "--prefix",
+        prefix,
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel",
+        "error",
+        join(root, tarball!.filename)
+      ], {
         cwd: root,
         env,
         maxBuffer: 16 << 20

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { stringify } from "yaml"
-import { runOrchAsync, type OrchRun } from "./cli.ts"
+import { type OrchRun, runOrchAsync } from "./cli.ts"
 import { tempDir } from "./host.ts"
 import { freePort } from "./orch-sandbox.ts"
 import { makeRepo } from "./repo.ts"
@@ -40,7 +40,8 @@ export const userSandbox = Effect.gen(function*() {
       } catch {
         // no server was started
       }
-    }))
+    })
+  )
   const env = { HOME: home, TMUX_TMPDIR: tmuxDir }
   /** The project's entry, as a user would write it. */
   const project = (extra: Record<string, unknown> = {}) => ({
@@ -68,5 +69,23 @@ export const userSandbox = Effect.gen(function*() {
       ? readFileSync(join(dataDir, "events.jsonl"), "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line))
       : []
   const tmux = (...args: Array<string>) => execFileSync("tmux", ["-S", socket, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
-  return { root, home, tmuxDir, socket, elsewhere, repo, ports, env, project, writeRepoConfig, userConfigFile, orch, dataDir, record, events, tmux, sessions: () => tmuxSessions(socket) }
+  return {
+    root,
+    home,
+    tmuxDir,
+    socket,
+    elsewhere,
+    repo,
+    ports,
+    env,
+    project,
+    writeRepoConfig,
+    userConfigFile,
+    orch,
+    dataDir,
+    record,
+    events,
+    tmux,
+    sessions: () => tmuxSessions(socket)
+  }
 })

@@ -22,12 +22,19 @@ export const prLine = (record: SessionRecord) =>
       {},
       h("a", { href: record.pr.url, target: "_blank", rel: "noopener" }, `PR #${record.pr.number}`),
       record.pr.state !== "open" ? h("span", { "data-tone": record.pr.state === "merged" ? "good" : "muted" }, ` ${record.pr.state}`) : null,
-      record.checks ? h("span.check", { "data-tone": record.checks === "passing" ? "good" : record.checks === "failing" ? "bad" : "warn" }, CHECKS[record.checks]) : null,
-      record.review ? h("span.review", { "data-tone": record.review === "approved" ? "good" : record.review === "changes_requested" ? "warn" : "muted" }, REVIEWS[record.review]) : null
+      record.checks
+        ? h("span.check", { "data-tone": record.checks === "passing" ? "good" : record.checks === "failing" ? "bad" : "warn" }, CHECKS[record.checks])
+        : null,
+      record.review
+        ? h(
+          "span.review",
+          { "data-tone": record.review === "approved" ? "good" : record.review === "changes_requested" ? "warn" : "muted" },
+          REVIEWS[record.review]
+        )
+        : null
     )
 
-export const statusPill = (record: SessionRecord) =>
-  h("span.pill", { "data-tone": toneOf(record.status), "data-status": record.status }, words(record.status))
+export const statusPill = (record: SessionRecord) => h("span.pill", { "data-tone": toneOf(record.status), "data-status": record.status }, words(record.status))
 
 /** The issue's title and number (linked to the issue when its URL is known); a task's title, marked as a task. */
 export const issueTitle = (record: SessionRecord) => {

@@ -69,7 +69,10 @@ export const inboxDrawer = (store: Store, toast: (text: string, bad?: boolean) =
     h(
       "li.note",
       { "data-id": n.id, "data-priority": n.priority, "data-read": String(n.read) },
-      h("span.dot", { "data-tone": n.priority === "urgent" ? "bad" : n.priority === "action" ? "warn" : n.priority === "warning" ? "info" : "muted", title: n.priority }),
+      h("span.dot", {
+        "data-tone": n.priority === "urgent" ? "bad" : n.priority === "action" ? "warn" : n.priority === "warning" ? "info" : "muted",
+        title: n.priority
+      }),
       h(
         "div.note-body",
         {},
@@ -84,7 +87,15 @@ export const inboxDrawer = (store: Store, toast: (text: string, bad?: boolean) =
           time(n.timestamp)
         )
       ),
-      n.read ? null : h("button.icon-button", { type: "button", "aria-label": "Mark read", title: "Mark read", "data-action": "mark-read", onclick: () => markRead({ ids: [n.id] }) }, "✓")
+      n.read
+        ? null
+        : h("button.icon-button", {
+          type: "button",
+          "aria-label": "Mark read",
+          title: "Mark read",
+          "data-action": "mark-read",
+          onclick: () => markRead({ ids: [n.id] })
+        }, "✓")
     )
 
   const draw = () => {

@@ -3,10 +3,10 @@
  * the reactions orch ran and escalations, its event timeline, and what a person can do: send a message, kill,
  * restore, merge (when allowed), open the worktree.
  */
-import type { Boot } from "../api.ts"
 import type { OrchEvent } from "../../domain/event.ts"
-import type { SessionRecord } from "../../domain/session.ts"
 import { isLive } from "../../domain/live.ts"
+import type { SessionRecord } from "../../domain/session.ts"
+import type { Boot } from "../api.ts"
 import { canKill, canMerge, canRestore, isEscalated } from "../board.ts"
 import { issueTitle, prLine, statusPill } from "./board-view.ts"
 import { h, replaceChildren, time, words } from "./dom.ts"
@@ -23,8 +23,7 @@ const STATUS_TEXT: Readonly<Record<TerminalStatus, string>> = {
   none: "no live terminal"
 }
 
-const panel = (title: string, ...children: ReadonlyArray<Node | null>) =>
-  h("section.panel", { "aria-label": title }, h("h2", {}, title), ...children)
+const panel = (title: string, ...children: ReadonlyArray<Node | null>) => h("section.panel", { "aria-label": title }, h("h2", {}, title), ...children)
 
 const eventKey = (e: OrchEvent) => `${e.timestamp}|${e.type}|${e.message ?? ""}|${JSON.stringify(e.data ?? {})}`
 
@@ -42,7 +41,14 @@ const eventDetail = (e: OrchEvent): string => {
 const timelineItem = (e: OrchEvent) =>
   h(
     "li.event",
-    { "data-type": e.type, "data-tone": e.type.includes("fail") || e.type.includes("escalat") || e.type === "session.stuck" || e.type === "session.exited" ? "bad" : e.type.startsWith("reaction.") ? "warn" : "muted" },
+    {
+      "data-type": e.type,
+      "data-tone": e.type.includes("fail") || e.type.includes("escalat") || e.type === "session.stuck" || e.type === "session.exited"
+        ? "bad"
+        : e.type.startsWith("reaction.")
+        ? "warn"
+        : "muted"
+    },
     h("span.event-type", {}, e.type),
     h("span.event-detail", {}, eventDetail(e)),
     time(e.timestamp)
@@ -60,7 +66,12 @@ const prPanel = (record: SessionRecord) => {
       "ul.checks",
       { "aria-label": "Failing checks" },
       failing.map((check) =>
-        h("li", { "data-tone": "bad" }, check.url ? h("a", { href: check.url, target: "_blank", rel: "noopener" }, check.name) : check.name, check.summary ? h("span.muted", {}, ` — ${check.summary}`) : null)
+        h(
+          "li",
+          { "data-tone": "bad" },
+          check.url ? h("a", { href: check.url, target: "_blank", rel: "noopener" }, check.name) : check.name,
+          check.summary ? h("span.muted", {}, ` — ${check.summary}`) : null
+        )
       )
     ),
     comments.length === 0 ? null : h(
@@ -70,7 +81,13 @@ const prPanel = (record: SessionRecord) => {
         h(
           "li.thread",
           {},
-          h("div.thread-head", {}, h("b", {}, c.author), c.path ? h("code", {}, `${c.path}${c.line !== undefined ? `:${c.line}` : ""}`) : null, c.url ? h("a", { href: c.url, target: "_blank", rel: "noopener" }, "view") : null),
+          h(
+            "div.thread-head",
+            {},
+            h("b", {}, c.author),
+            c.path ? h("code", {}, `${c.path}${c.line !== undefined ? `:${c.line}` : ""}`) : null,
+            c.url ? h("a", { href: c.url, target: "_blank", rel: "noopener" }, "view") : null
+          ),
           h("div.thread-body", {}, c.body)
         )
       )
@@ -80,7 +97,8 @@ const prPanel = (record: SessionRecord) => {
 
 const reactionsPanel = (record: SessionRecord, timeline: ReadonlyArray<OrchEvent>) => {
   const reactions = Object.entries(record.reactions ?? {})
-  const runs = timeline.filter((e) => e.type === "reaction.triggered" || e.type === "reaction.escalated" || e.type === "supervisor.escalated").slice(-10).reverse()
+  const runs = timeline.filter((e) => e.type === "reaction.triggered" || e.type === "reaction.escalated" || e.type === "supervisor.escalated").slice(-10)
+    .reverse()
   return panel(
     "Reactions",
     reactions.length === 0 && runs.length === 0 ? h("p.muted", {}, "None so far.") : null,
@@ -88,7 +106,14 @@ const reactionsPanel = (record: SessionRecord, timeline: ReadonlyArray<OrchEvent
       "ul.reactions",
       {},
       reactions.map(([key, r]) =>
-        h("li", { "data-reaction": key, "data-tone": r.escalated === true ? "bad" : "muted" }, h("b", {}, key), ` ${r.attempts} attempt${r.attempts === 1 ? "" : "s"} since `, time(r.firstTriggeredAt, " ago"), r.escalated === true ? h("span.pill", { "data-tone": "bad" }, "escalated") : null)
+        h(
+          "li",
+          { "data-reaction": key, "data-tone": r.escalated === true ? "bad" : "muted" },
+          h("b", {}, key),
+          ` ${r.attempts} attempt${r.attempts === 1 ? "" : "s"} since `,
+          time(r.firstTriggeredAt, " ago"),
+          r.escalated === true ? h("span.pill", { "data-tone": "bad" }, "escalated") : null
+        )
       )
     ),
     runs.length === 0 ? null : h("ol.timeline.compact", {}, runs.map(timelineItem))
@@ -167,10 +192,22 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
   const drawButtons = (record: SessionRecord) => {
     replaceChildren(
       buttons,
-      canMerge(record) ? h("button.button.primary", { type: "button", "data-action": "merge", onclick: () => act("Merged.", `${base}/merge`) }, `Merge PR #${record.pr!.number}`) : null,
-      canRestore(record) ? h("button.button", { type: "button", "data-action": "restore", onclick: () => act("Restored.", `${base}/restore`) }, "Restore") : null,
+      canMerge(record)
+        ? h(
+          "button.button.primary",
+          { type: "button", "data-action": "merge", onclick: () => act("Merged.", `${base}/merge`) },
+          `Merge PR #${record.pr!.number}`
+        )
+        : null,
+      canRestore(record)
+        ? h("button.button", { type: "button", "data-action": "restore", onclick: () => act("Restored.", `${base}/restore`) }, "Restore")
+        : null,
       canKill(record) ? confirmed("Kill", "kill", () => act("Killed.", `${base}/kill`)) : null,
-      h("button.button", { type: "button", "data-action": "open", title: record.workspacePath, onclick: () => act("Opened the worktree.", `${base}/open`) }, "Open worktree"),
+      h(
+        "button.button",
+        { type: "button", "data-action": "open", title: record.workspacePath, onclick: () => act("Opened the worktree.", `${base}/open`) },
+        "Open worktree"
+      ),
       h("button.button", {
         type: "button",
         "data-action": "copy-path",
@@ -191,7 +228,13 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
     replaceChildren(
       head,
       h("a.back", { href: "/" }, "← Board"),
-      h("h1", {}, h("span.session-id", {}, record.sessionId), statusPill(record), isEscalated(record) ? h("span.pill", { "data-tone": "bad" }, "escalated") : null),
+      h(
+        "h1",
+        {},
+        h("span.session-id", {}, record.sessionId),
+        statusPill(record),
+        isEscalated(record) ? h("span.pill", { "data-tone": "bad" }, "escalated") : null
+      ),
       h("div.issue-line", {}, record.role === "orchestrator" ? `Orchestrator of ${record.projectId}` : issueTitle(record)),
       h(
         "div.facts",
@@ -237,7 +280,9 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
         readOnly: readOnly.checked,
         onStatus: setTerminalStatus,
         url: ({ cols, rows }) =>
-          `${scheme}://${location.hostname}:${boot.terminalPort}/terminal/${encodeURIComponent(sessionId)}?cols=${cols}&rows=${rows}${readOnly.checked ? "&mode=read" : ""}`
+          `${scheme}://${location.hostname}:${boot.terminalPort}/terminal/${encodeURIComponent(sessionId)}?cols=${cols}&rows=${rows}${
+            readOnly.checked ? "&mode=read" : ""
+          }`
       })
     })
   }

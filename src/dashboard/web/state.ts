@@ -3,10 +3,10 @@
  * a snapshot first (again after every reconnect), then each record, event and inbox change as it happens.
  * Views subscribe to the changes they draw.
  */
-import type { InboxEntry, InboxState, LiveMessage } from "../api.ts"
-import { showsOnCard } from "../board.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
+import type { InboxEntry, InboxState, LiveMessage } from "../api.ts"
+import { showsOnCard } from "../board.ts"
 
 /** `signed-out`: the supervisor refuses the page's token (it was made anew); only the printed URL helps. */
 export type Connection = "connecting" | "live" | "disconnected" | "signed-out"

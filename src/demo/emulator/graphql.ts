@@ -149,13 +149,16 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
       reviews: (args: Page & { readonly states?: ReadonlyArray<string> | null }) =>
         page(reviews.filter((r) => !args.states || args.states.includes(r.state)).map(reviewNode), args),
       reviewThreads: (args: Page) =>
-        page((repo.threads.get(pull.number) ?? []).map((thread) => ({
-          isResolved: thread.resolved,
-          isOutdated: false,
-          path: thread.path,
-          line: thread.line,
-          comments: (commentArgs: Page) => page(thread.comments.map((c) => ({ author: actor(c.user), body: c.body, url: c.html_url })), commentArgs)
-        })), args)
+        page(
+          (repo.threads.get(pull.number) ?? []).map((thread) => ({
+            isResolved: thread.resolved,
+            isOutdated: false,
+            path: thread.path,
+            line: thread.line,
+            comments: (commentArgs: Page) => page(thread.comments.map((c) => ({ author: actor(c.user), body: c.body, url: c.html_url })), commentArgs)
+          })),
+          args
+        )
     }
   }
   const reviewNode = (review: Review) => ({ author: actor(review.user), body: review.body, state: review.state, url: review.html_url })
@@ -165,7 +168,13 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
     const statuses = repo.statuses.get(sha) ?? []
     const contexts = [
       ...runs.map(checkRunNode),
-      ...statuses.map((s) => ({ __typename: "StatusContext", context: s.context, state: s.state.toUpperCase(), targetUrl: s.target_url, description: s.description }))
+      ...statuses.map((s) => ({
+        __typename: "StatusContext",
+        context: s.context,
+        state: s.state.toUpperCase(),
+        targetUrl: s.target_url,
+        description: s.description
+      }))
     ]
     const failed = runs.some((r) => r.conclusion === "failure") || statuses.some((s) => s.state === "failure" || s.state === "error")
     const pending = runs.some((r) => r.status !== "completed") || statuses.some((s) => s.state === "pending")
@@ -192,7 +201,9 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
             stateReason: issue.state === "closed" ? issue.stateReason ?? "COMPLETED" : null
           }
         },
-        pullRequests: (args: Page & { readonly headRefName?: string | null; readonly states?: ReadonlyArray<string> | null; readonly orderBy?: { direction: string } | null }) => {
+        pullRequests: (
+          args: Page & { readonly headRefName?: string | null; readonly states?: ReadonlyArray<string> | null; readonly orderBy?: { direction: string } | null }
+        ) => {
           const pulls = [...repo.pulls.values()]
             .filter((p) => (args.headRefName == null || p.head === args.headRefName))
             .filter((p) => !args.states || args.states.includes(p.merged ? "MERGED" : p.state.toUpperCase()))

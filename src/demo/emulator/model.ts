@@ -114,7 +114,8 @@ export interface Repo {
 
 export const ZERO_SHA = "0000000000000000000000000000000000000000"
 
-const git = (gitDir: string, ...args: Array<string>) => execFileSync("git", ["--git-dir", gitDir, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
+const git = (gitDir: string, ...args: Array<string>) =>
+  execFileSync("git", ["--git-dir", gitDir, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
 export const tryGit = (gitDir: string, ...args: Array<string>): string | undefined => {
   try {
     return git(gitDir, ...args)
@@ -190,7 +191,10 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
       }
     const payload = { action: "completed", check_run: { ...run, check_suite: { head_branch: run.branch, head_sha: run.head_sha } } }
     options.emit("check_run", repo, payload)
-    options.emit("check_suite", repo, { action: "completed", check_suite: { head_branch: run.branch, head_sha: run.head_sha, status: "completed", conclusion } })
+    options.emit("check_suite", repo, {
+      action: "completed",
+      check_suite: { head_branch: run.branch, head_sha: run.head_sha, status: "completed", conclusion }
+    })
   }
 
   /** CI on a head commit: one check, `ci`, that completes by the rule after `ciDelayMs`. Idempotent per commit. */
@@ -233,11 +237,16 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
       options.emit("push", repo, { ref, before, after, deleted: after === ZERO_SHA, created: before === ZERO_SHA })
       if (after === ZERO_SHA) continue
       runCi(repo, after, branch)
-      for (const pull of pullsWithHead(repo, branch)) options.emit("pull_request", repo, { action: "synchronize", number: pull.number, pull_request: pullPayload(repo, pull) })
+      for (const pull of pullsWithHead(repo, branch)) {
+        options.emit("pull_request", repo, { action: "synchronize", number: pull.number, pull_request: pullPayload(repo, pull) })
+      }
     }
   }
 
-  const openPull = (repo: Repo, input: { readonly head: string; readonly base: string; readonly title: string; readonly body: string; readonly draft: boolean }): Pull | undefined => {
+  const openPull = (
+    repo: Repo,
+    input: { readonly head: string; readonly base: string; readonly title: string; readonly body: string; readonly draft: boolean }
+  ): Pull | undefined => {
     const sha = headSha(repo, input.head)
     if (sha === undefined) return undefined
     const pull: Pull = { number: repo.next++, ...input, state: "open", merged: false, mergeCommit: null, conflicts: false, createdAt: now() }
@@ -277,7 +286,11 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
       })
     }
     repo.threads.set(pull.number, threads)
-    options.emit("pull_request_review", repo, { action: "submitted", review: { ...entry, state: entry.state.toLowerCase() }, pull_request: pullPayload(repo, pull) })
+    options.emit("pull_request_review", repo, {
+      action: "submitted",
+      review: { ...entry, state: entry.state.toLowerCase() },
+      pull_request: pullPayload(repo, pull)
+    })
     return entry
   }
 
@@ -289,7 +302,19 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
     if (pull.conflicts || base === undefined || head === undefined) return { error: "Pull Request is not mergeable" }
     const tree = tryGit(repo.gitDir, "merge-tree", "--write-tree", base, head)
     if (tree === undefined) return { error: "Pull Request is not mergeable" }
-    const sha = git(repo.gitDir, "-c", "user.name=emulator", "-c", "user.email=emulator@localhost", "commit-tree", tree.split("\n")[0]!, "-p", base, "-m", `${pull.title} (#${pull.number})`)
+    const sha = git(
+      repo.gitDir,
+      "-c",
+      "user.name=emulator",
+      "-c",
+      "user.email=emulator@localhost",
+      "commit-tree",
+      tree.split("\n")[0]!,
+      "-p",
+      base,
+      "-m",
+      `${pull.title} (#${pull.number})`
+    )
     git(repo.gitDir, "update-ref", `refs/heads/${pull.base}`, sha, base)
     pull.state = "closed"
     pull.merged = true

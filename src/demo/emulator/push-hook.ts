@@ -13,7 +13,9 @@ const HOOK_DIR = "orch-emulator-hooks"
 export const installPushHook = (gitDir: string, endpoint: string): void => {
   const dir = join(gitDir, HOOK_DIR)
   mkdirSync(dir, { recursive: true })
-  const script = `let d="";process.stdin.on("data",(c)=>d+=c).on("end",()=>fetch(${JSON.stringify(endpoint)},{method:"POST",body:d,signal:AbortSignal.timeout(5000)}).catch(()=>{}).finally(()=>process.exit(0)))`
+  const script = `let d="";process.stdin.on("data",(c)=>d+=c).on("end",()=>fetch(${
+    JSON.stringify(endpoint)
+  },{method:"POST",body:d,signal:AbortSignal.timeout(5000)}).catch(()=>{}).finally(()=>process.exit(0)))`
   writeFileSync(join(dir, "post-receive"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} -e '${script}'\n`)
   chmodSync(join(dir, "post-receive"), 0o755)
   execFileSync("git", ["--git-dir", gitDir, "config", "core.hooksPath", dir])

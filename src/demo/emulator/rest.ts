@@ -86,7 +86,11 @@ export const restRoute = (model: Model, method: string, url: URL, body: Record<s
     if (sha === undefined) return { status: 422, body: { message: `No commit found for SHA: ${ref}` } }
     if (m[2] === "status") {
       const statuses = repo.statuses.get(sha) ?? []
-      const state = statuses.some((s) => s.state === "failure" || s.state === "error") ? "failure" : statuses.some((s) => s.state === "pending") ? "pending" : "success"
+      const state = statuses.some((s) => s.state === "failure" || s.state === "error")
+        ? "failure"
+        : statuses.some((s) => s.state === "pending")
+        ? "pending"
+        : "success"
       return { status: 200, body: { state, sha, statuses, total_count: statuses.length } }
     }
     const branch = [...repo.pulls.values()].find((p) => model.headSha(repo, p.head) === sha)?.head ?? ref

@@ -8,11 +8,11 @@
 import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { makeDeliveries, type Delivery, type Hook } from "./deliveries.ts"
+import { type Delivery, type Hook, makeDeliveries } from "./deliveries.ts"
 import { makeGraphql } from "./graphql.ts"
-import { makeModel, type Actor, type CiRun, type CiVerdict, type CommitStatus, type Pull, type Review } from "./model.ts"
+import { type Actor, type CiRun, type CiVerdict, type CommitStatus, makeModel, type Pull, type Review } from "./model.ts"
 import { installPushHook, parseRefUpdates, removePushHook } from "./push-hook.ts"
-import { restRoute, type Answer } from "./rest.ts"
+import { type Answer, restRoute } from "./rest.ts"
 
 export type { CheckConclusion, CiRun, CiVerdict } from "./model.ts"
 
@@ -129,11 +129,19 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
     emit: (event, repo, payload) =>
       deliveries.emit(event, {
         ...payload,
-        repository: { full_name: repo.fullName, name: repo.fullName.split("/")[1], owner: { login: repo.fullName.split("/")[0] }, html_url: `${base}/${repo.fullName}` },
+        repository: {
+          full_name: repo.fullName,
+          name: repo.fullName.split("/")[1],
+          owner: { login: repo.fullName.split("/")[0] },
+          html_url: `${base}/${repo.fullName}`
+        },
         sender: { login: "emulator", type: "User" }
       })
   })
-  const runGraphql = makeGraphql(model, () => ({ limit, remaining: Math.max(0, limit - stats.graphqlPoints), used: stats.graphqlPoints, resetAt: new Date(resetAt() * 1000).toISOString() }))
+  const runGraphql = makeGraphql(
+    model,
+    () => ({ limit, remaining: Math.max(0, limit - stats.graphqlPoints), used: stats.graphqlPoints, resetAt: new Date(resetAt() * 1000).toISOString() })
+  )
 
   const rateHeaders = (resource: "core" | "graphql", used: number) => ({
     "x-ratelimit-limit": String(limit),
@@ -161,7 +169,12 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
     const valid = result.data !== undefined && result.data !== null
     if (valid) stats.graphqlQueries++
     else stats.graphqlPoints--
-    send(res, 200, rateHeaders("graphql", stats.graphqlPoints), valid ? result : { errors: result.errors?.map((e) => ({ message: e.message, locations: e.locations })) })
+    send(
+      res,
+      200,
+      rateHeaders("graphql", stats.graphqlPoints),
+      valid ? result : { errors: result.errors?.map((e) => ({ message: e.message, locations: e.locations })) }
+    )
   }
 
   const handleRest = (req: IncomingMessage, res: ServerResponse, url: URL, body: Record<string, unknown>) => {
@@ -260,7 +273,13 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
       const runs = repo.checks.get(headSha) ?? []
       return {
         headSha,
-        ci: runs.length === 0 ? null : runs.some((r) => r.conclusion === "failure") ? "failure" : runs.every((r) => r.status === "completed") ? "success" : "pending",
+        ci: runs.length === 0
+          ? null
+          : runs.some((r) => r.conclusion === "failure")
+          ? "failure"
+          : runs.every((r) => r.status === "completed")
+          ? "success"
+          : "pending",
         merged: pull.merged,
         reviews: (repo.reviews.get(number) ?? []).map((r) => ({ state: r.state, commit: r.commit_id }))
       }

@@ -1,7 +1,7 @@
 /** Agent `aider`. No hooks: its activity is read off the screen. */
 import * as Effect from "effect/Effect"
 import type { Activity } from "../../domain/session.ts"
-import { shellQuote, type AgentShape } from "./Agent.ts"
+import { type AgentShape, shellQuote } from "./Agent.ts"
 
 export const makeAiderAgent = (agentConfig: Readonly<Record<string, unknown>>): AgentShape => {
   const binary = typeof agentConfig.command === "string" && agentConfig.command !== "" ? agentConfig.command : "aider"

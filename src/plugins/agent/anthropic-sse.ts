@@ -27,13 +27,25 @@ export interface AnswerWriter {
 export const makeAnswerWriter = (): AnswerWriter => {
   let ids = 0
   const nextId = (prefix: string) => `${prefix}_${(++ids).toString().padStart(6, "0")}${Date.now().toString(36)}`
-  return { streamAnswer: (res, model, answer) => streamAnswer(res, model, answer, nextId), jsonAnswer: (res, model, text) => jsonAnswer(res, model, text, nextId) }
+  return {
+    streamAnswer: (res, model, answer) => streamAnswer(res, model, answer, nextId),
+    jsonAnswer: (res, model, text) => jsonAnswer(res, model, text, nextId)
+  }
 }
 
 const streamAnswer = (res: ServerResponse, model: string, answer: Answer, nextId: (prefix: string) => string) => {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "request-id": nextId("req") })
   event(res, "message_start", {
-    message: { id: nextId("msg"), type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } }
+    message: {
+      id: nextId("msg"),
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 }
+    }
   })
   let index = 0
   if (answer.text !== undefined && answer.text !== "") {
@@ -48,7 +60,10 @@ const streamAnswer = (res: ServerResponse, model: string, answer: Answer, nextId
     event(res, "content_block_stop", { index })
     index++
   }
-  event(res, "message_delta", { delta: { stop_reason: (answer.tools ?? []).length > 0 ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 12 } })
+  event(res, "message_delta", {
+    delta: { stop_reason: (answer.tools ?? []).length > 0 ? "tool_use" : "end_turn", stop_sequence: null },
+    usage: { output_tokens: 12 }
+  })
   event(res, "message_stop", {})
   res.end()
 }
@@ -56,7 +71,13 @@ const streamAnswer = (res: ServerResponse, model: string, answer: Answer, nextId
 const jsonAnswer = (res: ServerResponse, model: string, text: string, nextId: (prefix: string) => string) => {
   res.writeHead(200, { "content-type": "application/json" })
   res.end(JSON.stringify({
-    id: nextId("msg"), type: "message", role: "assistant", model, content: [{ type: "text", text }],
-    stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 10, output_tokens: 2 }
+    id: nextId("msg"),
+    type: "message",
+    role: "assistant",
+    model,
+    content: [{ type: "text", text }],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 2 }
   }))
 }

@@ -13,9 +13,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { activityOf, parseSignal } from "../../domain/activity.ts"
 import type { Activity } from "../../domain/session.ts"
+import type { RuntimeHandle } from "../../domain/session.ts"
 import { makeMultiplexer } from "../runtime/multiplexer.ts"
 import type { RuntimeShape } from "../runtime/Runtime.ts"
-import type { RuntimeHandle } from "../../domain/session.ts"
 import type { AgentContext } from "./Agent.ts"
 import { makeAnswerWriter } from "./anthropic-sse.ts"
 import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
@@ -48,18 +48,21 @@ const canaryModel = () => {
       const conversation = (body.tools ?? []).length > 0
       const answered = (body.messages ?? []).some((m) => m.role === "assistant")
       if (!conversation || answered) return streamAnswer(res, "canary", { text: "Done." })
-      void released.then(() => streamAnswer(res, "canary", { tools: [{ tool: "Bash", input: { command: "echo orch-canary > canary.txt", description: "write canary.txt" } }] }))
+      void released.then(() =>
+        streamAnswer(res, "canary", { tools: [{ tool: "Bash", input: { command: "echo orch-canary > canary.txt", description: "write canary.txt" } }] })
+      )
     })
   })
   return Effect.acquireRelease(
     Effect.callback<{ readonly url: string; readonly release: () => void }>((resume) => {
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, release })))
     }),
-    () => Effect.sync(() => {
-      release()
-      server.closeAllConnections()
-      server.close()
-    })
+    () =>
+      Effect.sync(() => {
+        release()
+        server.closeAllConnections()
+        server.close()
+      })
   )
 }
 
@@ -72,11 +75,14 @@ const scratch = Effect.acquireRelease(
     mkdirSync(repo)
     mkdirSync(home)
     execFileSync("git", ["init", "-q", repo])
-    writeFileSync(join(home, ".claude.json"), JSON.stringify({
-      hasCompletedOnboarding: true,
-      customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
-      projects: { [repo]: { hasTrustDialogAccepted: true } }
-    }))
+    writeFileSync(
+      join(home, ".claude.json"),
+      JSON.stringify({
+        hasCompletedOnboarding: true,
+        customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
+        projects: { [repo]: { hasTrustDialogAccepted: true } }
+      })
+    )
     writeFileSync(join(root, "system.md"), "You are checked by orch doctor.")
     return { root, repo, home, socket: join(root, "tmux.sock") }
   }),
@@ -124,8 +130,15 @@ export const claudeCanary = (binary: string) =>
     const agent = makeCodingAgent({ command: binary, permissions: "default" })
     const activityFile = join(dir.root, "activity.jsonl")
     const context = {
-      sessionId: "canary", issueId: "canary", branch: "main", workspacePath: dir.repo, promptFile: join(dir.root, "system.md"),
-      systemPromptFile: join(dir.root, "system.md"), task: PROMPT, activityFile, conversationId: crypto.randomUUID()
+      sessionId: "canary",
+      issueId: "canary",
+      branch: "main",
+      workspacePath: dir.repo,
+      promptFile: join(dir.root, "system.md"),
+      systemPromptFile: join(dir.root, "system.md"),
+      task: PROMPT,
+      activityFile,
+      conversationId: crypto.randomUUID()
     } as AgentContext
     const launch = yield* agent.launch(context)
     const handle = yield* Effect.acquireRelease(

@@ -11,7 +11,8 @@ import type { Activity } from "../../domain/session.ts"
 export const VERIFIED_CLAUDE_VERSION = "2.1.328"
 
 /** The agent asks a person something: a menu with a selected option, or a known question. */
-const QUESTION = /Do you want to proceed\?|Do you want to (make this edit|create|use this API key)|Esc to cancel|Yes, I trust this folder|Auto mode can't check actions/i
+const QUESTION =
+  /Do you want to proceed\?|Do you want to (make this edit|create|use this API key)|Esc to cancel|Yes, I trust this folder|Auto mode can't check actions/i
 const BUSY = /esc to interrupt/i
 /** The input box: a `❯` (older versions: `>`) at the start of a line, between horizontal rules. */
 const PROMPT = /^\s*(│\s*)?[❯>](\s|$)/m
@@ -39,6 +40,8 @@ export const claudeTakesInput = (screen: string): boolean => {
 export const claudeStartBlocker = (screen: string): string | undefined => {
   if (/Yes, I trust this folder/i.test(screen)) return "Claude Code asks whether to trust this folder: run `claude` once in the project's directory and accept"
   if (/use this API key\?/i.test(screen)) return "Claude Code asks whether to use the API key from the environment: run `claude` once and answer Yes"
-  if (/Auto mode can't check actions/i.test(screen)) return "Claude Code's auto mode cannot check actions through this API endpoint: set agentConfig.permissions to skip, auto-edit or default"
+  if (/Auto mode can't check actions/i.test(screen)) {
+    return "Claude Code's auto mode cannot check actions through this API endpoint: set agentConfig.permissions to skip, auto-edit or default"
+  }
   return undefined
 }

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import type { Activity } from "../../domain/session.ts"
-import { AgentError, shellQuote, type AgentContext, type AgentShape } from "./Agent.ts"
+import { type AgentContext, AgentError, type AgentShape, shellQuote } from "./Agent.ts"
 
 const PLUGIN = "codex"
 /** The Codex CLI version this plugin's flags and screens were proven with (docs/agents.md); `orch doctor` compares. */
@@ -38,7 +38,9 @@ export const codexStartBlocker = (screen: string): string | undefined =>
 
 export const codexActivityFromScreen = (screen: string): Activity | undefined => {
   const tail = screen.trimEnd().split("\n").slice(-15).join("\n")
-  if (/Would you like to run the following command\?|Press enter to confirm or esc to cancel/i.test(tail) || codexStartBlocker(tail) !== undefined) return "waiting_input"
+  if (/Would you like to run the following command\?|Press enter to confirm or esc to cancel/i.test(tail) || codexStartBlocker(tail) !== undefined) {
+    return "waiting_input"
+  }
   if (/esc to interrupt/i.test(tail)) return "active"
   if (/^\s*› /m.test(tail) && /\? for shortcuts/i.test(tail)) return "ready"
   return undefined

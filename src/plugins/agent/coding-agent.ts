@@ -4,10 +4,10 @@
  * to the session's `activity.jsonl` with a plain shell command (no process heavier than `sh` per hook).
  */
 import * as Effect from "effect/Effect"
+import { execFileSync } from "node:child_process"
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, isAbsolute, join } from "node:path"
-import { execFileSync } from "node:child_process"
-import { AgentError, shellQuote, type AgentContext, type AgentShape } from "./Agent.ts"
+import { type AgentContext, AgentError, type AgentShape, shellQuote } from "./Agent.ts"
 import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
 
 const PLUGIN = "coding-agent"
@@ -78,7 +78,8 @@ export const makeCodingAgent = (agentConfig: Readonly<Record<string, unknown>>):
     binary,
     ...permissionFlags(agentConfig.permissions),
     ...(typeof agentConfig.model === "string" ? ["--model", shellQuote(agentConfig.model)] : []),
-    "--append-system-prompt", `"$(cat ${shellQuote(context.systemPromptFile)})"`
+    "--append-system-prompt",
+    `"$(cat ${shellQuote(context.systemPromptFile)})"`
   ]
   return {
     name: PLUGIN,
@@ -89,8 +90,7 @@ export const makeCodingAgent = (agentConfig: Readonly<Record<string, unknown>>):
         env: {},
         initialMessage: context.task
       })),
-    resume: (context) =>
-      Effect.map(installHooks(context), () => ({ command: [...base(context), "--resume", context.conversationId].join(" "), env: {} })),
+    resume: (context) => Effect.map(installHooks(context), () => ({ command: [...base(context), "--resume", context.conversationId].join(" "), env: {} })),
     isReadyForInput: (screen) => claudeActivityFromScreen(screen) === "ready",
     startBlocker: claudeStartBlocker,
     readsScreen: true,

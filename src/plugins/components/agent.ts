@@ -5,9 +5,9 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ProjectConfig } from "../../config/schema.ts"
-import { AgentError, type AgentContext, type AgentLaunch, type AgentShape } from "../agent/Agent.ts"
-import { decodeWith } from "../contract/common.ts"
+import { type AgentContext, AgentError, type AgentLaunch, type AgentShape } from "../agent/Agent.ts"
 import type { Activity, AgentComponent } from "../contract/agent.ts"
+import { decodeWith } from "../contract/common.ts"
 
 const isProject = (value: unknown): value is ProjectConfig => {
   const project = value as Partial<Record<keyof ProjectConfig, unknown>> | null

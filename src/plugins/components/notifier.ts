@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { MessageContext, Notification, NotificationAction } from "../../domain/notification.ts"
 import { decodeWith } from "../contract/common.ts"
-import { MessageContextInput, NotificationActions, NotificationInput, type BuiltinNotifier } from "../contract/notifier.ts"
+import { type BuiltinNotifier, MessageContextInput, NotificationActions, NotificationInput } from "../contract/notifier.ts"
 import { NotifierError, type NotifierShape } from "../notifier/Notifier.ts"
 
 const decodeInput = <S extends Schema.Decoder<unknown>>(schema: S, notifier: string, what: string) => (value: unknown) =>

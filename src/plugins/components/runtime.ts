@@ -8,10 +8,17 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { RuntimeHandle } from "../../domain/session.ts"
-import { decodeWith } from "../contract/common.ts"
-import type { RuntimeAttachOptions, RuntimeAttachSize, RuntimeComponent, RuntimeLaunch, RuntimePluginHandle, RuntimePluginTerminal } from "../contract/runtime.ts"
 import type { Terminal, TerminalUnavailable } from "../../domain/terminal.ts"
-import { RuntimeError, type DeliveryUnconfirmed, type RuntimeShape } from "../runtime/Runtime.ts"
+import { decodeWith } from "../contract/common.ts"
+import type {
+  RuntimeAttachOptions,
+  RuntimeAttachSize,
+  RuntimeComponent,
+  RuntimeLaunch,
+  RuntimePluginHandle,
+  RuntimePluginTerminal
+} from "../contract/runtime.ts"
+import { type DeliveryUnconfirmed, RuntimeError, type RuntimeShape } from "../runtime/Runtime.ts"
 
 const Launch = Schema.Struct({
   sessionId: Schema.String,
@@ -104,13 +111,17 @@ export const runtimeComponent = (shape: RuntimeShape): BuiltinRuntime => {
       run(Effect.gen(function*() {
         const decoded = yield* handle("probe", h)
         const liveness = (yield* shape.probe([decoded])).get(decoded.id)
-        if (liveness === undefined) return yield* new RuntimeError({ plugin: shape.name, operation: "probe", reason: `could not tell whether ${decoded.id} runs` })
+        if (liveness === undefined) {
+          return yield* new RuntimeError({ plugin: shape.name, operation: "probe", reason: `could not tell whether ${decoded.id} runs` })
+        }
         return liveness._tag === "Alive"
       })),
     ...(shape.attach !== undefined
       ? {
         attach: (h, size, options) =>
-          Effect.runPromise(handle("attach", h)).then((decoded) => pluginTerminal(shape.attach!(decoded, { cols: size.cols, rows: size.rows }, { readOnly: options.readOnly })))
+          Effect.runPromise(handle("attach", h)).then((decoded) =>
+            pluginTerminal(shape.attach!(decoded, { cols: size.cols, rows: size.rows }, { readOnly: options.readOnly }))
+          )
       }
       : {})
   }

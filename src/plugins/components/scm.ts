@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { decodeWith } from "../contract/common.ts"
 import type { PullRequestViewFromPlugin, ScmComponent } from "../contract/scm.ts"
-import { MERGE_METHODS, ScmError, type MergeMethod, type ScmShape } from "../scm/Scm.ts"
+import { MERGE_METHODS, type MergeMethod, ScmError, type ScmShape } from "../scm/Scm.ts"
 
 /** The component a built-in scm module's `create` returns, each method answering with a Promise. */
 export interface BuiltinScm extends ScmComponent {

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { decodeWith } from "../contract/common.ts"
 import type { IssueFromPlugin, IssueStateFromPlugin, SessionUpdate, TrackerComponent } from "../contract/tracker.ts"
-import { TrackerUnavailable, type IssueTrackerShape } from "../tracker/Tracker.ts"
+import { type IssueTrackerShape, TrackerUnavailable } from "../tracker/Tracker.ts"
 
 /** The component a built-in tracker module's `create` returns, each method answering with a Promise. */
 export interface BuiltinTracker extends TrackerComponent {
@@ -24,9 +24,11 @@ export const trackerComponent = (shape: IssueTrackerShape): BuiltinTracker => {
     name: shape.name,
     namesBranches: shape.namesBranches === true,
     getIssue: (issueId) =>
-      Effect.runPromise(Effect.flatMap(input(Schema.String, "the issue id")(issueId), shape.getIssue).pipe(
-        Effect.catchTag("IssueNotFound", () => Effect.succeed(null))
-      )),
+      Effect.runPromise(
+        Effect.flatMap(input(Schema.String, "the issue id")(issueId), shape.getIssue).pipe(
+          Effect.catchTag("IssueNotFound", () => Effect.succeed(null))
+        )
+      ),
     issueStates: (issueIds) =>
       Effect.runPromise(Effect.gen(function*() {
         const ids = yield* input(Schema.Array(Schema.String), "the issue ids")(issueIds)

@@ -3,7 +3,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
-import { NotificationAction, type MessageContext, type Notification } from "../../domain/notification.ts"
+import { type MessageContext, type Notification, NotificationAction } from "../../domain/notification.ts"
 import { EventPriority } from "../../domain/priority.ts"
 import type { Returned } from "./common.ts"
 

@@ -38,8 +38,7 @@ export const onPath = (cmd: string): boolean =>
   })
 
 /** A string literal for AppleScript: backslashes and double quotes escaped, line breaks as spaces. */
-export const appleScriptString = (text: string): string =>
-  `"${text.replace(/[\r\n]+/g, " ").replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`
+export const appleScriptString = (text: string): string => `"${text.replace(/[\r\n]+/g, " ").replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`
 
 type Show = (title: string, body: string, urgent: boolean) => readonly [file: string, args: ReadonlyArray<string>]
 

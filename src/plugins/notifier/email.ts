@@ -84,8 +84,7 @@ export const makeEmailNotifier = Effect.fn("makeEmailNotifier")(function*(
   const from = config.from
   const timeout = Duration.fromInputUnsafe(options.timeout ?? Duration.seconds(15))
   const secrets = smtp.auth !== undefined ? [smtp.auth.pass, encodeURIComponent(smtp.auth.pass)].filter((s) => s !== "") : []
-  const failed = (reason: string) =>
-    new NotifierError({ notifier: name, reason: secrets.reduce((text, secret) => text.split(secret).join("***"), reason) })
+  const failed = (reason: string) => new NotifierError({ notifier: name, reason: secrets.reduce((text, secret) => text.split(secret).join("***"), reason) })
 
   const send = (subject: string, text: string) =>
     Effect.scoped(Effect.gen(function*() {
@@ -115,7 +114,11 @@ export const makeEmailNotifier = Effect.fn("makeEmailNotifier")(function*(
       // The server may take the mail for some recipients and refuse others: that is no delivery to those.
       const refused = sent.rejected.map(String)
       if (refused.length > 0) {
-        return yield* failed(`${smtp.display} refused ${refused.join(", ")} (sent to ${sent.accepted.length} other${sent.accepted.length === 1 ? "" : "s"}); check the addresses in \`to\``)
+        return yield* failed(
+          `${smtp.display} refused ${refused.join(", ")} (sent to ${sent.accepted.length} other${
+            sent.accepted.length === 1 ? "" : "s"
+          }); check the addresses in \`to\``
+        )
       }
     })).pipe(Effect.timeoutOrElse({
       duration: timeout,

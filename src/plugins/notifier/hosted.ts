@@ -3,10 +3,10 @@
  * https://ntfy.sh/mytopic) each notification is also POSTed there, with `token` as a Bearer token when given.
  * The inbox entry is written first and kept even when the forward fails.
  */
-import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { randomUUID } from "node:crypto"
 import type { NotifierConfig } from "../../config/schema.ts"
 import type { MessageContext, Notification, NotificationAction } from "../../domain/notification.ts"
 import type { InboxShape } from "../../store/Inbox.ts"
@@ -77,7 +77,9 @@ export const makeHostedNotifier = Effect.fn("makeHostedNotifier")(function*(
         return { status: response.status, text: await response.text() }
       },
       catch: (cause) =>
-        failed(`cannot reach ${target.origin}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`)
+        failed(
+          `cannot reach ${target.origin}: ${cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause)}`
+        )
     }).pipe(
       Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(failed(`${target.origin} did not answer within ${Duration.format(timeout)}`)) }),
       Effect.flatMap(({ status, text }) =>

@@ -114,13 +114,14 @@ export const makeJsonPoster = (options: HttpPostOptions) => {
             return waitMs === undefined ? { _tag: "Failed", reason, retry: true } : { _tag: "Failed", reason, retry: true, waitMs }
           }
           return { _tag: "Failed", reason, retry: statusCode >= 500 }
-        }))),
+        }))
+      ),
       Effect.catch((error) => Effect.succeed(networkFailure(error)))
     )
 
   return Effect.fn("Notifier.httpPost")(function*(body: unknown) {
     const payload = JSON.stringify(body)
-    for (let attempts = 1; ; attempts++) {
+    for (let attempts = 1;; attempts++) {
       const outcome = yield* attempt(payload)
       if (outcome._tag === "Delivered") return
       if (!outcome.retry || attempts > options.retries) {

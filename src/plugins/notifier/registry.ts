@@ -6,12 +6,12 @@ import * as Effect from "effect/Effect"
 import type { ChildProcessSpawner } from "effect/process"
 import type { NotifierConfig, OrchestratorConfig } from "../../config/schema.ts"
 import type { Notification, NotificationAction } from "../../domain/notification.ts"
-import { callPlugin, loadPlugin, type LoadedPlugin, type PluginLoadError } from "../loader.ts"
+import type { InboxShape } from "../../store/Inbox.ts"
+import { callPlugin, type LoadedPlugin, loadPlugin, type PluginLoadError } from "../loader.ts"
 import { makeChatNotifier } from "./chat.ts"
 import { makeDesktopNotifier } from "./desktop.ts"
 import { makeEmailNotifier } from "./email.ts"
 import { makeHostedNotifier } from "./hosted.ts"
-import type { InboxShape } from "../../store/Inbox.ts"
 import { NotifierConfigError, NotifierError, type NotifierShape } from "./Notifier.ts"
 import { makeWebhookNotifier } from "./webhook.ts"
 
@@ -57,10 +57,12 @@ const makeOne = (
     case "email":
       return makeEmailNotifier(name, entry)
     default:
-      return Effect.fail(new NotifierConfigError({
-        notifier: name,
-        reason: `unknown notifier plugin "${entry.plugin}" (built-in: ${BUILTIN_NOTIFIERS.join(", ")}; or give a package or path)`
-      }))
+      return Effect.fail(
+        new NotifierConfigError({
+          notifier: name,
+          reason: `unknown notifier plugin "${entry.plugin}" (built-in: ${BUILTIN_NOTIFIERS.join(", ")}; or give a package or path)`
+        })
+      )
   }
 }
 

@@ -127,8 +127,16 @@ export const makeTestRuntime = (): TestRuntime => {
       Effect.sync(() =>
         new Map(handles.map((handle): [string, Liveness] => {
           const terminal = terminals.get(handle.id)
-          return [handle.id, terminal === undefined ? { _tag: "Gone" } : terminal.exit === undefined ? { _tag: "Alive", lastOutputAt: terminal.lastOutputAt } : { _tag: "Exited", ...terminal.exit }]
-        }))),
+          return [
+            handle.id,
+            terminal === undefined
+              ? { _tag: "Gone" }
+              : terminal.exit === undefined
+              ? { _tag: "Alive", lastOutputAt: terminal.lastOutputAt }
+              : { _tag: "Exited", ...terminal.exit }
+          ]
+        }))
+      ),
     list: () => Effect.sync(() => [...terminals.keys()]),
     destroy: (handle) => Effect.sync(() => void terminals.delete(handle.id))
   }

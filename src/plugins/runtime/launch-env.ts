@@ -39,6 +39,8 @@ export const writeEnvFile = (env: Readonly<Record<string, string>>): EnvFile => 
 
 /** The shell line that reads the file, deletes it, then runs `command` without the `unset` variables. */
 export const launchLine = (envFile: EnvFile, unset: ReadonlyArray<string>, command: string): string =>
-  `. ${shellQuote(envFile.file)}; rm -f ${shellQuote(envFile.file)}; rmdir ${shellQuote(envFile.dir)}; ${unset.length > 0 ? `unset ${unset.join(" ")}; ` : ""}${command}`
+  `. ${shellQuote(envFile.file)}; rm -f ${shellQuote(envFile.file)}; rmdir ${shellQuote(envFile.dir)}; ${
+    unset.length > 0 ? `unset ${unset.join(" ")}; ` : ""
+  }${command}`
 
 export const removeEnvFile = (envFile: EnvFile): void => rmSync(envFile.dir, { recursive: true, force: true })

@@ -11,8 +11,8 @@ import { existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
-import { RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
 import { type EnvFile, launchLine, removeEnvFile, writeEnvFile } from "./launch-env.ts"
+import { type LaunchSpec, type Liveness, RuntimeError, type RuntimeShape } from "./Runtime.ts"
 import { attachTmux } from "./tmux-attach.ts"
 import { screenOf, sendConfirmed } from "./tmux-send.ts"
 import { ensureSocketDir, socketDirProblem } from "./tmux-socket.ts"
@@ -34,11 +34,14 @@ export const panesOf = (stdout: string): Map<string, Liveness> => {
     const [name, dead, activity, status, signal] = line.split(" ")
     if (name === undefined || name === "" || panes.has(name)) continue
     const seconds = Number(activity)
-    panes.set(name, dead !== "1" ? { _tag: "Alive", ...(activity && Number.isFinite(seconds) ? { lastOutputAt: seconds * 1000 + 999 } : {}) } : {
-      _tag: "Exited",
-      ...(status ? { exitCode: Number(status) } : {}),
-      ...(signal ? { signal: Number(signal) } : {})
-    })
+    panes.set(
+      name,
+      dead !== "1" ? { _tag: "Alive", ...(activity && Number.isFinite(seconds) ? { lastOutputAt: seconds * 1000 + 999 } : {}) } : {
+        _tag: "Exited",
+        ...(status ? { exitCode: Number(status) } : {}),
+        ...(signal ? { signal: Number(signal) } : {})
+      }
+    )
   }
   return panes
 }
@@ -66,19 +69,49 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     // The environment goes through a file the launch line reads and deletes: `-e KEY=value` would show secrets in `ps`.
     const envFile = yield* Effect.try({
       try: () => writeEnvFile(spec.env),
-      catch: (error) => new RuntimeError({ plugin: PLUGIN, operation: "new-session", reason: `cannot write the agent's environment file in ${tmpdir()}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` })
+      catch: (error) =>
+        new RuntimeError({
+          plugin: PLUGIN,
+          operation: "new-session",
+          reason: `cannot write the agent's environment file in ${tmpdir()}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`
+        })
     })
-    if (envFile.skipped.length > 0) yield* Effect.logDebug(`${spec.sessionId}: not passed to the agent (no shell can set these names): ${envFile.skipped.join(", ")}`)
+    if (envFile.skipped.length > 0) {
+      yield* Effect.logDebug(`${spec.sessionId}: not passed to the agent (no shell can set these names): ${envFile.skipped.join(", ")}`)
+    }
     return yield* launch(spec, envFile).pipe(Effect.ensuring(Effect.sync(() => removeEnvFile(envFile))))
   })
 
   const launch = Effect.fnUntraced(function*(spec: LaunchSpec, envFile: EnvFile) {
     // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
     const made = yield* tmuxOk("new-session", [
-      "new-session", "-d", "-s", spec.sessionId, "-c", spec.workingDir, "-x", "200", "-y", "50",
-      "--", "/bin/sh", "-c", launchLine(envFile, spec.unsetEnv, spec.command),
-      ";", "set-option", "-w", "-t", `=${spec.sessionId}:`, "remain-on-exit", "on",
-      ";", "display-message", "-p", "-t", `=${spec.sessionId}:`, "#{session_name}"
+      "new-session",
+      "-d",
+      "-s",
+      spec.sessionId,
+      "-c",
+      spec.workingDir,
+      "-x",
+      "200",
+      "-y",
+      "50",
+      "--",
+      "/bin/sh",
+      "-c",
+      launchLine(envFile, spec.unsetEnv, spec.command),
+      ";",
+      "set-option",
+      "-w",
+      "-t",
+      `=${spec.sessionId}:`,
+      "remain-on-exit",
+      "on",
+      ";",
+      "display-message",
+      "-p",
+      "-t",
+      `=${spec.sessionId}:`,
+      "#{session_name}"
     ])
     if (made.trim() !== spec.sessionId) {
       return yield* new RuntimeError({
@@ -125,7 +158,10 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
       // status unknown until tmux reaps again. A job of its own (`run-shell true`) makes it reap.
       ...(nudge ? ["run-shell", "true", ";"] : []),
       // window_activity: when the pane last printed anything, in whole seconds; taken as the end of that second.
-      "list-panes", "-a", "-F", PANE_FORMAT
+      "list-panes",
+      "-a",
+      "-F",
+      PANE_FORMAT
     ]).pipe(Effect.flatMap((result) =>
       result.exitCode !== 0 && !NO_SERVER.test(result.stderr)
         ? Effect.fail(new RuntimeError({ plugin: PLUGIN, operation: "list-panes", reason: result.stderr.trim() }))

@@ -4,9 +4,9 @@
  * is closed when the viewer leaves.
  */
 import * as Effect from "effect/Effect"
-import { TerminalUnavailable, type AttachOptions, type Terminal, type TerminalSize } from "../../domain/terminal.ts"
+import { type AttachOptions, type Terminal, type TerminalSize, TerminalUnavailable } from "../../domain/terminal.ts"
 import { decodeWith } from "../contract/common.ts"
-import { TerminalFromPlugin, type RuntimePluginHandle, type RuntimePluginTerminal } from "../contract/runtime.ts"
+import { type RuntimePluginHandle, type RuntimePluginTerminal, TerminalFromPlugin } from "../contract/runtime.ts"
 import { callPlugin } from "../loader.ts"
 import { makeOutputPipe } from "./terminal-output.ts"
 
@@ -19,7 +19,8 @@ export const attachPluginTerminal = Effect.fnUntraced(function*(
   size: TerminalSize,
   options: AttachOptions
 ) {
-  const unavailable = (reason: string) => new TerminalUnavailable({ sessionId: handle.id, reason: `the ${plugin} runtime cannot show this terminal: ${reason}` })
+  const unavailable = (reason: string) =>
+    new TerminalUnavailable({ sessionId: handle.id, reason: `the ${plugin} runtime cannot show this terminal: ${reason}` })
   const answer = yield* Effect.acquireRelease(
     callPlugin(plugin, component, "attach", handle, { cols: size.cols, rows: size.rows }, { readOnly: options.readOnly }).pipe(
       Effect.mapError((error) => unavailable(error.reason))

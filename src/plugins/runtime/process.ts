@@ -3,12 +3,12 @@
  * without tmux. Its sessions live as long as the supervisor does; spawning one needs a supervisor (the CLI
  * then goes through it). The "screen" is the tail of the terminal's output with escape sequences removed.
  */
+import type { IPty } from "@lydell/node-pty"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
-import type { IPty } from "@lydell/node-pty"
 import type { RuntimeHandle } from "../../domain/session.ts"
-import { DeliveryUnconfirmed, RuntimeError, type LaunchSpec, type Liveness, type RuntimeShape } from "./Runtime.ts"
+import { DeliveryUnconfirmed, type LaunchSpec, type Liveness, RuntimeError, type RuntimeShape } from "./Runtime.ts"
 import { attachShared, type SharedPty } from "./shared-terminal.ts"
 
 const PLUGIN = "process"
@@ -134,10 +134,19 @@ export const makeProcessRuntime = (terminals: ProcessTerminals): RuntimeShape =>
     send,
     capture: (handle, scrollback = 0) => Effect.map(entry("capture", handle), (state) => plainScreen(state.tail, 50 + scrollback)),
     probe: (handles) =>
-      Effect.succeed(new Map(handles.map((handle): [string, Liveness] => {
-        const state = owned.get(handle.id)
-        return [handle.id, state === undefined ? { _tag: "Gone" } : state.exit === undefined ? { _tag: "Alive", lastOutputAt: state.lastOutputAt } : { _tag: "Exited", ...state.exit }]
-      }))),
+      Effect.succeed(
+        new Map(handles.map((handle): [string, Liveness] => {
+          const state = owned.get(handle.id)
+          return [
+            handle.id,
+            state === undefined
+              ? { _tag: "Gone" }
+              : state.exit === undefined
+              ? { _tag: "Alive", lastOutputAt: state.lastOutputAt }
+              : { _tag: "Exited", ...state.exit }
+          ]
+        }))
+      ),
     list: () => Effect.succeed([...owned.keys()]),
     attach: (handle, size, options) => attachShared(handle.id, processTerminal(terminals, handle.id), size, options),
     destroy: (handle) =>

@@ -5,7 +5,7 @@
  * dropped (`TerminalBehind`; it may attach again, to a replay). Releasing the viewer only stops listening.
  */
 import * as Effect from "effect/Effect"
-import { TerminalUnavailable, type AttachOptions, type Terminal, type TerminalSize } from "../../domain/terminal.ts"
+import { type AttachOptions, type Terminal, type TerminalSize, TerminalUnavailable } from "../../domain/terminal.ts"
 import { makeOutputPipe } from "./terminal-output.ts"
 
 /** What a shared pty offers its viewers. */

@@ -5,12 +5,12 @@
  * (`read-only,ignore-size`), so it can neither type nor resize anyone else's view. Releasing the viewer kills
  * its client only; the session runs on.
  */
+import type { IPty } from "@lydell/node-pty"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
-import type { IPty } from "@lydell/node-pty"
 import type { RuntimeHandle } from "../../domain/session.ts"
-import { TerminalUnavailable, type AttachOptions, type Terminal, type TerminalSize } from "../../domain/terminal.ts"
+import { type AttachOptions, type Terminal, type TerminalSize, TerminalUnavailable } from "../../domain/terminal.ts"
 import { makeOutputPipe } from "./terminal-output.ts"
 
 const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]/g
@@ -35,11 +35,23 @@ export const attachTmux = (socket: string) =>
       Effect.try({
         try: () =>
           spawn("tmux", [
-            "-u", "-S", tmuxSocket,
-            "set-option", "-w", "-t", `${target}:`, "window-size", "latest", ";",
-            "attach-session", ...(options.readOnly ? ["-r"] : []), "-t", target
+            "-u",
+            "-S",
+            tmuxSocket,
+            "set-option",
+            "-w",
+            "-t",
+            `${target}:`,
+            "window-size",
+            "latest",
+            ";",
+            "attach-session",
+            ...(options.readOnly ? ["-r"] : []),
+            "-t",
+            target
           ], { name: "xterm-256color", cols: size.cols, rows: size.rows, cwd: homedir(), env: clientEnv() }),
-        catch: (error) => new TerminalUnavailable({ sessionId: handle.id, reason: `cannot start tmux: ${error instanceof Error ? error.message : String(error)}` })
+        catch: (error) =>
+          new TerminalUnavailable({ sessionId: handle.id, reason: `cannot start tmux: ${error instanceof Error ? error.message : String(error)}` })
       }),
       (pty) => Effect.sync(() => pty.kill())
     )

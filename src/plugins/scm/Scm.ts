@@ -4,8 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
-import { PluginConfigError } from "../config-error.ts"
 import type { RateBudget } from "../../domain/rate-budget.ts"
+import { PluginConfigError } from "../config-error.ts"
 import type { PullRequestViewFromPlugin } from "../contract/scm.ts"
 
 export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
@@ -41,8 +41,7 @@ export const MERGE_METHODS = ["squash", "merge", "rebase"] as const
 export type MergeMethod = (typeof MERGE_METHODS)[number]
 
 /** How the project's PRs are merged: `scm.mergeMethod`, default squash. */
-export const mergeMethodOf = (config: ScmConfig | undefined): MergeMethod =>
-  MERGE_METHODS.find((method) => method === config?.mergeMethod) ?? "squash"
+export const mergeMethodOf = (config: ScmConfig | undefined): MergeMethod => MERGE_METHODS.find((method) => method === config?.mergeMethod) ?? "squash"
 
 /** What is wrong with a `mergeMethod` that is not one of MERGE_METHODS, naming the key; undefined when nothing. */
 export const mergeMethodProblem = (config: ScmConfig | undefined, where: string): PluginConfigError | undefined =>
@@ -80,7 +79,9 @@ export const makeTestScm = (): TestScm => {
         const found = [...views].find(([, view]) => view.pr?.number === prNumber)
         if (found === undefined) return Effect.fail(new ScmError({ plugin: "test", operation: "merge", reason: `no pull request #${prNumber}`, status: 404 }))
         const [branch, view] = found
-        if (view.pr!.state !== "open") return Effect.fail(new ScmError({ plugin: "test", operation: "merge", reason: `#${prNumber} is ${view.pr!.state}`, status: 405 }))
+        if (view.pr!.state !== "open") {
+          return Effect.fail(new ScmError({ plugin: "test", operation: "merge", reason: `#${prNumber} is ${view.pr!.state}`, status: 405 }))
+        }
         merges.push({ prNumber, method })
         views.set(branch, { ...view, pr: { ...view.pr!, state: "merged" } })
         return Effect.void

@@ -13,7 +13,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import type { RateBudget } from "../../domain/rate-budget.ts"
-import { expected, type Expected, readAnswer } from "../answer.ts"
+import { type Expected, expected, readAnswer } from "../answer.ts"
 import { admission, afterAnswer, afterRateLimited, FRESH, type GovernorState, tightestBudget } from "./governor.ts"
 import { ScmError } from "./Scm.ts"
 
@@ -61,7 +61,8 @@ export const makeGateway = (plugin: string, apiUrl: string, headers: Readonly<Re
   const govern = (next: (state: GovernorState, nowMs: number) => GovernorState) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.update(governor, (state) => next(state, now)))
 
-  const failed = (operation: string, reason: string, status?: number) => new ScmError({ plugin, operation, reason, ...(status !== undefined ? { status } : {}) })
+  const failed = (operation: string, reason: string, status?: number) =>
+    new ScmError({ plugin, operation, reason, ...(status !== undefined ? { status } : {}) })
 
   const exchange = (method: string, url: string, operation: string, body?: unknown, etag?: string) =>
     Effect.tryPromise({
@@ -126,8 +127,10 @@ export const makeGateway = (plugin: string, apiUrl: string, headers: Readonly<Re
         return yield* read(operation, expectedAnswer)(body)
       }),
     send: (method, path, body, expectedAnswer) =>
-      Effect.flatMap(request(method, `${apiUrl}${path}`, `${method} ${path}`, body), (answer) =>
-        Effect.flatMap(parse(`${method} ${path}`, answer), read(`${method} ${path}`, expectedAnswer))),
+      Effect.flatMap(
+        request(method, `${apiUrl}${path}`, `${method} ${path}`, body),
+        (answer) => Effect.flatMap(parse(`${method} ${path}`, answer), read(`${method} ${path}`, expectedAnswer))
+      ),
     graphql: (query, variables, expectedAnswer) =>
       Effect.gen(function*() {
         const operation = `GraphQL ${/^\s*(?:query|mutation)\s+(\w+)/.exec(query)?.[1] ?? "query"}`

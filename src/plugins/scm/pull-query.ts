@@ -49,7 +49,9 @@ export const BRANCHES_PER_QUERY = 25
 
 /** The query for `branches` of `owner/name`; branch names travel as variables, never spliced into the text. */
 export const pullRequestsQuery = (branches: ReadonlyArray<string>) => {
-  const aliases = branches.map((_, i) => `  b${i}: pullRequests(headRefName: $b${i}, first: 1, orderBy: {field: CREATED_AT, direction: DESC}) { nodes { ...OrchPull } }`)
+  const aliases = branches.map((_, i) =>
+    `  b${i}: pullRequests(headRefName: $b${i}, first: 1, orderBy: {field: CREATED_AT, direction: DESC}) { nodes { ...OrchPull } }`
+  )
   const query = [
     `query OrchPullRequests($owner: String!, $name: String!${branches.map((_, i) => `, $b${i}: String!`).join("")}) {`,
     "  rateLimit { limit remaining resetAt cost }",

@@ -4,10 +4,10 @@
  * (`apiUrl`, token as for the tracker), shared with the process's other repohost plugins when `access` is theirs.
  */
 import * as Effect from "effect/Effect"
-import type { ScmConfig } from "../../config/schema.ts"
 import * as Schema from "effect/Schema"
+import type { ScmConfig } from "../../config/schema.ts"
 import { expected, readAnswer } from "../answer.ts"
-import { makeRepohostAccess, repohostApiUrl, repohostHeaders, repohostToken, type RepohostAccess } from "../tracker/repohost.ts"
+import { makeRepohostAccess, type RepohostAccess, repohostApiUrl, repohostHeaders, repohostToken } from "../tracker/repohost.ts"
 import { BRANCHES_PER_QUERY, NO_PULL_REQUEST, PullNode, PullRequestsAnswer, pullRequestsQuery, readPull } from "./pull-query.ts"
 import { type PullRequestView, ScmError, type ScmShape } from "./Scm.ts"
 
@@ -42,7 +42,10 @@ export const makeRepohostScm = (
 
   const observeMany = Effect.fn("Scm.repohost.observeMany")(function*(branches: ReadonlyArray<string>) {
     const unique = [...new Set(branches)]
-    const chunks = Array.from({ length: Math.ceil(unique.length / BRANCHES_PER_QUERY) }, (_, i) => unique.slice(i * BRANCHES_PER_QUERY, (i + 1) * BRANCHES_PER_QUERY))
+    const chunks = Array.from(
+      { length: Math.ceil(unique.length / BRANCHES_PER_QUERY) },
+      (_, i) => unique.slice(i * BRANCHES_PER_QUERY, (i + 1) * BRANCHES_PER_QUERY)
+    )
     const results = yield* Effect.forEach(chunks, observeChunk, { concurrency: 2 })
     return new Map<string, PullRequestView>(results.flat())
   })
@@ -51,7 +54,8 @@ export const makeRepohostScm = (
     name: "repohost",
     observe: (branch) => Effect.map(observeMany([branch]), (views) => views.get(branch)!),
     observeMany,
-    merge: (prNumber, method) => Effect.asVoid(gateway.send("PUT", `/repos/${repo}/pulls/${prNumber}/merge`, { merge_method: method }, expected(MergeAnswer, "a merge"))),
+    merge: (prNumber, method) =>
+      Effect.asVoid(gateway.send("PUT", `/repos/${repo}/pulls/${prNumber}/merge`, { merge_method: method }, expected(MergeAnswer, "a merge"))),
     budget: gateway.budget
   }
 }

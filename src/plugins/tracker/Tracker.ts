@@ -76,7 +76,6 @@ export class TrackerAuthFailed extends Schema.TaggedError<TrackerAuthFailed>()("
   }
 }
 
-
 export type TrackerError = IssueNotFound | InvalidIssueId | TrackerUnavailable | TrackerAuthFailed
 
 export interface TrackerShape {
@@ -116,10 +115,12 @@ export const makeTestTracker = (issues: ReadonlyArray<Issue> = []): TestTracker 
         return issue === undefined ? Effect.fail(new IssueNotFound({ issueId, where: "the test tracker" })) : Effect.succeed(issue)
       }),
     issueStates: (issueIds) =>
-      Effect.sync(() => new Map(issueIds.flatMap((id) => {
-        const state = byId.get(idOf(id))?.state
-        return state === undefined ? [] : [[idOf(id), state] as const]
-      }))),
+      Effect.sync(() =>
+        new Map(issueIds.flatMap((id) => {
+          const state = byId.get(idOf(id))?.state
+          return state === undefined ? [] : [[idOf(id), state] as const]
+        }))
+      ),
     onSessionEvent: (update) => Effect.sync(() => void updates.push(update))
   }
 }

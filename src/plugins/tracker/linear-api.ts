@@ -75,7 +75,9 @@ export const readAnswer = (status: number, text: string, header: (name: string) 
     json = undefined
   }
   const decoded = json === undefined ? undefined : readBody(json, { errors: "all", reportInput: true })
-  if (decoded !== undefined && Result.isFailure(decoded)) return { _tag: "Failed", reason: `Linear ${answerProblem("a GraphQL request", decoded.failure.issue)}` }
+  if (decoded !== undefined && Result.isFailure(decoded)) {
+    return { _tag: "Failed", reason: `Linear ${answerProblem("a GraphQL request", decoded.failure.issue)}` }
+  }
   const body = decoded?.success
   const rateLimited = (): LinearAnswer => ({ _tag: "Failed", reason: `rate limited${resetTime(header("x-ratelimit-requests-reset"))}` })
   const first = body?.errors?.[0]

@@ -7,8 +7,8 @@ import * as Schema from "effect/Schema"
 import { execFileSync } from "node:child_process"
 import type { TrackerConfig } from "../../config/schema.ts"
 import { expected } from "../answer.ts"
-import { makeGateways, type Gateways } from "../scm/gateway.ts"
-import { InvalidIssueId, IssueNotFound, TrackerUnavailable, type Issue, type IssueState, type IssueTrackerShape } from "./Tracker.ts"
+import { type Gateways, makeGateways } from "../scm/gateway.ts"
+import { InvalidIssueId, type Issue, IssueNotFound, type IssueState, type IssueTrackerShape, TrackerUnavailable } from "./Tracker.ts"
 
 const DEFAULT_API_URL = "https://api.github.com"
 
@@ -22,7 +22,10 @@ const ghAuthTokenOnce = (env: Readonly<Record<string, string | undefined>>): () 
   return () => {
     if (asked === undefined) {
       try {
-        asked = { token: execFileSync("gh", ["auth", "token"], { encoding: "utf8", timeout: 3000, stdio: ["ignore", "pipe", "ignore"], env: env as NodeJS.ProcessEnv }).trim() || undefined }
+        asked = {
+          token: execFileSync("gh", ["auth", "token"], { encoding: "utf8", timeout: 3000, stdio: ["ignore", "pipe", "ignore"], env: env as NodeJS.ProcessEnv })
+            .trim() || undefined
+        }
       } catch {
         asked = { token: undefined }
       }
@@ -69,7 +72,9 @@ const GitHubIssue = Schema.Struct({
 
 /** The answer of issueStatesQuery: per alias (`i0`, `i1`, …) the issue, null when there is none. */
 const IssueStatesAnswer = Schema.Struct({
-  repository: Schema.NullOr(Schema.Record(Schema.String, Schema.NullOr(Schema.Struct({ number: Schema.Int, state: Schema.String, stateReason: Schema.NullOr(Schema.String) }))))
+  repository: Schema.NullOr(
+    Schema.Record(Schema.String, Schema.NullOr(Schema.Struct({ number: Schema.Int, state: Schema.String, stateReason: Schema.NullOr(Schema.String) })))
+  )
 })
 
 /** A closed issue's work is over, whether completed or not planned; its name says which. */
@@ -128,7 +133,9 @@ export const makeRepohostTracker = (
     for (let start = 0; start < numbers.length; start += ISSUES_PER_QUERY) {
       const chunk = numbers.slice(start, start + ISSUES_PER_QUERY)
       const { query, variables } = issueStatesQuery(chunk)
-      const data = yield* gateway.graphql(query, variables(owner, name), expected(IssueStatesAnswer, "the states of issues")).pipe(Effect.mapError((error) => unavailable(error.reason)))
+      const data = yield* gateway.graphql(query, variables(owner, name), expected(IssueStatesAnswer, "the states of issues")).pipe(
+        Effect.mapError((error) => unavailable(error.reason))
+      )
       for (const issue of Object.values(data.repository ?? {})) {
         if (issue !== null) states.set(String(issue.number), issueState(issue.state, issue.stateReason))
       }

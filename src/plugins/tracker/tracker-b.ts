@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
 import type { ProjectConfig, TrackerConfig } from "../../config/schema.ts"
 import { didYouMean } from "../../config/suggest.ts"
 import { EVENT_TYPES, type EventType } from "../../domain/event.ts"
-import { expected, type Expected, readAnswer } from "../answer.ts"
+import { type Expected, expected, readAnswer } from "../answer.ts"
 import { PluginConfigError } from "../config-error.ts"
 import {
   COMMENT_MUTATION,
@@ -25,13 +25,13 @@ import {
 } from "./linear-api.ts"
 import {
   InvalidIssueId,
-  IssueNotFound,
-  TrackerAuthFailed,
-  TrackerUnavailable,
   type Issue,
+  IssueNotFound,
   type IssueState,
+  type IssueTrackerShape,
   type SessionUpdate,
-  type IssueTrackerShape
+  TrackerAuthFailed,
+  TrackerUnavailable
 } from "./Tracker.ts"
 
 export const TRACKER_B_KEYS = ["plugin", "package", "path", "teamId", "apiKey", "apiUrl", "useBranchName", "commentOn"] as const
@@ -62,7 +62,9 @@ export const trackerBSettings = (config: TrackerConfig, where: string): Result.R
   if (typeof useBranchName !== "boolean") return fail("useBranchName", "must be true or false")
   if (!Array.isArray(commentOn)) return fail("commentOn", "must be a list of event types")
   const badEvent = commentOn.find((type) => !(EVENT_TYPES as ReadonlyArray<unknown>).includes(type))
-  if (badEvent !== undefined) return fail("commentOn", `unknown event type ${JSON.stringify(badEvent)}${didYouMean(String(badEvent), EVENT_TYPES)} (see docs/events.md)`)
+  if (badEvent !== undefined) {
+    return fail("commentOn", `unknown event type ${JSON.stringify(badEvent)}${didYouMean(String(badEvent), EVENT_TYPES)} (see docs/events.md)`)
+  }
   return Result.succeed({ teamId: teamId.trim(), apiKey, apiUrl, useBranchName, commentOn: commentOn as ReadonlyArray<EventType> })
 }
 
@@ -138,7 +140,10 @@ export const makeLinearTracker = (
       if (!IDENTIFIER.test(id)) return yield* new InvalidIssueId({ issueId: issueRef, expected: "a Linear issue identifier like ENG-123" })
       const { issue } = yield* ask(expected(IssueAnswer, `issue ${id}`), ISSUE_QUERY, { id }, id)
       if (issue.team.id !== team && issue.team.key.toLowerCase() !== team.toLowerCase()) {
-        return yield* new InvalidIssueId({ issueId: id, expected: `an issue of Linear team ${team}, but ${issue.identifier} belongs to team ${issue.team.key}` })
+        return yield* new InvalidIssueId({
+          issueId: id,
+          expected: `an issue of Linear team ${team}, but ${issue.identifier} belongs to team ${issue.team.key}`
+        })
       }
       return {
         id: issue.identifier,
@@ -161,7 +166,10 @@ export const makeLinearTracker = (
       const states = new Map<string, IssueState>()
       for (let start = 0; start < numbers.length; start += STATES_PAGE) {
         const page = numbers.slice(start, start + STATES_PAGE)
-        const { issues } = yield* ask(expected(StatesAnswer, "the states of issues"), ISSUE_STATES_QUERY, { filter: { team: teamFilter, number: { in: page } }, first: STATES_PAGE }).pipe(
+        const { issues } = yield* ask(expected(StatesAnswer, "the states of issues"), ISSUE_STATES_QUERY, {
+          filter: { team: teamFilter, number: { in: page } },
+          first: STATES_PAGE
+        }).pipe(
           Effect.catchTag("IssueNotFound", () => Effect.succeed({ issues: { nodes: [] } }))
         )
         for (const node of issues.nodes) {
@@ -174,7 +182,9 @@ export const makeLinearTracker = (
 
     const onSessionEvent = Effect.fn("Tracker.trackerB.onSessionEvent")(function*(update: SessionUpdate) {
       if (!settings.commentOn.includes(update.event.type)) return
-      const { commentCreate } = yield* ask(expected(CommentAnswer, "a comment"), COMMENT_MUTATION, { input: { issueId: update.issueId, body: commentFor(update) } }, update.issueId)
+      const { commentCreate } = yield* ask(expected(CommentAnswer, "a comment"), COMMENT_MUTATION, {
+        input: { issueId: update.issueId, body: commentFor(update) }
+      }, update.issueId)
       if (!commentCreate.success) return yield* new TrackerUnavailable({ tracker, reason: "Linear did not create the comment" })
     })
 

@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, rmSync } from "node:fs"
 import { dirname } from "node:path"
 import type { ProjectConfig } from "../../config/schema.ts"
 import { makeGit } from "./git.ts"
-import { countUnsaved, existingRefs, finishWorkspace, resolveBase, saveToRescueRef } from "./worktree.ts"
 import type { CreatedWorkspace, WorkspaceShape, WorkspaceSpec } from "./Workspace.ts"
+import { countUnsaved, existingRefs, finishWorkspace, resolveBase, saveToRescueRef } from "./worktree.ts"
 
 const PLUGIN = "clone"
 
@@ -30,7 +30,11 @@ export const makeCloneWorkspace = Effect.fnUntraced(function*() {
     rmSync(path, { recursive: true, force: true })
     mkdirSync(dirname(path), { recursive: true })
     yield* git.ok(dirname(path), ["clone", "--quiet", yield* source(project), path], { timeout: "10 minutes" })
-    const refs = yield* existingRefs(git, path, [`refs/remotes/origin/${branch}`, `refs/heads/${project.defaultBranch}`, `refs/remotes/origin/${project.defaultBranch}`])
+    const refs = yield* existingRefs(git, path, [
+      `refs/remotes/origin/${branch}`,
+      `refs/heads/${project.defaultBranch}`,
+      `refs/remotes/origin/${project.defaultBranch}`
+    ])
     const reuse = refs.has(`refs/remotes/origin/${branch}`)
     yield* git.ok(path, ["checkout", "--quiet", "-b", branch, reuse ? `origin/${branch}` : yield* resolveBase(refs, path, project.defaultBranch)])
     yield* finishWorkspace(project, path).pipe(

@@ -33,11 +33,13 @@ export const makeGit = Effect.fnUntraced(function*(plugin: string) {
       Effect.flatMap((result) =>
         result.exitCode === 0
           ? Effect.succeed(result.stdout.trim())
-          : Effect.fail(new WorkspaceError({
-            plugin,
-            operation: `git ${args[0]}`,
-            reason: (result.stderr.trim() || `exit ${result.exitCode}`).split("\n").slice(-3).join(" ")
-          }))
+          : Effect.fail(
+            new WorkspaceError({
+              plugin,
+              operation: `git ${args[0]}`,
+              reason: (result.stderr.trim() || `exit ${result.exitCode}`).split("\n").slice(-3).join(" ")
+            })
+          )
       )
     )
   const exists = (cwd: string, ref: string) =>

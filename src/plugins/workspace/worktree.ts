@@ -9,10 +9,10 @@ import { existsSync, lstatSync, mkdirSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import type { ProjectConfig } from "../../config/schema.ts"
-import { withLock } from "../../store/lock.ts"
 import { exec } from "../../process/exec.ts"
-import { makeGit, type Git } from "./git.ts"
-import { WorkspaceError, type CreatedWorkspace, type WorkspaceShape, type WorkspaceSpec } from "./Workspace.ts"
+import { withLock } from "../../store/lock.ts"
+import { type Git, makeGit } from "./git.ts"
+import { type CreatedWorkspace, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "./Workspace.ts"
 
 const PLUGIN = "worktree"
 const RESCUE_IDENTITY = {
@@ -34,11 +34,13 @@ export const resolveBase = (refs: ReadonlySet<string>, repo: string, defaultBran
     ? Effect.succeed(`origin/${defaultBranch}`)
     : refs.has(`refs/heads/${defaultBranch}`)
     ? Effect.succeed(defaultBranch)
-    : Effect.fail(new WorkspaceError({
-      plugin: PLUGIN,
-      operation: "create",
-      reason: `default branch "${defaultBranch}" not found in ${repo} (set defaultBranch in the project)`
-    }))
+    : Effect.fail(
+      new WorkspaceError({
+        plugin: PLUGIN,
+        operation: "create",
+        reason: `default branch "${defaultBranch}" not found in ${repo} (set defaultBranch in the project)`
+      })
+    )
 
 /** Fetches the default branch from `origin`, when the project has one. A failed fetch is a warning, not a stop. */
 export const fetchDefaultBranch = Effect.fnUntraced(function*(git: Git, project: ProjectConfig) {
@@ -68,7 +70,11 @@ export const finishWorkspace = Effect.fnUntraced(function*(project: ProjectConfi
     )
     if (result.exitCode !== 0) {
       const output = `${result.stderr}${result.stdout}`.trim().split("\n").slice(-3).join(" ")
-      return yield* new WorkspaceError({ plugin: PLUGIN, operation: `postCreate "${command}"`, reason: `exit ${result.exitCode}${output ? `: ${output}` : ""}` })
+      return yield* new WorkspaceError({
+        plugin: PLUGIN,
+        operation: `postCreate "${command}"`,
+        reason: `exit ${result.exitCode}${output ? `: ${output}` : ""}`
+      })
     }
   }
 })
@@ -96,7 +102,16 @@ export const snapshotCommit = Effect.fnUntraced(function*(git: Git, path: string
     if (earlier === undefined) {
       return tree === headTree ? head : yield* git.ok(path, ["commit-tree", tree, "-p", head, "-m", `orch: work saved from ${label}`], { env })
     }
-    return yield* git.ok(path, ["commit-tree", tree, "-p", head, "-p", earlier, "-m", `orch: work saved from ${label}\n\nIts second parent is the work saved there before (${earlier}).`], { env })
+    return yield* git.ok(path, [
+      "commit-tree",
+      tree,
+      "-p",
+      head,
+      "-p",
+      earlier,
+      "-m",
+      `orch: work saved from ${label}\n\nIts second parent is the work saved there before (${earlier}).`
+    ], { env })
   } finally {
     rmSync(env.GIT_INDEX_FILE, { force: true })
   }
@@ -165,7 +180,11 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
     // A worktree left by a spawn that died half-way is cleared before its path is used again.
     if (existsSync(path)) yield* removeWorktree(project, path)
     mkdirSync(dirname(path), { recursive: true })
-    const refs = yield* existingRefs(git, project.path, [`refs/heads/${branch}`, `refs/heads/${project.defaultBranch}`, `refs/remotes/origin/${project.defaultBranch}`])
+    const refs = yield* existingRefs(git, project.path, [
+      `refs/heads/${branch}`,
+      `refs/heads/${project.defaultBranch}`,
+      `refs/remotes/origin/${project.defaultBranch}`
+    ])
     if (refs.has(`refs/heads/${branch}`)) {
       let elsewhere = yield* checkedOutAt(project, branch)
       // A worktree whose directory was deleted by hand still holds its branch in git's eyes until pruned.
@@ -187,15 +206,26 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
   const create = Effect.fn("Workspace.worktree.create")(function*(spec: WorkspaceSpec) {
     const created = yield* addWorktree(spec).pipe(
       withLock(locksDir, `git-${spec.project.id}`),
-      Effect.mapError((error) => error._tag === "LockTimeout" || error._tag === "StoreError" ? new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: error.message }) : error)
+      Effect.mapError((error) =>
+        error._tag === "LockTimeout" || error._tag === "StoreError" ? new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: error.message }) : error
+      )
     )
     yield* finishWorkspace(spec.project, created.path).pipe(
       Effect.provide(context),
       Effect.catch((error) =>
         destroy(spec.project, created.path, { branch: created.branch, deleteBranch: created.createdBranch }).pipe(
-          Effect.catch((undone) => Effect.fail(new WorkspaceError({ plugin: error.plugin, operation: error.operation, reason: `${error.reason}; and it could not remove the worktree: ${undone.message}` }))),
+          Effect.catch((undone) =>
+            Effect.fail(
+              new WorkspaceError({
+                plugin: error.plugin,
+                operation: error.operation,
+                reason: `${error.reason}; and it could not remove the worktree: ${undone.message}`
+              })
+            )
+          ),
           Effect.andThen(Effect.fail(error))
-        ))
+        )
+      )
     )
     return created
   })

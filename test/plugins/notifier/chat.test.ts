@@ -21,11 +21,13 @@ const stuck: Notification = {
 const chat = (config: Record<string, unknown>) => makeChatNotifier("team-chat", { plugin: "chat", ...config })
 
 describe("chat notifier: creation", () => {
-  it.effect.each([
-    [{}, "`webhookUrl` is required: the http or https URL to POST to"],
-    [{ webhookUrl: "ftp://hooks.example.com/x" }, "`webhookUrl` must be an http or https URL, got ftp in \"ftp://hooks.example.com/x\""],
-    [{ webhook: "hooks.example.com/x" }, "`webhook` is not a valid URL: \"hooks.example.com/x\""]
-  ] as const)("%j is refused", ([config, reason]) =>
+  it.effect.each(
+    [
+      [{}, "`webhookUrl` is required: the http or https URL to POST to"],
+      [{ webhookUrl: "ftp://hooks.example.com/x" }, "`webhookUrl` must be an http or https URL, got ftp in \"ftp://hooks.example.com/x\""],
+      [{ webhook: "hooks.example.com/x" }, "`webhook` is not a valid URL: \"hooks.example.com/x\""]
+    ] as const
+  )("%j is refused", ([config, reason]) =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(chat(config))
       assert.strictEqual(error._tag, "NotifierConfigError")
@@ -62,7 +64,14 @@ describe("chat notifier: Block Kit bodies", () => {
     Effect.gen(function*() {
       const server = yield* endpoint()
       const notifier = yield* chat({ webhookUrl: server.url })
-      yield* notifier.notifyWithActions!({ id: "n-2", type: "pr.approved", priority: "action", title: "Ready to merge", message: "CI green", timestamp: "2026-01-02T03:04:05.000Z" }, [
+      yield* notifier.notifyWithActions!({
+        id: "n-2",
+        type: "pr.approved",
+        priority: "action",
+        title: "Ready to merge",
+        message: "CI green",
+        timestamp: "2026-01-02T03:04:05.000Z"
+      }, [
         { label: "Open PR", url: "https://github.com/acme/app/pull/7" },
         { label: "Merge", callbackEndpoint: "/api/sessions/app-1/merge" },
         { label: "Dashboard", url: "http://localhost:3000/sessions/app-1" }
@@ -76,8 +85,18 @@ describe("chat notifier: Block Kit bodies", () => {
           {
             type: "actions",
             elements: [
-              { type: "button", text: { type: "plain_text", text: "Open PR", emoji: true }, url: "https://github.com/acme/app/pull/7", action_id: "orch-action-0" },
-              { type: "button", text: { type: "plain_text", text: "Dashboard", emoji: true }, url: "http://localhost:3000/sessions/app-1", action_id: "orch-action-2" }
+              {
+                type: "button",
+                text: { type: "plain_text", text: "Open PR", emoji: true },
+                url: "https://github.com/acme/app/pull/7",
+                action_id: "orch-action-0"
+              },
+              {
+                type: "button",
+                text: { type: "plain_text", text: "Dashboard", emoji: true },
+                url: "http://localhost:3000/sessions/app-1",
+                action_id: "orch-action-2"
+              }
             ]
           }
         ]

@@ -57,8 +57,10 @@ describe("notifier desktop", () => {
       yield* fakeNotifySend(`echo "Cannot connect to D-Bus" >&2; exit 1`)
       const failing = yield* makeDesktopNotifier("desktop", { platform: "linux" })
       const failed = yield* Effect.flip(failing.notify(notification("info", "t", "m")))
-      assert.strictEqual(failed.message,
-        "notifier desktop: notify-send exited with 1 (Cannot connect to D-Bus); check that a desktop session with notifications is running, or take this notifier out of notificationRouting")
+      assert.strictEqual(
+        failed.message,
+        "notifier desktop: notify-send exited with 1 (Cannot connect to D-Bus); check that a desktop session with notifications is running, or take this notifier out of notificationRouting"
+      )
 
       yield* fakeNotifySend(`exec sleep 10`)
       const hanging = yield* makeDesktopNotifier("desktop", { platform: "linux", timeout: "200 millis" })
@@ -89,13 +91,19 @@ describe("notifier desktop", () => {
       const windows = yield* makeDesktopNotifier("desktop2", { platform: "win32", which: () => true, run })
       const noNotifySend = "notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting"
       assert.strictEqual(yield* linux.unavailable, noNotifySend)
-      for (const attempt of [linux.notify(notification("urgent", "t", "m")), linux.post("m", {}), linux.notifyWithActions(notification("info", "t", "m"), [])]) {
+      for (
+        const attempt of [linux.notify(notification("urgent", "t", "m")), linux.post("m", {}), linux.notifyWithActions(notification("info", "t", "m"), [])]
+      ) {
         const failed = yield* Effect.flip(attempt)
         assert.deepInclude(failed, { _tag: "NotifierError", notifier: "desktop", reason: noNotifySend })
       }
-      assert.strictEqual((yield* Effect.flip(mac.notify(notification("info", "t", "m")))).reason,
-        "osascript was not found on PATH; put /usr/bin on PATH, or take this notifier out of notificationRouting")
-      assert.strictEqual((yield* Effect.flip(windows.notify(notification("info", "t", "m")))).message,
-        "notifier desktop2: desktop notifications work on Linux and macOS only, not win32; take this notifier out of notificationRouting")
+      assert.strictEqual(
+        (yield* Effect.flip(mac.notify(notification("info", "t", "m")))).reason,
+        "osascript was not found on PATH; put /usr/bin on PATH, or take this notifier out of notificationRouting"
+      )
+      assert.strictEqual(
+        (yield* Effect.flip(windows.notify(notification("info", "t", "m")))).message,
+        "notifier desktop2: desktop notifications work on Linux and macOS only, not win32; take this notifier out of notificationRouting"
+      )
     }).pipe(Effect.provide(NodeServices.layer)))
 })

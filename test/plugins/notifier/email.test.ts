@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { createServer, type AddressInfo, type Socket } from "node:net"
+import { type AddressInfo, createServer, type Socket } from "node:net"
 import { SMTPServer } from "smtp-server"
 import type { Notification } from "../../../src/domain/notification.ts"
 import { makeEmailNotifier } from "../../../src/plugins/notifier/email.ts"
@@ -19,37 +19,37 @@ interface Mail {
  * A real SMTP server on 127.0.0.1 (plain text, AUTH PLAIN/LOGIN with USER and PASSWORD) that keeps what it receives
  * and refuses the recipients in `refuse` (550, as for an unknown mailbox).
  */
-const smtpServerRefusing = (refuse: ReadonlyArray<string>) => Effect.acquireRelease(
-  Effect.callback<{ readonly port: number; readonly mails: Array<Mail>; readonly server: SMTPServer }>((resume) => {
-    const mails: Array<Mail> = []
-    const server = new SMTPServer({
-      secure: false,
-      disabledCommands: ["STARTTLS"],
-      allowInsecureAuth: true,
-      logger: false,
-      onAuth: (auth, _session, callback) =>
-        auth.username === USER && auth.password === PASSWORD
-          ? callback(null, { user: USER })
-          : callback(new Error("Invalid username or password")),
-      onRcptTo: (address, _session, callback) =>
-        refuse.includes(address.address)
-          ? callback(Object.assign(new Error(`<${address.address}>: mailbox unavailable`), { responseCode: 550 }))
-          : callback(),
-      onData: (stream, session, callback) => {
-        let raw = ""
-        stream.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")))
-        stream.on("end", () => {
-          const from = session.envelope.mailFrom
-          mails.push({ from: from === false ? "" : from.address, to: session.envelope.rcptTo.map((r) => r.address), raw })
-          callback()
-        })
-      }
-    })
-    server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({ port: (server.server.address() as AddressInfo).port, mails, server })))
-  }),
-  ({ server }) => Effect.callback<void>((resume) => server.close(() => resume(Effect.void)))
-)
+const smtpServerRefusing = (refuse: ReadonlyArray<string>) =>
+  Effect.acquireRelease(
+    Effect.callback<{ readonly port: number; readonly mails: Array<Mail>; readonly server: SMTPServer }>((resume) => {
+      const mails: Array<Mail> = []
+      const server = new SMTPServer({
+        secure: false,
+        disabledCommands: ["STARTTLS"],
+        allowInsecureAuth: true,
+        logger: false,
+        onAuth: (auth, _session, callback) =>
+          auth.username === USER && auth.password === PASSWORD
+            ? callback(null, { user: USER })
+            : callback(new Error("Invalid username or password")),
+        onRcptTo: (address, _session, callback) =>
+          refuse.includes(address.address)
+            ? callback(Object.assign(new Error(`<${address.address}>: mailbox unavailable`), { responseCode: 550 }))
+            : callback(),
+        onData: (stream, session, callback) => {
+          let raw = ""
+          stream.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")))
+          stream.on("end", () => {
+            const from = session.envelope.mailFrom
+            mails.push({ from: from === false ? "" : from.address, to: session.envelope.rcptTo.map((r) => r.address), raw })
+            callback()
+          })
+        }
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.server.address() as AddressInfo).port, mails, server })))
+    }),
+    ({ server }) => Effect.callback<void>((resume) => server.close(() => resume(Effect.void)))
+  )
 const smtpServer = smtpServerRefusing([])
 
 /** A TCP server that accepts connections and never says a word. */
@@ -138,8 +138,10 @@ describe("notifier email (real SMTP server)", () => {
       const server = yield* smtpServerRefusing(["you@example.com"])
       const email = yield* makeEmailNotifier("mail", config(smtpUrl(server.port)))
       const error = yield* Effect.flip(email.notify(notification))
-      assert.strictEqual(error.message,
-        `notifier mail: smtp://orch@127.0.0.1:${server.port} refused you@example.com (sent to 1 other); check the addresses in \`to\``)
+      assert.strictEqual(
+        error.message,
+        `notifier mail: smtp://orch@127.0.0.1:${server.port} refused you@example.com (sent to 1 other); check the addresses in \`to\``
+      )
       assert.deepStrictEqual(server.mails.map((m) => m.to), [["me@example.com"]])
     }))
 
@@ -171,15 +173,17 @@ describe("notifier email (real SMTP server)", () => {
       assert.strictEqual(timedOut.reason, `sending through smtp://orch@127.0.0.1:${silent.port} timed out after 300ms`)
     }))
 
-  it.effect.each([
-    [{ to: "me@example.com" }, "smtp is required: smtp://USER:PASSWORD@HOST:PORT"],
-    [{ smtp: "http://orch:hunter2@mail.example.com", from: "orch@example.com", to: "me@example.com" }, "smtp must start with smtp:// or smtps://"],
-    [{ smtp: "smtp://orch:hunter2@", from: "orch@example.com", to: "me@example.com" }, "smtp is not a valid URL"],
-    [{ smtp: "smtp://orch@mail.example.com", from: "orch@example.com", to: "me@example.com" }, "smtp needs both a user and a password"],
-    [{ smtp: "smtp://orch:hunter2@mail.example.com", to: "me@example.com" }, "from must be an email address"],
-    [{ smtp: "smtp://orch:hunter2@mail.example.com", from: "orch@example.com", to: [] }, "to must be an email address or a non-empty list"],
-    [{ smtp: "smtp://orch:hunter2@mail.example.com", from: "orch@example.com", to: ["me@example.com", "nobody"] }, "to must be an email address"]
-  ] as const)("rejects bad settings at creation: %o", ([settings, expected]) =>
+  it.effect.each(
+    [
+      [{ to: "me@example.com" }, "smtp is required: smtp://USER:PASSWORD@HOST:PORT"],
+      [{ smtp: "http://orch:hunter2@mail.example.com", from: "orch@example.com", to: "me@example.com" }, "smtp must start with smtp:// or smtps://"],
+      [{ smtp: "smtp://orch:hunter2@", from: "orch@example.com", to: "me@example.com" }, "smtp is not a valid URL"],
+      [{ smtp: "smtp://orch@mail.example.com", from: "orch@example.com", to: "me@example.com" }, "smtp needs both a user and a password"],
+      [{ smtp: "smtp://orch:hunter2@mail.example.com", to: "me@example.com" }, "from must be an email address"],
+      [{ smtp: "smtp://orch:hunter2@mail.example.com", from: "orch@example.com", to: [] }, "to must be an email address or a non-empty list"],
+      [{ smtp: "smtp://orch:hunter2@mail.example.com", from: "orch@example.com", to: ["me@example.com", "nobody"] }, "to must be an email address"]
+    ] as const
+  )("rejects bad settings at creation: %o", ([settings, expected]) =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(makeEmailNotifier("mail", { plugin: "email", ...settings }))
       assert.strictEqual(error._tag, "NotifierConfigError")

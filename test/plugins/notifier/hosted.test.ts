@@ -62,16 +62,19 @@ describe("hosted inbox (notifications.jsonl)", () => {
   it.effect("folds read markers, skips malformed lines, lists newest first", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir()
-      writeFile(join(dir, "notifications.jsonl"), [
-        JSON.stringify(note("a", "2026-05-01T10:00:00.000Z")),
-        "{not json",
-        JSON.stringify({ id: "half", title: "missing fields" }),
-        JSON.stringify(note("c", "2026-05-01T12:00:00.000Z")),
-        JSON.stringify({ read: "a" }),
-        "42",
-        JSON.stringify(note("b", "2026-05-01T11:00:00.000Z")),
-        ""
-      ].join("\n"))
+      writeFile(
+        join(dir, "notifications.jsonl"),
+        [
+          JSON.stringify(note("a", "2026-05-01T10:00:00.000Z")),
+          "{not json",
+          JSON.stringify({ id: "half", title: "missing fields" }),
+          JSON.stringify(note("c", "2026-05-01T12:00:00.000Z")),
+          JSON.stringify({ read: "a" }),
+          "42",
+          JSON.stringify(note("b", "2026-05-01T11:00:00.000Z")),
+          ""
+        ].join("\n")
+      )
       const inbox = yield* Inbox.pipe(Effect.provide(Inbox.layer(dir)))
       const all = yield* inbox.list()
       assert.deepStrictEqual(all.map((n) => [n.id, n.read]), [["c", false], ["b", false], ["a", true]])
@@ -103,8 +106,7 @@ describe("hosted inbox (notifications.jsonl)", () => {
       assert.strictEqual(yield* inbox.unreadCount, 0)
       const big = "x".repeat(16_384)
       yield* Effect.all(
-        Array.from({ length: 200 }, (_, i) =>
-          inbox.add(note(`n${i}`, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), { message: `${i} ${big}` }))),
+        Array.from({ length: 200 }, (_, i) => inbox.add(note(`n${i}`, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), { message: `${i} ${big}` }))),
         { concurrency: "unbounded" }
       )
       const entries = yield* inbox.list()
@@ -141,7 +143,10 @@ describe("notifier hosted", () => {
 
       const entries = yield* inbox.list()
       assert.deepStrictEqual(entries.map((n) => n.id).slice(1), ["i1", "u1"])
-      assert.deepStrictEqual(entries[2]!.actions, [{ label: "Open PR", url: "https://github.com/acme/app/pull/7" }, { label: "Merge", callbackEndpoint: "/merge" }])
+      assert.deepStrictEqual(entries[2]!.actions, [{ label: "Open PR", url: "https://github.com/acme/app/pull/7" }, {
+        label: "Merge",
+        callbackEndpoint: "/merge"
+      }])
       assert.include(entries[0]!, { type: "message", priority: "info", title: "Status report", sessionId: "app-1", read: false })
     }))
 
@@ -166,13 +171,15 @@ describe("notifier hosted", () => {
       assert.deepStrictEqual((yield* inbox.list()).map((n) => n.id), ["f3", "f2", "f1"])
     }))
 
-  it.effect.each([
-    [{ url: "ftp://ntfy.example.com/t" }, "url must be http or https, not ftp:"],
-    [{ url: "not a url" }, "url must be the http(s) URL of an ntfy topic"],
-    [{ url: 42 }, "url must be the http(s) URL of an ntfy topic"],
-    [{ url: "https://me:pw@ntfy.sh/t" }, "url must not hold credentials"],
-    [{ url: "https://ntfy.sh/t", token: "" }, "token must be a non-empty string"]
-  ] as const)("rejects bad settings at creation: %o", ([settings, expected]) =>
+  it.effect.each(
+    [
+      [{ url: "ftp://ntfy.example.com/t" }, "url must be http or https, not ftp:"],
+      [{ url: "not a url" }, "url must be the http(s) URL of an ntfy topic"],
+      [{ url: 42 }, "url must be the http(s) URL of an ntfy topic"],
+      [{ url: "https://me:pw@ntfy.sh/t" }, "url must not hold credentials"],
+      [{ url: "https://ntfy.sh/t", token: "" }, "token must be a non-empty string"]
+    ] as const
+  )("rejects bad settings at creation: %o", ([settings, expected]) =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(makeHostedNotifier("hosted", { plugin: "hosted", ...settings }, makeInbox("/nonexistent")))
       assert.strictEqual(error._tag, "NotifierConfigError")

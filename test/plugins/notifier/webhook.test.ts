@@ -4,7 +4,7 @@ import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
 import type { Notification } from "../../../src/domain/notification.ts"
 import { makeWebhookNotifier } from "../../../src/plugins/notifier/webhook.ts"
-import { closedPort, endpoint, sleepRecorder, type Reply } from "./http-target.ts"
+import { closedPort, endpoint, type Reply, sleepRecorder } from "./http-target.ts"
 
 const full: Notification = {
   id: "n-1",
@@ -26,13 +26,15 @@ const webhook = (url: unknown, rest: Record<string, unknown> = {}) => makeWebhoo
 const failingFirst = (n: number, first: Reply) => endpoint((k) => (k <= n ? first : { status: 200 }))
 
 describe("webhook notifier: creation", () => {
-  it.effect.each([
-    [undefined, "`url` is required: the http or https URL to POST to"],
-    ["", "`url` is required: the http or https URL to POST to"],
-    ["ftp://example.com/hook", "`url` must be an http or https URL, got ftp in \"ftp://example.com/hook\""],
-    ["not a url", "`url` is not a valid URL: \"not a url\""],
-    [42, "`url` must be an http or https URL, got 42"]
-  ] as const)("url %j is refused: %s", ([url, reason]) =>
+  it.effect.each(
+    [
+      [undefined, "`url` is required: the http or https URL to POST to"],
+      ["", "`url` is required: the http or https URL to POST to"],
+      ["ftp://example.com/hook", "`url` must be an http or https URL, got ftp in \"ftp://example.com/hook\""],
+      ["not a url", "`url` is not a valid URL: \"not a url\""],
+      [42, "`url` must be an http or https URL, got 42"]
+    ] as const
+  )("url %j is refused: %s", ([url, reason]) =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(webhook(url))
       assert.strictEqual(error._tag, "NotifierConfigError")
@@ -219,12 +221,14 @@ describe("webhook notifier: retries (TestClock)", () => {
       assert.deepStrictEqual(server.requests.map((r) => r.at), [0, 250, 750])
     }))
 
-  it.effect.each([
-    ["7", 7000],
-    [new Date(5000).toUTCString(), 5000],
-    ["3600", 300_000],
-    ["soon", 1000]
-  ] as const)("429 with Retry-After %j waits %d ms", ([retryAfter, wait]) =>
+  it.effect.each(
+    [
+      ["7", 7000],
+      [new Date(5000).toUTCString(), 5000],
+      ["3600", 300_000],
+      ["soon", 1000]
+    ] as const
+  )("429 with Retry-After %j waits %d ms", ([retryAfter, wait]) =>
     Effect.gen(function*() {
       const server = yield* failingFirst(1, { status: 429, headers: { "retry-after": retryAfter } })
       const clock = yield* sleepRecorder

@@ -2,12 +2,12 @@
  * The `chat` notifier as a plugin module (`orch/plugins/notifier/chat`): a Slack-compatible incoming webhook.
  * `create` checks `webhookUrl` (or `webhook`) and throws a NotifierConfigError when it is not an http(s) URL.
  */
-import type { PluginManifest } from "../../contract/common.ts"
-import type { BuiltinNotifier } from "../../contract/notifier.ts"
+import { VERSION } from "../../../version.ts"
 import { createNow } from "../../components/create.ts"
 import { notifierComponent } from "../../components/notifier.ts"
+import type { PluginManifest } from "../../contract/common.ts"
+import type { BuiltinNotifier } from "../../contract/notifier.ts"
 import { makeChatNotifier } from "../../notifier/chat.ts"
-import { VERSION } from "../../../version.ts"
 
 export type { BuiltinNotifier, NotificationInput } from "../../contract/notifier.ts"
 

@@ -2,12 +2,12 @@
  * The `desktop` notifier as a plugin module (`orch/plugins/notifier/desktop`): `notify-send` on Linux,
  * `osascript` on macOS; where neither exists, or the command fails, the call rejects saying why. It takes no settings.
  */
-import type { PluginManifest } from "../../contract/common.ts"
-import type { BuiltinNotifier } from "../../contract/notifier.ts"
+import { VERSION } from "../../../version.ts"
 import { createNow } from "../../components/create.ts"
 import { notifierComponent } from "../../components/notifier.ts"
+import type { PluginManifest } from "../../contract/common.ts"
+import type { BuiltinNotifier } from "../../contract/notifier.ts"
 import { makeDesktopNotifier } from "../../notifier/desktop.ts"
-import { VERSION } from "../../../version.ts"
 
 export type { BuiltinNotifier, NotificationInput } from "../../contract/notifier.ts"
 

@@ -2,12 +2,12 @@
  * The `email` notifier as a plugin module (`orch/plugins/notifier/email`): one plain-text mail per notification
  * through SMTP. `create` checks `smtp`, `from` and `to` and throws a NotifierConfigError naming what is wrong.
  */
-import type { PluginManifest } from "../../contract/common.ts"
-import type { BuiltinNotifier } from "../../contract/notifier.ts"
+import { VERSION } from "../../../version.ts"
 import { createNow } from "../../components/create.ts"
 import { notifierComponent } from "../../components/notifier.ts"
+import type { PluginManifest } from "../../contract/common.ts"
+import type { BuiltinNotifier } from "../../contract/notifier.ts"
 import { makeEmailNotifier } from "../../notifier/email.ts"
-import { VERSION } from "../../../version.ts"
 
 export type { BuiltinNotifier, NotificationInput } from "../../contract/notifier.ts"
 

@@ -5,14 +5,14 @@
  */
 import * as Effect from "effect/Effect"
 import { Host } from "../../../config/host.ts"
+import { makeInbox } from "../../../store/Inbox.ts"
 import { dataDir } from "../../../store/paths.ts"
-import type { PluginManifest } from "../../contract/common.ts"
-import type { BuiltinNotifier } from "../../contract/notifier.ts"
+import { VERSION } from "../../../version.ts"
 import { createNow } from "../../components/create.ts"
 import { notifierComponent } from "../../components/notifier.ts"
+import type { PluginManifest } from "../../contract/common.ts"
+import type { BuiltinNotifier } from "../../contract/notifier.ts"
 import { makeHostedNotifier } from "../../notifier/hosted.ts"
-import { makeInbox } from "../../../store/Inbox.ts"
-import { VERSION } from "../../../version.ts"
 
 export type { BuiltinNotifier, NotificationInput } from "../../contract/notifier.ts"
 
@@ -31,5 +31,6 @@ export const manifest: PluginManifest<"notifier"> = {
 }
 
 export const create = (config: HostedConfig = {}): BuiltinNotifier =>
-  notifierComponent(createNow(Effect.flatMap(Host, (host) =>
-    makeHostedNotifier(manifest.name, { ...config, plugin: manifest.name }, makeInbox(dataDir(host))))))
+  notifierComponent(
+    createNow(Effect.flatMap(Host, (host) => makeHostedNotifier(manifest.name, { ...config, plugin: manifest.name }, makeInbox(dataDir(host)))))
+  )

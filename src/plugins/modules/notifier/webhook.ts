@@ -3,12 +3,12 @@
  * NotifierConfigError when it is not an http or https URL. Each method POSTs one JSON body (see
  * docs/plugins.md#webhook-bodies) with `headers`, retrying 429, 5xx and network errors.
  */
-import type { PluginManifest } from "../../contract/common.ts"
-import type { BuiltinNotifier } from "../../contract/notifier.ts"
+import { VERSION } from "../../../version.ts"
 import { createNow } from "../../components/create.ts"
 import { notifierComponent } from "../../components/notifier.ts"
+import type { PluginManifest } from "../../contract/common.ts"
+import type { BuiltinNotifier } from "../../contract/notifier.ts"
 import { makeWebhookNotifier } from "../../notifier/webhook.ts"
-import { VERSION } from "../../../version.ts"
 
 export type { BuiltinNotifier, NotificationInput } from "../../contract/notifier.ts"
 

@@ -9,7 +9,7 @@ import { Host } from "../../../config/host.ts"
 import { ProjectConfig } from "../../../config/schema.ts"
 import { VERSION } from "../../../version.ts"
 import { createNow, settingsOf } from "../../components/create.ts"
-import { trackerComponent, type BuiltinTracker } from "../../components/tracker.ts"
+import { type BuiltinTracker, trackerComponent } from "../../components/tracker.ts"
 import type { PluginManifest } from "../../contract/common.ts"
 import { makeRepohostTracker } from "../../tracker/repohost.ts"
 

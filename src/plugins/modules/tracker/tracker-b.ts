@@ -5,7 +5,7 @@
  */
 import { VERSION } from "../../../version.ts"
 import { createNow } from "../../components/create.ts"
-import { trackerComponent, type BuiltinTracker } from "../../components/tracker.ts"
+import { type BuiltinTracker, trackerComponent } from "../../components/tracker.ts"
 import type { PluginManifest } from "../../contract/common.ts"
 import { makeLinearTracker } from "../../tracker/tracker-b.ts"
 
