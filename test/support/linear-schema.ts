@@ -6,7 +6,7 @@
  * field's arguments (`<Type><Field>Args`). This module reads that image back into SDL. What codegen leaves out
  * (descriptions, directives, argument defaults) does not change what validates, except that an argument
  * codegen marks optional but not nullable (a non-null one with a default) becomes nullable here.
- * test/plugins/linear-schema.test.ts proves the result: all of the SDK's own documents validate against it.
+ * test/plugins/tracker/linear-schema.test.ts proves the result: all of the SDK's own documents validate against it.
  */
 import { buildSchema, type GraphQLSchema } from "graphql"
 import { readdirSync, readFileSync } from "node:fs"

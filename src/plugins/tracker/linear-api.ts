@@ -1,6 +1,6 @@
 /**
  * Linear's GraphQL API as tracker `tracker-b` uses it: the documents it sends (each validated against Linear's
- * published schema in test/plugins/linear-schema.test.ts), one request, and how Linear's answers read.
+ * published schema in test/plugins/tracker/linear-schema.test.ts), one request, and how Linear's answers read.
  * Linear reports most failures in `errors[]` (with `extensions.type`/`code`), under HTTP 200 or 400, so an
  * answer is read body first and by status only when the body says nothing.
  */

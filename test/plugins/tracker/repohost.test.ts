@@ -2,10 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { buildClientSchema, parse, validate } from "graphql"
 import { readFileSync } from "node:fs"
-import { startEmulator } from "../../src/demo/emulator/server.ts"
-import { issueState, issueStatesQuery, makeRepohostTracker } from "../../src/plugins/tracker/repohost.ts"
-import { tempDir } from "../support/host.ts"
-import { makeRepo } from "../support/repo.ts"
+import { startEmulator } from "../../../src/demo/emulator/server.ts"
+import { issueState, issueStatesQuery, makeRepohostTracker } from "../../../src/plugins/tracker/repohost.ts"
+import { tempDir } from "../../support/host.ts"
+import { makeRepo } from "../../support/repo.ts"
 
 describe("repohost tracker: issue states for cleanup", () => {
   it("the batched query is valid against GitHub's published GraphQL schema", () => {

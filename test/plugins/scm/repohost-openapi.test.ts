@@ -8,11 +8,11 @@ import * as Effect from "effect/Effect"
 import { buildClientSchema, parse, validate } from "graphql"
 import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { startEmulator } from "../../src/demo/emulator/server.ts"
-import { makeRepohostScm } from "../../src/plugins/scm/repohost.ts"
-import { makeRepohostTracker } from "../../src/plugins/tracker/repohost.ts"
-import { tempDir } from "../support/host.ts"
-import { makeRepo } from "../support/repo.ts"
+import { startEmulator } from "../../../src/demo/emulator/server.ts"
+import { makeRepohostScm } from "../../../src/plugins/scm/repohost.ts"
+import { makeRepohostTracker } from "../../../src/plugins/tracker/repohost.ts"
+import { tempDir } from "../../support/host.ts"
+import { makeRepo } from "../../support/repo.ts"
 
 type Json = Record<string, any>
 const spec: Json = JSON.parse(readFileSync("node_modules/@octokit/openapi/generated/api.github.com.json", "utf8"))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { buildClientSchema, parse, validate } from "graphql"
 import { readFileSync } from "node:fs"
-import { logExcerpt, type PullNode, pullRequestsQuery, readChecks, readPull, readReview, readReviewComments } from "../../src/plugins/scm/pull-query.ts"
+import { logExcerpt, type PullNode, pullRequestsQuery, readChecks, readPull, readReview, readReviewComments } from "../../../src/plugins/scm/pull-query.ts"
 
 const github = () => {
   const json = JSON.parse(readFileSync("node_modules/@octokit/graphql-schema/schema.json", "utf8"))

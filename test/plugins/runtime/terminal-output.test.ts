@@ -2,7 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { makeOutputPipe } from "../../src/plugins/runtime/terminal-output.ts"
+import { makeOutputPipe } from "../../../src/plugins/runtime/terminal-output.ts"
 
 describe("terminal output pipe", () => {
   it.effect("a terminal of its own is paused past the high water, and resumed once the viewer took it below half", () =>

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { defaultTmuxSocket, ensureSocketDir, socketDirProblem, socketDirState } from "../../src/plugins/runtime/tmux-socket.ts"
+import { defaultTmuxSocket, ensureSocketDir, socketDirProblem, socketDirState } from "../../../src/plugins/runtime/tmux-socket.ts"
 
 const withDir = (run: (dir: string) => void) => {
   const dir = mkdtempSync(join(tmpdir(), "orch-tmux-socket-"))

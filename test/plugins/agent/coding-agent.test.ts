@@ -3,10 +3,10 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { activityOf, parseSignal } from "../../src/domain/activity.ts"
-import { HOOK_EVENTS, hookCommand, installHooks, makeCodingAgent } from "../../src/plugins/agent/coding-agent.ts"
-import { tempDir } from "../support/host.ts"
-import { makeRepo } from "../support/repo.ts"
+import { activityOf, parseSignal } from "../../../src/domain/activity.ts"
+import { HOOK_EVENTS, hookCommand, installHooks, makeCodingAgent } from "../../../src/plugins/agent/coding-agent.ts"
+import { tempDir } from "../../support/host.ts"
+import { makeRepo } from "../../support/repo.ts"
 
 describe("agent coding-agent (Claude Code)", () => {
   it.effect("the hook command appends the event as one JSON line, with a plain shell and no node", () =>

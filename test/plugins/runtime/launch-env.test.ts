@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { existsSync, statSync } from "node:fs"
-import { launchLine, removeEnvFile, shellQuote, writeEnvFile } from "../../src/plugins/runtime/launch-env.ts"
+import { launchLine, removeEnvFile, shellQuote, writeEnvFile } from "../../../src/plugins/runtime/launch-env.ts"
 
 const HARD = [
   "",

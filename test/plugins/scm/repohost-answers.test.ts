@@ -4,9 +4,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { makeRepohostScm } from "../../src/plugins/scm/repohost.ts"
-import { makeRepohostTracker } from "../../src/plugins/tracker/repohost.ts"
-import { type ScriptedAnswer, scriptedHost } from "../support/scripted-host.ts"
+import { makeRepohostScm } from "../../../src/plugins/scm/repohost.ts"
+import { makeRepohostTracker } from "../../../src/plugins/tracker/repohost.ts"
+import { type ScriptedAnswer, scriptedHost } from "../../support/scripted-host.ts"
 
 const pull = {
   number: 7,

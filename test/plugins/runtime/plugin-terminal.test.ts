@@ -9,9 +9,9 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { runtimeFromPlugin } from "../../src/plugins/adapters.ts"
-import type { RuntimePluginTerminal } from "../../src/plugins/contract/runtime.ts"
-import { eventually } from "../support/eventually.ts"
+import { runtimeFromPlugin } from "../../../src/plugins/adapters.ts"
+import type { RuntimePluginTerminal } from "../../../src/plugins/contract/runtime.ts"
+import { eventually } from "../../support/eventually.ts"
 
 const loaded = (component: Record<string, unknown>) => ({
   manifest: { name: "fx", slot: "runtime" as const, description: "a runtime with a terminal", version: "1.0.0" },

@@ -5,10 +5,10 @@ import * as Schedule from "effect/Schedule"
 import { execFileSync } from "node:child_process"
 import { chmodSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { makeMultiplexer } from "../../src/plugins/runtime/multiplexer.ts"
-import { defaultTmuxSocket } from "../../src/plugins/runtime/tmux-socket.ts"
-import { tempDir } from "../support/host.ts"
-import { privateTmux, tmuxSessions } from "../support/tmux.ts"
+import { makeMultiplexer } from "../../../src/plugins/runtime/multiplexer.ts"
+import { defaultTmuxSocket } from "../../../src/plugins/runtime/tmux-socket.ts"
+import { tempDir } from "../../support/host.ts"
+import { privateTmux, tmuxSessions } from "../../support/tmux.ts"
 
 const ECHO_AGENT = `printf 'ready\\n'; while IFS= read -r line; do printf 'got: %s\\n' "$line"; done`
 

@@ -6,9 +6,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
-import { expected } from "../../src/plugins/answer.ts"
-import { makeGateway } from "../../src/plugins/scm/gateway.ts"
-import { type ScriptedAnswer, scriptedHost } from "../support/scripted-host.ts"
+import { expected } from "../../../src/plugins/answer.ts"
+import { makeGateway } from "../../../src/plugins/scm/gateway.ts"
+import { type ScriptedAnswer, scriptedHost } from "../../support/scripted-host.ts"
 
 const anything = expected(Schema.Unknown, "anything")
 const outcome = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>) =>

@@ -4,7 +4,7 @@ import * as Schedule from "effect/Schedule"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeProcessRuntime, makeProcessTerminals, plainScreen } from "../../src/plugins/runtime/process.ts"
+import { makeProcessRuntime, makeProcessTerminals, plainScreen } from "../../../src/plugins/runtime/process.ts"
 
 /** Asks again every 50 ms for up to 10 s; on time-out says what it waited for and what it last saw. */
 const eventually = <A, E>(what: string, effect: Effect.Effect<A, E>, check: (a: A) => boolean) => {

@@ -6,9 +6,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { LinearDocument } from "@linear/sdk"
 import * as Effect from "effect/Effect"
 import { parse, validate, validateSchema } from "graphql"
-import { COMMENT_MUTATION, ISSUE_QUERY, ISSUE_STATES_QUERY } from "../../src/plugins/tracker/linear-api.ts"
-import { linearSchema, linearSdkVersion } from "../support/linear-schema.ts"
-import { linearServer } from "../support/linear-server.ts"
+import { COMMENT_MUTATION, ISSUE_QUERY, ISSUE_STATES_QUERY } from "../../../src/plugins/tracker/linear-api.ts"
+import { linearSchema, linearSdkVersion } from "../../support/linear-schema.ts"
+import { linearServer } from "../../support/linear-server.ts"
 
 const problems = (document: string) => validate(linearSchema(), parse(document)).map((error) => error.message)
 
