@@ -6,6 +6,7 @@
  * that fails `escalateAfter` times in a row, or `escalateInWindow` times within `windowMs`, escalates once: the
  * episode lasts until a success comes with no failure left in the window, and only then can it escalate again.
  */
+import { doublingDelay } from "../src/domain/backoff.ts"
 export interface LoopPolicy {
   readonly baseMs: number
   readonly maxMs: number
@@ -50,7 +51,7 @@ export const afterFailure = (health: LoopHealth, now: number, policy: LoopPolicy
   const escalatedAt = escalate ? now : health.escalatedAt
   return {
     health: { inARow, failures, ...(escalatedAt !== undefined ? { escalatedAt } : {}) },
-    delayMs: Math.min(policy.maxMs, policy.baseMs * 2 ** Math.min(inARow - 1, 30)),
+    delayMs: doublingDelay(policy.baseMs, inARow, policy.maxMs),
     escalate
   }
 }

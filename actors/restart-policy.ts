@@ -4,6 +4,7 @@
  * restarting it and calls a person (OTP-style intensity). Pure over explicit time; the supervisor sleeps on the
  * Clock for the delay.
  */
+import { doublingDelay } from "../src/domain/backoff.ts"
 export const MAX_RESTARTS = 5
 export const RESTART_WINDOW_MS = 60_000
 export const RESTART_BASE_MS = 1_000
@@ -18,5 +19,5 @@ export type RestartDecision =
 export const restartDecision = (crashes: ReadonlyArray<number>, nowMs: number): RestartDecision => {
   const recent = [...crashes.filter((at) => nowMs - at <= RESTART_WINDOW_MS), nowMs]
   if (recent.length > MAX_RESTARTS) return { _tag: "Escalate", reason: `its actor crashed ${recent.length} times within ${RESTART_WINDOW_MS / 1000} s` }
-  return { _tag: "Restart", delayMs: Math.min(RESTART_BASE_MS * 2 ** (recent.length - 1), RESTART_MAX_MS), crashes: recent }
+  return { _tag: "Restart", delayMs: doublingDelay(RESTART_BASE_MS, recent.length, RESTART_MAX_MS), crashes: recent }
 }

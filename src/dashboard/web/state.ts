@@ -3,6 +3,7 @@
  * a snapshot first (again after every reconnect), then each record, event and inbox change as it happens.
  * Views subscribe to the changes they draw.
  */
+import { doublingDelay } from "../../domain/backoff.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
 import type { InboxEntry, InboxState, LiveMessage } from "../api.ts"
@@ -87,7 +88,7 @@ export const createState = () => {
         },
         () => {}
       )
-      setTimeout(() => connect(attempt + 1), Math.min(1000 * 2 ** attempt, 30_000))
+      setTimeout(() => connect(attempt + 1), doublingDelay(1000, attempt + 1, 30_000))
     }
     for (const kind of ["snapshot", "session", "event", "inbox"] as const) {
       source.addEventListener(kind, (event) => {

@@ -6,6 +6,7 @@
  */
 import { FitAddon } from "@xterm/addon-fit"
 import { Terminal } from "@xterm/xterm"
+import { doublingDelay } from "../../domain/backoff.ts"
 
 export type TerminalStatus = "connecting" | "connected" | "disconnected" | "ended" | "none"
 
@@ -80,7 +81,7 @@ export const mountTerminal = (host: HTMLElement, options: TerminalOptions) => {
       if (disposed || socket !== current) return
       if (event.code === CLOSE_NO_TERMINAL) return options.onStatus("none", event.reason)
       options.onStatus(event.code === CLOSE_ENDED ? "ended" : "disconnected", event.reason)
-      retry = setTimeout(connect, Math.min(500 * 2 ** attempt++, 10_000))
+      retry = setTimeout(connect, doublingDelay(500, ++attempt, 10_000))
     }
   }
 

@@ -10,6 +10,7 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { request } from "undici"
+import { doublingDelay } from "../../domain/backoff.ts"
 import { NotifierConfigError, NotifierError } from "./Notifier.ts"
 
 export const DEFAULT_RETRIES = 2
@@ -131,7 +132,7 @@ export const makeJsonPoster = (options: HttpPostOptions) => {
           reason: `POST to ${options.url.host} failed: ${outcome.reason}${outcome.retry ? "" : " (not retried)"} after ${tries}`
         })
       }
-      yield* Effect.sleep(outcome.waitMs ?? options.retryDelayMs * 2 ** (attempts - 1))
+      yield* Effect.sleep(outcome.waitMs ?? doublingDelay(options.retryDelayMs, attempts))
     }
   })
 }

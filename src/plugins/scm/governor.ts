@@ -5,6 +5,7 @@
  * reset), a GraphQL `RATE_LIMITED`, and a run of server errors backed off exponentially. The gateway reads the
  * Clock and carries these out.
  */
+import { doublingDelay } from "../../domain/backoff.ts"
 import type { RateBudget } from "../../domain/rate-budget.ts"
 
 export interface GovernorState {
@@ -76,7 +77,7 @@ export const afterAnswer = (state: GovernorState, answer: AnswerHead, nowMs: num
   next = { ...next, serverErrors }
   return serverErrors < SERVER_ERRORS_BEFORE_BACKOFF
     ? next
-    : pause(next, nowMs + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (serverErrors - SERVER_ERRORS_BEFORE_BACKOFF)))
+    : pause(next, nowMs + doublingDelay(1000, serverErrors - SERVER_ERRORS_BEFORE_BACKOFF + 1, MAX_BACKOFF_MS))
 }
 
 /** A GraphQL answer said RATE_LIMITED (its points are spent): no request until the GraphQL budget resets. */
