@@ -3,6 +3,7 @@
  * project ids, names and session prefixes, plugin defaults, path expansion, routing and reaction merges.
  * Pure: the caller passes the home directory and the directory relative paths start from.
  */
+import { LOCAL } from "../hosts/spec.ts"
 import { basename, isAbsolute, resolve } from "node:path"
 import { DEFAULT_NOTIFICATION_ROUTING, DEFAULT_REACTIONS } from "./defaults.ts"
 import type { ExpansionIssue } from "./env-expansion.ts"
@@ -83,6 +84,17 @@ const checkSymlinks = (key: string, project: DecodedProject, issues: Array<Expan
     }
   })
 
+/** `local` is this machine, never an entry; a project names only hosts there are. */
+const checkHosts = (decoded: Decoded, issues: Array<ExpansionIssue>) => {
+  if (Object.hasOwn(decoded.hosts, LOCAL)) issues.push({ path: ["hosts", LOCAL], message: "`local` is the machine orch runs on; give the other host another name" })
+  const known = [LOCAL, ...Object.keys(decoded.hosts)]
+  for (const [key, project] of Object.entries(decoded.projects)) {
+    project.hosts?.forEach((name, i) => {
+      if (!known.includes(name)) issues.push({ path: ["projects", key, "hosts", i], message: `No host is named ${name}; the hosts are ${known.join(", ")}` })
+    })
+  }
+}
+
 const checkPluginModules = (decoded: Decoded, issues: Array<ExpansionIssue>) => {
   const check = (path: ReadonlyArray<string | number>, module: { readonly package?: string; readonly path?: string }, required: boolean) => {
     if (module.package !== undefined && module.path !== undefined) {
@@ -141,6 +153,7 @@ export const normalize = (decoded: Decoded, ctx: NormalizeContext): NormalizeRes
   ])) as Record<EventPriority, ReadonlyArray<string>>
   checkRouting(routing, decoded, issues)
   checkPluginModules(decoded, issues)
+  checkHosts(decoded, issues)
 
   const projects = Object.entries(decoded.projects).map(([key, project]) => {
     checkSymlinks(key, project, issues)

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 import { EventPriority } from "../domain/priority.ts"
+import { HostSpec } from "../hosts/spec.ts"
 
 /** An optional key with a default; the default and description show in the JSON Schema. */
 const withDefault = <S extends Schema.Top>(value: S["Encoded"], description?: string) => (schema: S) =>
@@ -139,7 +140,13 @@ export const DefaultPlugins = Schema.Struct({
   runtime: NonEmpty.pipe(withDefault("multiplexer")),
   agent: NonEmpty.pipe(withDefault("coding-agent")),
   workspace: NonEmpty.pipe(withDefault("worktree")),
-  notifiers: StringList.pipe(withDefault(["hosted", "desktop"]))
+  notifiers: StringList.pipe(withDefault(["hosted", "desktop"])),
+  sessionMemoryMb: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1, { message: "Expected a whole number of MB, at least 1" })).pipe(
+    withDefault(
+      1024,
+      "Memory (MB) placement reserves per session on a host: a host takes a new session only with this much free (MemAvailable)"
+    )
+  )
 })
 export type DefaultPlugins = typeof DefaultPlugins.Type
 
@@ -156,6 +163,8 @@ export const ProjectConfig = Schema.Struct({
   workspace: Schema.optionalKey(NonEmpty),
   tracker: Schema.optionalKey(TrackerConfig),
   scm: Schema.optionalKey(ScmConfig),
+  hosts: Schema.optionalKey(StringList.annotate({ description: "The hosts (names in the top-level `hosts`, or local) its sessions may run on; default all" })),
+  hostLabels: Schema.optionalKey(StringList.annotate({ description: "Labels a host needs, every one, to run its sessions" })),
   symlinks: StringList.pipe(withDefault([])),
   postCreate: StringList.pipe(withDefault([])),
   agentConfig: AgentConfig.pipe(withDefault({})),
@@ -193,6 +202,9 @@ export const OrchestratorConfig = Schema.Struct({
     .pipe(withDefault(30000, "Base interval of the repohost poll, in milliseconds")),
   defaults: DefaultPlugins.pipe(withDefault({})),
   projects: Schema.Record(Schema.String, ProjectConfig),
+  hosts: Schema.Record(Schema.String, HostSpec).pipe(
+    withDefault({}, "Machines sessions may run on, reached through OpenSSH, by name; the machine orch runs on is always the host `local`")
+  ),
   notifiers: Schema.Record(Schema.String, NotifierConfig).pipe(withDefault({})),
   plugins: Schema.Record(Schema.String, PluginModule).pipe(
     withDefault({}, "Plugin modules by name, for runtime, agent, workspace, tracker, scm or notifier choices")

@@ -15,9 +15,16 @@ import * as Layer from "effect/Layer"
 import { ChildProcessSpawner } from "effect/process"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
+import { join } from "node:path"
 import { type ConfigChange, projectChanged } from "../config/change.ts"
 import { Host } from "../config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
+import type { ControlDirUnusable } from "../hosts/errors.ts"
+import { HostConnections, type HostConnectionsShape } from "../hosts/HostConnections.ts"
+import { makeHostRuntime } from "../hosts/host-runtime.ts"
+import { makeRemoteTmux } from "../hosts/remote-tmux.ts"
+import { makeRemoteWorkspace } from "../hosts/remote-workspace.ts"
+import { LOCAL } from "../hosts/spec.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { Agent, type AgentShape } from "./agent/Agent.ts"
 import { type PluginBuildError, type PluginResources, type PluginSlots, projectPlugins } from "./registry.ts"
@@ -54,12 +61,22 @@ export interface ProjectPluginsShape {
    * now and kept. When another config of the project is in force here (a procedure that began before a reload),
    * they are built for the caller alone and closed with its scope.
    */
-  readonly of: (config: OrchestratorConfig, project: ProjectConfig) => Effect.Effect<ProjectSlots, PluginBuildError, Scope.Scope>
-  /** Runs `effect` with the plugins of `project` (as `of` gives them). */
+  readonly of: (
+    config: OrchestratorConfig,
+    project: ProjectConfig,
+    host?: string
+  ) => Effect.Effect<ProjectSlots, PluginBuildError | ControlDirUnusable, Scope.Scope>
+  /**
+   * Runs `effect` with the plugins of `project` (as `of` gives them). The runtime reaches every session where its
+   * handle says it runs; on a `host` other than local, new sessions and the workspace are made on that host.
+   */
   readonly provide: (
     config: OrchestratorConfig,
-    project: ProjectConfig
-  ) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | PluginBuildError, Exclude<R, PluginSlots>>
+    project: ProjectConfig,
+    host?: string
+  ) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | PluginBuildError | ControlDirUnusable, Exclude<R, PluginSlots>>
+  /** The one connection per host of `config`'s hosts (made once per hosts config, closed with this service). */
+  readonly connections: (config: OrchestratorConfig) => Effect.Effect<HostConnectionsShape, ControlDirUnusable>
   /**
    * A reload, first half: builds the plugins of the projects `change` adds or changes. When one cannot be built,
    * those built are closed again and nothing changed. Its `commit` puts them in force and closes the plugins of the
@@ -119,9 +136,38 @@ const make = Effect.fnUntraced(function*(build: BuildPlugins, options: ProjectPl
     const slots = yield* buildIn(own, config, project).pipe(Effect.onError((cause) => Scope.close(own, Exit.failCause(cause))))
     return { config, slots, scope: own } satisfies Entry
   })
+  /** Connections per hosts config (the same hosts, the same masters), closed with the layer. */
+  const connectionsByHosts = new Map<string, HostConnectionsShape>()
+  const connections = Effect.fn("ProjectPlugins.connections")(function*(config: OrchestratorConfig) {
+    const key = JSON.stringify(config.hosts)
+    const known = connectionsByHosts.get(key)
+    if (known !== undefined) return known
+    const made = yield* HostConnections.make({
+      hosts: Object.entries(config.hosts).map(([name, spec]) => ({ name, spec })),
+      controlDir: join(store.paths.root, "ssh")
+    }).pipe(Scope.provide(scope), Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner))
+    connectionsByHosts.set(key, made)
+    return made
+  })
+  /** `slots` with the runtime reaching each session's host, and for a remote `host`, the workspace there. */
+  const onHost = Effect.fnUntraced(function*(slots: ProjectSlots, config: OrchestratorConfig, host: string) {
+    if (host === LOCAL && Object.keys(config.hosts).length === 0) return slots
+    const hosts = yield* connections(config)
+    const remote = (name: string) => {
+      const spec = config.hosts[name]
+      return spec === undefined || name === LOCAL ? undefined : makeRemoteTmux(hosts, name, spec.dataDir)
+    }
+    const runtime = makeHostRuntime(slots.runtime, remote, host)
+    const spec = config.hosts[host]
+    const workspace = host === LOCAL || spec === undefined ? slots.workspace : makeRemoteWorkspace(hosts, host, spec.dataDir)
+    return { ...slots, runtime, workspace, context: slots.context.pipe(Context.add(Runtime, runtime), Context.add(Workspace, workspace)) }
+  })
   const sameAs = (entry: Entry, config: OrchestratorConfig, project: ProjectConfig) => !projectChanged(entry.config, config, entry.slots.project, project)
 
-  const of = Effect.fn("ProjectPlugins.of")(function*(config: OrchestratorConfig, project: ProjectConfig) {
+  const of = Effect.fn("ProjectPlugins.of")(function*(config: OrchestratorConfig, project: ProjectConfig, host: string = LOCAL) {
+    return yield* onHost(yield* ofLocal(config, project), config, host)
+  })
+  const ofLocal = Effect.fnUntraced(function*(config: OrchestratorConfig, project: ProjectConfig) {
     const kept = yield* lock.withPermits(1)(Effect.suspend(() => {
       const cached = entries.get(project.id)
       if (cached === undefined) {
@@ -136,9 +182,9 @@ const make = Effect.fnUntraced(function*(build: BuildPlugins, options: ProjectPl
   })
 
   const provide =
-    (config: OrchestratorConfig, project: ProjectConfig) =>
-    <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | PluginBuildError, Exclude<R, PluginSlots>> =>
-      Effect.scopedWith((owner) => Effect.flatMap(Scope.provide(of(config, project), owner), (slots) => Effect.provideContext(effect, slots.context)))
+    (config: OrchestratorConfig, project: ProjectConfig, host: string = LOCAL) =>
+    <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | PluginBuildError | ControlDirUnusable, Exclude<R, PluginSlots>> =>
+      Effect.scopedWith((owner) => Effect.flatMap(Scope.provide(of(config, project, host), owner), (slots) => Effect.provideContext(effect, slots.context)))
 
   const prepare = Effect.fn("ProjectPlugins.prepare")(function*(change: ConfigChange) {
     const next = new Map(Object.values(change.next.projects).map((project) => [project.id, project]))
@@ -157,7 +203,7 @@ const make = Effect.fnUntraced(function*(build: BuildPlugins, options: ProjectPl
     return { built: built.map((entry) => entry.slots), commit } satisfies PreparedPlugins
   })
 
-  return ProjectPlugins.of({ of, provide, prepare })
+  return ProjectPlugins.of({ of, provide, prepare, connections })
 })
 
 export class ProjectPlugins extends Context.Service<ProjectPlugins, ProjectPluginsShape>()("orch/plugins/ProjectPlugins") {

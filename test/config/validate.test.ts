@@ -33,7 +33,8 @@ describe("defaults", () => {
         runtime: "multiplexer",
         agent: "coding-agent",
         workspace: "worktree",
-        notifiers: ["hosted", "desktop"]
+        notifiers: ["hosted", "desktop"],
+        sessionMemoryMb: 1024
       })
       assert.deepStrictEqual(config.notifiers, {})
       assert.deepStrictEqual(config.notificationRouting, {

@@ -1,0 +1,147 @@
+/**
+ * The workspace of a session on a host: the host gets the code from the project's `origin` as any machine would
+ * (a clone kept at `<dataDir>/repos/<project>` there, fetched at each spawn), and the session works in a worktree of
+ * it at `<dataDir>/worktrees/<project>/<session>`. No local path is assumed to exist on the host: `symlinks` point
+ * into the host's clone, `postCreate` runs in the worktree there. Unsaved work is committed on the host and pushed
+ * to `origin` as the rescue ref before the worktree goes. Each operation is one script, one round trip.
+ */
+import * as Effect from "effect/Effect"
+import type { ProjectConfig } from "../config/schema.ts"
+import { shellQuote } from "../plugins/runtime/launch-env.ts"
+import { type CreatedWorkspace, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "../plugins/workspace/Workspace.ts"
+import type { HostError } from "./errors.ts"
+import { dataDirWord } from "./headroom.ts"
+import type { HostConnectionsShape } from "./HostConnections.ts"
+import { LOCAL } from "./spec.ts"
+
+const PLUGIN = "worktree"
+/** A script's own "cannot go on" exit, its reason on stderr. */
+const REFUSED = 91
+const IDENTITY = "-c user.name=orch -c user.email=orch@localhost"
+
+const q = shellQuote
+
+/** The project's `origin`, as the local checkout names it: where a host gets the code from. */
+export const originOf = (connections: HostConnectionsShape, project: ProjectConfig) =>
+  connections.run(LOCAL, `git -C ${q(project.path)} remote get-url origin\n`).pipe(
+    Effect.mapError((error) => error.message),
+    Effect.flatMap((result) =>
+      result.exitCode === 0 && result.stdout.trim() !== ""
+        ? Effect.succeed(result.stdout.trim())
+        : Effect.fail(`${project.path} has no remote named origin, and a session on another host gets the code from origin; add one (git remote add origin URL)`)
+    ),
+    Effect.mapError((reason) => new WorkspaceError({ plugin: PLUGIN, operation: "finding origin", reason }))
+  )
+
+/** The lines that set $repo (the host's clone of the project) from the data dir. */
+const repoLines = (dataDir: string, project: ProjectConfig) => `d=${dataDirWord(dataDir)}\nrepo="$d"/repos/${q(project.id)}\n`
+const fail = (reason: string) => `{ echo ${q(reason)} >&2; exit ${REFUSED}; }`
+
+/** Makes the worktree, printing "@path <absolute path>" and "@created 0|1". */
+export const createScript = (dataDir: string, spec: WorkspaceSpec, origin: string): string => {
+  const { project, sessionId, branch } = spec
+  const b = q(branch)
+  const links = project.symlinks.map((link) =>
+    `if [ -e "$repo"/${q(link)} ]; then mkdir -p "$(dirname ${q(link)})" && ln -sfn "$repo"/${q(link)} ${q(link)} || undo ${
+      q(`the symlink ${link} could not be made`)
+    }; fi\n`
+  ).join("")
+  const post = project.postCreate.map((command) => `sh -c ${q(command)} >&2 || undo ${q(`postCreate \`${command}\` failed`)}\n`).join("")
+  return `${repoLines(dataDir, project)}wt="$d"/worktrees/${q(project.id)}/${q(sessionId)}
+command -v git >/dev/null 2>&1 || ${fail("git is not installed (not found on PATH)")}
+if [ -d "$repo/.git" ]; then git -C "$repo" fetch -q origin 2>&1 >&2 || ${fail("git fetch origin failed in the host's clone")}
+else mkdir -p "$d"/repos && git clone -q ${q(origin)} "$repo" >&2 || ${fail(`git clone ${origin} failed`)}; fi
+mkdir -p "$(dirname "$wt")" || ${fail("the worktrees directory cannot be made")}
+if git -C "$repo" show-ref -q --verify refs/heads/${b}; then created=0; git -C "$repo" worktree add -q "$wt" ${b} >&2
+elif git -C "$repo" show-ref -q --verify refs/remotes/origin/${b}; then created=0; git -C "$repo" worktree add -q -b ${b} "$wt" origin/${b} >&2
+else created=1; git -C "$repo" worktree add -q -b ${b} "$wt" origin/${q(project.defaultBranch)} >&2; fi || ${fail(`git worktree add for ${branch} failed`)}
+undo() { echo "$1" >&2; git -C "$repo" worktree remove --force "$wt"; [ "$created" = 1 ] && git -C "$repo" branch -q -D ${b}; exit ${REFUSED}; }
+cd "$wt" || undo "the worktree is not there"
+${links}${post}echo "@path $(pwd -P)"
+echo "@created $created"
+`
+}
+
+/** What a create script printed: the worktree's absolute path and whether the branch was made. */
+export const parseCreated = (stdout: string): { readonly path: string; readonly createdBranch: boolean } | undefined => {
+  const path = /^@path (.+)$/m.exec(stdout)?.[1]
+  const created = /^@created ([01])$/m.exec(stdout)?.[1]
+  return path === undefined || created === undefined ? undefined : { path, createdBranch: created === "1" }
+}
+
+export const makeRemoteWorkspace = (connections: HostConnectionsShape, host: string, dataDir = "~/.orchestrator"): WorkspaceShape => {
+  const failed = (operation: string) => (error: HostError | string) =>
+    new WorkspaceError({ plugin: PLUGIN, operation, reason: `on host ${host}: ${typeof error === "string" ? error : error.message}` })
+  const script = (operation: string, text: string) =>
+    connections.run(host, text, { timeout: "5 minutes" }).pipe(
+      Effect.mapError(failed(operation)),
+      Effect.flatMap((result) =>
+        result.exitCode === 0
+          ? Effect.succeed(result.stdout)
+          : Effect.fail(failed(operation)(result.stderr.trim().split("\n").at(-1) || `exit ${result.exitCode}`))
+      )
+    )
+
+  const create = Effect.fn("RemoteWorkspace.create")(function*(spec: WorkspaceSpec) {
+    const origin = yield* originOf(connections, spec.project)
+    const out = yield* script("create", createScript(dataDir, spec, origin))
+    const made = parseCreated(out)
+    if (made === undefined) return yield* failed("create")("the host's answer named no worktree")
+    return { path: made.path, branch: spec.branch, createdBranch: made.createdBranch, warnings: [] } satisfies CreatedWorkspace
+  })
+
+  const exists = (path: string) =>
+    // A host that cannot say is taken as having it: removal then tries (and says why it cannot), work is never dropped.
+    script("exists", `if [ -d ${q(path)} ]; then echo yes; else echo no; fi\n`).pipe(
+      Effect.map((out) => out.trim() !== "no"),
+      Effect.orElseSucceed(() => true)
+    )
+
+  const hasBranch = Effect.fn("RemoteWorkspace.hasBranch")(function*(project: ProjectConfig, branch: string) {
+    const origin = yield* originOf(connections, project)
+    const out = yield* script(
+      "hasBranch",
+      `${repoLines(dataDir, project)}if [ -d "$repo/.git" ] && git -C "$repo" show-ref -q --verify refs/heads/${q(branch)}; then echo yes
+elif git ls-remote --exit-code --heads ${q(origin)} ${q(branch)} >/dev/null 2>&1; then echo yes; else echo no; fi\n`
+    )
+    return out.trim() === "yes"
+  })
+
+  const unsavedWork = Effect.fn("RemoteWorkspace.unsavedWork")(function*(_project: ProjectConfig, path: string) {
+    const out = yield* script(
+      "unsavedWork",
+      `cd ${q(path)} || exit ${REFUSED}\necho "$(git status --porcelain | wc -l) $(git rev-list --count HEAD --not --remotes)"\n`
+    )
+    const [uncommitted, unpushed] = out.trim().split(/\s+/).map(Number)
+    return { uncommitted: uncommitted ?? 0, unpushed: unpushed ?? 0 }
+  })
+
+  /** Commits everything (in an index of its own) on the host and pushes it to `ref` on origin, keeping what it held. */
+  const rescue = Effect.fn("RemoteWorkspace.rescue")(function*(_project: ProjectConfig, path: string, ref: string) {
+    const out = yield* script(
+      "rescue",
+      `cd ${q(path)} || exit ${REFUSED}
+export GIT_INDEX_FILE="$(git rev-parse --absolute-git-dir)/orch-rescue-index"
+rm -f "$GIT_INDEX_FILE"; git read-tree HEAD && git add -A && tree=$(git write-tree) || ${fail("the work could not be staged")}
+rm -f "$GIT_INDEX_FILE"; unset GIT_INDEX_FILE
+earlier=""; if git fetch -q origin ${q(`+${ref}:${ref}`)} 2>/dev/null; then earlier="-p $(git rev-parse ${q(ref)})"; fi
+commit=$(git ${IDENTITY} commit-tree "$tree" -p HEAD $earlier -m "orch: work saved from $(basename "$PWD")") || ${fail("the rescue commit could not be made")}
+git push -q origin "$commit":${q(ref)} >&2 || ${fail(`pushing ${ref} to origin failed; the worktree is kept`)}
+echo "$commit"\n`
+    )
+    return out.trim()
+  })
+
+  const destroy = Effect.fn("RemoteWorkspace.destroy")(
+    function*(project: ProjectConfig, path: string, options: { readonly branch: string; readonly deleteBranch: boolean }) {
+      yield* script(
+        "destroy",
+        `${repoLines(dataDir, project)}if [ -d ${q(path)} ]; then git -C "$repo" worktree remove --force ${q(path)} || ${fail("git worktree remove failed")}; fi
+git -C "$repo" worktree prune
+${options.deleteBranch ? `git -C "$repo" branch -q -D ${q(options.branch)} 2>/dev/null || true\n` : ""}`
+      )
+    }
+  )
+
+  return { name: PLUGIN, create, exists, hasBranch, unsavedWork, rescue, destroy }
+}
