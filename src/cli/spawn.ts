@@ -51,10 +51,14 @@ export const spawn = Command.make(
       Flag.optional
     ),
     taskFile: Flag.String("task-file").pipe(Flag.withDescription("Read the task from a file"), Flag.optional),
+    host: Flag.String("host").pipe(
+      Flag.withDescription("Run the session on this host (a name under hosts: in the config, or local); default: the one with the most headroom"),
+      Flag.optional
+    ),
     json
   },
-  Effect.fn("cli.spawn")(function*({ project, issue, task, taskFile, json }) {
-    const target = yield* spawnTargetFrom(issue, task, taskFile)
+  Effect.fn("cli.spawn")(function*({ project, issue, task, taskFile, host, json }) {
+    const target = { ...(yield* spawnTargetFrom(issue, task, taskFile)), ...(Option.isSome(host) ? { host: host.value } : {}) }
     const { withSessions } = yield* Effect.promise(loadSessions)
     const { record, warnings } = yield* withSessions((sessions) => sessions.spawn(project, target))
     for (const warning of warnings) yield* Console.error(`orch: warning: ${warning}`)

@@ -5,7 +5,7 @@
  * rather than shown as the truth. Ended sessions are final either way. Pure.
  */
 import { activityOf, type ActivitySignal } from "../domain/activity.ts"
-import { isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
+import { hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
 import { age, duration, table } from "./format.ts"
 
 export interface ShownRecord extends SessionRecord {
@@ -31,6 +31,7 @@ export const asShown = (
   const recordedAt = Math.max(Date.parse(record.updatedAt), shown !== record && signal?.ts !== undefined ? Date.parse(signal.ts) : -Infinity)
   return {
     ...shown,
+    host: hostOf(record),
     recorded: !options.supervised && !isEnded(record.status),
     recordedAgeMs: Number.isNaN(recordedAt) ? 0 : Math.max(0, options.nowMs - recordedAt)
   }
@@ -41,10 +42,13 @@ const prCell = (record: SessionRecord) => (record.pr === null ? "-" : `#${record
 /** The table; a RECORDED column (how long ago) only when some row is as last recorded. */
 export const statusTable = (rows: ReadonlyArray<ShownRecord>, nowMs: number): string => {
   const recorded = rows.some((r) => r.recorded)
+  // A HOST column once a session runs on another machine than this one.
+  const hosts = rows.some((r) => hostOf(r) !== "local")
   return table(
-    ["SESSION", "ISSUE", "BRANCH", "STATUS", "ACTIVITY", "PR", "AGE", ...(recorded ? ["RECORDED"] : [])],
+    ["SESSION", ...(hosts ? ["HOST"] : []), "ISSUE", "BRANCH", "STATUS", "ACTIVITY", "PR", "AGE", ...(recorded ? ["RECORDED"] : [])],
     rows.map((r) => [
       r.sessionId,
+      ...(hosts ? [hostOf(r)] : []),
       workLabel(r),
       r.branch,
       r.status,

@@ -135,6 +135,8 @@ export const SessionRecord = Schema.Struct({
   status: SessionStatus,
   activity: Activity,
   branch: Schema.String,
+  /** The host the session runs on (a name in the config's `hosts`); absent: this machine, `local`. */
+  host: Schema.optionalKey(Schema.String),
   workspacePath: Schema.String,
   runtime: Schema.NullOr(RuntimeHandle),
   agent: Schema.Struct({
@@ -180,3 +182,6 @@ export const SessionRecord = Schema.Struct({
   spawn: Schema.optionalKey(SpawnJournal)
 })
 export type SessionRecord = typeof SessionRecord.Type
+
+/** The host a record's session runs on: `local` when the record names none (records from before hosts). */
+export const hostOf = (record: Pick<SessionRecord, "host">): string => record.host ?? "local"

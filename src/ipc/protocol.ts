@@ -46,16 +46,20 @@ export type SupervisorInfo = typeof SupervisorInfo.Type
 
 /** A spawn for an issue (the plain form the fast path sends), or for a task a person wrote (`--task`). */
 export const SpawnPayload = Schema.Union([
-  Schema.Struct({ project: Schema.String, issue: Schema.String }),
-  Schema.Struct({ project: Schema.String, task: Schema.String })
+  Schema.Struct({ project: Schema.String, issue: Schema.String, host: Schema.optionalKey(Schema.String) }),
+  Schema.Struct({ project: Schema.String, task: Schema.String, host: Schema.optionalKey(Schema.String) })
 ])
 export type SpawnPayload = typeof SpawnPayload.Type
 
-export const spawnPayload = (project: string, target: SpawnTarget): SpawnPayload =>
-  target._tag === "Issue" ? { project, issue: target.issue } : { project, task: target.task }
+export const spawnPayload = (project: string, target: SpawnTarget): SpawnPayload => {
+  const host = target.host !== undefined ? { host: target.host } : {}
+  return target._tag === "Issue" ? { project, issue: target.issue, ...host } : { project, task: target.task, ...host }
+}
 
-export const spawnTarget = (payload: SpawnPayload): SpawnTarget =>
-  "task" in payload ? { _tag: "Task", task: payload.task } : { _tag: "Issue", issue: payload.issue }
+export const spawnTarget = (payload: SpawnPayload): SpawnTarget => {
+  const host = payload.host !== undefined ? { host: payload.host } : {}
+  return "task" in payload ? { _tag: "Task", task: payload.task, ...host } : { _tag: "Issue", issue: payload.issue, ...host }
+}
 
 export const Spawned = Schema.Struct({ record: SessionRecord, warnings: Schema.Array(Schema.String) })
 

@@ -12,7 +12,8 @@ import * as Semaphore from "effect/Semaphore"
 import { existsSync, statSync } from "node:fs"
 import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
-import { isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
+import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
+import { LOCAL } from "../hosts/spec.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
 import { type Liveness, Runtime } from "../plugins/runtime/Runtime.ts"
@@ -23,7 +24,8 @@ import { isProcessAlive } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
-import { IssueHasSession, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
+import { HostUnreachable, IssueHasSession, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
+import { chooseHost } from "./host-choice.ts"
 import { startOrchestrator } from "./orchestrator.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
@@ -56,13 +58,24 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       : Effect.succeed(project)
   }
   /** Runs `effect` with the plugins of `project` (as `config` makes them; built once, by ProjectPlugins). */
-  const withPlugins = (config: OrchestratorConfig, project: ProjectConfig) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(plugins.provide(config, project), Effect.provide(context))
+  const withPlugins = (config: OrchestratorConfig, project: ProjectConfig, host?: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(plugins.provide(config, project, host), Effect.provide(context))
 
   const liveness = (record: SessionRecord) =>
     record.runtime === null
       ? Effect.succeed<Liveness>({ _tag: "Gone" })
       : Runtime.use((runtime) => runtime.probe([record.runtime!])).pipe(Effect.map((m) => m.get(record.runtime!.id) ?? { _tag: "Gone" as const }))
+
+  /** A session on a host that cannot be reached is left as it is: its work there cannot be saved now. */
+  const refuseUnreachable = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord) {
+    const host = hostOf(record)
+    if (host === LOCAL) return
+    if (config.hosts[host] === undefined) {
+      return yield* new HostUnreachable({ sessionId: record.sessionId, host, reason: "the config names no such host; add it back under hosts" })
+    }
+    const answer = yield* (yield* plugins.connections(config)).run(host, ":\n").pipe(Effect.result)
+    if (answer._tag === "Failure") return yield* new HostUnreachable({ sessionId: record.sessionId, host, reason: answer.failure.message })
+  })
 
   const update = (record: SessionRecord, changes: Partial<SessionRecord>) =>
     Effect.flatMap(nowIso, (updatedAt) => {
@@ -85,7 +98,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
         if (journal.workspace !== undefined) {
           yield* removeWorkspaceSafely(project, record.sessionId, journal.workspace, record.branch, { deleteBranch: journal.createdBranch === true })
         }
-      }).pipe(withPlugins(config, project))
+      }).pipe(withPlugins(config, project, hostOf(record)))
       yield* store.release(record.projectId, record.sessionId)
       yield* events.append({
         type: "session.reconciled",
@@ -114,7 +127,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const existing = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
       if (existing !== undefined) return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId })
     }
-    return yield* spawnSession(project, target, { configPath: config.configPath }).pipe(withPlugins(config, project))
+    const host = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
+    return yield* spawnSession(project, target, { configPath: config.configPath, host }).pipe(withPlugins(config, project, host))
   })
 
   const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
@@ -153,7 +167,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
         return yield* new SessionNotRunning({ sessionId, state: state._tag === "Gone" ? "its terminal session is gone" : "its agent exited" })
       }
       yield* Runtime.use((runtime) => runtime.send(record.runtime!, message))
-    }).pipe(withPlugins(config, project))
+    }).pipe(withPlugins(config, project, hostOf(record)))
     yield* events.append({ type: "session.message_sent", sessionId, projectId: record.projectId, message: message.slice(0, 200) })
   })
 
@@ -164,10 +178,11 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     if (record.status === "killed") return { record, alreadyKilled: true }
     const project = yield* projectOf(config, record)
     yield* reconcile()
+    yield* refuseUnreachable(config, record)
     const removed = yield* Effect.gen(function*() {
       yield* stopRuntime(record.runtime)
       return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch)
-    }).pipe(withPlugins(config, project))
+    }).pipe(withPlugins(config, project, hostOf(record)))
     const killed = yield* update(record, {
       status: "killed",
       activity: "exited",
@@ -231,7 +246,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
         )
       )
       return { handle, signalOffset }
-    }).pipe(withPlugins(config, project))
+    }).pipe(withPlugins(config, project, hostOf(record)))
     // Running again: it has not ended (a later cleanup must see it), and its agent has said nothing yet.
     const { endedAt: _, said: _said, ...running } = record
     const restored = yield* update(running, { status: "working", activity: "active", runtime: handle, signalOffset })

@@ -8,8 +8,8 @@ import type { CleanupVerdict } from "./cleanup-decision.ts"
 
 /** What a session is spawned for: a tracker's issue (`42`, `#42`, `ENG-123`), or a task a person wrote. */
 export type SpawnTarget =
-  | { readonly _tag: "Issue"; readonly issue: string }
-  | { readonly _tag: "Task"; readonly task: string }
+  | { readonly _tag: "Issue"; readonly issue: string; readonly host?: string }
+  | { readonly _tag: "Task"; readonly task: string; readonly host?: string }
 
 export type BatchOutcome =
   | { readonly _tag: "Created"; readonly issueId: string; readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }

@@ -112,3 +112,23 @@ export class RemoveRefused extends Schema.TaggedError<RemoveRefused>()("RemoveRe
     return `session ${this.sessionId} was not removed: ${this.reason}`
   }
 }
+
+/** No host can take a new session: every host's figures or reason, in one sentence. */
+export class NoHostFits extends Schema.TaggedError<NoHostFits>()("NoHostFits", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.reason}; free memory on a host, raise its maxSessions, or name another with --host`
+  }
+}
+
+/** The session's host cannot be reached: nothing there can be ended or saved now. */
+export class HostUnreachable extends Schema.TaggedError<HostUnreachable>()("HostUnreachable", {
+  sessionId: Schema.String,
+  host: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.sessionId} runs on host ${this.host}, which cannot be reached (${this.reason}); orch kills it once the host answers again, try again then`
+  }
+}

@@ -134,6 +134,8 @@ const workOf = (target: SpawnTarget): Work =>
 export interface SpawnOptions {
   /** The config file the spawn runs under, remembered in the record. */
   readonly configPath?: string | undefined
+  /** The host it runs on (the plugins given are that host's); absent: local. */
+  readonly host?: string | undefined
 }
 
 export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: ProjectConfig, target: SpawnTarget, options: SpawnOptions = {}) {
@@ -163,7 +165,9 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   const leftBehind: Array<string> = []
   const undo = <E>(what: string, effect: Effect.Effect<void, E>) =>
     effect.pipe(Effect.catchCause((cause) => Effect.sync(() => void leftBehind.push(`could not ${what}: ${reasonOf(cause)}`))))
-  yield* checkAgentProgram(agent, project).pipe(Effect.mapError(failed("checking the agent")))
+  const remote = options.host !== undefined && options.host !== "local"
+  // On another host the agent's program is looked for there, when it starts (watchStart reports what it printed).
+  if (!remote) yield* checkAgentProgram(agent, project).pipe(Effect.mapError(failed("checking the agent")))
   // The issue is looked up while the workspace is made (both wait on the network); a spawn for an issue
   // that does not exist is undone like any other failure. A task has nothing to look up.
   let unavailable = false
@@ -203,6 +207,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       issueId,
       ...(work._tag === "Task" ? { task: { title: taskTitle(work.text) } } : {}),
       ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
+      ...(remote ? { host: options.host! } : {}),
       status: "spawning",
       activity: "unknown",
       branch,
@@ -237,6 +242,8 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
           : Effect.void
     )
     warnings.push(...created.warnings)
+    // A host's workspace is where that host put it (its data dir, its home).
+    if (created.path !== record.workspacePath) yield* journal({ workspace: created.path }).pipe(Effect.andThen(save({ ...record, workspacePath: created.path })))
     const issue = yield* Fiber.join(issueFiber)
     if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
     if (created.createdBranch === branchExisted) yield* journal({ createdBranch: created.createdBranch })
