@@ -1,0 +1,126 @@
+/**
+ * Sessions on other machines, end to end through the built CLI (fresh HOME, empty TMUX_TMPDIR, no ORCH_*), on real
+ * sshd hosts (test/support/ssh-hosts.ts) that get the code from the project's origin.
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import { execFileSync } from "node:child_process"
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { runOrchAsync } from "../support/cli.ts"
+import { tempDir } from "../support/host.ts"
+import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
+
+const live = sshHostsUnavailable === undefined ? it.live : it.live.skip
+const git = (cwd: string, ...args: Array<string>) => execFileSync("git", args, { cwd, encoding: "utf8" })
+
+/** An origin every host user can clone and push to, a local checkout of it, and a config naming the hosts. */
+const setUp = (hosts: ReadonlyArray<SshHost>, extra: { readonly maxSessions?: number; readonly projectHosts?: ReadonlyArray<string> } = {}) =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir("orch-remote-e2e-")
+    chmodSync(dir, 0o755)
+    const origin = join(dir, "origin.git")
+    const seed = join(dir, "seed")
+    mkdirSync(seed)
+    git(seed, "init", "-q", "-b", "main")
+    writeFileSync(join(seed, "README.md"), "hello\n")
+    git(seed, "add", ".")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "seed")
+    git(dir, "clone", "-q", "--bare", seed, origin)
+    execFileSync("chmod", ["-R", "a+rwX", origin])
+    const checkout = join(dir, "proj")
+    git(dir, "clone", "-q", origin, checkout)
+    // The hosts' users trust the shared origin (it belongs to another user), as a host's git config would.
+    for (const host of hosts) host.shell("git config --global safe.directory '*'")
+    const home = join(dir, "home")
+    const tmux = join(dir, "tmux")
+    mkdirSync(home)
+    mkdirSync(tmux)
+    const hostLines = hosts.flatMap((host) => [
+      `  ${host.name}:`,
+      `    ssh: ${host.spec.ssh.user}@${host.spec.ssh.hostname}:${host.spec.ssh.port}`,
+      `    identityFile: ${host.spec.identityFile}`,
+      `    sshOptions: { UserKnownHostsFile: ${host.spec.sshOptions!.UserKnownHostsFile}, IdentitiesOnly: "yes" }`,
+      ...(extra.maxSessions !== undefined ? [`    maxSessions: ${extra.maxSessions}`] : [])
+    ])
+    writeFileSync(
+      join(checkout, "orchestrator.yaml"),
+      [
+        "hosts:",
+        ...hostLines,
+        "projects:",
+        "  proj:",
+        "    repo: t/proj",
+        `    path: ${checkout}`,
+        "    tracker: { plugin: none }",
+        "    scm: { plugin: none }",
+        "    agent: command",
+        ...(extra.projectHosts !== undefined ? [`    hosts: [${extra.projectHosts.join(", ")}]`] : []),
+        "    agentConfig:",
+        `      command: 'while IFS= read -r line; do echo "got: $line"; done'`
+      ].join("\n") + "\n"
+    )
+    const orch = (...args: Array<string>) => runOrchAsync(args, { cwd: checkout, env: { HOME: home, TMUX_TMPDIR: tmux } })
+    return { origin, orch }
+  })
+
+const screenOn = (host: SshHost, sessionId: string) =>
+  host.shell(`tmux -S "$HOME/.orchestrator/tmux/default" capture-pane -p -t =${sessionId}:`)
+
+describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skipped: ${sshHostsUnavailable})` : ""}`, () => {
+  live("spawn --host b runs the agent in a worktree on b; send arrives; status shows b; kill saves dirty work to origin and removes the worktree", () =>
+    Effect.gen(function*() {
+      const pool = yield* makeSshHosts(["a", "b"])
+      const b = pool.hosts[1]!
+      const { orch, origin } = yield* setUp(pool.hosts)
+
+      const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
+      assert.strictEqual(spawned.code, 0, spawned.stderr)
+      const record = JSON.parse(spawned.stdout) as { sessionId: string; host: string; workspacePath: string }
+      assert.strictEqual(record.host, "b")
+      assert.isTrue(record.workspacePath.startsWith(`${b.home}/.orchestrator/worktrees/`), record.workspacePath)
+      assert.strictEqual(b.shell(`git -C ${record.workspacePath} rev-parse --abbrev-ref HEAD`).trim(), "feat/say-hello")
+
+      const sent = yield* orch("send", record.sessionId, "hi there")
+      assert.strictEqual(sent.code, 0, sent.stderr)
+      // The send confirmed the agent took it; its echo is read off the host's tmux.
+      yield* Effect.sync(() => screenOn(b, record.sessionId)).pipe(
+        Effect.filterOrFail((screen) => screen.includes("got: hi there"), () => "no echo yet"),
+        Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 })
+      )
+
+      const status = yield* orch("status", "--json")
+      assert.strictEqual(status.code, 0, status.stderr)
+      assert.deepStrictEqual((JSON.parse(status.stdout) as Array<{ sessionId: string; host: string }>).map((r) => [r.sessionId, r.host]), [[record.sessionId, "b"]])
+      const table = yield* orch("status")
+      assert.match(table.stdout, /HOST/)
+
+      b.shell(`echo unsaved > ${record.workspacePath}/dirty.txt`)
+      const killed = yield* orch("session", "kill", record.sessionId)
+      assert.strictEqual(killed.code, 0, killed.stderr)
+      const ref = `refs/orch/rescue/${record.sessionId}`
+      assert.strictEqual(git(origin, "show", `${ref}:dirty.txt`), "unsaved\n", "the dirty file is on origin's rescue ref")
+      assert.strictEqual(b.shell(`test -e ${record.workspacePath} && echo there || echo gone`).trim(), "gone")
+      assert.strictEqual(b.shell(`tmux -S "$HOME/.orchestrator/tmux/default" has-session -t =${record.sessionId} 2>/dev/null && echo alive || echo gone`).trim(), "gone")
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
+  live("placement honours maxSessions: two spawns go to two hosts, a third fits nowhere and says each host's reason", () =>
+    Effect.gen(function*() {
+      const pool = yield* makeSshHosts(["a", "b"])
+      const { orch } = yield* setUp(pool.hosts, { maxSessions: 1, projectHosts: ["a", "b"] })
+      const hosts: Array<string> = []
+      for (const task of ["first task", "second task"]) {
+        const spawned = yield* orch("spawn", "proj", "--task", task, "--json")
+        assert.strictEqual(spawned.code, 0, spawned.stderr)
+        hosts.push((JSON.parse(spawned.stdout) as { host: string }).host)
+      }
+      assert.deepStrictEqual([...hosts].sort(), ["a", "b"])
+      const third = yield* orch("spawn", "proj", "--task", "third task")
+      assert.notStrictEqual(third.code, 0)
+      assert.include(third.stderr, "no host can take the session: local: the project may not use it")
+      assert.include(third.stderr, "a: it runs 1 sessions, its maxSessions")
+      assert.include(third.stderr, "b: it runs 1 sessions, its maxSessions")
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+})
