@@ -3,8 +3,8 @@
  * project ids, names and session prefixes, plugin defaults, path expansion, routing and reaction merges.
  * Pure: the caller passes the home directory and the directory relative paths start from.
  */
-import { LOCAL } from "../hosts/spec.ts"
 import { basename, isAbsolute, resolve } from "node:path"
+import { LOCAL } from "../hosts/spec.ts"
 import { DEFAULT_NOTIFICATION_ROUTING, DEFAULT_REACTIONS } from "./defaults.ts"
 import type { ExpansionIssue } from "./env-expansion.ts"
 import { DuplicateProjectIdError, DuplicateSessionPrefixError } from "./errors.ts"
@@ -86,7 +86,9 @@ const checkSymlinks = (key: string, project: DecodedProject, issues: Array<Expan
 
 /** `local` is this machine, never an entry; a project names only hosts there are. */
 const checkHosts = (decoded: Decoded, issues: Array<ExpansionIssue>) => {
-  if (Object.hasOwn(decoded.hosts, LOCAL)) issues.push({ path: ["hosts", LOCAL], message: "`local` is the machine orch runs on; give the other host another name" })
+  if (Object.hasOwn(decoded.hosts, LOCAL)) {
+    issues.push({ path: ["hosts", LOCAL], message: "`local` is the machine orch runs on; give the other host another name" })
+  }
   const known = [LOCAL, ...Object.keys(decoded.hosts)]
   for (const [key, project] of Object.entries(decoded.projects)) {
     project.hosts?.forEach((name, i) => {

@@ -37,7 +37,13 @@ export const makeHostRuntime = (local: RuntimeShape, remote: (host: string) => R
     const tmux = remote(host)
     return tmux !== undefined
       ? Effect.succeed(tmux)
-      : Effect.fail(new RuntimeError({ plugin: "multiplexer", operation, reason: `the session runs on host ${host}, which the config no longer names; add it back under hosts` }))
+      : Effect.fail(
+        new RuntimeError({
+          plugin: "multiplexer",
+          operation,
+          reason: `the session runs on host ${host}, which the config no longer names; add it back under hosts`
+        })
+      )
   }
   return {
     ...local,
@@ -50,13 +56,24 @@ export const makeHostRuntime = (local: RuntimeShape, remote: (host: string) => R
         : tmux.create(spec).pipe(Effect.mapError(asRuntimeError("new-session")))
     },
     send: (handle, text) =>
-      Effect.flatMap(on(handle, "send"), (tmux) => tmux === undefined ? local.send(handle, text) : tmux.send(handle, text).pipe(Effect.mapError((error) => error._tag === "DeliveryUnconfirmed" ? error : asRuntimeError("send")(error)))),
+      Effect.flatMap(
+        on(handle, "send"),
+        (tmux) =>
+          tmux === undefined
+            ? local.send(handle, text)
+            : tmux.send(handle, text).pipe(Effect.mapError((error) => error._tag === "DeliveryUnconfirmed" ? error : asRuntimeError("send")(error)))
+      ),
     capture: (handle, scrollback) =>
-      Effect.flatMap(on(handle, "capture-pane"), (tmux) =>
-        tmux === undefined ? local.capture(handle, scrollback) : tmux.capture(handle, scrollback).pipe(Effect.mapError(asRuntimeError("capture-pane")))),
+      Effect.flatMap(
+        on(handle, "capture-pane"),
+        (tmux) =>
+          tmux === undefined ? local.capture(handle, scrollback) : tmux.capture(handle, scrollback).pipe(Effect.mapError(asRuntimeError("capture-pane")))
+      ),
     destroy: (handle) =>
-      Effect.flatMap(on(handle, "kill-session"), (tmux) =>
-        tmux === undefined ? local.destroy(handle) : tmux.destroy(handle).pipe(Effect.mapError(asRuntimeError("kill-session")))),
+      Effect.flatMap(
+        on(handle, "kill-session"),
+        (tmux) => tmux === undefined ? local.destroy(handle) : tmux.destroy(handle).pipe(Effect.mapError(asRuntimeError("kill-session")))
+      ),
     probe: Effect.fn("HostRuntime.probe")(function*(handles: ReadonlyArray<RuntimeHandle>) {
       const answers = yield* Effect.forEach([...byHost(handles)], ([host, mine]) => {
         if (host === LOCAL) return local.probe(mine)
@@ -64,7 +81,10 @@ export const makeHostRuntime = (local: RuntimeShape, remote: (host: string) => R
         if (tmux === undefined) return Effect.succeed(new Map<string, Liveness>())
         return tmux.probe(mine).pipe(
           Effect.catch((error) =>
-            Effect.as(Effect.logWarning(`host ${host}: its sessions could not be probed (${error.message}); they read unknown until it answers`), new Map<string, Liveness>())
+            Effect.as(
+              Effect.logWarning(`host ${host}: its sessions could not be probed (${error.message}); they read unknown until it answers`),
+              new Map<string, Liveness>()
+            )
           )
         )
       }, { concurrency: "unbounded" })

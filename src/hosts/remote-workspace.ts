@@ -28,7 +28,9 @@ export const originOf = (connections: HostConnectionsShape, project: ProjectConf
     Effect.flatMap((result) =>
       result.exitCode === 0 && result.stdout.trim() !== ""
         ? Effect.succeed(result.stdout.trim())
-        : Effect.fail(`${project.path} has no remote named origin, and a session on another host gets the code from origin; add one (git remote add origin URL)`)
+        : Effect.fail(
+          `${project.path} has no remote named origin, and a session on another host gets the code from origin; add one (git remote add origin URL)`
+        )
     ),
     Effect.mapError((reason) => new WorkspaceError({ plugin: PLUGIN, operation: "finding origin", reason }))
   )

@@ -243,7 +243,9 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     )
     warnings.push(...created.warnings)
     // A host's workspace is where that host put it (its data dir, its home).
-    if (created.path !== record.workspacePath) yield* journal({ workspace: created.path }).pipe(Effect.andThen(save({ ...record, workspacePath: created.path })))
+    if (created.path !== record.workspacePath) {
+      yield* journal({ workspace: created.path }).pipe(Effect.andThen(save({ ...record, workspacePath: created.path })))
+    }
     const issue = yield* Fiber.join(issueFiber)
     if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
     if (created.createdBranch === branchExisted) yield* journal({ createdBranch: created.createdBranch })

@@ -66,45 +66,54 @@ const setUp = (hosts: ReadonlyArray<SshHost>, extra: { readonly maxSessions?: nu
     return { origin, orch }
   })
 
-const screenOn = (host: SshHost, sessionId: string) =>
-  host.shell(`tmux -S "$HOME/.orchestrator/tmux/default" capture-pane -p -t =${sessionId}:`)
+const screenOn = (host: SshHost, sessionId: string) => host.shell(`tmux -S "$HOME/.orchestrator/tmux/default" capture-pane -p -t =${sessionId}:`)
 
 describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skipped: ${sshHostsUnavailable})` : ""}`, () => {
-  live("spawn --host b runs the agent in a worktree on b; send arrives; status shows b; kill saves dirty work to origin and removes the worktree", () =>
-    Effect.gen(function*() {
-      const pool = yield* makeSshHosts(["a", "b"])
-      const b = pool.hosts[1]!
-      const { orch, origin } = yield* setUp(pool.hosts)
+  live(
+    "spawn --host b runs the agent in a worktree on b; send arrives; status shows b; kill saves dirty work to origin and removes the worktree",
+    () =>
+      Effect.gen(function*() {
+        const pool = yield* makeSshHosts(["a", "b"])
+        const b = pool.hosts[1]!
+        const { orch, origin } = yield* setUp(pool.hosts)
 
-      const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
-      assert.strictEqual(spawned.code, 0, spawned.stderr)
-      const record = JSON.parse(spawned.stdout) as { sessionId: string; host: string; workspacePath: string }
-      assert.strictEqual(record.host, "b")
-      assert.isTrue(record.workspacePath.startsWith(`${b.home}/.orchestrator/worktrees/`), record.workspacePath)
-      assert.strictEqual(b.shell(`git -C ${record.workspacePath} rev-parse --abbrev-ref HEAD`).trim(), "feat/say-hello")
+        const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
+        assert.strictEqual(spawned.code, 0, spawned.stderr)
+        const record = JSON.parse(spawned.stdout) as { sessionId: string; host: string; workspacePath: string }
+        assert.strictEqual(record.host, "b")
+        assert.isTrue(record.workspacePath.startsWith(`${b.home}/.orchestrator/worktrees/`), record.workspacePath)
+        assert.strictEqual(b.shell(`git -C ${record.workspacePath} rev-parse --abbrev-ref HEAD`).trim(), "feat/say-hello")
 
-      const sent = yield* orch("send", record.sessionId, "hi there")
-      assert.strictEqual(sent.code, 0, sent.stderr)
-      // The send confirmed the agent took it; its echo is read off the host's tmux.
-      yield* Effect.sync(() => screenOn(b, record.sessionId)).pipe(
-        Effect.filterOrFail((screen) => screen.includes("got: hi there"), () => "no echo yet"),
-        Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 })
-      )
+        const sent = yield* orch("send", record.sessionId, "hi there")
+        assert.strictEqual(sent.code, 0, sent.stderr)
+        // The send confirmed the agent took it; its echo is read off the host's tmux.
+        yield* Effect.sync(() => screenOn(b, record.sessionId)).pipe(
+          Effect.filterOrFail((screen) => screen.includes("got: hi there"), () => "no echo yet"),
+          Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 })
+        )
 
-      const status = yield* orch("status", "--json")
-      assert.strictEqual(status.code, 0, status.stderr)
-      assert.deepStrictEqual((JSON.parse(status.stdout) as Array<{ sessionId: string; host: string }>).map((r) => [r.sessionId, r.host]), [[record.sessionId, "b"]])
-      const table = yield* orch("status")
-      assert.match(table.stdout, /HOST/)
+        const status = yield* orch("status", "--json")
+        assert.strictEqual(status.code, 0, status.stderr)
+        assert.deepStrictEqual((JSON.parse(status.stdout) as Array<{ sessionId: string; host: string }>).map((r) => [r.sessionId, r.host]), [[
+          record.sessionId,
+          "b"
+        ]])
+        const table = yield* orch("status")
+        assert.match(table.stdout, /HOST/)
 
-      b.shell(`echo unsaved > ${record.workspacePath}/dirty.txt`)
-      const killed = yield* orch("session", "kill", record.sessionId)
-      assert.strictEqual(killed.code, 0, killed.stderr)
-      const ref = `refs/orch/rescue/${record.sessionId}`
-      assert.strictEqual(git(origin, "show", `${ref}:dirty.txt`), "unsaved\n", "the dirty file is on origin's rescue ref")
-      assert.strictEqual(b.shell(`test -e ${record.workspacePath} && echo there || echo gone`).trim(), "gone")
-      assert.strictEqual(b.shell(`tmux -S "$HOME/.orchestrator/tmux/default" has-session -t =${record.sessionId} 2>/dev/null && echo alive || echo gone`).trim(), "gone")
-    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+        b.shell(`echo unsaved > ${record.workspacePath}/dirty.txt`)
+        const killed = yield* orch("session", "kill", record.sessionId)
+        assert.strictEqual(killed.code, 0, killed.stderr)
+        const ref = `refs/orch/rescue/${record.sessionId}`
+        assert.strictEqual(git(origin, "show", `${ref}:dirty.txt`), "unsaved\n", "the dirty file is on origin's rescue ref")
+        assert.strictEqual(b.shell(`test -e ${record.workspacePath} && echo there || echo gone`).trim(), "gone")
+        assert.strictEqual(
+          b.shell(`tmux -S "$HOME/.orchestrator/tmux/default" has-session -t =${record.sessionId} 2>/dev/null && echo alive || echo gone`).trim(),
+          "gone"
+        )
+      }).pipe(Effect.provide(NodeServices.layer)),
+    120_000
+  )
 
   live("placement honours maxSessions: two spawns go to two hosts, a third fits nowhere and says each host's reason", () =>
     Effect.gen(function*() {
