@@ -59,8 +59,7 @@ export interface AdmissionVerdict<C extends Candidate> {
 }
 
 const GB = 1024 ** 3
-export const formatBytes = (bytes: number): string =>
-  bytes >= GB ? `${(bytes / GB).toFixed(1)} GB` : `${Math.max(0, Math.round(bytes / 1024 ** 2))} MB`
+export const formatBytes = (bytes: number): string => bytes >= GB ? `${(bytes / GB).toFixed(1)} GB` : `${Math.max(0, Math.round(bytes / 1024 ** 2))} MB`
 
 /** The budget that holds `entry` back, as a sentence; undefined when every budget allows it. */
 export const blocker = (entry: Candidate, facts: AdmissionFacts): string | undefined => {
@@ -72,7 +71,9 @@ export const blocker = (entry: Candidate, facts: AdmissionFacts): string | undef
     return `waiting for a free session in ${entry.projectId}: ${project.live} running, its maxSessions ${project.maxSessions}`
   }
   if (project.maxAwaitingReview !== undefined && project.awaitingReview >= project.maxAwaitingReview) {
-    return `waiting for reviews in ${entry.projectId}: ${project.awaitingReview} PR${project.awaitingReview === 1 ? "" : "s"} await a review, its maxAwaitingReview ${project.maxAwaitingReview}`
+    return `waiting for reviews in ${entry.projectId}: ${project.awaitingReview} PR${
+      project.awaitingReview === 1 ? "" : "s"
+    } await a review, its maxAwaitingReview ${project.maxAwaitingReview}`
   }
   const { machine } = facts
   if (machine.freeBytes !== undefined) {
@@ -111,5 +112,27 @@ export const afterAdmitting = (facts: AdmissionFacts, entry: Candidate): Admissi
     machine: facts.machine.freeBytes === undefined
       ? facts.machine
       : { ...facts.machine, freeBytes: facts.machine.freeBytes - facts.expectedBytes(entry.agent) }
+  }
+}
+
+/**
+ * A batch (`orch batch-spawn`): which of the `fresh` entries start now, behind what is queued already (whose
+ * share of the budgets is kept for it), and, for the others, the budget each waits on.
+ */
+export const planBatch = <C extends Candidate>(
+  queued: ReadonlyArray<C>,
+  fresh: ReadonlyArray<C>,
+  facts: AdmissionFacts
+): { readonly start: ReadonlyArray<C>; readonly waiting: ReadonlyArray<Waiting<C>> } => {
+  const start: Array<C> = []
+  let pending: ReadonlyArray<C> = [...queued, ...fresh]
+  let current = facts
+  for (;;) {
+    const verdict = admission(pending, current)
+    if (verdict.admit === undefined) return { start, waiting: verdict.waiting.filter((w) => fresh.includes(w.entry)) }
+    const admitted = verdict.admit
+    if (fresh.includes(admitted)) start.push(admitted)
+    current = afterAdmitting(current, admitted)
+    pending = pending.filter((entry) => entry !== admitted)
   }
 }

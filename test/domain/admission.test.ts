@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type AdmissionFacts, admission, afterAdmitting, blocker, type Candidate } from "../../src/domain/admission.ts"
+import { admission, type AdmissionFacts, afterAdmitting, blocker, type Candidate, planBatch } from "../../src/domain/admission.ts"
 
 const GB = 1024 ** 3
 const entry = (id: string, projectId = "app", agent = "claude-code"): Candidate => ({ id, projectId, agent })
@@ -99,5 +99,39 @@ describe("admission: which entry starts", () => {
     expect(next.projects.app?.live).toBe(1)
     expect(next.machine.freeBytes).toBe(2.5 * GB)
     expect(admission([entry("q2")], next).waiting[0]?.reason).toBe("waiting for a free session: 2 running, maxSessions 2")
+  })
+})
+
+describe("planBatch: a batch behind the queue", () => {
+  it.each<[string, ReadonlyArray<Candidate>, ReadonlyArray<Candidate>, AdmissionFacts, ReadonlyArray<string>, ReadonlyArray<[string, string]>]>([
+    ["no limits: all start", [], [entry("a"), entry("b")], facts(), ["a", "b"], []],
+    [
+      "maxSessions 2, nothing live: 2 start, 2 wait on concurrency",
+      [],
+      [entry("a"), entry("b"), entry("c"), entry("d")],
+      facts({ maxSessions: 2 }),
+      ["a", "b"],
+      [["c", "waiting for a free session: 2 running, maxSessions 2"], ["d", "waiting for a free session: 2 running, maxSessions 2"]]
+    ],
+    [
+      "what is queued already goes first",
+      [entry("q")],
+      [entry("a"), entry("b")],
+      facts({ maxSessions: 2 }),
+      ["a"],
+      [["b", "waiting for a free session: 2 running, maxSessions 2"]]
+    ],
+    [
+      "memory for one more session only",
+      [],
+      [entry("a"), entry("b")],
+      facts({ machine: { name: "this machine", freeBytes: 2.5 * GB, reserveBytes: GB }, expectedBytes: () => GB }),
+      ["a"],
+      [["b", "waiting for memory on this machine: 512 MB free, 1.0 GB needed"]]
+    ]
+  ])("%s", (_, queued, fresh, given, started, waiting) => {
+    const plan = planBatch(queued, fresh, given)
+    expect(plan.start.map((e) => e.id)).toEqual(started)
+    expect(plan.waiting.map((w) => [w.entry.id, w.reason])).toEqual(waiting)
   })
 })
