@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { spawn as spawnProcess } from "node:child_process"
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { ORCH_BIN } from "../support/cli.ts"
+import { ORCH_BIN, runOrchAsync } from "../support/cli.ts"
 import { eventually } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
 
@@ -104,5 +104,32 @@ describe("the work queue (built CLI, real git and tmux)", () => {
       const broken = yield* s.orch(["queue", "ls"])
       assert.strictEqual(broken.code, 1)
       assert.include(broken.stderr, "queue.json")
+    }), 60_000)
+
+  it.live("a fresh user (empty HOME and TMUX_TMPDIR, no ORCH_* variable): queue add, ls, rm and the maxSessions key work", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ config: { maxSessions: 1 } })
+      const tmuxTmpdir = join(s.root, "tmux-tmp")
+      mkdirSync(tmuxTmpdir, { mode: 0o700 })
+      // The config is found from the directory (s.root holds orchestrator.yaml); nothing names it.
+      const orch = (args: ReadonlyArray<string>) => runOrchAsync(args, { cwd: s.root, env: { HOME: join(s.root, "fresh-home"), TMUX_TMPDIR: tmuxTmpdir } })
+      const added = yield* orch(["queue", "add", "app", "8"])
+      assert.strictEqual(added.code, 0, added.stderr)
+      assert.include(added.stdout, "8: queued as q-1, position 1")
+      assert.include((yield* orch(["queue", "ls"])).stdout, "1. q-1 app 8: waiting for a supervisor")
+      assert.include((yield* orch(["status"])).stdout, "1. q-1 app 8: waiting for a supervisor")
+      assert.include((yield* orch(["queue", "rm", "q-1"])).stdout, "removed q-1 (app 8)")
+      assert.include((yield* orch(["queue", "ls"])).stdout, "The queue is empty.")
+      const help = yield* orch(["queue", "--help"])
+      assert.strictEqual(help.code, 0)
+      assert.include(help.stdout, "add")
+    }), 60_000)
+
+  it.live("a project's maxSessions holds back that project's batch", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { maxSessions: 1 } })
+      const batch = yield* s.orch(["batch-spawn", "app", "1", "2"])
+      assert.strictEqual(batch.code, 0, batch.stderr)
+      assert.include(batch.stdout, "2: queued as q-1, position 1 (waiting for a free session in app: 1 running, its maxSessions 1)")
     }), 60_000)
 })
