@@ -112,3 +112,10 @@ export class RemoveRefused extends Schema.TaggedError<RemoveRefused>()("RemoveRe
     return `session ${this.sessionId} was not removed: ${this.reason}`
   }
 }
+
+export class NotQueued extends Schema.TaggedError<NotQueued>()("NotQueued", { ref: Schema.String }) {
+  override readonly [Runtime.errorExitCode] = 1
+  override get message() {
+    return `nothing in the queue is ${this.ref} (an entry id like q-3, or an issue); \`orch queue ls\` lists what is queued`
+  }
+}
