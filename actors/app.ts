@@ -79,6 +79,9 @@ const handlers = (options: AppOptions) =>
       Cleanup: ({ dryRun }) => remote(supervisor.ops.cleanup({ dryRun })),
       Remove: ({ sessionId }) => remote(supervisor.ops.remove(sessionId)),
       Prune: ({ dryRun }) => remote(supervisor.ops.prune({ dryRun })),
+      QueueAdd: ({ issues, priority, project }) => remote(supervisor.ops.queueAdd(project, issues, priority)),
+      QueueList: () => remote(supervisor.ops.queueList()),
+      QueueRemove: ({ ref }) => remote(supervisor.ops.queueRemove(ref)),
       Start: ({ project }) =>
         remote(manager.orchestrate(project, options.cliPath)).pipe(
           Effect.tap(() => supervisor.cycleNow),

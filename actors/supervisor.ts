@@ -31,6 +31,7 @@ import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
+import { writeAdmissionState } from "../src/store/admission-file.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
@@ -52,6 +53,8 @@ export const ISSUE_POLL_INTERVAL = "1 minute"
 /** What a failed look at a PR (a webhook's, or after a merge) leaves to. */
 const LOOK_AGAIN = "the next PR poll looks again"
 export const MAILBOX_CAPACITY = 64
+/** Admission rounds run whenever something changes, and this often otherwise. */
+export const ADMISSION_INTERVAL = "3 seconds"
 /** Agents whose hooks said nothing for this long get their screen read instead. */
 export const SCREEN_FALLBACK_AFTER_MS = HOOK_SILENCE_MS
 
@@ -91,7 +94,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     signals: guard("signal reader"),
     cleanup: guard("session cleanup"),
     looks: guard("PR look"),
-    adoption: guard("adoption")
+    adoption: guard("adoption"),
+    admission: guard("admission")
   }
   const projects = new Map<string, ProjectRuntime>()
   const initial = yield* configs.current
@@ -248,7 +252,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     const live = records.filter(isLive)
     yield* allComplete(records, live.filter((r) => r.role === undefined).length)
     const liveIds = new Set(live.map((r) => r.sessionId))
-    for (const id of [...actors.keys()]) if (!liveIds.has(id)) yield* stopActor(id)
+    // A session that ended frees its budgets: admission looks at the queue now.
+    const ended = [...actors.keys()].filter((id) => !liveIds.has(id))
+    for (const id of ended) yield* stopActor(id)
+    if (ended.length > 0) yield* admitSoon
     for (const record of live) yield* startActor(record)
     const now = yield* Clock.currentTimeMillis
     const probedCounts = { alive: 0, exited: 0, gone: 0, unknown: 0 }
@@ -445,11 +452,38 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   /** A probe cycle now (a procedure changed the records): a failure is reported as the loop's are. */
   const cycleNow = loops.probe.attempt(Effect.suspend(() => cycle()), "orch tries again at the next probe cycle")
 
+  /**
+   * One admission round (queue.ts): start what the rule admits, one at a time; remember (and write, for
+   * `orch status`) what waits and on what. One round at a time.
+   */
+  const admitting = yield* Semaphore.make(1)
+  let waiting: ReadonlyMap<string, string> = new Map()
+  const admitRound = admitting.withPermits(1)(Effect.gen(function*() {
+    const left = yield* manager.admit()
+    waiting = new Map(left.map((w) => [w.entry.id, w.reason]))
+    yield* writeAdmissionState(store.paths.root, {
+      pid: process.pid,
+      at: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      waiting: Object.fromEntries(waiting)
+    })
+    yield* refresh
+  }))
+  /** Something changed (a session ended, a PR merged, the queue grew): the admission loop runs a round now. */
+  const wakeAdmission = yield* Queue.sliding<void>(1)
+  const admitSoon = Effect.asVoid(Queue.offer(wakeAdmission, undefined))
+
   const ops: SessionOps = {
     spawn: (project, target) => Effect.tap(manager.spawn(project, target), () => refresh),
-    batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => refresh),
+    batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => Effect.andThen(refresh, admitSoon)),
     send: (sessionId, message) => exclusive(sessionId, manager.send(sessionId, message)),
-    kill: (sessionId) => Effect.tap(exclusive(sessionId, manager.kill(sessionId)), () => stopActor(sessionId)),
+    kill: (sessionId) => Effect.tap(exclusive(sessionId, manager.kill(sessionId)), () => Effect.andThen(stopActor(sessionId), admitSoon)),
+    queueAdd: (project, issues, priority) => Effect.tap(manager.queueAdd(project, issues, priority), () => admitSoon),
+    queueList: () =>
+      Effect.map(
+        manager.queueList(),
+        (entries) => entries.map((entry) => ({ ...entry, reason: waiting.get(entry.id) ?? "waiting for the next admission round" }))
+      ),
+    queueRemove: (ref) => manager.queueRemove(ref),
     restore: (sessionId) => Effect.tap(exclusive(sessionId, manager.restore(sessionId)), () => Effect.andThen(stopActor(sessionId), refresh)),
     cleanup: (options) => Effect.tap(manager.cleanup(options), () => cycleNow),
     remove: (sessionId) => removeStopped(sessionId, "rm"),
@@ -521,6 +555,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     adopt,
     cycle,
     cycleNow,
+    admitRound,
+    /** Waits until something changed, or ADMISSION_INTERVAL passed. */
+    admissionDue: Effect.asVoid(Effect.timeoutOption(Queue.take(wakeAdmission), ADMISSION_INTERVAL)),
     loops,
     /** A guard for another loop the supervisor runs (the config file's watch and reloads). */
     guard,
@@ -560,6 +597,7 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
           return nextPollDelay(pollIntervalMs, supervisor.budgets(), yield* Clock.currentTimeMillis)
         })
         yield* loops.pullRequests.forever(Effect.suspend(() => supervisor.pollPullRequests()), pace).pipe(Effect.forkScoped)
+        yield* loops.admission.forever(Effect.andThen(supervisor.admissionDue, supervisor.admitRound), Effect.succeed(0)).pipe(Effect.forkScoped)
       }))
   )
 }

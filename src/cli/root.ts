@@ -6,6 +6,7 @@ import { demo } from "./demo.ts"
 import { doctor } from "./doctor.ts"
 import { init } from "./init.ts"
 import { notifications, notify } from "./notify.ts"
+import { queue } from "./queue.ts"
 import { report } from "./report.ts"
 import { send } from "./send.ts"
 import { session } from "./session.ts"
@@ -15,5 +16,5 @@ import { status } from "./status.ts"
 
 export const orch = Command.make("orch").pipe(
   Command.withDescription("Launch and supervise AI coding-agent sessions, one per issue"),
-  Command.withSubcommands([start, stop, spawn, batchSpawn, status, send, report, attach, session, notify, notifications, init, config, demo, doctor])
+  Command.withSubcommands([start, stop, spawn, batchSpawn, queue, status, send, report, attach, session, notify, notifications, init, config, demo, doctor])
 )

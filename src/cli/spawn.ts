@@ -81,6 +81,8 @@ const describe = (outcome: BatchOutcome) => {
       return `${outcome.issueId}: skipped, ${outcome.sessionId} is already on it`
     case "Failed":
       return `${outcome.issueId}: failed: ${outcome.reason}`
+    case "Queued":
+      return `${outcome.issueId}: queued as ${outcome.entryId}, position ${outcome.position} (${outcome.reason})`
   }
 }
 
@@ -92,7 +94,13 @@ export const batchSpawn = Command.make(
     const outcomes = yield* withSessions((sessions) => sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describe(outcome)))))
     const count = (tag: BatchOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
     if (json) yield* Console.log(JSON.stringify(outcomes, null, 2))
-    else yield* Console.log(`created ${count("Created")}, skipped ${count("Skipped")}, failed ${count("Failed")}`)
+    else {yield* Console.log(
+        `created ${count("Created")}, skipped ${count("Skipped")}, failed ${count("Failed")}${count("Queued") > 0 ? `, queued ${count("Queued")}` : ""}`
+      )}
     if (count("Failed") > 0) return yield* new BatchFailed({ failed: count("Failed") })
   })
-).pipe(Command.withDescription("Create one session per issue, a few at a time, skipping issues that have a live session"))
+).pipe(
+  Command.withDescription(
+    "Create one session per issue, a few at a time, skipping issues that have a live session; what the admission rule does not let start now (maxSessions, memory) is queued"
+  )
+)

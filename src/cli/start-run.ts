@@ -32,7 +32,7 @@ const report = (ready: Ready, open: boolean) => {
   return Console.log([
     `supervisor running (pid ${ready.pid})`,
     `orchestrator session ${ready.orchestratorSessionId} ${ready.reused ? "is already running" : "started"} for ${ready.project}`,
-    `attach: tmux attach -t ${ready.orchestratorSessionId}`,
+    `attach: orch attach ${ready.orchestratorSessionId}`,
     `dashboard: ${ready.dashboardUrl}`,
     `orchestrator page: ${orchestratorPage}`
   ].join("\n")).pipe(Effect.andThen(

@@ -69,6 +69,7 @@ export const status = Command.make(
     const [{ socketPath }, { pingSupervisor }] = yield* Effect.promise(() => Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")]))
     const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
     const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
+    const { queueLines } = yield* Effect.promise(() => import("./queue-view.ts"))
     const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
       Effect.provide(SessionStore.layer)
     )
@@ -90,13 +91,16 @@ export const status = Command.make(
     // Only the running supervisor's word counts: a file left by another one says nothing.
     const configState = readConfigState(paths.root)
     const notes = supervisor !== undefined && configState?.pid === supervisor.pid ? configNotes(configState, (yield* Host).homeDir) : []
+    const queued = yield* queueLines(paths.root, supervisor?.pid)
     if (rows.length === 0) {
       yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
+      for (const line of queued) yield* Console.log(line)
       for (const line of notes) yield* Console.log(line)
       if (errorsNote !== undefined) yield* Console.log(errorsNote)
       return
     }
     yield* Console.log(statusTable(rows, now))
+    for (const line of queued) yield* Console.log(line)
     const note = recordedNote(rows)
     if (note !== undefined) yield* Console.log(note)
     const budget = repohostBudget(paths.root, now)

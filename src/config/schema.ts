@@ -167,6 +167,9 @@ export const ProjectConfig = Schema.Struct({
   hostLabels: Schema.optionalKey(StringList.annotate({ description: "Labels a host needs, every one, to run its sessions" })),
   symlinks: StringList.pipe(withDefault([])),
   postCreate: StringList.pipe(withDefault([])),
+  maxSessions: Schema.optionalKey(NonNegativeInt).annotate({
+    description: "At most this many of the project's sessions run at once; more wait in the queue (`orch queue ls`). Unset: no limit"
+  }),
   agentConfig: AgentConfig.pipe(withDefault({})),
   reactions: Schema.Record(Schema.String, ReactionOverride).pipe(withDefault({})),
   agentRules: Schema.optionalKey(Schema.String),
@@ -200,6 +203,9 @@ export const OrchestratorConfig = Schema.Struct({
   readyThresholdMs: NonNegativeInt.pipe(withDefault(300000, "Milliseconds after which a ready session counts as idle")),
   pollIntervalMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1000, { message: "Expected at least 1000 (milliseconds)" }))
     .pipe(withDefault(30000, "Base interval of the repohost poll, in milliseconds")),
+  maxSessions: Schema.optionalKey(NonNegativeInt).annotate({
+    description: "At most this many sessions (all projects) run at once; more wait in the queue (`orch queue ls`). Unset: no limit"
+  }),
   defaults: DefaultPlugins.pipe(withDefault({})),
   projects: Schema.Record(Schema.String, ProjectConfig),
   hosts: Schema.Record(Schema.String, HostSpec).pipe(

@@ -42,7 +42,10 @@ export const EVENT_TYPES = [
   "session.orphaned",
   "tracker.update_failed",
   "config.applied",
-  "config.rejected"
+  "config.rejected",
+  "queue.added",
+  "queue.admitted",
+  "queue.dropped"
 ] as const
 export const EventType = Schema.Literals(EVENT_TYPES)
 export type EventType = typeof EventType.Type

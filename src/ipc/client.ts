@@ -46,5 +46,8 @@ export const remoteSessions = (client: SupervisorClient): SessionOps => ({
   restore: (sessionId) => answered(client.Restore({ sessionId })),
   cleanup: (options) => answered(client.Cleanup(options)),
   remove: (sessionId) => answered(client.Remove({ sessionId })),
-  prune: (options) => answered(client.Prune(options))
+  prune: (options) => answered(client.Prune(options)),
+  queueAdd: (project, issues, priority) => answered(client.QueueAdd({ project, issues, priority })),
+  queueList: () => answered(client.QueueList()),
+  queueRemove: (ref) => answered(client.QueueRemove({ ref }))
 })

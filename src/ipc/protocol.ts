@@ -6,6 +6,7 @@
 import { Rpc, RpcGroup } from "effect/rpc"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import { QueueEntry } from "../domain/queue.ts"
 import { SessionRecord, SessionStatus } from "../domain/session.ts"
 import { CleanedStatus, CleanupCause } from "../sessions/cleanup-decision.ts"
 import type { SpawnTarget } from "../sessions/SessionOps.ts"
@@ -66,8 +67,13 @@ export const Spawned = Schema.Struct({ record: SessionRecord, warnings: Schema.A
 export const BatchOutcome = Schema.Union([
   Schema.Struct({ _tag: Schema.Literal("Created"), issueId: Schema.String, record: SessionRecord, warnings: Schema.Array(Schema.String) }),
   Schema.Struct({ _tag: Schema.Literal("Skipped"), issueId: Schema.String, sessionId: Schema.String }),
-  Schema.Struct({ _tag: Schema.Literal("Failed"), issueId: Schema.String, reason: Schema.String })
+  Schema.Struct({ _tag: Schema.Literal("Failed"), issueId: Schema.String, reason: Schema.String }),
+  Schema.Struct({ _tag: Schema.Literal("Queued"), issueId: Schema.String, entryId: Schema.String, position: Schema.Int, reason: Schema.String })
 ])
+
+export const Positioned = Schema.Struct({ ...QueueEntry.fields, position: Schema.Int })
+export const QueueAdded = Schema.Struct({ added: Schema.Array(Positioned), already: Schema.Array(Positioned) })
+export const QueuedItem = Schema.Struct({ ...Positioned.fields, reason: Schema.String })
 
 export const Killed = Schema.Struct({
   record: SessionRecord,
@@ -126,5 +132,12 @@ export class SupervisorRpcs extends RpcGroup.make(
   Rpc.make("Remove", { payload: { sessionId: Schema.String }, success: Removed, error: RemoteError }),
   Rpc.make("Prune", { payload: { dryRun: Schema.Boolean }, success: PruneReport, error: RemoteError }),
   Rpc.make("Start", { payload: { project: Schema.String }, success: Started, error: RemoteError }),
-  Rpc.make("Stop", { payload: { killSessions: Schema.Boolean }, success: StopReport, error: RemoteError })
+  Rpc.make("Stop", { payload: { killSessions: Schema.Boolean }, success: StopReport, error: RemoteError }),
+  Rpc.make("QueueAdd", {
+    payload: { project: Schema.String, issues: Schema.Array(Schema.String), priority: Schema.Int },
+    success: QueueAdded,
+    error: RemoteError
+  }),
+  Rpc.make("QueueList", { success: Schema.Array(QueuedItem), error: RemoteError }),
+  Rpc.make("QueueRemove", { payload: { ref: Schema.String }, success: Schema.Array(QueueEntry), error: RemoteError })
 ) {}

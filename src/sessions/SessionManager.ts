@@ -12,6 +12,7 @@ import * as Semaphore from "effect/Semaphore"
 import { existsSync, statSync } from "node:fs"
 import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
+import { planBatch } from "../domain/admission.ts"
 import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
@@ -21,12 +22,15 @@ import { type IssueState, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
+import { QueueStore } from "../store/QueueStore.ts"
 import { SessionStore } from "../store/SessionStore.ts"
+import { admissionFacts, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { HostUnreachable, IssueHasSession, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
 import { chooseHost } from "./host-choice.ts"
 import { startOrchestrator } from "./orchestrator.ts"
+import { makeQueueing } from "./queueing.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
@@ -43,6 +47,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const plugins = yield* ProjectPlugins
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner | SessionStore | EventLog>()
   const projectsOf = (config: OrchestratorConfig) => Object.values(config.projects)
+  const queue = QueueStore.make(store.paths.root)
 
   const configFile = (config: OrchestratorConfig) => (config.configPath !== undefined ? { configPath: config.configPath } : {})
   const findProject = (config: OrchestratorConfig, ref: string) => {
@@ -131,6 +136,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return yield* spawnSession(project, target, { configPath: config.configPath, host }).pipe(withPlugins(config, project, host))
   })
 
+  const queueing = makeQueueing({ queue, events, store, config: configs.current, findProject, spawn: (projectId, target) => spawn(projectId, target) })
+
   const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
     projectRef: string,
     issues: ReadonlyArray<string>,
@@ -143,10 +150,25 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     // Tasks are not issues: a task whose slug reads like an issue id never makes that issue skipped.
     const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status) && worksAnIssue(r)).map((r) => [r.issueId, r.sessionId]))
     const unique = [...new Set(issues.map((issue) => issue.replace(/^#/, "")))]
+    // What the admission rule does not let start now is queued (behind what is queued already).
+    const fresh = unique.filter((issueId) => !live.has(issueId)).map((issueId) => ({ id: issueId, projectId: project.id, agent: project.agent }))
+    const queued = (yield* queue.list).flatMap((entry) => {
+      const owner = projectsOf(config).find((p) => p.id === entry.projectId)
+      return owner === undefined ? [] : [{ id: entry.id, projectId: entry.projectId, agent: owner.agent }]
+    })
+    const plan = planBatch(queued, fresh, admissionFacts(config, records, yield* readMachine))
+    const waits = new Map(plan.waiting.map((w) => [w.entry.id, w.reason]))
+    const toQueue = unique.filter((issueId) => waits.has(issueId))
+    const { added, already } = toQueue.length === 0 ? { added: [], already: [] } : yield* queue.add(project.id, toQueue.map((issue) => ({ issue })), 0)
+    yield* queueing.queued(added)
+    const entries = new Map([...added, ...already].map((entry) => [entry.issue, entry]))
     return yield* Effect.forEach(unique, (issueId) => {
       const existing = live.get(issueId)
+      const entry = entries.get(issueId)
       const outcome: Effect.Effect<BatchOutcome> = existing !== undefined
         ? Effect.succeed({ _tag: "Skipped", issueId, sessionId: existing })
+        : entry !== undefined
+        ? Effect.succeed({ _tag: "Queued", issueId, entryId: entry.id, position: entry.position, reason: waits.get(issueId)! })
         : spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath }).pipe(
           withPlugins(config, project),
           Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
@@ -449,7 +471,26 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(config, project), orchestrating.withPermits(1))
   })
 
-  return { spawn, batchSpawn, send, kill, restore, cleanup, remove, prune, issueStates, reconcile, probeAll, orchestrate, read: store.read }
+  const { queueAdd, queueRemove, queueList, admit } = queueing
+  return {
+    spawn,
+    batchSpawn,
+    send,
+    kill,
+    restore,
+    cleanup,
+    remove,
+    prune,
+    issueStates,
+    reconcile,
+    probeAll,
+    orchestrate,
+    read: store.read,
+    queueAdd,
+    queueRemove,
+    queueList,
+    admit
+  }
 })
 
 export class SessionManager extends Context.Service<SessionManager, Effect.Success<ReturnType<typeof makeSessionManager>>>()(

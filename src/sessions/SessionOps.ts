@@ -3,6 +3,7 @@
  * the supervisor over its socket (src/ipc/client.ts) when one does — one writer of session truth.
  */
 import type * as Effect from "effect/Effect"
+import type { Positioned, QueueEntry } from "../domain/queue.ts"
 import type { SessionRecord, SessionStatus } from "../domain/session.ts"
 import type { CleanupVerdict } from "./cleanup-decision.ts"
 
@@ -15,6 +16,8 @@ export type BatchOutcome =
   | { readonly _tag: "Created"; readonly issueId: string; readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }
   | { readonly _tag: "Skipped"; readonly issueId: string; readonly sessionId: string }
   | { readonly _tag: "Failed"; readonly issueId: string; readonly reason: string }
+  /** Not started now: queued, at `position`, waiting on the budget `reason` names. */
+  | { readonly _tag: "Queued"; readonly issueId: string; readonly entryId: string; readonly position: number; readonly reason: string }
 
 /** A session cleanup ends (or, with --dry-run, would end): the status it gets and why (see cleanup-decision.ts). */
 export interface CleanupItem {
@@ -69,4 +72,17 @@ export interface SessionOps {
   /** Removes an ended session's record and files; refuses a live one or one with unsaved work. */
   readonly remove: (sessionId: string) => Effect.Effect<Removed, OpError>
   readonly prune: (options: { readonly dryRun: boolean }) => Effect.Effect<PruneReport, OpError>
+  /** Queues issues of a project (those queued already stay where they are). */
+  readonly queueAdd: (project: string, issues: ReadonlyArray<string>, priority: number) => Effect.Effect<QueueAdded, OpError>
+  /** The queue in order, each entry with the budget it waits on. */
+  readonly queueList: () => Effect.Effect<ReadonlyArray<QueuedItem>, OpError>
+  /** Removes the entries `ref` names (an entry id, or an issue). */
+  readonly queueRemove: (ref: string) => Effect.Effect<ReadonlyArray<QueueEntry>, OpError>
 }
+
+export interface QueueAdded {
+  readonly added: ReadonlyArray<Positioned>
+  readonly already: ReadonlyArray<Positioned>
+}
+
+export type QueuedItem = Positioned & { readonly reason: string }

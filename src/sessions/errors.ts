@@ -132,3 +132,10 @@ export class HostUnreachable extends Schema.TaggedError<HostUnreachable>()("Host
     return `${this.sessionId} runs on host ${this.host}, which cannot be reached (${this.reason}); orch kills it once the host answers again, try again then`
   }
 }
+
+export class NotQueued extends Schema.TaggedError<NotQueued>()("NotQueued", { ref: Schema.String }) {
+  override readonly [Runtime.errorExitCode] = 1
+  override get message() {
+    return `nothing in the queue is ${this.ref} (an entry id like q-3, or an issue); \`orch queue ls\` lists what is queued`
+  }
+}

@@ -1,0 +1,54 @@
+/** `orch queue add|ls|rm`: the work queue in front of spawn (docs/queue.md); through the supervisor when one runs. */
+import { Argument, Command, Flag } from "effect/cli"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { entryLabel } from "../domain/queue.ts"
+
+const loadSessions = () => import("./session-context.ts")
+const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
+
+const add = Command.make(
+  "add",
+  {
+    project: Argument.String("project").pipe(Argument.withDescription("Project id or its key in the config")),
+    issues: Argument.String("issue").pipe(Argument.withDescription("Issue ids"), Argument.atLeast(1)),
+    priority: Flag.Int("priority").pipe(Flag.withDefault(0), Flag.withDescription("Higher starts sooner; entries of one priority start in the order they came"))
+  },
+  Effect.fn("cli.queue.add")(function*({ issues, priority, project }) {
+    const { withSessions } = yield* Effect.promise(loadSessions)
+    const { added, already } = yield* withSessions((sessions) => sessions.queueAdd(project, issues, priority))
+    for (const entry of added) yield* Console.log(`${entry.issue}: queued as ${entry.id}, position ${entry.position}`)
+    for (const entry of already) yield* Console.log(`${entry.issue}: already queued as ${entry.id}, position ${entry.position}`)
+  })
+).pipe(Command.withDescription("Queue issues of a project: the supervisor starts each when the admission rule lets it"))
+
+const ls = Command.make(
+  "ls",
+  { json },
+  Effect.fn("cli.queue.ls")(function*({ json }) {
+    const { withSessionsAnywhere } = yield* Effect.promise(loadSessions)
+    const items = yield* withSessionsAnywhere((sessions) => sessions.queueList())
+    if (json) return yield* Console.log(JSON.stringify(items, null, 2))
+    if (items.length === 0) return yield* Console.log("The queue is empty. Add to it with `orch queue add <project> <issue>...`.")
+    for (const item of items) {
+      yield* Console.log(
+        `${item.position}. ${item.id} ${item.projectId} ${entryLabel(item)}${item.priority !== 0 ? ` (priority ${item.priority})` : ""}: ${item.reason}`
+      )
+    }
+  })
+).pipe(Command.withDescription("List the queue in order, with what each entry waits on"))
+
+const rm = Command.make(
+  "rm",
+  { ref: Argument.String("entry").pipe(Argument.withDescription("An entry id (q-3) or an issue id")) },
+  Effect.fn("cli.queue.rm")(function*({ ref }) {
+    const { withSessionsAnywhere } = yield* Effect.promise(loadSessions)
+    const gone = yield* withSessionsAnywhere((sessions) => sessions.queueRemove(ref))
+    for (const entry of gone) yield* Console.log(`removed ${entry.id} (${entry.projectId} ${entryLabel(entry)})`)
+  })
+).pipe(Command.withDescription("Remove an entry from the queue"))
+
+export const queue = Command.make("queue").pipe(
+  Command.withDescription("The work queue: what waits until the machine, the reviewers and maxSessions can take it"),
+  Command.withSubcommands([add, ls, rm])
+)

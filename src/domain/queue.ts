@@ -1,0 +1,30 @@
+/** The work queue's entries (src/store/QueueStore.ts keeps them): what waits in front of spawn, and its order. */
+import * as Schema from "effect/Schema"
+
+export const QueueEntry = Schema.Struct({
+  /** `q-<n>`, never reused. */
+  id: Schema.String,
+  projectId: Schema.String,
+  /** The issue to work, or (with `task`) the task's slug for people. */
+  issue: Schema.optionalKey(Schema.String),
+  task: Schema.optionalKey(Schema.String),
+  /** Higher first; 0 unless given. */
+  priority: Schema.Int,
+  addedAt: Schema.String,
+  /** Arrival order among entries of the same priority. */
+  seq: Schema.Int
+})
+export type QueueEntry = typeof QueueEntry.Type
+
+export const QueueFile = Schema.Struct({ next: Schema.Int, entries: Schema.Array(QueueEntry) })
+export type QueueFile = typeof QueueFile.Type
+
+/** An entry with its place in the queue (1 is next). */
+export type Positioned = QueueEntry & { readonly position: number }
+
+/** Priority first (higher first), then arrival. */
+export const queueOrder = (entries: ReadonlyArray<QueueEntry>): Array<Positioned> =>
+  [...entries].sort((a, b) => b.priority - a.priority || a.seq - b.seq).map((entry, i) => ({ ...entry, position: i + 1 }))
+
+/** What an entry is for, for people: `42`, or `task fix-the-login`. */
+export const entryLabel = (entry: Pick<QueueEntry, "issue" | "task">): string => entry.issue ?? `task ${(entry.task ?? "").split("\n")[0]!.slice(0, 40)}`

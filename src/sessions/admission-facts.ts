@@ -1,0 +1,74 @@
+/**
+ * The facts the admission rule (src/domain/admission.ts) decides on, for the local machine: the config's limits,
+ * the records' live and awaiting-review sessions, and the machine's free memory and load.
+ */
+import * as Effect from "effect/Effect"
+import { readFileSync } from "node:fs"
+import { availableParallelism, loadavg } from "node:os"
+import type { OrchestratorConfig } from "../config/schema.ts"
+import type { AdmissionFacts, ProjectFacts } from "../domain/admission.ts"
+import { isEnded, type SessionRecord } from "../domain/session.ts"
+
+/** The expected size of one more session before any has been measured (see docs/queue.md). */
+export const DEFAULT_SESSION_BYTES = 1024 ** 3
+/** Memory admission leaves alone for everything else on the machine. */
+export const MEMORY_RESERVE_BYTES = 1024 ** 3
+/** No admission while the 1-minute load average is at least this many times the number of cores. */
+export const MAX_LOAD_PER_CORE = 4
+
+export interface MachineReading {
+  readonly freeBytes?: number
+  readonly load?: number
+  readonly cores: number
+}
+
+/** MemAvailable from /proc/meminfo's text, in bytes. */
+export const memAvailable = (meminfo: string): number | undefined => {
+  const kb = /^MemAvailable:\s+(\d+)\s+kB$/m.exec(meminfo)?.[1]
+  return kb === undefined ? undefined : Number(kb) * 1024
+}
+
+/** This machine now (where /proc/meminfo is missing, its memory is not known and holds nothing back). */
+export const readMachine: Effect.Effect<MachineReading> = Effect.sync(() => {
+  let freeBytes: number | undefined
+  try {
+    freeBytes = memAvailable(readFileSync("/proc/meminfo", "utf8"))
+  } catch {
+    freeBytes = undefined
+  }
+  return { ...(freeBytes !== undefined ? { freeBytes } : {}), load: loadavg()[0]!, cores: availableParallelism() }
+})
+
+/** A worker whose PR waits on a person: open, checks green, not approved. */
+export const awaitsReview = (record: SessionRecord): boolean => record.pr?.state === "open" && record.checks === "passing" && record.review !== "approved"
+
+/** The facts from the config, the records (workers only: orchestrator sessions are not counted) and the machine. */
+export const admissionFacts = (
+  config: OrchestratorConfig,
+  records: ReadonlyArray<SessionRecord>,
+  machine: MachineReading,
+  expectedBytes: (agent: string) => number = () => DEFAULT_SESSION_BYTES
+): AdmissionFacts => {
+  const workers = records.filter((record) => record.role === undefined && !isEnded(record.status))
+  const projects: Record<string, ProjectFacts> = {}
+  for (const project of Object.values(config.projects)) {
+    const mine = workers.filter((record) => record.projectId === project.id)
+    projects[project.id] = {
+      live: mine.length,
+      awaitingReview: mine.filter(awaitsReview).length,
+      ...(project.maxSessions !== undefined ? { maxSessions: project.maxSessions } : {})
+    }
+  }
+  return {
+    totalLive: workers.length,
+    ...(config.maxSessions !== undefined ? { maxSessions: config.maxSessions } : {}),
+    projects,
+    machine: {
+      name: "this machine",
+      reserveBytes: MEMORY_RESERVE_BYTES,
+      ...(machine.freeBytes !== undefined ? { freeBytes: machine.freeBytes } : {}),
+      ...(machine.load !== undefined ? { load: machine.load, maxLoad: machine.cores * MAX_LOAD_PER_CORE } : {})
+    },
+    expectedBytes
+  }
+}

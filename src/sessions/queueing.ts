@@ -1,0 +1,111 @@
+/**
+ * The queue's procedures: `orch queue add|ls|rm`, and admission (the supervisor's: start what the rule in
+ * src/domain/admission.ts admits, until it admits nothing). Events: `queue.added`, `queue.admitted`, `queue.dropped`.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
+import { admission, type Waiting } from "../domain/admission.ts"
+import { entryLabel, type Positioned, type QueueEntry } from "../domain/queue.ts"
+import type { SessionRecord } from "../domain/session.ts"
+import { NO_SUPERVISOR_REASON } from "../store/admission-file.ts"
+import type { EventLogShape } from "../store/EventLog.ts"
+import type { QueueStoreShape } from "../store/QueueStore.ts"
+import type { SessionStoreShape } from "../store/SessionStore.ts"
+import { admissionFacts, readMachine } from "./admission-facts.ts"
+import { NotQueued } from "./errors.ts"
+import type { SpawnTarget } from "./SessionOps.ts"
+
+export interface QueueingDeps {
+  readonly queue: QueueStoreShape
+  readonly events: EventLogShape
+  readonly store: SessionStoreShape
+  readonly config: Effect.Effect<OrchestratorConfig>
+  readonly findProject: (config: OrchestratorConfig, ref: string) => Effect.Effect<ProjectConfig, { readonly message: string }>
+  readonly spawn: (projectId: string, target: SpawnTarget) => Effect.Effect<{ readonly record: SessionRecord }, { readonly message: string }>
+}
+
+export type Candidate = Positioned & { readonly agent: string }
+
+const eventOf = (entry: QueueEntry) => ({ projectId: entry.projectId, ...(entry.issue !== undefined ? { issueId: entry.issue } : {}) })
+
+export const makeQueueing = (deps: QueueingDeps) => {
+  const { events, queue, store } = deps
+  const added = (entries: ReadonlyArray<Positioned>) =>
+    Effect.forEach(
+      entries,
+      (entry) =>
+        events.append({
+          type: "queue.added",
+          ...eventOf(entry),
+          message: `queued ${entry.id} at position ${entry.position}`,
+          data: { entryId: entry.id, priority: entry.priority }
+        }),
+      { discard: true }
+    )
+
+  const queueAdd = Effect.fn("Queue.add")(function*(projectRef: string, issues: ReadonlyArray<string>, priority: number) {
+    const project = yield* deps.findProject(yield* deps.config, projectRef)
+    const result = yield* queue.add(project.id, issues.map((issue) => ({ issue })), priority)
+    yield* added(result.added)
+    return result
+  })
+
+  const queueRemove = Effect.fn("Queue.remove")(function*(ref: string) {
+    const gone = yield* queue.remove(ref)
+    if (gone.length === 0) return yield* new NotQueued({ ref })
+    yield* Effect.forEach(
+      gone,
+      (entry) => events.append({ type: "queue.dropped", ...eventOf(entry), message: `${entry.id} removed (orch queue rm)`, data: { entryId: entry.id } }),
+      { discard: true }
+    )
+    return gone
+  })
+
+  /** The queue's entries the config knows, as the rule's candidates (an entry of a removed project waits). */
+  const candidates = (config: OrchestratorConfig, entries: ReadonlyArray<Positioned>): Array<Candidate> =>
+    entries.flatMap((entry) => {
+      const project = Object.values(config.projects).find((p) => p.id === entry.projectId)
+      return project === undefined ? [] : [{ ...entry, agent: project.agent }]
+    })
+
+  /** Starts what the rule admits, one at a time, until it admits nothing; answers what waits and why. */
+  const admit = Effect.fn("Queue.admit")(function*() {
+    for (;;) {
+      const config = yield* deps.config
+      const entries = yield* queue.list
+      if (entries.length === 0) return [] as ReadonlyArray<Waiting<Candidate>>
+      const { records } = yield* store.list
+      const facts = admissionFacts(config, records, yield* readMachine)
+      const verdict = admission(candidates(config, entries), facts)
+      const entry = verdict.admit
+      if (entry === undefined) return verdict.waiting
+      // Taken from the queue first: an entry is never started twice, even by two supervisors' rounds.
+      if (!(yield* queue.take(entry.id))) continue
+      const addedAt = Date.parse(entry.addedAt)
+      const now = yield* Clock.currentTimeMillis
+      const target: SpawnTarget = entry.issue !== undefined ? { _tag: "Issue", issue: entry.issue } : { _tag: "Task", task: entry.task ?? "" }
+      const spawned = yield* Effect.result(deps.spawn(entry.projectId, target))
+      if (spawned._tag === "Success") {
+        yield* events.append({
+          type: "queue.admitted",
+          sessionId: spawned.success.record.sessionId,
+          ...eventOf(entry),
+          message: `${entry.id} (${entryLabel(entry)}) started as ${spawned.success.record.sessionId}`,
+          data: { entryId: entry.id, waitedMs: Math.max(0, now - addedAt) }
+        })
+      } else {
+        yield* events.append({
+          type: "queue.dropped",
+          ...eventOf(entry),
+          message: `${entry.id} (${entryLabel(entry)}) could not start: ${spawned.failure.message}`,
+          data: { entryId: entry.id }
+        })
+      }
+    }
+  })
+
+  /** Without a supervisor (the CLI's own procedures), nothing admits: every entry says so. */
+  const queueList = () => Effect.map(queue.list, (entries) => entries.map((entry) => ({ ...entry, reason: NO_SUPERVISOR_REASON })))
+  return { queueAdd, queueRemove, queueList, admit, queued: added }
+}
