@@ -12,6 +12,7 @@ import { type CreatedWorkspace, WorkspaceError, type WorkspaceShape, type Worksp
 import type { HostError } from "./errors.ts"
 import { dataDirWord } from "./headroom.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
+import { makeRemoteFiles } from "./remote-files.ts"
 import { LOCAL } from "./spec.ts"
 
 const PLUGIN = "worktree"
@@ -145,5 +146,5 @@ ${options.deleteBranch ? `git -C "$repo" branch -q -D ${q(options.branch)} 2>/de
     }
   )
 
-  return { name: PLUGIN, create, exists, hasBranch, unsavedWork, rescue, destroy }
+  return { name: PLUGIN, files: makeRemoteFiles(connections, host, dataDir), create, exists, hasBranch, unsavedWork, rescue, destroy }
 }

@@ -26,6 +26,7 @@ import { QueueStore } from "../store/QueueStore.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { admissionFacts, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
+import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { HostUnreachable, IssueHasSession, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
 import { chooseHost } from "./host-choice.ts"
@@ -236,16 +237,19 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       if (!(yield* workspace.exists(record.workspacePath))) {
         yield* workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath })
       }
-      const context = agentContext(store, project, record, "")
+      const there = yield* pathsOn(store.paths, workspace)
+      const context = agentContext({ paths: there }, project, record, "")
       const launch = yield* agent.resume(context)
+      yield* makeAgentFiles(workspace, store.paths, there, record, launch.files ?? [])
       // What the agent reported before is history (a `done` folded again would end the restored session): its
-      // signals are read from where the file ends now, before the agent can add any.
-      const signalOffset = yield* Effect.sync(() => statSync(context.activityFile, { throwIfNoEntry: false })?.size ?? 0)
+      // signals are read from where the file ends now, before the agent can add any. The supervisor reads the
+      // local file (a host's lines are mirrored into it).
+      const signalOffset = yield* Effect.sync(() => statSync(store.paths.activity(project.id, sessionId), { throwIfNoEntry: false })?.size ?? 0)
       const handle = yield* runtime.create({
         sessionId,
         workingDir: record.workspacePath,
         command: launch.command,
-        ...agentEnvironment(project, context, launch.env)
+        ...agentEnvironment(project, context, launch.env, hostOf(record) === LOCAL ? process.env : {})
       })
       // Return once the agent takes input, so a message sent right after restore is not typed into a starting TUI.
       // One that asks a question or is slow is left to the supervisor's probes; one that exits fails the restore.

@@ -18,6 +18,7 @@ import { EventLog } from "../store/EventLog.ts"
 import { attempt, writeFileAtomic } from "../store/files.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
+import { makeAgentFiles } from "./agent-files.ts"
 import { agentContext, checkAgentProgram, nowIso, waitUntilReady, watchStart } from "./spawn.ts"
 
 export class OrchestratorNotReady extends Schema.TaggedError<OrchestratorNotReady>()("OrchestratorNotReady", { reason: Schema.String }) {
@@ -82,6 +83,7 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
   yield* writeFileAtomic(context.promptFile, `${prompt}\n`)
   yield* writeFileAtomic(context.systemPromptFile, prompt)
   const launch = yield* (existing._tag === "Some" ? agent.resume(context) : agent.launch(context))
+  yield* makeAgentFiles(workspace, store.paths, store.paths, base, launch.files ?? [])
   const environment = agentEnvironment(project, context, {
     ...launch.env,
     ...(config.configPath !== undefined ? { ORCH_CONFIG_PATH: config.configPath } : {}),

@@ -21,8 +21,10 @@ import { findProgram, programOf } from "../process/program.ts"
 import { buildWorkerPrompt } from "../prompts/worker.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { writeFileAtomic } from "../store/files.ts"
+import type { StorePaths } from "../store/paths.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
+import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { sessionBranch } from "./branch-name.ts"
 import { EmptyTask, SpawnFailed } from "./errors.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
@@ -108,7 +110,12 @@ export const checkAgentProgram = (agent: Pick<AgentShape, "commandLine">, projec
 }
 
 /** Everything an agent is told about its session, for launching it and for resuming it later. */
-export const agentContext = (store: SessionStore["Service"], project: ProjectConfig, record: SessionRecord, task: string): AgentContext => ({
+export const agentContext = (
+  store: { readonly paths: StorePaths },
+  project: ProjectConfig,
+  record: SessionRecord,
+  task: string
+): AgentContext => ({
   sessionId: record.sessionId,
   project,
   issueId: record.issueId,
@@ -264,10 +271,15 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       ...(work._tag === "Task" ? { task: work.text } : {}),
       rulesFile
     })
-    const context = agentContext(store, project, record, prompt.task)
-    yield* writeFileAtomic(context.promptFile, prompt.full).pipe(Effect.mapError(failed("writing the prompt")))
-    yield* writeFileAtomic(context.systemPromptFile, prompt.system).pipe(Effect.mapError(failed("writing the prompt")))
+    // The prompt files are kept here in any case; a session on a host gets copies there (agent-files.ts).
+    yield* writeFileAtomic(store.paths.prompt(project.id, sessionId), prompt.full).pipe(Effect.mapError(failed("writing the prompt")))
+    yield* writeFileAtomic(store.paths.systemPrompt(project.id, sessionId), prompt.system).pipe(Effect.mapError(failed("writing the prompt")))
+    const there = yield* pathsOn(store.paths, workspace).pipe(Effect.mapError(failed("preparing the agent")))
+    const context = agentContext({ paths: there }, project, record, prompt.task)
     const launch = yield* agent.launch(context).pipe(Effect.mapError(failed("preparing the agent")))
+    yield* makeAgentFiles(workspace, store.paths, there, { projectId: project.id, sessionId }, launch.files ?? []).pipe(
+      Effect.mapError(failed("preparing the agent"))
+    )
 
     yield* journal({ runtime: { plugin: runtime.name, id: sessionId, data: {} } })
     const handle = yield* Effect.acquireRelease(
@@ -275,7 +287,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         sessionId,
         workingDir: record.workspacePath,
         command: launch.command,
-        ...agentEnvironment(project, context, launch.env)
+        ...agentEnvironment(project, context, launch.env, remote ? {} : process.env)
       }).pipe(Effect.mapError(failed("starting the terminal session"))),
       (h, exit) => (Exit.isFailure(exit) ? undo(`end the terminal session ${h.id}`, runtime.destroy(h)) : Effect.void)
     )

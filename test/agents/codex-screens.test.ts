@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AgentContext } from "../../src/plugins/agent/Agent.ts"
 import { makeCodexAgent } from "../../src/plugins/agent/codex.ts"
+import { applyEditsLocally } from "../../src/plugins/workspace/file-edits.ts"
 
 const screen = (name: string) => readFileSync(join("test/fixtures/agents/codex-0.169.0", `${name}.txt`), "utf8")
 
@@ -58,6 +59,8 @@ describe("the codex plugin's command lines", () => {
       const agent = makeCodexAgent({ permissions, command: "codex", model: "m 1" })
       const ctx = context()
       const launch = yield* agent.launch(ctx)
+      // The instructions file is an edit the spawn makes where the session runs: made here.
+      yield* applyEditsLocally(launch.files ?? [])
       expect(launch.command).toMatch(new RegExp(`^codex --no-daemon ${flags} -m 'm 1' -c "developer_instructions=\\$\\(cat '.*codex-instructions.toml'\\)"$`))
       expect(launch.initialMessage).toBe("Do it")
       expect((yield* agent.resume(ctx)).command).toBe(launch.command.replace(/^codex /, "codex resume --last "))

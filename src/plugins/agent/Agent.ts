@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ProjectConfig } from "../../config/schema.ts"
 import { Activity } from "../../domain/session.ts"
+import type { FileEdit } from "../workspace/file-edits.ts"
 
 export class AgentError extends Schema.TaggedError<AgentError>()("AgentError", {
   plugin: Schema.String,
@@ -39,6 +40,11 @@ export interface AgentLaunch {
   readonly env: Readonly<Record<string, string>>
   /** Typed into the agent once it is ready, for agents that take their task on their input. */
   readonly initialMessage?: string
+  /**
+   * The files it needs before it starts (hooks, settings, instructions), as edits: the spawn makes them on the
+   * machine the session runs on, which may be another host (the context's paths are that machine's).
+   */
+  readonly files?: ReadonlyArray<FileEdit>
 }
 
 export interface AgentShape {

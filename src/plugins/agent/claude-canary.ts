@@ -16,7 +16,8 @@ import type { Activity } from "../../domain/session.ts"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { makeMultiplexer } from "../runtime/multiplexer.ts"
 import type { RuntimeShape } from "../runtime/Runtime.ts"
-import type { AgentContext } from "./Agent.ts"
+import { applyEditsLocally } from "../workspace/file-edits.ts"
+import { type AgentContext, AgentError } from "./Agent.ts"
 import { makeAnswerWriter } from "./anthropic-sse.ts"
 import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
 import { makeCodingAgent } from "./coding-agent.ts"
@@ -141,6 +142,7 @@ export const claudeCanary = (binary: string) =>
       conversationId: crypto.randomUUID()
     } as AgentContext
     const launch = yield* agent.launch(context)
+    yield* applyEditsLocally(launch.files ?? []).pipe(Effect.mapError((reason) => new AgentError({ plugin: "coding-agent", reason })))
     const handle = yield* Effect.acquireRelease(
       runtime.create({
         sessionId: "canary",

@@ -3,10 +3,10 @@
  * screen. The system prompt goes in as `developer_instructions`; the task is typed once the TUI is ready.
  */
 import * as Effect from "effect/Effect"
-import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import type { Activity } from "../../domain/session.ts"
-import { type AgentContext, AgentError, type AgentShape, shellQuote } from "./Agent.ts"
+import type { FileEdit } from "../workspace/file-edits.ts"
+import { type AgentContext, type AgentShape, shellQuote } from "./Agent.ts"
 
 const PLUGIN = "codex"
 /** The Codex CLI version this plugin's flags and screens were proven with (docs/agents.md); `orch doctor` compares. */
@@ -48,17 +48,19 @@ export const codexActivityFromScreen = (screen: string): Activity | undefined =>
 
 /**
  * `-c key=value` parses the value as TOML and takes it literally only when that fails, so the prompt is
- * written as a TOML string (a JSON string is one) and read back by the shell when Codex starts.
+ * written as a TOML string (a JSON string is one), next to the system prompt, and read back by the shell when
+ * Codex starts. The file is an edit the spawn makes where the session runs.
  */
-const writeInstructions = (context: AgentContext) =>
-  Effect.try({
-    try: () => {
-      const file = join(dirname(context.systemPromptFile), "codex-instructions.toml")
-      writeFileSync(file, JSON.stringify(readFileSync(context.systemPromptFile, "utf8")))
-      return `-c "developer_instructions=$(cat ${shellQuote(file)})"`
-    },
-    catch: (cause) => new AgentError({ plugin: PLUGIN, reason: `cannot write the instructions: ${cause instanceof Error ? cause.message : String(cause)}` })
-  })
+export const instructionsFile = (context: Pick<AgentContext, "systemPromptFile">) => join(dirname(context.systemPromptFile), "codex-instructions.toml")
+
+export const instructionEdits = (context: Pick<AgentContext, "systemPromptFile">): ReadonlyArray<FileEdit> => [{
+  _tag: "Update",
+  path: instructionsFile(context),
+  from: context.systemPromptFile,
+  update: (system) => JSON.stringify(system ?? "")
+}]
+
+const instructionsFlag = (context: AgentContext) => `-c "developer_instructions=$(cat ${shellQuote(instructionsFile(context))})"`
 
 export const makeCodexAgent = (agentConfig: Readonly<Record<string, unknown>>): AgentShape => {
   const binary = typeof agentConfig.command === "string" && agentConfig.command !== "" ? agentConfig.command : "codex"
@@ -72,14 +74,15 @@ export const makeCodexAgent = (agentConfig: Readonly<Record<string, unknown>>): 
     name: PLUGIN,
     commandLine: binary,
     launch: (context) =>
-      Effect.map(writeInstructions(context), (instructions) => ({
-        command: [binary, ...flags, instructions].join(" "),
+      Effect.succeed({
+        command: [binary, ...flags, instructionsFlag(context)].join(" "),
         env: {},
-        initialMessage: context.task
-      })),
+        initialMessage: context.task,
+        files: instructionEdits(context)
+      }),
     // `--last` is the newest conversation started in this directory: each session has its own worktree.
     resume: (context) =>
-      Effect.map(writeInstructions(context), (instructions) => ({ command: [binary, "resume", "--last", ...flags, instructions].join(" "), env: {} })),
+      Effect.succeed({ command: [binary, "resume", "--last", ...flags, instructionsFlag(context)].join(" "), env: {}, files: instructionEdits(context) }),
     isReadyForInput: (screen) => codexActivityFromScreen(screen) === "ready",
     startBlocker: codexStartBlocker,
     readsScreen: true,

@@ -1,12 +1,12 @@
 /**
  * Agent `coding-agent`: Claude Code (`claude`). The system prompt comes from a file, the task is typed once the
  * TUI is ready, and hooks in the worktree's `.claude/settings.local.json` append one JSON line per hook event
- * to the session's `activity.jsonl` with a plain shell command (no process heavier than `sh` per hook).
+ * to the session's `activity.jsonl` with a plain shell command (no process heavier than `sh` per hook). The hooks
+ * are edits its launch hands the spawn (`files`), made where the session runs.
  */
 import * as Effect from "effect/Effect"
-import { execFileSync } from "node:child_process"
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { dirname, isAbsolute, join } from "node:path"
+import { join } from "node:path"
+import { applyEditsLocally, type FileEdit } from "../workspace/file-edits.ts"
 import { type AgentContext, AgentError, type AgentShape, shellQuote } from "./Agent.ts"
 import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
 
@@ -34,32 +34,22 @@ export const withOrchHooks = (settings: Settings, activityFile: string): Setting
   return { ...settings, hooks }
 }
 
-/** Keeps the settings file out of `git status` (and so out of commits) without touching the project's .gitignore. */
-const excludeFromGit = (workspacePath: string) => {
-  try {
-    const common = execFileSync("git", ["-C", workspacePath, "rev-parse", "--git-common-dir"], { encoding: "utf8" }).trim()
-    const exclude = join(isAbsolute(common) ? common : join(workspacePath, common), "info", "exclude")
-    const current = existsSync(exclude) ? readFileSync(exclude, "utf8") : ""
-    if (!current.split("\n").includes(SETTINGS_FILE)) {
-      mkdirSync(dirname(exclude), { recursive: true })
-      appendFileSync(exclude, `${current === "" || current.endsWith("\n") ? "" : "\n"}${SETTINGS_FILE}\n`)
-    }
-  } catch {
-    // not a git workspace: nothing to keep clean
-  }
-}
+/**
+ * What launching it needs in the workspace: orch's hooks merged into the settings there, and the settings file kept
+ * out of `git status` (and so out of commits) without touching the project's .gitignore.
+ */
+export const hookEdits = (context: Pick<AgentContext, "workspacePath" | "activityFile">): ReadonlyArray<FileEdit> => [
+  {
+    _tag: "Update",
+    path: join(context.workspacePath, SETTINGS_FILE),
+    update: (current) => `${JSON.stringify(withOrchHooks(current === undefined ? {} : JSON.parse(current), context.activityFile), null, 2)}\n`
+  },
+  { _tag: "ExcludeFromGit", workspace: context.workspacePath, pattern: SETTINGS_FILE }
+]
 
-export const installHooks = (context: AgentContext) =>
-  Effect.try({
-    try: () => {
-      const file = join(context.workspacePath, SETTINGS_FILE)
-      const current: Settings = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : {}
-      mkdirSync(dirname(file), { recursive: true })
-      writeFileSync(file, `${JSON.stringify(withOrchHooks(current, context.activityFile), null, 2)}\n`)
-      excludeFromGit(context.workspacePath)
-    },
-    catch: (cause) => new AgentError({ plugin: PLUGIN, reason: `cannot install hooks: ${cause instanceof Error ? cause.message : String(cause)}` })
-  })
+/** Installs the hooks in a workspace on this machine. */
+export const installHooks = (context: Pick<AgentContext, "workspacePath" | "activityFile">) =>
+  applyEditsLocally(hookEdits(context)).pipe(Effect.mapError((reason) => new AgentError({ plugin: PLUGIN, reason: `cannot install hooks: ${reason}` })))
 
 /**
  * `default` names the mode explicitly: with no flag, Claude Code 2.x starts in "auto" mode, whose safety check
@@ -85,12 +75,13 @@ export const makeCodingAgent = (agentConfig: Readonly<Record<string, unknown>>):
     name: PLUGIN,
     commandLine: binary,
     launch: (context) =>
-      Effect.map(installHooks(context), () => ({
+      Effect.succeed({
         command: [...base(context), "--session-id", context.conversationId].join(" "),
         env: {},
-        initialMessage: context.task
-      })),
-    resume: (context) => Effect.map(installHooks(context), () => ({ command: [...base(context), "--resume", context.conversationId].join(" "), env: {} })),
+        initialMessage: context.task,
+        files: hookEdits(context)
+      }),
+    resume: (context) => Effect.succeed({ command: [...base(context), "--resume", context.conversationId].join(" "), env: {}, files: hookEdits(context) }),
     isReadyForInput: (screen) => claudeActivityFromScreen(screen) === "ready",
     startBlocker: claudeStartBlocker,
     readsScreen: true,

@@ -8,6 +8,7 @@ import type { ProjectConfig } from "../../config/schema.ts"
 import { type AgentContext, AgentError, type AgentLaunch, type AgentShape } from "../agent/Agent.ts"
 import type { Activity, AgentComponent } from "../contract/agent.ts"
 import { decodeWith } from "../contract/common.ts"
+import { applyEditsLocally } from "../workspace/file-edits.ts"
 
 const isProject = (value: unknown): value is ProjectConfig => {
   const project = value as Partial<Record<keyof ProjectConfig, unknown>> | null
@@ -43,8 +44,14 @@ export interface BuiltinAgent extends AgentComponent {
 export const agentComponent = (shape: AgentShape): BuiltinAgent => {
   const context = (value: unknown) =>
     Effect.mapError(decodeWith(Context)(value), (problem) => new AgentError({ plugin: shape.name, reason: `the context is not valid: ${problem}` }))
+  // A module's caller starts the agent on this machine: the files it needs are made here, as its launch's answer says.
   const start = (how: (context: AgentContext) => Effect.Effect<AgentLaunch, AgentError>) => (value: AgentContext) =>
-    Effect.runPromise(Effect.flatMap(context(value), how))
+    Effect.runPromise(Effect.flatMap(context(value), how).pipe(
+      Effect.tap((launch) =>
+        applyEditsLocally(launch.files ?? []).pipe(Effect.mapError((reason) => new AgentError({ plugin: shape.name, reason: `cannot prepare its files: ${reason}` })))
+      ),
+      Effect.map(({ files: _files, ...launch }): AgentLaunch => launch)
+    ))
   return {
     name: shape.name,
     launch: start(shape.launch),

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ProjectConfig } from "../../config/schema.ts"
+import type { FileEdit } from "./file-edits.ts"
 
 export class WorkspaceError extends Schema.TaggedError<WorkspaceError>()("WorkspaceError", {
   plugin: Schema.String,
@@ -39,8 +40,18 @@ export interface UnsavedWork {
   readonly unpushed: number
 }
 
+/** The machine a workspace plugin makes its workspaces on, when it is not this one (a host's). */
+export interface WorkspaceFiles {
+  /** orch's data dir there, absolute: a session's prompt and activity files are where store/paths.ts puts them under it. */
+  readonly dataDir: Effect.Effect<string, WorkspaceError>
+  /** Makes the edits there (src/plugins/workspace/file-edits.ts). */
+  readonly apply: (edits: ReadonlyArray<FileEdit>) => Effect.Effect<void, WorkspaceError>
+}
+
 export interface WorkspaceShape {
   readonly name: string
+  /** Absent: its workspaces are on this machine, and so are the session's files. */
+  readonly files?: WorkspaceFiles
   /** Makes the workspace: fetches, branches, adds symlinks, runs `postCreate`. Undoes itself if a step fails. */
   readonly create: (spec: WorkspaceSpec) => Effect.Effect<CreatedWorkspace, WorkspaceError>
   readonly exists: (path: string) => Effect.Effect<boolean>
