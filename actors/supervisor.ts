@@ -1,7 +1,8 @@
 /**
  * The supervisor: one actor per live session (a fiber with a bounded mailbox), fed by one probe cycle that
- * answers liveness for all sessions with one runtime call per project and reads agent signals from files (no
- * subprocess). A crashed actor restarts with exponential backoff; more than MAX_RESTARTS in RESTART_WINDOW_MS
+ * answers liveness for all sessions with one runtime call per project for local sessions and one round trip per
+ * host for the others (which also mirrors their hooks' activity lines here), and reads agent signals from files
+ * (no subprocess). A crashed actor restarts with exponential backoff; more than MAX_RESTARTS in RESTART_WINDOW_MS
  * escalates (a `supervisor.escalated` event and an urgent notification) and the actor stays down.
  * Procedures (spawn, send, kill, …) run here one session at a time, so there is one writer of session truth.
  * Every decision reads the config in force (ConfigSource); a reload builds the plugins of added and changed
@@ -24,8 +25,9 @@ import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { activityOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import { type Activity, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
+import { probeHost } from "../src/hosts/host-probe.ts"
 import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
-import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
+import type { Liveness, RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
@@ -41,6 +43,7 @@ import type { Observation } from "./lifecycle.ts"
 import { makeLoopGuard, PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { nextPollDelay } from "./poll-pace.ts"
+import { probeGroups } from "./probe-groups.ts"
 import { checkThenMerge } from "./reaction-effects.ts"
 import { restartDecision } from "./restart-policy.ts"
 import { handleObservation } from "./session-actor.ts"
@@ -242,6 +245,50 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       })
     })
 
+  /**
+   * The liveness of `records`' sessions: local ones through their project's runtime (one call per project), those
+   * on other hosts through their host, one round trip per host for all its sessions (of every project), which also
+   * brings their new activity lines into the local activity files. A session left out of the answer was not probed
+   * (its runtime or host could not answer): it reads `unknown`, never exited.
+   */
+  const probeAll = Effect.fnUntraced(function*(records: ReadonlyArray<SessionRecord>) {
+    const config = yield* configs.current
+    const groups = probeGroups(records)
+    const failed: Array<{ readonly name: string; readonly reason: string }> = []
+    const local = [...groups.local].map(([projectId, mine]) =>
+      projects.get(projectId)!.runtime.probe(mine.map((r) => r.runtime!)).pipe(
+        Effect.map((answer) => mine.flatMap((r): Array<[string, Liveness]> => answer.has(r.runtime!.id) ? [[r.sessionId, answer.get(r.runtime!.id)!]] : [])),
+        // A probe that fails is an observation: its sessions read `unknown` (lifecycle.ts), never dead.
+        Effect.orElseSucceed(() => [])
+      )
+    )
+    const connections = groups.remote.size === 0 ? undefined : yield* Effect.result(plugins.connections(config))
+    if (connections?._tag === "Failure") failed.push({ name: "hosts", reason: connections.failure.message })
+    const remote = [...groups.remote].map(([host, mine]) => {
+      const spec = config.hosts[host]
+      if (spec === undefined || connections === undefined || connections._tag === "Failure") return Effect.succeed([])
+      return probeHost(connections.success, store.paths, host, spec.dataDir, mine.map((r) => ({ projectId: r.projectId, sessionId: r.sessionId, runtime: r.runtime! })))
+        .pipe(
+          Effect.map((answer) => {
+            if (answer.mirrorFailed !== undefined) failed.push({ name: `host ${host}'s activity`, reason: answer.mirrorFailed })
+            return mine.flatMap((r): Array<[string, Liveness]> => answer.liveness.has(r.runtime!.id) ? [[r.sessionId, answer.liveness.get(r.runtime!.id)!]] : [])
+          }),
+          Effect.catch((error) =>
+            Effect.as(
+              Effect.logWarning(`host ${host}: its sessions could not be probed (${error.message}); they read unknown until it answers`),
+              []
+            )
+          )
+        )
+    })
+    const answers = yield* Effect.all([...local, ...remote], { concurrency: "unbounded" })
+    return {
+      records: [...[...groups.local.values()].flat(), ...[...groups.remote.values()].flat()],
+      liveness: new Map(answers.flat()),
+      failed
+    }
+  })
+
   /** One probe cycle: sync actors with the records, probe every runtime once, read signals, let time pass. */
   const cycle = Effect.fn("Supervisor.cycle")(function*() {
     const { records } = yield* store.list
@@ -259,29 +306,26 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     for (const record of live) yield* startActor(record)
     const now = yield* Clock.currentTimeMillis
     const probedCounts = { alive: 0, exited: 0, gone: 0, unknown: 0 }
-    for (const owner of projects.values()) {
-      const mine = live.filter((r) => r.projectId === owner.project.id && r.runtime !== null)
-      if (mine.length === 0) continue
-      // A probe that fails is an observation: its sessions read `unknown` (lifecycle.ts), never dead.
-      const probed = yield* owner.runtime.probe(mine.map((r) => r.runtime!)).pipe(Effect.option)
-      for (const record of mine) {
-        const state = actors.get(record.sessionId)
-        if (state === undefined) continue
-        yield* deliverSignals(record.sessionId, now)
-        const liveness = probed._tag === "None" ? undefined : probed.value.get(record.runtime!.id)
-        probedCounts[liveness === undefined ? "unknown" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone"]++
-        const lastOutputAt = liveness?._tag === "Alive" ? liveness.lastOutputAt : undefined
-        const screen = liveness?._tag === "Alive" ? yield* readScreen(record, state, owner, lastOutputAt, now) : undefined
-        yield* observe(record.sessionId, {
-          _tag: "Probe",
-          liveness: liveness === undefined ? "error" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone",
-          ...(screen !== undefined ? { screen } : {}),
-          ...(lastOutputAt !== undefined ? { lastOutputAt } : {})
-        })
-        yield* observe(record.sessionId, { _tag: "Tick" })
-      }
+    const probed = yield* probeAll(live.filter((r) => r.runtime !== null && projects.has(r.projectId)))
+    for (const record of probed.records) {
+      const owner = projects.get(record.projectId)
+      const state = actors.get(record.sessionId)
+      if (owner === undefined || state === undefined) continue
+      yield* deliverSignals(record.sessionId, now)
+      const liveness = probed.liveness.get(record.sessionId)
+      probedCounts[liveness === undefined ? "unknown" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone"]++
+      const lastOutputAt = liveness?._tag === "Alive" ? liveness.lastOutputAt : undefined
+      const screen = liveness?._tag === "Alive" ? yield* readScreen(record, state, owner, lastOutputAt, now) : undefined
+      yield* observe(record.sessionId, {
+        _tag: "Probe",
+        liveness: liveness === undefined ? "error" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone",
+        ...(screen !== undefined ? { screen } : {}),
+        ...(lastOutputAt !== undefined ? { lastOutputAt } : {})
+      })
+      yield* observe(record.sessionId, { _tag: "Tick" })
     }
     yield* reportAdoption(probedCounts)
+    if (probed.failed.length > 0) return yield* new PartsFailed({ parts: probed.failed })
   })
 
   /**

@@ -32,6 +32,15 @@ if [ ! -O "$dir" ]; then echo "tmux cannot use its socket directory $dir: it doe
 case $(ls -ld "$dir") in d??????---*) ;; *) echo "tmux cannot use its socket directory $dir: other users have access to it; chmod 700 it" >&2; exit ${REFUSED};; esac
 `
 
+const RIDER_START = "@orch-rider"
+const RIDER_END = "@orch-rider-end"
+
+export interface ProbedWith {
+  readonly liveness: ReadonlyMap<string, Liveness>
+  /** What the rider printed. */
+  readonly rider: string
+}
+
 const requireTmux = `command -v tmux >/dev/null 2>&1 || { echo "tmux is not installed (not found on PATH)" >&2; exit ${REFUSED}; }\n`
 
 /** A word the script gives as it is (a variable), not quoted. */
@@ -119,16 +128,38 @@ ${
     return { plugin: PLUGIN, id: spec.sessionId, data: { host, ...(dataDir !== undefined ? { dataDir } : {}) } } satisfies RuntimeHandle
   })
 
+  const listPanes = (nudge: boolean) =>
+    script("list-panes", `${tmuxLine([...(nudge ? ["run-shell", "true", ";"] : []), "list-panes", "-a", "-F", PANE_FORMAT])}\n`, { noServerOk: true })
+      .pipe(Effect.map(panesOf))
+  const unreaped = (liveness: Liveness | undefined) => liveness?._tag === "Exited" && liveness.exitCode === undefined && liveness.signal === undefined
+  const livenessOf = (handles: ReadonlyArray<RuntimeHandle>, panes: ReadonlyMap<string, Liveness>): ReadonlyMap<string, Liveness> =>
+    new Map(handles.map((handle): [string, Liveness] => [handle.id, panes.get(handle.id) ?? { _tag: "Gone" }]))
+
   /** Liveness of every handle on this host: one round trip (a second only when tmux has not reaped a dead pane). */
   const probe = Effect.fn("RemoteTmux.probe")(
     function*(handles: ReadonlyArray<RuntimeHandle>): Effect.fn.Return<ReadonlyMap<string, Liveness>, RuntimeError | HostError> {
-      const list = (nudge: boolean) =>
-        script("list-panes", `${tmuxLine([...(nudge ? ["run-shell", "true", ";"] : []), "list-panes", "-a", "-F", PANE_FORMAT])}\n`, { noServerOk: true })
-          .pipe(Effect.map(panesOf))
-      let panes = yield* list(false)
-      const unreaped = (liveness: Liveness | undefined) => liveness?._tag === "Exited" && liveness.exitCode === undefined && liveness.signal === undefined
-      if (handles.some((handle) => unreaped(panes.get(handle.id)))) panes = yield* list(true)
-      return new Map(handles.map((handle): [string, Liveness] => [handle.id, panes.get(handle.id) ?? { _tag: "Gone" }]))
+      let panes = yield* listPanes(false)
+      if (handles.some((handle) => unreaped(panes.get(handle.id)))) panes = yield* listPanes(true)
+      return livenessOf(handles, panes)
+    }
+  )
+
+  /**
+   * `probe`, with `rider` (more script lines, for the same host) run in the same round trip before tmux is asked:
+   * what it printed comes back with the liveness.
+   */
+  const probeWith = Effect.fn("RemoteTmux.probeWith")(
+    function*(handles: ReadonlyArray<RuntimeHandle>, rider: string): Effect.fn.Return<ProbedWith, RuntimeError | HostError> {
+      const result = yield* connections.run(host, `sock=${socket}\n${requireTmux}echo ${RIDER_START}\n${rider}echo ${RIDER_END}\n${tmuxLine(["list-panes", "-a", "-F", PANE_FORMAT])}\n`)
+      const end = result.stdout.indexOf(`${RIDER_END}\n`)
+      const start = result.stdout.indexOf(`${RIDER_START}\n`)
+      if (start < 0 || end < start) return yield* fail("list-panes", result.stderr.trim().split("\n").at(-1) || `the answer was cut short (exit ${result.exitCode})`)
+      const noServer = result.exitCode !== 0 && result.exitCode !== REFUSED && NO_SERVER.test(result.stderr)
+      if (result.exitCode !== 0 && !noServer) return yield* fail("list-panes", result.stderr.trim().split("\n").at(-1) || `exit ${result.exitCode}`)
+      const riderOut = result.stdout.slice(start + RIDER_START.length + 1, end)
+      let panes = panesOf(noServer ? "" : result.stdout.slice(end + RIDER_END.length + 1))
+      if (handles.some((handle) => unreaped(panes.get(handle.id)))) panes = yield* listPanes(true)
+      return { liveness: livenessOf(handles, panes), rider: riderOut }
     }
   )
 
@@ -170,5 +201,5 @@ ${
     return out.split("\n").filter(Boolean)
   })
 
-  return { name: PLUGIN, host, create, send, probe, capture, destroy, list }
+  return { name: PLUGIN, host, create, send, probe, probeWith, capture, destroy, list }
 }
