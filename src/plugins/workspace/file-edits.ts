@@ -56,7 +56,9 @@ export const resolveEdits = (edits: ReadonlyArray<FileEdit>, read: (path: string
   const current = (path: string) => (contents.has(path) ? contents.get(path) : read(path))
   for (const edit of edits) {
     if (edit._tag === "ExcludeFromGit") {
-      if (!excludes.some((e) => e.workspace === edit.workspace && e.pattern === edit.pattern)) excludes.push(edit)
+      if (!excludes.some((e) => e.workspace === edit.workspace && e.pattern === edit.pattern)) {
+        excludes.push({ workspace: edit.workspace, pattern: edit.pattern })
+      }
     } else {
       contents.set(edit.path, edit._tag === "Write" ? edit.content : edit.update(current(edit.from ?? edit.path)))
     }
