@@ -1,0 +1,211 @@
+/**
+ * Agents on other machines, end to end through the built CLI (fresh HOME, empty TMUX_TMPDIR, no ORCH_*), on real
+ * sshd hosts (test/support/ssh-hosts.ts): a `coding-agent` session on a host gets its prompt files and hooks there,
+ * the lines its hooks write there reach `orch status` through the supervisor's probe of the host, and that probe is
+ * one round trip per host per cycle whatever the number of projects (counted by the host's sshd itself: it runs
+ * ~/.ssh/rc once for every session channel, i.e. every round trip).
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+import { execFileSync } from "node:child_process"
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { runOrchAsync } from "../support/cli.ts"
+import { tempDir } from "../support/host.ts"
+import { freePort } from "../support/orch-sandbox.ts"
+import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
+
+const live = sshHostsUnavailable === undefined ? it.live : it.live.skip
+const git = (cwd: string, ...args: Array<string>) => execFileSync("git", args, { cwd, encoding: "utf8" })
+
+/**
+ * A stand-in for Claude Code, as far as orch meets it: it runs the hooks of the workspace's
+ * `.claude/settings.local.json` as Claude Code does (the event's JSON on the command's stdin), draws Claude Code's
+ * ready screen, and takes each line typed as a turn (UserPromptSubmit, then Stop); a line "ask" makes it ask a
+ * person (PermissionRequest), which its screen does not show: only its hooks tell.
+ */
+const FAKE_CLAUDE = `#!/usr/bin/node
+import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+const settings = JSON.parse(readFileSync(".claude/settings.local.json", "utf8"))
+const hook = (event, payload) => {
+  for (const group of settings.hooks?.[event] ?? []) {
+    for (const h of group.hooks) execFileSync("/bin/sh", ["-c", h.command], { input: JSON.stringify({ hook_event_name: event, ...payload }) })
+  }
+}
+const system = process.argv[process.argv.indexOf("--append-system-prompt") + 1] ?? ""
+hook("SessionStart", { system_prompt_start: system.slice(0, 40) })
+const ready = () => process.stdout.write("? for shortcuts\\n\\u276f ")
+ready()
+process.stdin.setEncoding("utf8").on("data", (chunk) => {
+  for (const line of chunk.split(/\\r?\\n/).map((l) => l.trim()).filter(Boolean)) {
+    hook("UserPromptSubmit", { prompt: line })
+    if (line === "ask") hook("PermissionRequest", { tool_name: "Bash" })
+    else hook("Stop", {})
+  }
+  ready()
+})
+`
+
+interface Setup {
+  readonly orch: (...args: Array<string>) => Effect.Effect<{ code: number; stdout: string; stderr: string }>
+  readonly home: string
+}
+
+/** An origin every host user can clone, a checkout per project, and a config naming the hosts. */
+const setUp = (hosts: ReadonlyArray<SshHost>, projects: ReadonlyArray<string>, agent: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir("orch-remote-agents-")
+    chmodSync(dir, 0o755)
+    const origin = join(dir, "origin.git")
+    const seed = join(dir, "seed")
+    mkdirSync(seed)
+    git(seed, "init", "-q", "-b", "main")
+    writeFileSync(join(seed, "README.md"), "hello\n")
+    git(seed, "add", ".")
+    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "seed")
+    git(dir, "clone", "-q", "--bare", seed, origin)
+    execFileSync("chmod", ["-R", "a+rwX", origin])
+    for (const host of hosts) host.shell("git config --global safe.directory '*'")
+    const fake = join(dir, "claude.mjs")
+    writeFileSync(fake, FAKE_CLAUDE, { mode: 0o755 })
+    const checkouts = projects.map((project) => {
+      const checkout = join(dir, project)
+      git(dir, "clone", "-q", origin, checkout)
+      return checkout
+    })
+    const home = join(dir, "home")
+    const tmux = join(dir, "tmux")
+    mkdirSync(home)
+    mkdirSync(tmux)
+    const config = join(dir, "orchestrator.yaml")
+    writeFileSync(
+      config,
+      [
+        `port: ${yield* freePort}`,
+        `terminalPort: ${yield* freePort}`,
+        `directTerminalPort: ${yield* freePort}`,
+        "hosts:",
+        ...hosts.flatMap((host) => [
+          `  ${host.name}:`,
+          `    ssh: ${host.spec.ssh.user}@${host.spec.ssh.hostname}:${host.spec.ssh.port}`,
+          `    identityFile: ${host.spec.identityFile}`,
+          `    sshOptions: { UserKnownHostsFile: ${host.spec.sshOptions!.UserKnownHostsFile}, IdentitiesOnly: "yes" }`
+        ]),
+        "projects:",
+        ...projects.flatMap((project, i) => [
+          `  ${project}:`,
+          `    repo: t/${project}`,
+          `    path: ${checkouts[i]}`,
+          "    tracker: { plugin: none }",
+          "    scm: { plugin: none }",
+          ...agent.map((line) => `    ${line.replace("$FAKE", fake)}`)
+        ])
+      ].join("\n") + "\n"
+    )
+    const orch = (...args: Array<string>) => runOrchAsync(args, { cwd: checkouts[0]!, env: { HOME: home, TMUX_TMPDIR: tmux, ORCH_CONFIG_PATH: config } })
+    // The supervisor a test started goes with the test, passed or not.
+    yield* Effect.addFinalizer(() => Effect.asVoid(orch("stop")))
+    return { orch, home } satisfies Setup
+  })
+
+interface Row {
+  readonly sessionId: string
+  readonly host: string
+  readonly activity: string
+  readonly said?: { readonly by: string }
+}
+
+const statusRow = (orch: Setup["orch"], sessionId: string) =>
+  Effect.map(orch("status", "--json"), (out) => (JSON.parse(out.stdout) as Array<Row>).find((row) => row.sessionId === sessionId))
+
+/** Asks again every 200 ms for up to `seconds`, until `check` holds. */
+const eventually = <A, E>(effect: Effect.Effect<A, E>, check: (a: A) => boolean, what: string, seconds = 20) =>
+  effect.pipe(
+    Effect.filterOrFail(check, (a) => `${what}; last: ${JSON.stringify(a)}`),
+    Effect.retry({ schedule: Schedule.spaced("200 millis"), times: seconds * 5 })
+  )
+
+describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skipped: ${sshHostsUnavailable})` : ""}`, () => {
+  live(
+    "a coding-agent session on host b: prompt files and hooks made there, its hooks' lines reach orch status through the supervisor",
+    () =>
+      Effect.gen(function*() {
+        const pool = yield* makeSshHosts(["b"])
+        const b = pool.hosts[0]!
+        const { orch, home } = yield* setUp(pool.hosts, ["proj"], ["agent: coding-agent", "agentConfig: { command: $FAKE }"])
+        // ORCH_CONFIG_PATH points at the config; a supervisor's config is found the same way.
+        const started = yield* orch("start", "proj", "--detach", "--no-open")
+        assert.strictEqual(started.code, 0, started.stderr)
+
+        const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
+        assert.strictEqual(spawned.code, 0, spawned.stderr)
+        const record = JSON.parse(spawned.stdout) as { sessionId: string; host: string; workspacePath: string }
+        assert.strictEqual(record.host, "b")
+
+        // The session's files are on b, under its data dir, as they are here under ours.
+        const there = `${b.home}/.orchestrator/sessions/proj/${record.sessionId}`
+        assert.include(b.shell(`cat ${there}/prompt.md`), "say hello")
+        assert.strictEqual(b.shell(`cat ${there}/system-prompt.md`), readFileSync(join(home, ".orchestrator", "sessions", "proj", record.sessionId, "system-prompt.md"), "utf8"))
+        const settings = JSON.parse(b.shell(`cat ${record.workspacePath}/.claude/settings.local.json`)) as {
+          hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>
+        }
+        assert.include(settings.hooks.Stop![0]!.hooks[0]!.command, `>> '${there}/activity.jsonl'`)
+        assert.strictEqual(b.shell(`git -C ${record.workspacePath} status --porcelain`), "", "the settings file is kept out of git there")
+        // Made by b's user (through the connection), not by this process: the hosts share this machine's disk.
+        assert.strictEqual(b.shell(`stat -c %U ${record.workspacePath}/.claude/settings.local.json ${there}/prompt.md`), `${b.user}\n${b.user}\n`)
+        assert.isFalse(existsSync(join(home, ".orchestrator", "worktrees", "proj", record.sessionId)), "no local worktree")
+
+        // The hooks wrote on b; the supervisor's probe of b brings the lines here.
+        yield* eventually(Effect.sync(() => b.shell(`cat ${there}/activity.jsonl`)), (text) => text.includes("\"Stop\""), "no Stop line on b")
+        const first = JSON.parse(b.shell(`head -n 1 ${there}/activity.jsonl`)) as { event: string; payload: { system_prompt_start: string } }
+        assert.strictEqual(first.event, "SessionStart")
+        assert.isAbove(first.payload.system_prompt_start.length, 0, "the agent read its system prompt from the file on b")
+        const mirror = join(home, ".orchestrator", "sessions", "proj", record.sessionId, "activity.jsonl")
+        yield* eventually(Effect.sync(() => (existsSync(mirror) ? readFileSync(mirror, "utf8") : "")), (text) => text.includes("say hello"), "not mirrored")
+
+        // Only the hooks can tell this: the agent's screen still shows its prompt.
+        assert.strictEqual((yield* orch("send", record.sessionId, "ask")).code, 0)
+        const asking = yield* eventually(
+          statusRow(orch, record.sessionId),
+          (row) => row?.activity === "waiting_input" && row.said?.by === "hook",
+          "orch status never showed the hooks' waiting_input"
+        )
+        assert.strictEqual(asking?.host, "b")
+        assert.strictEqual(readFileSync(mirror, "utf8"), b.shell(`cat ${there}/activity.jsonl`), "the mirror holds what b's file holds")
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)),
+    120_000
+  )
+
+  live("the supervisor's probe is one round trip per host per cycle, with sessions of two projects there", () =>
+    Effect.gen(function*() {
+      const pool = yield* makeSshHosts(["b"])
+      const b = pool.hosts[0]!
+      const { orch } = yield* setUp(pool.hosts, ["one", "two"], ["agent: command", "agentConfig: { command: 'while IFS= read -r l; do :; done' }"])
+      for (const project of ["one", "two"]) {
+        for (const task of ["first", "second"]) {
+          const spawned = yield* orch("spawn", project, "--task", `${project} ${task}`, "--host", "b")
+          assert.strictEqual(spawned.code, 0, spawned.stderr)
+        }
+      }
+      // sshd runs ~/.ssh/rc for every session channel: one line per round trip, with its time.
+      const trips = `${b.home}/trips`
+      b.shell(`printf '%s\\n' 'date +%s.%N >> ${trips}' > ~/.ssh/rc`)
+      const started = yield* orch("start", "one", "--detach", "--no-open")
+      assert.strictEqual(started.code, 0, started.stderr)
+      const times = () => (existsSync(trips) ? readFileSync(trips, "utf8").trim().split("\n").filter(Boolean).map(Number) : [])
+      const begin = times().length
+      // The start's own trips come first; the last four are probe cycles (5 s apart).
+      const seen = yield* eventually(Effect.sync(times), (all) => all.length >= begin + 6, "too few round trips", 60)
+      const cycles = seen.slice(-4)
+      const gaps = cycles.slice(1).map((t, i) => t - cycles[i]!)
+      assert.isTrue(gaps.every((gap) => gap > 3), `round trips closer than a probe cycle: gaps ${gaps.map((g) => g.toFixed(2)).join(", ")} s`)
+      const status = yield* orch("status", "--json")
+      // Every session was probed (alive), in both projects.
+      const rows = (JSON.parse(status.stdout) as Array<Row & { status: string; projectId: string }>).filter((row) => row.host === "b")
+      assert.deepStrictEqual(rows.map((row) => row.projectId), ["one", "one", "two", "two"])
+      for (const row of rows) assert.notInclude(["unknown", "exited"], row.activity, `${row.sessionId} was not probed alive`)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 150_000)
+})
