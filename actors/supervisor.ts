@@ -267,11 +267,19 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     const remote = [...groups.remote].map(([host, mine]) => {
       const spec = config.hosts[host]
       if (spec === undefined || connections === undefined || connections._tag === "Failure") return Effect.succeed([])
-      return probeHost(connections.success, store.paths, host, spec.dataDir, mine.map((r) => ({ projectId: r.projectId, sessionId: r.sessionId, runtime: r.runtime! })))
+      return probeHost(
+        connections.success,
+        store.paths,
+        host,
+        spec.dataDir,
+        mine.map((r) => ({ projectId: r.projectId, sessionId: r.sessionId, runtime: r.runtime! }))
+      )
         .pipe(
           Effect.map((answer) => {
             if (answer.mirrorFailed !== undefined) failed.push({ name: `host ${host}'s activity`, reason: answer.mirrorFailed })
-            return mine.flatMap((r): Array<[string, Liveness]> => answer.liveness.has(r.runtime!.id) ? [[r.sessionId, answer.liveness.get(r.runtime!.id)!]] : [])
+            return mine.flatMap((r): Array<[string, Liveness]> =>
+              answer.liveness.has(r.runtime!.id) ? [[r.sessionId, answer.liveness.get(r.runtime!.id)!]] : []
+            )
           }),
           Effect.catch((error) =>
             Effect.as(

@@ -34,15 +34,17 @@ export type ActivityAnswer =
  * and the bytes from `from` (the offset asked, or 0 when the file is shorter than that) in base64 on one line.
  */
 export const activityScript = (dataDir: string, tails: ReadonlyArray<ActivityTail>, limit = CHUNK_LIMIT): string =>
-  tails.length === 0 ? "" : `d=${dataDirWord(dataDir)}\n${
-    tails.map(({ projectId, sessionId, offset }) =>
-      `f="$d"/sessions/${shellQuote(projectId)}/${shellQuote(sessionId)}/activity.jsonl
+  tails.length === 0 ?
+    "" :
+    `d=${dataDirWord(dataDir)}\n${
+      tails.map(({ projectId, sessionId, offset }) =>
+        `f="$d"/sessions/${shellQuote(projectId)}/${shellQuote(sessionId)}/activity.jsonl
 if [ -f "$f" ]; then size=$(wc -c < "$f"); from=${offset}; [ "$size" -lt ${offset} ] && from=0
 echo "@activity ${sessionId} $size $from"; tail -c +$((from + 1)) "$f" | head -c ${limit} | base64 | tr -d '\\n'; echo
 else echo "@activity ${sessionId} -"; fi
 `
-    ).join("")
-  }`
+      ).join("")
+    }`
 
 /** What an activity script printed, per session id; a session whose answer is cut short is left out. */
 export const parseActivity = (stdout: string): ReadonlyMap<string, ActivityAnswer> => {

@@ -6,8 +6,8 @@
  * file, then `mv`).
  */
 import * as Effect from "effect/Effect"
-import { type FileEdit, filesToRead, resolveEdits, type ResolvedEdits } from "../plugins/workspace/file-edits.ts"
 import { shellQuote } from "../plugins/runtime/launch-env.ts"
+import { type FileEdit, filesToRead, type ResolvedEdits, resolveEdits } from "../plugins/workspace/file-edits.ts"
 import { WorkspaceError, type WorkspaceFiles } from "../plugins/workspace/Workspace.ts"
 import { dataDirWord } from "./headroom.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"

@@ -150,10 +150,15 @@ ${
    */
   const probeWith = Effect.fn("RemoteTmux.probeWith")(
     function*(handles: ReadonlyArray<RuntimeHandle>, rider: string): Effect.fn.Return<ProbedWith, RuntimeError | HostError> {
-      const result = yield* connections.run(host, `sock=${socket}\n${requireTmux}echo ${RIDER_START}\n${rider}echo ${RIDER_END}\n${tmuxLine(["list-panes", "-a", "-F", PANE_FORMAT])}\n`)
+      const result = yield* connections.run(
+        host,
+        `sock=${socket}\n${requireTmux}echo ${RIDER_START}\n${rider}echo ${RIDER_END}\n${tmuxLine(["list-panes", "-a", "-F", PANE_FORMAT])}\n`
+      )
       const end = result.stdout.indexOf(`${RIDER_END}\n`)
       const start = result.stdout.indexOf(`${RIDER_START}\n`)
-      if (start < 0 || end < start) return yield* fail("list-panes", result.stderr.trim().split("\n").at(-1) || `the answer was cut short (exit ${result.exitCode})`)
+      if (start < 0 || end < start) {
+        return yield* fail("list-panes", result.stderr.trim().split("\n").at(-1) || `the answer was cut short (exit ${result.exitCode})`)
+      }
       const noServer = result.exitCode !== 0 && result.exitCode !== REFUSED && NO_SERVER.test(result.stderr)
       if (result.exitCode !== 0 && !noServer) return yield* fail("list-panes", result.stderr.trim().split("\n").at(-1) || `exit ${result.exitCode}`)
       const riderOut = result.stdout.slice(start + RIDER_START.length + 1, end)

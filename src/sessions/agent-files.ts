@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import { existsSync, readFileSync } from "node:fs"
-import { type FileEdit, applyEditsLocally } from "../plugins/workspace/file-edits.ts"
+import { applyEditsLocally, type FileEdit } from "../plugins/workspace/file-edits.ts"
 import { WorkspaceError, type WorkspaceShape } from "../plugins/workspace/Workspace.ts"
 import { type StorePaths, storePaths } from "../store/paths.ts"
 
@@ -30,5 +30,7 @@ export const makeAgentFiles = (
   edits: ReadonlyArray<FileEdit>
 ): Effect.Effect<void, WorkspaceError> =>
   workspace.files === undefined
-    ? applyEditsLocally(edits).pipe(Effect.mapError((reason) => new WorkspaceError({ plugin: workspace.name, operation: "preparing the agent's files", reason })))
+    ? applyEditsLocally(edits).pipe(
+      Effect.mapError((reason) => new WorkspaceError({ plugin: workspace.name, operation: "preparing the agent's files", reason }))
+    )
     : workspace.files.apply([...promptCopies(local, there, session.projectId, session.sessionId), ...edits])

@@ -16,15 +16,17 @@ import { tempDir } from "../support/host.ts"
 const read = (from: number, text: string, size = from + Buffer.byteLength(text)): ActivityAnswer => ({ _tag: "Read", size, from, bytes: Buffer.from(text) })
 
 describe("activity mirror (pure)", () => {
-  it.each([
-    ["no file yet: nothing", 0, { _tag: "Missing" } as ActivityAnswer, false, ""],
-    ["nothing new", 10, read(10, ""), false, ""],
-    ["whole lines", 0, read(0, "{\"a\":1}\n{\"b\":2}\n"), false, "{\"a\":1}\n{\"b\":2}\n"],
-    ["a partial last line waits", 5, read(5, "{\"a\":1}\n{\"b\""), false, "{\"a\":1}\n"],
-    ["only a partial line: nothing yet", 5, read(5, "{\"b\""), false, ""],
-    ["a file that started again is read from its start", 40, read(0, "{\"c\":3}\n", 8), true, "{\"c\":3}\n"],
-    ["multi-byte text stays whole", 0, read(0, "{\"é\":\"✓\"}\n"), false, "{\"é\":\"✓\"}\n"]
-  ] as const)("%s", (_name, asked, answer, restarted, append) => {
+  it.each(
+    [
+      ["no file yet: nothing", 0, { _tag: "Missing" } as ActivityAnswer, false, ""],
+      ["nothing new", 10, read(10, ""), false, ""],
+      ["whole lines", 0, read(0, "{\"a\":1}\n{\"b\":2}\n"), false, "{\"a\":1}\n{\"b\":2}\n"],
+      ["a partial last line waits", 5, read(5, "{\"a\":1}\n{\"b\""), false, "{\"a\":1}\n"],
+      ["only a partial line: nothing yet", 5, read(5, "{\"b\""), false, ""],
+      ["a file that started again is read from its start", 40, read(0, "{\"c\":3}\n", 8), true, "{\"c\":3}\n"],
+      ["multi-byte text stays whole", 0, read(0, "{\"é\":\"✓\"}\n"), false, "{\"é\":\"✓\"}\n"]
+    ] as const
+  )("%s", (_name, asked, answer, restarted, append) => {
     const step = mirrorStep(asked, answer)
     assert.strictEqual(step.restarted, restarted)
     assert.strictEqual(step.append.toString("utf8"), append)

@@ -148,7 +148,10 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
         // The session's files are on b, under its data dir, as they are here under ours.
         const there = `${b.home}/.orchestrator/sessions/proj/${record.sessionId}`
         assert.include(b.shell(`cat ${there}/prompt.md`), "say hello")
-        assert.strictEqual(b.shell(`cat ${there}/system-prompt.md`), readFileSync(join(home, ".orchestrator", "sessions", "proj", record.sessionId, "system-prompt.md"), "utf8"))
+        assert.strictEqual(
+          b.shell(`cat ${there}/system-prompt.md`),
+          readFileSync(join(home, ".orchestrator", "sessions", "proj", record.sessionId, "system-prompt.md"), "utf8")
+        )
         const settings = JSON.parse(b.shell(`cat ${record.workspacePath}/.claude/settings.local.json`)) as {
           hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>
         }

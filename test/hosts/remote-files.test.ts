@@ -11,14 +11,17 @@ import { join } from "node:path"
 import { HostConnections, type HostConnectionsShape } from "../../src/hosts/HostConnections.ts"
 import { makeRemoteFiles } from "../../src/hosts/remote-files.ts"
 import { LOCAL } from "../../src/hosts/spec.ts"
-import { hookEdits } from "../../src/plugins/agent/coding-agent.ts"
 import { instructionEdits } from "../../src/plugins/agent/codex.ts"
+import { hookEdits } from "../../src/plugins/agent/coding-agent.ts"
 import { tempDir } from "../support/host.ts"
 import { makeRepo } from "../support/repo.ts"
 
 const counting = (connections: HostConnectionsShape) => {
   let trips = 0
-  const counted: HostConnectionsShape = { ...connections, run: (host, script, options) => Effect.suspend(() => (trips++, connections.run(host, script, options))) }
+  const counted: HostConnectionsShape = {
+    ...connections,
+    run: (host, script, options) => Effect.suspend(() => (trips++, connections.run(host, script, options)))
+  }
   return { counted, trips: () => trips }
 }
 

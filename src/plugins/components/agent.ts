@@ -46,12 +46,16 @@ export const agentComponent = (shape: AgentShape): BuiltinAgent => {
     Effect.mapError(decodeWith(Context)(value), (problem) => new AgentError({ plugin: shape.name, reason: `the context is not valid: ${problem}` }))
   // A module's caller starts the agent on this machine: the files it needs are made here, as its launch's answer says.
   const start = (how: (context: AgentContext) => Effect.Effect<AgentLaunch, AgentError>) => (value: AgentContext) =>
-    Effect.runPromise(Effect.flatMap(context(value), how).pipe(
-      Effect.tap((launch) =>
-        applyEditsLocally(launch.files ?? []).pipe(Effect.mapError((reason) => new AgentError({ plugin: shape.name, reason: `cannot prepare its files: ${reason}` })))
-      ),
-      Effect.map(({ files: _files, ...launch }): AgentLaunch => launch)
-    ))
+    Effect.runPromise(
+      Effect.flatMap(context(value), how).pipe(
+        Effect.tap((launch) =>
+          applyEditsLocally(launch.files ?? []).pipe(
+            Effect.mapError((reason) => new AgentError({ plugin: shape.name, reason: `cannot prepare its files: ${reason}` }))
+          )
+        ),
+        Effect.map(({ files: _files, ...launch }): AgentLaunch => launch)
+      )
+    )
   return {
     name: shape.name,
     launch: start(shape.launch),

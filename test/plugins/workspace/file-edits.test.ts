@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { hookEdits, withOrchHooks } from "../../../src/plugins/agent/coding-agent.ts"
 import { instructionEdits } from "../../../src/plugins/agent/codex.ts"
+import { hookEdits, withOrchHooks } from "../../../src/plugins/agent/coding-agent.ts"
 import { type FileEdit, filesToRead, resolveEdits, withLine } from "../../../src/plugins/workspace/file-edits.ts"
 
 const upper: FileEdit = { _tag: "Update", path: "/a", update: (current) => (current ?? "none").toUpperCase() }
@@ -23,10 +23,15 @@ describe("file edits (pure)", () => {
     ["a missing file is undefined to its update", [upper], {}, [{ path: "/a", content: "NONE" }]],
     ["an update starts from what the machine holds", [upper], { "/a": "held" }, [{ path: "/a", content: "HELD" }]],
     ["edits of one file fold, written once", [{ _tag: "Write", path: "/a", content: "x" }, upper, upper], {}, [{ path: "/a", content: "X" }]],
-    ["an update from a file the batch wrote takes what was written", [
-      { _tag: "Write", path: "/s", content: "say \"hi\"\n" },
-      { _tag: "Update", path: "/t", from: "/s", update: (s) => JSON.stringify(s) }
-    ], { "/s": "old" }, [{ path: "/s", content: "say \"hi\"\n" }, { path: "/t", content: "\"say \\\"hi\\\"\\n\"" }]]
+    [
+      "an update from a file the batch wrote takes what was written",
+      [
+        { _tag: "Write", path: "/s", content: "say \"hi\"\n" },
+        { _tag: "Update", path: "/t", from: "/s", update: (s) => JSON.stringify(s) }
+      ],
+      { "/s": "old" },
+      [{ path: "/s", content: "say \"hi\"\n" }, { path: "/t", content: "\"say \\\"hi\\\"\\n\"" }]
+    ]
   ] as ReadonlyArray<readonly [string, ReadonlyArray<FileEdit>, Record<string, string>, ReadonlyArray<unknown>]>)(
     "%s",
     (_name, edits, held, writes) => {
@@ -36,16 +41,21 @@ describe("file edits (pure)", () => {
 
   it("excludes are kept once each", () => {
     const exclude: FileEdit = { _tag: "ExcludeFromGit", workspace: "/w", pattern: ".claude/settings.local.json" }
-    assert.deepStrictEqual(resolveEdits([exclude, exclude], () => undefined), { writes: [], excludes: [{ workspace: "/w", pattern: ".claude/settings.local.json" }] })
+    assert.deepStrictEqual(resolveEdits([exclude, exclude], () => undefined), {
+      writes: [],
+      excludes: [{ workspace: "/w", pattern: ".claude/settings.local.json" }]
+    })
   })
 
-  it.each([
-    ["", "p", "p\n"],
-    ["a\n", "p", "a\np\n"],
-    ["a", "p", "a\np\n"],
-    ["a\np\n", "p", undefined],
-    ["pp\n", "p", "pp\np\n"]
-  ] as const)("withLine(%j, %j) = %j", (text, line, expected) => {
+  it.each(
+    [
+      ["", "p", "p\n"],
+      ["a\n", "p", "a\np\n"],
+      ["a", "p", "a\np\n"],
+      ["a\np\n", "p", undefined],
+      ["pp\n", "p", "pp\np\n"]
+    ] as const
+  )("withLine(%j, %j) = %j", (text, line, expected) => {
     assert.strictEqual(withLine(text, line), expected)
   })
 
