@@ -3,15 +3,18 @@
  * sshd hosts (test/support/ssh-hosts.ts): a `coding-agent` session on a host gets its prompt files and hooks there,
  * the lines its hooks write there reach `orch status` through the supervisor's probe of the host, and that probe is
  * one round trip per host per cycle whatever the number of projects (counted by the host's sshd itself: it runs
- * ~/.ssh/rc once for every session channel, i.e. every round trip).
+ * ~/.ssh/rc once for every session channel, i.e. every round trip). The last test runs the real Claude Code CLI
+ * (the pinned one, a native binary the host's user can run) on a host against the scripted model server on loopback.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import { execFileSync } from "node:child_process"
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { claudeAgent, writeClaudeHome } from "../agents/claude-env.ts"
+import { startModelServer } from "../agents/model-server.ts"
 import { runOrchAsync } from "../support/cli.ts"
 import { tempDir } from "../support/host.ts"
 import { freePort } from "../support/orch-sandbox.ts"
@@ -52,6 +55,7 @@ process.stdin.setEncoding("utf8").on("data", (chunk) => {
 interface Setup {
   readonly orch: (...args: Array<string>) => Effect.Effect<{ code: number; stdout: string; stderr: string }>
   readonly home: string
+  readonly checkouts: ReadonlyArray<string>
 }
 
 /** An origin every host user can clone, a checkout per project, and a config naming the hosts. */
@@ -108,7 +112,7 @@ const setUp = (hosts: ReadonlyArray<SshHost>, projects: ReadonlyArray<string>, a
     const orch = (...args: Array<string>) => runOrchAsync(args, { cwd: checkouts[0]!, env: { HOME: home, TMUX_TMPDIR: tmux, ORCH_CONFIG_PATH: config } })
     // The supervisor a test started goes with the test, passed or not.
     yield* Effect.addFinalizer(() => Effect.asVoid(orch("stop")))
-    return { orch, home } satisfies Setup
+    return { orch, home, checkouts } satisfies Setup
   })
 
 interface Row {
@@ -211,4 +215,53 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
       assert.deepStrictEqual(rows.map((row) => row.projectId), ["one", "one", "two", "two"])
       for (const row of rows) assert.notInclude(["unknown", "exited"], row.activity, `${row.sessionId} was not probed alive`)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 150_000)
+  live(
+    "the real Claude Code CLI on host b: its system prompt read there, its tool run in the host's worktree, its hooks' lines in orch status",
+    () =>
+      Effect.gen(function*() {
+        const pool = yield* makeSshHosts(["b"])
+        const b = pool.hosts[0]!
+        const model = yield* Effect.acquireRelease(
+          Effect.promise(() =>
+            startModelServer([{
+              when: "say hello",
+              steps: [{ tools: [{ tool: "Bash", input: { command: "echo hi > hello.txt", description: "hello" } }] }, { text: "Done." }]
+            }])
+          ),
+          (m) => Effect.promise(() => m.close())
+        )
+        const agent = claudeAgent(model.url)
+        const { orch, home, checkouts } = yield* setUp(pool.hosts, ["proj"], [`agent: ${agent.agent}`, `agentConfig: ${JSON.stringify(agent.agentConfig)}`])
+        // Claude Code's one-time questions, answered for b's user (trust of b's clone covers its worktrees) and here
+        // (the orchestrator `orch start` runs locally).
+        writeClaudeHome(b.home, [`${b.home}/.orchestrator/repos/proj`])
+        chownSync(join(b.home, ".claude.json"), b.uid, Number(b.shell("id -g").trim()))
+        writeClaudeHome(home, [checkouts[0]!])
+        const started = yield* orch("start", "proj", "--detach", "--no-open")
+        assert.strictEqual(started.code, 0, started.stderr)
+
+        const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
+        assert.strictEqual(spawned.code, 0, spawned.stderr)
+        const record = JSON.parse(spawned.stdout) as { sessionId: string; workspacePath: string }
+        const first = yield* eventually(Effect.sync(() => model.mainRequests(record.workspacePath)[0]), (r) => r !== undefined, "no model call from b", 60)
+        assert.include(first!.system, `in session ${record.sessionId} managed by orch`, "the system prompt file on b reached the model")
+        yield* eventually(
+          Effect.sync(() => b.shell(`cat ${record.workspacePath}/hello.txt 2>/dev/null || true`)),
+          (t) => t === "hi\n",
+          "the tool did not run on b",
+          60
+        )
+        const row = yield* eventually(
+          statusRow(orch, record.sessionId),
+          (r) => r?.activity === "ready" && r.said?.by === "hook",
+          "orch status never showed the hooks' ready",
+          60
+        )
+        assert.strictEqual(row?.host, "b")
+        const mirror = readFileSync(join(home, ".orchestrator", "sessions", "proj", record.sessionId, "activity.jsonl"), "utf8")
+        const events = mirror.trim().split("\n").map((line) => (JSON.parse(line) as { event: string }).event)
+        for (const event of ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]) assert.include(events, event)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)),
+    180_000
+  )
 })
