@@ -182,6 +182,24 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
         )
         assert.strictEqual(asking?.host, "b")
         assert.strictEqual(readFileSync(mirror, "utf8"), b.shell(`cat ${there}/activity.jsonl`), "the mirror holds what b's file holds")
+
+        // The agent's terminal goes on b; restore makes its files there again and starts it: its new hooks' lines
+        // arrive like the first ones.
+        b.shell(`tmux -S "$HOME/.orchestrator/tmux/default" kill-session -t =${record.sessionId}`)
+        b.shell(`rm ${there}/system-prompt.md`)
+        yield* eventually(statusRow(orch, record.sessionId), (row) => row?.activity === "exited", "the ended agent was not seen")
+        const restored = yield* orch("session", "restore", record.sessionId)
+        assert.strictEqual(restored.code, 0, restored.stderr)
+        assert.strictEqual(
+          b.shell(`cat ${there}/system-prompt.md`),
+          readFileSync(join(home, ".orchestrator", "sessions", "proj", record.sessionId, "system-prompt.md"), "utf8")
+        )
+        yield* eventually(
+          statusRow(orch, record.sessionId),
+          (row) => row?.activity === "ready" && row.said?.by === "hook",
+          "orch status never showed the restored agent's SessionStart"
+        )
+        assert.strictEqual(readFileSync(mirror, "utf8"), b.shell(`cat ${there}/activity.jsonl`))
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)),
     120_000
   )
