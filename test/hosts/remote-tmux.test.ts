@@ -61,6 +61,12 @@ describe(`tmux on a host through its connection${sshHostsUnavailable ? ` (skippe
       const probed = yield* tmux.probe([one, two, { ...one, id: "w-9" }])
       assert.deepStrictEqual([...probed].map(([id, liveness]) => [id, liveness._tag]), [["w-1", "Alive"], ["w-2", "Alive"], ["w-9", "Gone"]])
       assert.strictEqual(trips.get("a"), 1, "one round trip for all of the host's sessions")
+      // With a rider (the supervisor's activity read): the same one round trip, its output beside the liveness.
+      trips.clear()
+      const ridden = yield* tmux.probeWith([one, two], "echo \"rider on $(id -un)\"\n")
+      assert.deepStrictEqual([...ridden.liveness].map(([id, liveness]) => [id, liveness._tag]), [["w-1", "Alive"], ["w-2", "Alive"]])
+      assert.strictEqual(ridden.rider, `rider on ${a.user}\n`)
+      assert.strictEqual(trips.get("a"), 1)
       assert.deepStrictEqual(yield* tmux.list(), ["w-1", "w-2"])
 
       yield* tmux.destroy(one)
@@ -70,6 +76,9 @@ describe(`tmux on a host through its connection${sshHostsUnavailable ? ` (skippe
       assert.deepStrictEqual(yield* tmux.list(), [])
       // No server left on the host: probing is still an answer (all gone), not an error.
       assert.deepStrictEqual([...(yield* tmux.probe([two]))].map(([id, liveness]) => [id, liveness._tag]), [["w-2", "Gone"]])
+      const noServer = yield* tmux.probeWith([two], "echo still read\n")
+      assert.deepStrictEqual([...noServer.liveness].map(([id, liveness]) => [id, liveness._tag]), [["w-2", "Gone"]])
+      assert.strictEqual(noServer.rider, "still read\n", "the rider's output is kept when tmux has no server")
     }).pipe(Effect.provide(NodeServices.layer)))
 
   live("a socket directory tmux would refuse on the host fails the create with the reason, and nothing runs", () =>
