@@ -65,7 +65,12 @@ fi
   return [...writes, ...excludes].join("")
 }
 
-export const makeRemoteFiles = (connections: HostConnectionsShape, host: string, dataDir = "~/.orchestrator"): WorkspaceFiles => {
+export interface RemoteFiles extends WorkspaceFiles {
+  /** The data dir's absolute path, when another round trip's answer told it (the workspace's create does). */
+  readonly learn: (path: string) => void
+}
+
+export const makeRemoteFiles = (connections: HostConnectionsShape, host: string, dataDir = "~/.orchestrator"): RemoteFiles => {
   const failed = (operation: string) => (reason: string) => new WorkspaceError({ plugin: "worktree", operation, reason: `on host ${host}: ${reason}` })
   const script = (operation: string, text: string) =>
     connections.run(host, text, { timeout: "1 minute" }).pipe(
@@ -99,5 +104,11 @@ export const makeRemoteFiles = (connections: HostConnectionsShape, host: string,
     })
     yield* script("writing files", writeScript(writes))
   })
-  return { dataDir: resolveDataDir, apply }
+  return {
+    dataDir: resolveDataDir,
+    apply,
+    learn: (path) => {
+      resolved = path
+    }
+  }
 }

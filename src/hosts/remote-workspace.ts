@@ -12,7 +12,7 @@ import { type CreatedWorkspace, WorkspaceError, type WorkspaceShape, type Worksp
 import type { HostError } from "./errors.ts"
 import { dataDirWord } from "./headroom.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
-import { makeRemoteFiles } from "./remote-files.ts"
+import { makeRemoteFiles, parseDataDir } from "./remote-files.ts"
 import { LOCAL } from "./spec.ts"
 
 const PLUGIN = "worktree"
@@ -40,7 +40,7 @@ export const originOf = (connections: HostConnectionsShape, project: ProjectConf
 const repoLines = (dataDir: string, project: ProjectConfig) => `d=${dataDirWord(dataDir)}\nrepo="$d"/repos/${q(project.id)}\n`
 const fail = (reason: string) => `{ echo ${q(reason)} >&2; exit ${REFUSED}; }`
 
-/** Makes the worktree, printing "@path <absolute path>" and "@created 0|1". */
+/** Makes the worktree, printing "@path <absolute path>", "@created 0|1" and "@data <the data dir's absolute path>". */
 export const createScript = (dataDir: string, spec: WorkspaceSpec, origin: string): string => {
   const { project, sessionId, branch } = spec
   const b = q(branch)
@@ -62,6 +62,7 @@ undo() { echo "$1" >&2; git -C "$repo" worktree remove --force "$wt"; [ "$create
 cd "$wt" || undo "the worktree is not there"
 ${links}${post}echo "@path $(pwd -P)"
 echo "@created $created"
+echo "@data $(cd "$d" && pwd -P)"
 `
 }
 
@@ -85,11 +86,15 @@ export const makeRemoteWorkspace = (connections: HostConnectionsShape, host: str
       )
     )
 
+  const files = makeRemoteFiles(connections, host, dataDir)
   const create = Effect.fn("RemoteWorkspace.create")(function*(spec: WorkspaceSpec) {
     const origin = yield* originOf(connections, spec.project)
     const out = yield* script("create", createScript(dataDir, spec, origin))
     const made = parseCreated(out)
     if (made === undefined) return yield* failed("create")("the host's answer named no worktree")
+    // The spawn asks for the data dir next: the answer names it, so that asks no round trip more.
+    const data = parseDataDir(out)
+    if (data !== undefined) files.learn(data)
     return { path: made.path, branch: spec.branch, createdBranch: made.createdBranch, warnings: [] } satisfies CreatedWorkspace
   })
 
@@ -146,5 +151,5 @@ ${options.deleteBranch ? `git -C "$repo" branch -q -D ${q(options.branch)} 2>/de
     }
   )
 
-  return { name: PLUGIN, files: makeRemoteFiles(connections, host, dataDir), create, exists, hasBranch, unsavedWork, rescue, destroy }
+  return { name: PLUGIN, files, create, exists, hasBranch, unsavedWork, rescue, destroy }
 }

@@ -8,8 +8,10 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import type { ProjectConfig } from "../../src/config/schema.ts"
 import { HostConnections, type HostConnectionsShape } from "../../src/hosts/HostConnections.ts"
 import { makeRemoteFiles } from "../../src/hosts/remote-files.ts"
+import { makeRemoteWorkspace } from "../../src/hosts/remote-workspace.ts"
 import { LOCAL } from "../../src/hosts/spec.ts"
 import { instructionEdits } from "../../src/plugins/agent/codex.ts"
 import { hookEdits } from "../../src/plugins/agent/coding-agent.ts"
@@ -76,5 +78,18 @@ describe("files on a host (real shell)", () => {
       )
       assert.match(error.message, /preparing files/)
       assert.strictEqual(readFileSync(join(dir, "w", ".claude", "settings.local.json"), "utf8"), "{ not json")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+  it.effect("a workspace made on the host names the data dir in the same answer: asking for it then takes no round trip", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("orch-remote-files-")
+      const repo = makeRepo(join(dir, "r"))
+      const { counted, trips } = counting(yield* HostConnections.make({ hosts: [], controlDir: join(dir, "ssh") }))
+      const workspace = makeRemoteWorkspace(counted, LOCAL, join(dir, "data"))
+      const project = { id: "app", path: repo.path, defaultBranch: "main", symlinks: [], postCreate: [] } as unknown as ProjectConfig
+      const made = yield* workspace.create({ project, sessionId: "app-1", branch: "feat/x", path: "unused" })
+      assert.strictEqual(made.path, realpathSync(join(dir, "data", "worktrees", "app", "app-1")))
+      const before = trips()
+      assert.strictEqual(yield* workspace.files!.dataDir, realpathSync(join(dir, "data")))
+      assert.strictEqual(trips(), before)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 })
