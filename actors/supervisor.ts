@@ -251,7 +251,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
    * brings their new activity lines into the local activity files. A session left out of the answer was not probed
    * (its runtime or host could not answer): it reads `unknown`, never exited.
    */
-  const probeAll = Effect.fnUntraced(function*(records: ReadonlyArray<SessionRecord>) {
+  const probeAllNow = Effect.fnUntraced(function*(records: ReadonlyArray<SessionRecord>) {
     const config = yield* configs.current
     const groups = probeGroups(records)
     const failed: Array<{ readonly name: string; readonly reason: string }> = []
@@ -296,6 +296,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       failed
     }
   })
+
+  /** One probe at a time: a cycle run now (after a cleanup) and the periodic one would mirror the same lines twice. */
+  const probing = yield* Semaphore.make(1)
+  const probeAll = (records: ReadonlyArray<SessionRecord>) => probing.withPermits(1)(probeAllNow(records))
 
   /** One probe cycle: sync actors with the records, probe every runtime once, read signals, let time pass. */
   const cycle = Effect.fn("Supervisor.cycle")(function*() {
