@@ -7,10 +7,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import { readdirSync, readFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import type { ProjectConfig } from "../../src/config/schema.ts"
 import { agentFromPlugin, runtimeFromPlugin, scmFromPlugin, trackerFromPlugin } from "../../src/plugins/adapters.ts"
 import * as aider from "../../src/plugins/modules/agent/aider.ts"
+import * as codingAgent from "../../src/plugins/modules/agent/coding-agent.ts"
 import * as command from "../../src/plugins/modules/agent/command.ts"
 import * as multiplexer from "../../src/plugins/modules/runtime/multiplexer.ts"
 import * as scmRepohost from "../../src/plugins/modules/scm/repohost.ts"
@@ -91,6 +93,18 @@ describe("built-in plugin modules", () => {
       const unset = yield* Effect.flip(agentFromPlugin(loaded(command, command.create())).launch(context))
       assert.strictEqual(unset.message, "agent command: launch failed: agent command: set agentConfig.command to the command line to run")
     }))
+
+  it.effect("agent coding-agent as a module: its launch makes its hooks on the calling machine, as before, and answers without files", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir()
+      const workspacePath = join(dir, "w")
+      mkdirSync(workspacePath)
+      const launch = yield* Effect.promise(() => codingAgent.create({}).launch({ ...context, workspacePath, activityFile: join(dir, "activity.jsonl") }))
+      assert.notProperty(launch, "files")
+      assert.include(launch.command, "--session-id c-1")
+      const settings = JSON.parse(readFileSync(join(workspacePath, ".claude", "settings.local.json"), "utf8"))
+      assert.include(settings.hooks.Stop[0].hooks[0].command, `>> '${join(dir, "activity.jsonl")}'`)
+    }).pipe(Effect.scoped))
 
   it.effect("agent aider: its flags from agentConfig, its screen read", () =>
     Effect.gen(function*() {
