@@ -204,35 +204,58 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
     120_000
   )
 
-  live("the supervisor's probe is one round trip per host per cycle, with sessions of two projects there", () =>
-    Effect.gen(function*() {
-      const pool = yield* makeSshHosts(["b"])
-      const b = pool.hosts[0]!
-      const { orch } = yield* setUp(pool.hosts, ["one", "two"], ["agent: command", "agentConfig: { command: 'while IFS= read -r l; do :; done' }"])
-      for (const project of ["one", "two"]) {
-        for (const task of ["first", "second"]) {
-          const spawned = yield* orch("spawn", project, "--task", `${project} ${task}`, "--host", "b")
-          assert.strictEqual(spawned.code, 0, spawned.stderr)
+  live(
+    "the supervisor's probe is one round trip per host per cycle, with sessions of two projects there; a frozen host's sessions stay unprobed, never exited",
+    () =>
+      Effect.gen(function*() {
+        const pool = yield* makeSshHosts(["b"])
+        const b = pool.hosts[0]!
+        const { orch, home } = yield* setUp(pool.hosts, ["one", "two"], ["agent: command", "agentConfig: { command: 'while IFS= read -r l; do :; done' }"])
+        for (const project of ["one", "two"]) {
+          for (const task of ["first", "second"]) {
+            const spawned = yield* orch("spawn", project, "--task", `${project} ${task}`, "--host", "b")
+            assert.strictEqual(spawned.code, 0, spawned.stderr)
+          }
         }
-      }
-      // sshd runs ~/.ssh/rc for every session channel: one line per round trip, with its time.
-      const trips = `${b.home}/trips`
-      b.shell(`printf '%s\\n' 'date +%s.%N >> ${trips}' > ~/.ssh/rc`)
-      const started = yield* orch("start", "one", "--detach", "--no-open")
-      assert.strictEqual(started.code, 0, started.stderr)
-      const times = () => (existsSync(trips) ? readFileSync(trips, "utf8").trim().split("\n").filter(Boolean).map(Number) : [])
-      const begin = times().length
-      // The start's own trips come first; the last four are probe cycles (5 s apart).
-      const seen = yield* eventually(Effect.sync(times), (all) => all.length >= begin + 6, "too few round trips", 60)
-      const cycles = seen.slice(-4)
-      const gaps = cycles.slice(1).map((t, i) => t - cycles[i]!)
-      assert.isTrue(gaps.every((gap) => gap > 3), `round trips closer than a probe cycle: gaps ${gaps.map((g) => g.toFixed(2)).join(", ")} s`)
-      const status = yield* orch("status", "--json")
-      // Every session was probed (alive), in both projects.
-      const rows = (JSON.parse(status.stdout) as Array<Row & { status: string; projectId: string }>).filter((row) => row.host === "b")
-      assert.deepStrictEqual(rows.map((row) => row.projectId), ["one", "one", "two", "two"])
-      for (const row of rows) assert.notInclude(["unknown", "exited"], row.activity, `${row.sessionId} was not probed alive`)
-    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)), 150_000)
+        // sshd runs ~/.ssh/rc for every session channel: one line per round trip, with its time.
+        const trips = `${b.home}/trips`
+        b.shell(`printf '%s\\n' 'date +%s.%N >> ${trips}' > ~/.ssh/rc`)
+        const started = yield* orch("start", "one", "--detach", "--no-open")
+        assert.strictEqual(started.code, 0, started.stderr)
+        const times = () => (existsSync(trips) ? readFileSync(trips, "utf8").trim().split("\n").filter(Boolean).map(Number) : [])
+        const begin = times().length
+        // The start's own trips come first; the last four are probe cycles (5 s apart).
+        const seen = yield* eventually(Effect.sync(times), (all) => all.length >= begin + 6, "too few round trips", 60)
+        const cycles = seen.slice(-4)
+        const gaps = cycles.slice(1).map((t, i) => t - cycles[i]!)
+        assert.isTrue(gaps.every((gap) => gap > 3), `round trips closer than a probe cycle: gaps ${gaps.map((g) => g.toFixed(2)).join(", ")} s`)
+        const status = yield* orch("status", "--json")
+        // Every session was probed (alive), in both projects.
+        const rows = (JSON.parse(status.stdout) as Array<Row & { status: string; projectId: string }>).filter((row) => row.host === "b")
+        assert.deepStrictEqual(rows.map((row) => row.projectId), ["one", "one", "two", "two"])
+        for (const row of rows) assert.notInclude(["unknown", "exited"], row.activity, `${row.sessionId} was not probed alive`)
+
+        // A host that cannot answer leaves its sessions unprobed: never exited, and alive again once it answers.
+        yield* b.stop
+        const log = join(home, ".orchestrator", "supervisor.log")
+        yield* eventually(
+          Effect.sync(() => (existsSync(log) ? readFileSync(log, "utf8") : "")),
+          (text) => (text.match(/host b: its sessions could not be probed/g) ?? []).length >= 2,
+          "the supervisor did not fail to probe b twice",
+          60
+        )
+        const frozen = (JSON.parse((yield* orch("status", "--json")).stdout) as Array<Row & { status: string }>).filter((row) => row.host === "b")
+        assert.strictEqual(frozen.length, 4)
+        for (const row of frozen) {
+          assert.notStrictEqual(row.activity, "exited", row.sessionId)
+          assert.notInclude(["killed", "errored", "done"], row.status, row.sessionId)
+        }
+        const beforeResume = times().length
+        yield* b.resume
+        yield* eventually(Effect.sync(times), (all) => all.length > beforeResume + 1, "b was not probed again once it answered", 60)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)),
+    200_000
+  )
   live(
     "the real Claude Code CLI on host b: its system prompt read there, its tool run in the host's worktree, its hooks' lines in orch status",
     () =>
