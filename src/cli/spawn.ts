@@ -76,7 +76,9 @@ export class BatchFailed extends Schema.TaggedError<BatchFailed>()("BatchFailed"
 const describe = (outcome: BatchOutcome) => {
   switch (outcome._tag) {
     case "Created":
-      return `${outcome.issueId}: created ${outcome.record.sessionId} (${outcome.record.branch})${outcome.warnings.map((w) => `; warning: ${w}`).join("")}`
+      return `${outcome.issueId}: created ${outcome.record.sessionId} (${outcome.record.branch}${
+        outcome.record.host !== undefined && outcome.record.host !== "local" ? `, on host ${outcome.record.host}` : ""
+      })${outcome.warnings.map((w) => `; warning: ${w}`).join("")}`
     case "Skipped":
       return `${outcome.issueId}: skipped, ${outcome.sessionId} is already on it`
     case "Failed":

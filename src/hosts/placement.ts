@@ -89,3 +89,26 @@ export const place = (hosts: ReadonlyArray<PlacementHost>, readings: ReadonlyMap
 /** "no host can take the session: a: …; b: …" — the sentence a spawn that fits nowhere fails with. */
 export const describeNowhere = (none: ReadonlyArray<{ readonly host: string; readonly reason: string }>): string =>
   `no host can take the session: ${none.map(({ host, reason }) => `${host}: ${reason}`).join("; ")}`
+
+/**
+ * Where each of `count` new sessions goes, in order, on one set of readings: each placement counts against its
+ * host's `maxSessions` and memory for the ones after it, so a batch spreads instead of piling onto the host that
+ * had the most headroom when it was measured.
+ */
+export const placeMany = (
+  hosts: ReadonlyArray<PlacementHost>,
+  readings: ReadonlyMap<string, HostReading>,
+  request: PlacementRequest,
+  count: number
+): ReadonlyArray<Placement> => {
+  const sessions = new Map(request.sessions)
+  const placed = new Map(request.placedSinceMeasured)
+  return Array.from({ length: count }, () => {
+    const placement = place(hosts, readings, { ...request, sessions, placedSinceMeasured: placed })
+    if ("host" in placement) {
+      sessions.set(placement.host, (sessions.get(placement.host) ?? 0) + 1)
+      placed.set(placement.host, (placed.get(placement.host) ?? 0) + 1)
+    }
+    return placement
+  })
+}

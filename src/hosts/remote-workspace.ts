@@ -40,6 +40,26 @@ export const originOf = (connections: HostConnectionsShape, project: ProjectConf
 const repoLines = (dataDir: string, project: ProjectConfig) => `d=${dataDirWord(dataDir)}\nrepo="$d"/repos/${q(project.id)}\n`
 const fail = (reason: string) => `{ echo ${q(reason)} >&2; exit ${REFUSED}; }`
 
+/**
+ * The lines that take, and give back, the host's lock on the project's clone: spawns from several orch processes
+ * (or one batch) fetch and add worktrees one at a time. flock where the host has it (the lock goes with the
+ * process); else a directory holding the holder's pid, taken over when that process is gone.
+ */
+export const lockLines = (project: ProjectConfig) => {
+  const lock = `"$d"/repos/.${q(project.id)}.lock`
+  return {
+    take: `mkdir -p "$d"/repos || ${fail("the repos directory cannot be made")}
+if command -v flock >/dev/null 2>&1; then exec 9>${lock}; flock -w 300 9 || ${fail("another spawn held the host's clone for 5 minutes")}
+else waited=0; until mkdir ${lock}.d 2>/dev/null; do
+  holder=$(cat ${lock}.d/pid 2>/dev/null); if [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; then rm -rf ${lock}.d; continue; fi
+  waited=$((waited + 1)); [ "$waited" -gt 1500 ] && ${fail("another spawn held the host's clone for 5 minutes")}; sleep 0.2
+done; echo $$ > ${lock}.d/pid; trap 'rm -rf ${lock}.d' EXIT; fi
+`,
+    give: `exec 9>&-; rm -rf ${lock}.d 2>/dev/null; trap - EXIT
+`
+  }
+}
+
 /** Makes the worktree, printing "@path <absolute path>", "@created 0|1" and "@data <the data dir's absolute path>". */
 export const createScript = (dataDir: string, spec: WorkspaceSpec, origin: string): string => {
   const { project, sessionId, branch } = spec
@@ -50,15 +70,16 @@ export const createScript = (dataDir: string, spec: WorkspaceSpec, origin: strin
     }; fi\n`
   ).join("")
   const post = project.postCreate.map((command) => `sh -c ${q(command)} >&2 || undo ${q(`postCreate \`${command}\` failed`)}\n`).join("")
+  const lock = lockLines(project)
   return `${repoLines(dataDir, project)}wt="$d"/worktrees/${q(project.id)}/${q(sessionId)}
 command -v git >/dev/null 2>&1 || ${fail("git is not installed (not found on PATH)")}
-if [ -d "$repo/.git" ]; then git -C "$repo" fetch -q origin 2>&1 >&2 || ${fail("git fetch origin failed in the host's clone")}
+${lock.take}if [ -d "$repo/.git" ]; then git -C "$repo" fetch -q origin 2>&1 >&2 || ${fail("git fetch origin failed in the host's clone")}
 else mkdir -p "$d"/repos && git clone -q ${q(origin)} "$repo" >&2 || ${fail(`git clone ${origin} failed`)}; fi
 mkdir -p "$(dirname "$wt")" || ${fail("the worktrees directory cannot be made")}
 if git -C "$repo" show-ref -q --verify refs/heads/${b}; then created=0; git -C "$repo" worktree add -q "$wt" ${b} >&2
 elif git -C "$repo" show-ref -q --verify refs/remotes/origin/${b}; then created=0; git -C "$repo" worktree add -q -b ${b} "$wt" origin/${b} >&2
 else created=1; git -C "$repo" worktree add -q -b ${b} "$wt" origin/${q(project.defaultBranch)} >&2; fi || ${fail(`git worktree add for ${branch} failed`)}
-undo() { echo "$1" >&2; git -C "$repo" worktree remove --force "$wt"; [ "$created" = 1 ] && git -C "$repo" branch -q -D ${b}; exit ${REFUSED}; }
+${lock.give}undo() { echo "$1" >&2; git -C "$repo" worktree remove --force "$wt"; [ "$created" = 1 ] && git -C "$repo" branch -q -D ${b}; exit ${REFUSED}; }
 cd "$wt" || undo "the worktree is not there"
 ${links}${post}echo "@path $(pwd -P)"
 echo "@created $created"
@@ -144,7 +165,9 @@ echo "$commit"\n`
     function*(project: ProjectConfig, path: string, options: { readonly branch: string; readonly deleteBranch: boolean }) {
       yield* script(
         "destroy",
-        `${repoLines(dataDir, project)}if [ -d ${q(path)} ]; then git -C "$repo" worktree remove --force ${q(path)} || ${fail("git worktree remove failed")}; fi
+        `${repoLines(dataDir, project)}${lockLines(project).take}if [ -d ${q(path)} ]; then git -C "$repo" worktree remove --force ${q(path)} || ${
+          fail("git worktree remove failed")
+        }; fi
 git -C "$repo" worktree prune
 ${options.deleteBranch ? `git -C "$repo" branch -q -D ${q(options.branch)} 2>/dev/null || true\n` : ""}`
       )

@@ -29,7 +29,7 @@ import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { HostUnreachable, IssueHasSession, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
-import { chooseHost } from "./host-choice.ts"
+import { chooseHost, chooseHosts } from "./host-choice.ts"
 import { startOrchestrator } from "./orchestrator.ts"
 import { makeQueueing } from "./queueing.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
@@ -163,6 +163,10 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const { added, already } = toQueue.length === 0 ? { added: [], already: [] } : yield* queue.add(project.id, toQueue.map((issue) => ({ issue })), 0)
     yield* queueing.queued(added)
     const entries = new Map([...added, ...already].map((entry) => [entry.issue, entry]))
+    // Where each one that starts now goes: placed in turn on one headroom reading per host.
+    const starting = unique.filter((issueId) => !live.has(issueId) && !entries.has(issueId))
+    const hosts = yield* chooseHosts(yield* plugins.connections(config), config, project, records, starting.length)
+    const hostOfIssue = new Map(starting.map((issueId, i) => [issueId, hosts[i]!]))
     return yield* Effect.forEach(unique, (issueId) => {
       const existing = live.get(issueId)
       const entry = entries.get(issueId)
@@ -170,8 +174,10 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
         ? Effect.succeed({ _tag: "Skipped", issueId, sessionId: existing })
         : entry !== undefined
         ? Effect.succeed({ _tag: "Queued", issueId, entryId: entry.id, position: entry.position, reason: waits.get(issueId)! })
-        : spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath }).pipe(
-          withPlugins(config, project),
+        : hostOfIssue.get(issueId)!.pipe(
+          Effect.flatMap((host) =>
+            spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host }).pipe(withPlugins(config, project, host))
+          ),
           Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
           Effect.catch((error) => Effect.succeed<BatchOutcome>({ _tag: "Failed", issueId, reason: error.message }))
         )

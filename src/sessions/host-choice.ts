@@ -1,14 +1,14 @@
 /**
  * Which host a new session goes to: the one named (`orch spawn --host`), or the one `place` picks from each host's
- * headroom, read at the spawn in one round trip per host (all hosts at once). A spawn that fits nowhere fails
- * with every host's figures or reason.
+ * headroom, read at the spawn in one round trip per host (all hosts at once). A batch reads once and places each
+ * issue in turn (`placeMany`). A spawn that fits nowhere fails with every host's figures or reason.
  */
 import * as Effect from "effect/Effect"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
 import { measureHeadroom } from "../hosts/headroom.ts"
 import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
-import { describeNowhere, type HostReading, place } from "../hosts/placement.ts"
+import { describeNowhere, type HostReading, place, placeMany, type Placement, type PlacementRequest } from "../hosts/placement.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { NoHostFits } from "./errors.ts"
 
@@ -23,6 +23,42 @@ export const sessionsPerHost = (records: ReadonlyArray<SessionRecord>): Readonly
   return counts
 }
 
+/** Whether placement has anything to decide: with no hosts configured every session is local. */
+const localOnly = (config: OrchestratorConfig, forced: string | undefined) =>
+  Object.keys(config.hosts).length === 0 && (forced === undefined || forced === LOCAL)
+
+const hostsOf = (config: OrchestratorConfig) => [LOCAL, ...Object.keys(config.hosts)].map((name) => ({ name, ...config.hosts[name] }))
+
+/** Each host's headroom now (only `forced`'s when one is named), all at once; a host that cannot answer is Down. */
+const readHeadroom = Effect.fnUntraced(function*(connections: HostConnectionsShape, config: OrchestratorConfig, forced: string | undefined) {
+  const measured = hostsOf(config).map((host) => host.name).filter((name) => forced === undefined || name === forced)
+  return new Map<string, HostReading>(
+    yield* Effect.forEach(measured, (name) =>
+      measureHeadroom(connections, name, config.hosts[name]?.dataDir).pipe(
+        Effect.map((facts): [string, HostReading] => [name, { _tag: "Measured", facts }]),
+        Effect.catch((error) => Effect.succeed<[string, HostReading]>([name, { _tag: "Down", error: error.message }]))
+      ), { concurrency: "unbounded" })
+  )
+})
+
+const requestFor = (
+  config: OrchestratorConfig,
+  project: ProjectConfig,
+  records: ReadonlyArray<SessionRecord>,
+  forced: string | undefined
+): PlacementRequest => ({
+  ...(forced !== undefined ? { host: forced } : {}),
+  ...(project.hosts !== undefined ? { allowed: project.hosts } : {}),
+  ...(project.hostLabels !== undefined ? { labels: project.hostLabels } : {}),
+  memoryMb: config.defaults.sessionMemoryMb,
+  minDiskMb: MIN_DISK_MB,
+  maxLoadPerCpu: MAX_LOAD_PER_CPU,
+  sessions: sessionsPerHost(records)
+})
+
+const hostOrFail = (placement: Placement): Effect.Effect<string, NoHostFits> =>
+  "none" in placement ? Effect.fail(new NoHostFits({ reason: describeNowhere(placement.none) })) : Effect.succeed(placement.host)
+
 export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
   connections: HostConnectionsShape,
   config: OrchestratorConfig,
@@ -30,31 +66,20 @@ export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
   records: ReadonlyArray<SessionRecord>,
   forced: string | undefined
 ) {
-  const remote = Object.keys(config.hosts)
-  // No hosts configured: every session is local, nothing to measure.
-  if (remote.length === 0 && (forced === undefined || forced === LOCAL)) return LOCAL
-  const names = [LOCAL, ...remote]
-  const measured = names.filter((name) => forced === undefined || name === forced)
-  const readings = new Map<string, HostReading>(
-    yield* Effect.forEach(measured, (name) =>
-      measureHeadroom(connections, name, config.hosts[name]?.dataDir).pipe(
-        Effect.map((facts): [string, HostReading] => [name, { _tag: "Measured", facts }]),
-        Effect.catch((error) => Effect.succeed<[string, HostReading]>([name, { _tag: "Down", error: error.message }]))
-      ), { concurrency: "unbounded" })
-  )
-  const placement = place(
-    names.map((name) => ({ name, ...config.hosts[name] })),
-    readings,
-    {
-      ...(forced !== undefined ? { host: forced } : {}),
-      ...(project.hosts !== undefined ? { allowed: project.hosts } : {}),
-      ...(project.hostLabels !== undefined ? { labels: project.hostLabels } : {}),
-      memoryMb: config.defaults.sessionMemoryMb,
-      minDiskMb: MIN_DISK_MB,
-      maxLoadPerCpu: MAX_LOAD_PER_CPU,
-      sessions: sessionsPerHost(records)
-    }
-  )
-  if ("none" in placement) return yield* new NoHostFits({ reason: describeNowhere(placement.none) })
-  return placement.host
+  if (localOnly(config, forced)) return LOCAL
+  const readings = yield* readHeadroom(connections, config, forced)
+  return yield* hostOrFail(place(hostsOf(config), readings, requestFor(config, project, records, forced)))
+})
+
+/** The hosts of `count` new sessions of one batch, in order: one reading per host for them all. */
+export const chooseHosts = Effect.fn("Sessions.chooseHosts")(function*(
+  connections: HostConnectionsShape,
+  config: OrchestratorConfig,
+  project: ProjectConfig,
+  records: ReadonlyArray<SessionRecord>,
+  count: number
+) {
+  if (localOnly(config, undefined) || count === 0) return Array.from({ length: count }, (): Effect.Effect<string, NoHostFits> => Effect.succeed(LOCAL))
+  const readings = yield* readHeadroom(connections, config, undefined)
+  return placeMany(hostsOf(config), readings, requestFor(config, project, records, undefined), count).map(hostOrFail)
 })

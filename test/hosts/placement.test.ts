@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { HostFacts } from "../../src/hosts/headroom.ts"
-import { describeNowhere, type HostReading, place, type Placement, type PlacementHost, type PlacementRequest } from "../../src/hosts/placement.ts"
+import { describeNowhere, type HostReading, place, placeMany, type Placement, type PlacementHost, type PlacementRequest } from "../../src/hosts/placement.ts"
 
 const facts = (memAvailableMb: number, extra: Partial<HostFacts> = {}): HostReading => ({
   _tag: "Measured",
@@ -89,4 +89,35 @@ describe("place (where a new session goes)", () => {
       describeNowhere([{ host: "a", reason: "it is down (x)" }, { host: "b", reason: "tmux is not installed there" }]),
       "no host can take the session: a: it is down (x); b: tmux is not installed there"
     ))
+})
+
+describe("placeMany (a batch, placed in turn on one reading)", () => {
+  const only = (placements: ReadonlyArray<Placement>) => placements.map((p) => ("host" in p ? p.host : "none"))
+  const table: ReadonlyArray<readonly [string, Record<string, HostReading>, Partial<PlacementRequest>, number, ReadonlyArray<string>]> = [
+    ["equal hosts take turns", { a: facts(9000), b: facts(9000) }, { allowed: ["a", "b"] }, 4, ["a", "b", "a", "b"]],
+    [
+      "the roomier host until its maxSessions (2), then the other, each placement reserving its memory",
+      { a: facts(6100), b: facts(3100) },
+      {
+        allowed: ["a", "b"]
+      },
+      4,
+      ["a", "a", "b", "b"]
+    ],
+    [
+      "maxSessions counts what the batch placed, and so does memory",
+      { a: facts(90_000), b: facts(2000) },
+      { allowed: ["a", "b"], sessions: new Map([["a", 1]]) },
+      3,
+      [
+        "a",
+        "b",
+        "none"
+      ]
+    ],
+    ["nothing to place", { a: facts(9000) }, {}, 0, []]
+  ]
+  for (const [name, entries, request, count, expected] of table) {
+    it(name, () => assert.deepStrictEqual(only(placeMany(hosts, readings(entries), { ...base, ...request }, count)), expected))
+  }
 })

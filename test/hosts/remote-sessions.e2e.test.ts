@@ -132,4 +132,23 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
       assert.include(third.stderr, "a: it runs 1 sessions, its maxSessions")
       assert.include(third.stderr, "b: it runs 1 sessions, its maxSessions")
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
+  live("batch-spawn places each issue in turn on one reading per host: four spread two and two, a fifth fits nowhere", () =>
+    Effect.gen(function*() {
+      const pool = yield* makeSshHosts(["a", "b"])
+      const { orch } = yield* setUp(pool.hosts, { maxSessions: 2, projectHosts: ["a", "b"] })
+      const batch = yield* orch("batch-spawn", "proj", "1", "2", "3", "4")
+      assert.strictEqual(batch.code, 0, batch.stdout + batch.stderr)
+      const lines = batch.stdout.trim().split("\n")
+      assert.strictEqual(lines.at(-1), "created 4, skipped 0, failed 0")
+      const placed = lines.slice(0, -1).map((line) => /, on host (\w+)\)$/.exec(line)?.[1])
+      assert.deepStrictEqual([...placed].sort(), ["a", "a", "b", "b"], batch.stdout)
+      // One headroom reading per host for the whole batch: each host's sshd saw one connection (the master).
+      for (const host of pool.hosts) assert.strictEqual(host.log().filter((line) => line.includes("Accepted publickey")).length, 1, host.name)
+
+      const fifth = yield* orch("batch-spawn", "proj", "5")
+      assert.strictEqual(fifth.code, 1)
+      assert.include(fifth.stdout, "5: failed: no host can take the session: local: the project may not use it")
+      assert.include(fifth.stdout, "a: it runs 2 sessions, its maxSessions")
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 })
