@@ -36,12 +36,36 @@ export interface NotifierRouterShape {
 
 type Routing = Readonly<Record<EventPriority, ReadonlyArray<string>>>
 
+/**
+ * The notifiers a notification goes to: its route, less those that cannot deliver on this machine (a desktop
+ * notifier without `notify-send`) while another one in the route can. A route of only such notifiers keeps them,
+ * so their failure is recorded as it happens.
+ */
+export const deliverable = (route: ReadonlyArray<string>, notifiers: ReadonlyMap<string, NotifierShape>) => {
+  const cannot = (name: string) => notifiers.get(name)?.unavailable
+  const send = route.filter((name) => cannot(name) === undefined)
+  if (send.length === 0) return { send: route, skipped: [] }
+  return { send, skipped: route.flatMap((name) => cannot(name) !== undefined ? [{ notifier: name, reason: cannot(name)! }] : []) }
+}
+
 export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRouterShape>()("orch/actors/NotifierRouter") {
   static readonly make = Effect.fnUntraced(function*(notifiers: ReadonlyMap<string, NotifierShape>, routing: Routing) {
     const events = yield* EventLog
     const settings = yield* Ref.make({ notifiers, routing })
     const fibers = yield* FiberSet.make()
     const recent = new Map<string, number>()
+    /** Notifiers left out of routes because they cannot deliver here: said once each, until the next reconfigure. */
+    const toldUnavailable = new Set<string>()
+
+    const tellUnavailable = (skipped: ReadonlyArray<{ readonly notifier: string; readonly reason: string }>) =>
+      Effect.forEach(skipped.filter(({ notifier }) => !toldUnavailable.has(notifier)), ({ notifier, reason }) => {
+        toldUnavailable.add(notifier)
+        const message = `${notifier} cannot deliver on this machine (${reason}); notifications routed to it go to the other notifiers of their route`
+        return Effect.logWarning(`notifier ${message}`).pipe(
+          Effect.andThen(events.append({ type: "notifier.unavailable", message, data: { notifier, reason } })),
+          Effect.catch((error) => Effect.logError(`could not record that notifier ${notifier} is unavailable: ${error.message}`))
+        )
+      }, { discard: true })
 
     const sendOne = (notifiers: ReadonlyMap<string, NotifierShape>, name: string, notification: Notification): Effect.Effect<Delivery> => {
       const notifier = notifiers.get(name)
@@ -79,9 +103,9 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
 
     const deliver = Effect.fn("NotifierRouter.deliver")(function*(notification: Notification, only?: string) {
       const { notifiers, routing } = yield* Ref.get(settings)
-      return yield* Effect.forEach(only !== undefined ? [only] : routing[notification.priority], (name) => sendOne(notifiers, name, notification), {
-        concurrency: "unbounded"
-      })
+      const { send, skipped } = only !== undefined ? { send: [only], skipped: [] } : deliverable(routing[notification.priority], notifiers)
+      yield* tellUnavailable(skipped)
+      return yield* Effect.forEach(send, (name) => sendOne(notifiers, name, notification), { concurrency: "unbounded" })
     })
 
     /** Whether the same notification went out within the window (and so this one is coalesced into it). */
@@ -104,6 +128,7 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
       deliver,
       reconfigure: Effect.fn("NotifierRouter.reconfigure")(function*(notifiers: ReadonlyMap<string, NotifierShape>, routing: Routing) {
         yield* Ref.set(settings, { notifiers, routing })
+        toldUnavailable.clear()
       })
     })
   })

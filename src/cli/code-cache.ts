@@ -1,7 +1,8 @@
 /**
  * Loads the command tree (dist/cli.cjs, one CommonJS bundle) with a V8 code cache, so a command skips compiling
- * the ~2 MB of JavaScript it runs. Node 20 has no `module.enableCompileCache` and cannot cache ES modules, hence
- * CommonJS through `vm.Script` with `cachedData`.
+ * the ~2 MB of JavaScript it runs. `module.enableCompileCache` fills a cache directory on a command's first run,
+ * keyed by the file's absolute path; this one ships in the package (the build makes it), so a fresh install's first
+ * command is fast too. Hence CommonJS through `vm.Script` with `cachedData`.
  *
  * The cache is looked for beside the bundle (the build makes one) and then in the user's cache directory; V8
  * refuses one made by another Node/V8 version or with other V8 flags (`cachedDataRejected`). When neither is

@@ -197,8 +197,12 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
   return lines
 })
 
-const notifyCheck = Effect.fnUntraced(function*(config: OrchestratorConfig) {
-  const [{ makeInbox }, { buildNotifiers }, { NotifierRouter }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
+/**
+ * The notifiers the routing names: those that cannot deliver on this machine (known without sending anything) and,
+ * with `--notify`, a test notification through each of the others, one at a time, so each answers for itself.
+ */
+const notifierChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, sendTest: boolean) {
+  const [{ makeInbox }, { buildNotifiers }, { NotifierRouter, deliverable }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
     Promise.all([
       import("../store/Inbox.ts"),
       import("../plugins/notifier/registry.ts"),
@@ -208,19 +212,36 @@ const notifyCheck = Effect.fnUntraced(function*(config: OrchestratorConfig) {
     ])
   )
   const notifiers = yield* buildNotifiers(config, makeInbox(dataDir(yield* Host)))
-  const deliveries = yield* Effect.gen(function*() {
-    const router = yield* NotifierRouter.make(notifiers, config.notificationRouting)
-    return yield* router.deliver(
-      yield* newNotification({ type: "test", priority: "info", title: "orch doctor", message: "This is a test notification from orch doctor." })
-    )
-  }).pipe(Effect.provide(EventLog.layer), Effect.scoped)
-  if (deliveries.length === 0) return [{ level: "warn", what: "notify", detail: "priority info is routed to no notifier" } satisfies Line]
-  return deliveries.map((
-    d
-  ): Line => (d.ok
-    ? { level: "ok", what: `notify ${d.notifier}`, detail: "delivered" }
-    : { level: "fail", what: `notify ${d.notifier}`, detail: d.reason ?? "failed" })
-  )
+  const lines = new Map<string, Line>()
+  const sent = new Set<string>()
+  for (const route of Object.values(config.notificationRouting)) {
+    const { send, skipped } = deliverable(route, notifiers)
+    for (const { notifier, reason } of skipped) {
+      lines.set(notifier, { level: "warn", what: `notify ${notifier}`, detail: `${reason}; its notifications go to ${send.join(", ")}` })
+    }
+    for (const name of send) sent.add(name)
+  }
+  for (const name of sent) {
+    const reason = notifiers.get(name)?.unavailable
+    if (reason !== undefined) lines.set(name, { level: "fail", what: `notify ${name}`, detail: reason })
+  }
+  if (sendTest) {
+    if (sent.size === 0) return [{ level: "warn", what: "notify", detail: "notificationRouting sends nothing to any notifier" } satisfies Line]
+    const deliveries = yield* Effect.gen(function*() {
+      const router = yield* NotifierRouter.make(notifiers, config.notificationRouting)
+      const test = yield* newNotification({ type: "test", priority: "info", title: "orch doctor", message: "This is a test notification from orch doctor." })
+      return yield* Effect.forEach([...sent].filter((name) => !lines.has(name)), (name) => router.deliver(test, name))
+    }).pipe(Effect.provide(EventLog.layer), Effect.scoped)
+    for (const d of deliveries.flat()) {
+      lines.set(
+        d.notifier,
+        d.ok
+          ? { level: "ok", what: `notify ${d.notifier}`, detail: "delivered" }
+          : { level: "fail", what: `notify ${d.notifier}`, detail: d.reason ?? "failed" }
+      )
+    }
+  }
+  return [...lines.values()]
 })
 
 export const doctor = Command.make(
@@ -253,7 +274,7 @@ export const doctor = Command.make(
       if (Object.values(config.projects).some((p) => p.runtime === "multiplexer")) lines.push(tmuxSocketCheck(host.env))
       lines.push(...yield* supervisorChecks(dataDir(host), config))
       lines.push(...yield* agentChecks(config, !noCanary))
-      if (notify) lines.push(...yield* notifyCheck(config))
+      lines.push(...yield* notifierChecks(config, notify))
     }
     for (const line of lines) yield* Console.log(`${line.level.padEnd(4)}  ${line.what}: ${line.detail}`)
     const failed = lines.filter((l) => l.level === "fail").length

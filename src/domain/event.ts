@@ -33,6 +33,7 @@ export const EVENT_TYPES = [
   "reaction.escalated",
   "notification.sent",
   "notification.failed",
+  "notifier.unavailable",
   "supervisor.started",
   "supervisor.stopped",
   "supervisor.escalated",

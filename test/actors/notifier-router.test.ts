@@ -7,7 +7,7 @@ import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { COALESCE_WINDOW_MS, NotifierRouter } from "../../actors/notifier-router.ts"
+import { COALESCE_WINDOW_MS, deliverable, NotifierRouter } from "../../actors/notifier-router.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import { NotifierError, type NotifierShape } from "../../src/plugins/notifier/Notifier.ts"
 import { StoreError } from "../../src/store/errors.ts"
@@ -121,5 +121,35 @@ describe("notifier router", () => {
       }])
       assert.strictEqual(logs.length, 1)
       assert.match(logs[0]!, /^Error: could not record the delivery of notification n9 to a: .*no such directory/)
+    }))
+
+  it("a notifier that cannot deliver here is left out of a route with another one, and kept where it is alone", () => {
+    const available: NotifierShape = { name: "hosted", notify: () => Effect.void }
+    const headless: NotifierShape = { name: "desktop", notify: () => Effect.void, unavailable: "notify-send was not found on PATH" }
+    const notifiers = new Map([["hosted", available], ["desktop", headless]])
+    const skipped = [{ notifier: "desktop", reason: "notify-send was not found on PATH" }]
+    const rows: ReadonlyArray<[ReadonlyArray<string>, ReturnType<typeof deliverable>]> = [
+      [["desktop", "hosted"], { send: ["hosted"], skipped }],
+      [["hosted"], { send: ["hosted"], skipped: [] }],
+      [["desktop"], { send: ["desktop"], skipped: [] }],
+      [[], { send: [], skipped: [] }],
+      [["nobody", "desktop"], { send: ["nobody"], skipped }]
+    ]
+    for (const [route, expected] of rows) assert.deepStrictEqual(deliverable(route, notifiers), expected, route.join(","))
+  })
+
+  it.effect("a route's notifier that cannot deliver here is said once, as one event, not a failure per notification", () =>
+    Effect.gen(function*() {
+      const a = recorder("a")
+      const reason = "notify-send was not found on PATH"
+      const b: NotifierShape = { name: "b", notify: () => Effect.fail(new NotifierError({ notifier: "b", reason })), unavailable: reason }
+      const { router, events } = yield* withRouter([a.notifier, b])
+      yield* router.deliver(notification({ id: "n1" }))
+      yield* router.deliver(notification({ id: "n2", message: "another" }))
+      assert.deepStrictEqual(a.seen, ["n1", "n2"])
+      assert.deepStrictEqual(events().map((e) => e.type), ["notifier.unavailable", "notification.sent", "notification.sent"])
+      assert.deepStrictEqual(events()[0].data, { notifier: "b", reason: "notify-send was not found on PATH" })
+      // Named on its own (as `orch doctor --notify` does), it is tried.
+      assert.deepStrictEqual(yield* router.deliver(notification({ id: "n3" }), "b"), [{ notifier: "b", ok: false, reason }])
     }))
 })

@@ -84,6 +84,9 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "120 seconds", excludeT
       assert.deepStrictEqual(install.packed.filter((file) => file.endsWith(".map")), [])
       // A user without a C compiler must be able to install it (waits on prebuilt node-pty).
       assert.deepStrictEqual(install.compiled, [], "npm install compiled native code")
+      // Nothing for npm to run, or to ask the user to allow, at install; and nothing to warn about.
+      assert.deepStrictEqual(Object.keys(install.scripts).filter((name) => /^(pre|post)?install$|^prepare$/.test(name)), [])
+      assert.deepStrictEqual(install.installWarnings, [])
     }))
 
   it.effect("init, start, spawn, send, kill with a rescue, restore, kill -9 of the supervisor, start again at once, stop", () =>

@@ -31,4 +31,9 @@ export interface NotifierShape {
   readonly notify: (notification: Notification) => Effect.Effect<void, NotifierError>
   readonly notifyWithActions?: (notification: Notification, actions: ReadonlyArray<NotificationAction>) => Effect.Effect<void, NotifierError>
   readonly post?: (message: string, context: MessageContext) => Effect.Effect<void, NotifierError>
+  /**
+   * Why it cannot deliver anything on this machine (e.g. no `notify-send`), known without trying. The router then
+   * leaves it out of a route that has another notifier, and says so once.
+   */
+  readonly unavailable?: string
 }

@@ -21,11 +21,6 @@ export interface DesktopOptions {
   readonly timeout?: Duration.Input
 }
 
-export interface DesktopNotifier extends NotifierShape {
-  /** Why this notifier cannot deliver anything (no notify-send or osascript), or undefined when it has a command. */
-  readonly unavailable: Effect.Effect<string | undefined>
-}
-
 export const onPath = (cmd: string): boolean =>
   (process.env.PATH ?? "").split(delimiter).some((dir) => {
     if (dir === "") return false
@@ -89,11 +84,11 @@ export const makeDesktopNotifier = Effect.fnUntraced(function*(name: string, opt
   })
   return {
     name,
-    unavailable: Effect.succeed(unavailable),
+    ...(unavailable !== undefined ? { unavailable } : {}),
     notify,
     notifyWithActions: (notification, _actions) => notify(notification),
     post: Effect.fn("Notifier.desktop.post")(function*(message: string, _context: MessageContext) {
       yield* display("orch", message, false)
     })
-  } satisfies DesktopNotifier
+  } satisfies NotifierShape
 })

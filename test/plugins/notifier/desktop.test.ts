@@ -41,7 +41,7 @@ describe("notifier desktop", () => {
     Effect.gen(function*() {
       const fake = yield* fakeNotifySend(RECORD)
       const desktop = yield* makeDesktopNotifier("desktop", { platform: "linux" })
-      assert.isUndefined(yield* desktop.unavailable)
+      assert.isUndefined(desktop.unavailable)
       yield* desktop.notify(notification("urgent", "app-1 is stuck", "it's \"stuck\"\nfor 10m"))
       yield* desktop.notifyWithActions(notification("info", "-dash title", "done"), [{ label: "Open", url: "https://x" }])
       yield* desktop.post("hello", {})
@@ -90,7 +90,7 @@ describe("notifier desktop", () => {
       const mac = yield* makeDesktopNotifier("desktop", { platform: "darwin", which: () => false, run })
       const windows = yield* makeDesktopNotifier("desktop2", { platform: "win32", which: () => true, run })
       const noNotifySend = "notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting"
-      assert.strictEqual(yield* linux.unavailable, noNotifySend)
+      assert.strictEqual(linux.unavailable, noNotifySend)
       for (
         const attempt of [linux.notify(notification("urgent", "t", "m")), linux.post("m", {}), linux.notifyWithActions(notification("info", "t", "m"), [])]
       ) {
