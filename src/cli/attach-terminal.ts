@@ -8,10 +8,15 @@ import * as Effect from "effect/Effect"
 import { ChildProcess, ChildProcessSpawner } from "effect/process"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import { join } from "node:path"
 import { Host } from "../config/host.ts"
-import { isEnded, type SessionRecord } from "../domain/session.ts"
+import { isEnded, type RuntimeHandle, type SessionRecord } from "../domain/session.ts"
+import { HostConnections } from "../hosts/HostConnections.ts"
+import { makeRemoteTmux } from "../hosts/remote-tmux.ts"
+import { LOCAL } from "../hosts/spec.ts"
 import { defaultTmuxSocket } from "../plugins/runtime/tmux-socket.ts"
 import { exec } from "../process/exec.ts"
+import { dataDir } from "../store/paths.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 
 export class AttachRefused extends Schema.TaggedError<AttachRefused>()("AttachRefused", {
@@ -33,6 +38,8 @@ export type AttachPlan =
   | { readonly _tag: "Refuse"; readonly reason: string; readonly exitCode: number }
   /** Ask tmux on `socket` whether session `target` is alive, then attach to it. */
   | { readonly _tag: "Tmux"; readonly socket: string; readonly target: string }
+  /** The same on another host, through its connection (`ssh -tt`). */
+  | { readonly _tag: "Remote"; readonly host: string; readonly handle: RuntimeHandle }
 
 const restoreHint = (id: string) => `\`orch session restore ${id}\` starts it again`
 
@@ -64,6 +71,7 @@ export const attachPlan = (record: SessionRecord, terminal: boolean, fallbackSoc
       exitCode: 2
     }
   }
+  if (record.host !== undefined && record.host !== LOCAL) return { _tag: "Remote", host: record.host, handle: record.runtime }
   const data = decodeTmuxData(record.runtime.data)
   return { _tag: "Tmux", socket: data._tag === "Some" ? data.value.socket : fallbackSocket, target: record.runtime.id }
 }
@@ -105,17 +113,55 @@ export const attachTerminal = Effect.fn("cli.attachTerminal")(function*(session:
   const terminal = process.stdin.isTTY === true && process.stdout.isTTY === true
   const plan = attachPlan(record, terminal, defaultTmuxSocket(host.env))
   if (plan._tag === "Refuse") return yield* new AttachRefused({ reason: plan.reason, exitCode: plan.exitCode })
+  if (plan._tag === "Remote") return yield* attachRemote(session, plan.host, plan.handle)
   yield* liveness(plan.socket, plan.target, session)
   const command = tmuxAttachCommand(plan.socket, plan.target, host.env)
+  yield* runClient(session, "tmux", command.args, command.env)
+})
+
+/** Runs the client in this terminal until it ends; a client that fails says so, its own message above. */
+const runClient = Effect.fnUntraced(function*(session: string, file: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string | undefined>>) {
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
-  const code = yield* spawner.exitCode(ChildProcess.make("tmux", command.args, {
-    env: command.env,
+  const code = yield* spawner.exitCode(ChildProcess.make(file, args, {
+    env: Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
     extendEnv: false,
     stdin: "inherit",
     stdout: "inherit",
     stderr: "inherit"
-  })).pipe(Effect.mapError((error) => new AttachRefused({ reason: `cannot run tmux to attach to ${session}: ${error.message}`, exitCode: 1 })))
+  })).pipe(Effect.mapError((error) => new AttachRefused({ reason: `cannot run ${file} to attach to ${session}: ${error.message}`, exitCode: 1 })))
   if (Number(code) !== 0) {
-    return yield* new AttachRefused({ reason: `tmux could not attach to ${session} (exit ${Number(code)}); its message is above`, exitCode: 1 })
+    return yield* new AttachRefused({ reason: `${file} could not attach to ${session} (exit ${Number(code)}); its message is above`, exitCode: 1 })
   }
+})
+
+/** A session on another host: its tmux there, through the host's one connection (shared with a running supervisor). */
+const attachRemote = Effect.fnUntraced(function*(session: string, hostName: string, handle: RuntimeHandle) {
+  const host = yield* Host
+  const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
+  const config = yield* loadConfig().pipe(Effect.mapError((error) => new AttachRefused({ reason: error.message, exitCode: 2 })))
+  const spec = config.hosts[hostName]
+  if (spec === undefined) {
+    return yield* new AttachRefused({
+      reason: `session ${session} runs on host ${hostName}, which the config no longer names; add it back under hosts`,
+      exitCode: 1
+    })
+  }
+  const refused = (reason: string) => new AttachRefused({ reason: `cannot reach host ${hostName} to attach to ${session}: ${reason}`, exitCode: 1 })
+  yield* Effect.scoped(Effect.gen(function*() {
+    const connections = yield* HostConnections.make({ hosts: [{ name: hostName, spec }], controlDir: join(dataDir(host), "ssh") }).pipe(
+      Effect.mapError((error) => refused(error.message))
+    )
+    const tmux = makeRemoteTmux(connections, hostName, spec.dataDir)
+    const state = (yield* tmux.probe([handle]).pipe(Effect.mapError((error) => refused(error.message)))).get(handle.id)
+    if (state?._tag !== "Alive") {
+      return yield* new AttachRefused({
+        reason: state?._tag === "Exited"
+          ? `session ${session}'s agent has exited; ${restoreHint(session)}`
+          : `session ${session}'s terminal is gone (tmux on host ${hostName} has no session ${handle.id}); ${restoreHint(session)}`,
+        exitCode: 1
+      })
+    }
+    const argv = yield* connections.interactive(hostName, tmux.attachCommand(handle, false)).pipe(Effect.mapError((error) => refused(error.message)))
+    yield* runClient(session, argv[0]!, argv.slice(1), host.env)
+  }))
 })

@@ -68,6 +68,8 @@ export interface HostConnectionsShape {
   readonly changes: Stream.Stream<HostStateChange>
   /** The pid of the host's master, as `ssh -O check` reports it; undefined when none listens. */
   readonly masterPid: (host: string) => Effect.Effect<number | undefined, HostUnknown>
+  /** The ssh command line (argv) of a terminal running `command` on a remote host through its one connection. */
+  readonly interactive: (host: string, command: string) => Effect.Effect<ReadonlyArray<string>, HostError>
 }
 
 interface Entry {
@@ -250,7 +252,16 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
       return pid !== undefined ? Number(pid) : undefined
     })
 
-    return HostConnections.of({ run, state, states, changes: Stream.fromPubSub(pubsub), masterPid })
+    /** The ssh command line of a terminal running `command` on `host`, through its master (made first if need be). */
+    const interactive = Effect.fn("HostConnections.interactive")(function*(host: string, command: string) {
+      const entry = yield* lookup(host)
+      const state = yield* Ref.get(entry.state)
+      if (state._tag === "Down") return yield* new HostDown({ host: entry.host.name, lastError: state.error.message })
+      yield* establish(entry, defaultTimeout, true).pipe(Effect.tapError((error) => markDown(entry, error)))
+      return ["ssh", ...sshArgs(entry.host, entry.path, "interactive", command)] as ReadonlyArray<string>
+    })
+
+    return HostConnections.of({ run, state, states, changes: Stream.fromPubSub(pubsub), masterPid, interactive })
   })
 
   static readonly layer = (options: HostConnectionsOptions) => Layer.effect(HostConnections, HostConnections.make(options))

@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { RuntimeHandle } from "../domain/session.ts"
+import { TerminalUnavailable } from "../domain/terminal.ts"
 import { type Liveness, RuntimeError, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
 import type { HostError } from "./errors.ts"
 import type { makeRemoteTmux } from "./remote-tmux.ts"
@@ -54,6 +55,23 @@ export const makeHostRuntime = (local: RuntimeShape, remote: (host: string) => R
       return tmux === undefined
         ? Effect.fail(new RuntimeError({ plugin: "multiplexer", operation: "new-session", reason: `there is no host named ${createOn}` }))
         : tmux.create(spec).pipe(Effect.mapError(asRuntimeError("new-session")))
+    },
+    attach: (handle, size, options) => {
+      const host = handleHost(handle)
+      if (host === LOCAL) {
+        return local.attach !== undefined
+          ? local.attach(handle, size, options)
+          : Effect.fail(new TerminalUnavailable({ sessionId: handle.id, reason: "this session's runtime has no terminal to show" }))
+      }
+      const tmux = remote(host)
+      return tmux !== undefined
+        ? tmux.attach(handle, size, options)
+        : Effect.fail(
+          new TerminalUnavailable({
+            sessionId: handle.id,
+            reason: `the session runs on host ${host}, which the config no longer names; add it back under hosts`
+          })
+        )
     },
     send: (handle, text) =>
       Effect.flatMap(

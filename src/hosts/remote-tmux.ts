@@ -9,9 +9,11 @@
 import * as Effect from "effect/Effect"
 import { randomBytes } from "node:crypto"
 import type { RuntimeHandle } from "../domain/session.ts"
+import { type AttachOptions, type TerminalSize, TerminalUnavailable } from "../domain/terminal.ts"
 import { SHELL_NAME, shellQuote } from "../plugins/runtime/launch-env.ts"
 import { NO_SERVER, PANE_FORMAT, panesOf } from "../plugins/runtime/multiplexer.ts"
 import { type LaunchSpec, type Liveness, RuntimeError } from "../plugins/runtime/Runtime.ts"
+import { attachArgs, attachClient } from "../plugins/runtime/tmux-attach.ts"
 import { screenOf, sendConfirmed } from "../plugins/runtime/tmux-send.ts"
 import type { HostError } from "./errors.ts"
 import { dataDirWord } from "./headroom.ts"
@@ -206,5 +208,17 @@ ${
     return out.split("\n").filter(Boolean)
   })
 
-  return { name: PLUGIN, host, create, send, probe, probeWith, capture, destroy, list }
+  /** The remote command line of a viewer's tmux client (for `ssh -tt`). */
+  const attachCommand = (handle: RuntimeHandle, readOnly: boolean) => `sock=${socket}; exec ${tmuxLine(attachArgs(handle.id, readOnly))}`
+
+  /** A viewer's terminal: its own tmux client on the host, in a terminal through the host's connection (`ssh -tt`). */
+  const attach = (handle: RuntimeHandle, size: TerminalSize, options: AttachOptions) =>
+    connections.interactive(host, attachCommand(handle, options.readOnly)).pipe(
+      Effect.mapError((error) =>
+        new TerminalUnavailable({ sessionId: handle.id, reason: `${handle.id} runs on host ${host}, which cannot be reached: ${error.message}` })
+      ),
+      Effect.flatMap((argv) => attachClient(handle.id, argv[0]!, argv.slice(1), size, options))
+    )
+
+  return { name: PLUGIN, host, create, send, probe, probeWith, capture, destroy, list, attach, attachCommand }
 }

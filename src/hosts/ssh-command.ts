@@ -35,8 +35,11 @@ export type SshMode =
   | "run"
   /** `ssh -O check`: is a master listening? */
   | "check"
+  /** A terminal through the master (`-tt`): a viewer's client of the host's tmux. Never opens a connection of its own. */
+  | "interactive"
 
-export const sshArgs = (host: RemoteHost, path: string, mode: SshMode): Array<string> => {
+/** `command` is the remote command line of an "interactive" ssh (the others send `sh -s` a script on stdin). */
+export const sshArgs = (host: RemoteHost, path: string, mode: SshMode, command = "sh -s"): Array<string> => {
   const spec = host.spec
   // For most options ssh keeps the first value it sees: orch's own come first, then the host's, then defaults the
   // user's sshOptions or ~/.ssh/config may override.
@@ -46,8 +49,8 @@ export const sshArgs = (host: RemoteHost, path: string, mode: SshMode): Array<st
     "-o",
     `ControlPath=${path}`,
     ...(mode === "establish" ? ["-o", "ControlMaster=auto", "-o", `ControlPersist=${CONTROL_PERSIST}`] : ["-o", "ControlMaster=no"]),
-    ...(mode === "run" ? ["-o", "ProxyCommand=false"] : []),
-    "-T"
+    ...(mode === "run" || mode === "interactive" ? ["-o", "ProxyCommand=false"] : []),
+    mode === "interactive" ? "-tt" : "-T"
   ]
   const users = Object.entries(spec.sshOptions ?? {}).flatMap(([key, value]) => ["-o", `${key}=${value}`])
   const defaults = [
@@ -63,8 +66,8 @@ export const sshArgs = (host: RemoteHost, path: string, mode: SshMode): Array<st
     ...(spec.ssh.user !== undefined ? ["-l", spec.ssh.user] : []),
     ...(spec.ssh.port !== undefined ? ["-p", String(spec.ssh.port)] : [])
   ]
-  const command = mode === "check" ? ["-O", "check"] : []
-  return [...own, ...users, ...defaults, ...identity, ...destination, ...command, "--", spec.ssh.hostname, ...(mode === "check" ? [] : ["sh", "-s"])]
+  const control = mode === "check" ? ["-O", "check"] : []
+  return [...own, ...users, ...defaults, ...identity, ...destination, ...control, "--", spec.ssh.hostname, ...(mode === "check" ? [] : [command])]
 }
 
 /**

@@ -53,10 +53,25 @@ describe("attach plan", () => {
       true,
       "Refuse 1 session app-1 runs in the my-runtime runtime, which orch attach cannot open; watch it on the dashboard"
     ],
-    ["no terminal", record(), false, "Refuse 2 attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch app-1 on the dashboard"]
+    ["no terminal", record(), false, "Refuse 2 attach needs a terminal, and this is not one (no TTY); run it in a terminal, or watch app-1 on the dashboard"],
+    ["on another host: through its connection", record({ host: "b" }), true, "Remote b app-1"],
+    [
+      "on another host, ended",
+      record({ host: "b", status: "killed" }),
+      true,
+      "Refuse 1 session app-1 has ended (killed), so it has no terminal; `orch session restore app-1` starts it again"
+    ],
+    ["local, named", record({ host: "local" }), true, "Tmux /t/tmux-1/default app-1"]
   ])("%s", (_, input, terminal, expected) => {
     const plan = attachPlan(input, terminal, "/fallback")
-    assert.strictEqual(plan._tag === "Tmux" ? `Tmux ${plan.socket} ${plan.target}` : `Refuse ${plan.exitCode} ${plan.reason}`, expected)
+    assert.strictEqual(
+      plan._tag === "Tmux"
+        ? `Tmux ${plan.socket} ${plan.target}`
+        : plan._tag === "Remote"
+        ? `Remote ${plan.host} ${plan.handle.id}`
+        : `Refuse ${plan.exitCode} ${plan.reason}`,
+      expected
+    )
   })
 
   it.each<[string, Record<string, string>, string, boolean]>([

@@ -9,7 +9,7 @@ import * as Schedule from "effect/Schedule"
 import { execFileSync } from "node:child_process"
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { runOrchAsync } from "../support/cli.ts"
+import { ORCH_BIN, runOrchAsync } from "../support/cli.ts"
 import { tempDir } from "../support/host.ts"
 import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
@@ -63,19 +63,20 @@ const setUp = (hosts: ReadonlyArray<SshHost>, extra: { readonly maxSessions?: nu
       ].join("\n") + "\n"
     )
     const orch = (...args: Array<string>) => runOrchAsync(args, { cwd: checkout, env: { HOME: home, TMUX_TMPDIR: tmux } })
-    return { origin, orch }
+    return { origin, orch, dir, checkout, home, tmux }
   })
 
 const screenOn = (host: SshHost, sessionId: string) => host.shell(`tmux -S "$HOME/.orchestrator/tmux/default" capture-pane -p -t =${sessionId}:`)
 
 describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skipped: ${sshHostsUnavailable})` : ""}`, () => {
   live(
-    "spawn --host b runs the agent in a worktree on b; send arrives; status shows b; kill saves dirty work to origin and removes the worktree",
+    "spawn --host b runs the agent in a worktree on b; send arrives; orch attach opens it here; status shows b; kill saves dirty work to origin and removes the worktree",
     () =>
       Effect.gen(function*() {
         const pool = yield* makeSshHosts(["a", "b"])
         const b = pool.hosts[1]!
-        const { orch, origin } = yield* setUp(pool.hosts)
+        const env = yield* setUp(pool.hosts)
+        const { orch, origin } = env
 
         const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
         assert.strictEqual(spawned.code, 0, spawned.stderr)
@@ -90,6 +91,31 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
         yield* Effect.sync(() => screenOn(b, record.sessionId)).pipe(
           Effect.filterOrFail((screen) => screen.includes("got: hi there"), () => "no echo yet"),
           Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 })
+        )
+
+        // orch attach from a terminal here (a pane of a tmux server of the test's own) opens b's tmux session.
+        const outer = join(env.dir, "outer.sock")
+        yield* Effect.addFinalizer(() => Effect.sync(() => execFileSync("tmux", ["-S", outer, "kill-server"], { stdio: "ignore" })))
+        execFileSync("tmux", [
+          "-S",
+          outer,
+          "new-session",
+          "-d",
+          "-x",
+          "120",
+          "-y",
+          "30",
+          `cd ${env.checkout} && env HOME=${env.home} TMUX_TMPDIR=${env.tmux} ${process.execPath} ${ORCH_BIN} attach ${record.sessionId}; echo "attach exited $?"; sleep 60`
+        ])
+        const outerScreen = () => execFileSync("tmux", ["-S", outer, "capture-pane", "-p"], { encoding: "utf8" })
+        yield* Effect.sync(outerScreen).pipe(
+          Effect.filterOrFail((screen) => screen.includes("got: hi there"), () => "the remote screen is not in the outer terminal yet"),
+          Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 100 })
+        )
+        b.shell(`tmux -S "$HOME/.orchestrator/tmux/default" detach-client -s ${record.sessionId}`)
+        yield* Effect.sync(outerScreen).pipe(
+          Effect.filterOrFail((screen) => screen.includes("attach exited 0"), () => "attach has not returned"),
+          Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 100 })
         )
 
         const status = yield* orch("status", "--json")

@@ -2,6 +2,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import { join } from "node:path"
 import { HostConnections, type HostConnectionsShape } from "../../src/hosts/HostConnections.ts"
 import { makeRemoteTmux } from "../../src/hosts/remote-tmux.ts"
@@ -108,4 +109,56 @@ describe(`tmux on a host through its connection${sshHostsUnavailable ? ` (skippe
       const probed = yield* tmux.probe([]).pipe(Effect.flip)
       assert.strictEqual(probed.message, "multiplexer: list-panes failed: on host a: tmux is not installed (not found on PATH)")
     }).pipe(Effect.provide(NodeServices.layer)))
+
+  live(
+    "attach: each viewer its own tmux client through the connection; a read-only one types nothing; the session outlives its viewers",
+    () =>
+      Effect.gen(function*() {
+        const pool = yield* makeSshHosts(["a"])
+        const data = yield* tempDir("orch-hosts-data-")
+        const connections = yield* HostConnections.make({ hosts: pool.hosts, controlDir: join(data, "ssh") })
+        const tmux = makeRemoteTmux(connections, "a")
+        const handle = yield* tmux.create({
+          sessionId: "w-1",
+          workingDir: pool.hosts[0]!.home,
+          command: `echo "ready on $(id -un)"; while IFS= read -r line; do echo "got: $line"; done`,
+          env: {},
+          unsetEnv: []
+        })
+        yield* screenShows(tmux.capture(handle), "ready on")
+        /** A viewer and everything it has shown so far. */
+        const viewer = (readOnly: boolean) =>
+          Effect.gen(function*() {
+            const terminal = yield* tmux.attach(handle, { cols: 100, rows: 30 }, { readOnly })
+            let shown = ""
+            yield* Effect.forkScoped(Stream.runForEach(terminal.output, (chunk) => Effect.sync(() => void (shown += chunk))))
+            const shows = (text: string) =>
+              Effect.sync(() => shown).pipe(
+                Effect.filterOrFail((all) => all.includes(text), () => `the viewer never showed ${text}`),
+                Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 })
+              )
+            return { terminal, shows }
+          })
+
+        yield* Effect.scoped(Effect.gen(function*() {
+          const watcher = yield* viewer(true)
+          const typist = yield* viewer(false)
+          yield* watcher.shows("ready on")
+          yield* typist.shows("ready on")
+          yield* watcher.terminal.write("from the watcher\r")
+          yield* typist.terminal.write("from the typist\r")
+          yield* typist.shows("got: from the typist")
+          yield* watcher.shows("got: from the typist")
+          assert.notInclude(yield* tmux.capture(handle), "from the watcher")
+        }))
+        // Both clients ended with their scope; the session runs on.
+        assert.deepStrictEqual([...(yield* tmux.probe([handle]))].map(([, liveness]) => liveness._tag), ["Alive"])
+        yield* Effect.sync(() => pool.hosts[0]!.shell(`tmux -S "$HOME/.orchestrator/tmux/default" list-clients | wc -l`).trim()).pipe(
+          Effect.filterOrFail((clients) => clients === "0", (clients) => `${clients} clients still attached`),
+          Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 })
+        )
+        yield* tmux.destroy(handle)
+      }).pipe(Effect.provide(NodeServices.layer)),
+    60_000
+  )
 })

@@ -37,8 +37,7 @@ describe("ssh command lines", () => {
       "2222",
       "--",
       "10.0.0.2",
-      "sh",
-      "-s"
+      "sh -s"
     ]))
   it("establishing may become the master, which persists; the user's own ProxyJump etc. apply (no ProxyCommand of ours)", () => {
     const args = sshArgs({ name: "c", spec: { ssh: { hostname: "box" } } }, "/d/ssh/x", "establish")
@@ -54,7 +53,12 @@ describe("ssh command lines", () => {
       "-T"
     ])
     assert.isFalse(args.some((arg) => arg.startsWith("ProxyCommand")))
-    assert.deepStrictEqual(args.slice(-4), ["--", "box", "sh", "-s"])
+    assert.deepStrictEqual(args.slice(-3), ["--", "box", "sh -s"])
+  })
+  it("an interactive one gets a terminal through the master only, and runs the command given", () => {
+    const args = sshArgs(host, "/p", "interactive", "tmux attach")
+    assert.deepStrictEqual(args.slice(0, 9), ["-o", "BatchMode=yes", "-o", "ControlPath=/p", "-o", "ControlMaster=no", "-o", "ProxyCommand=false", "-tt"])
+    assert.deepStrictEqual(args.slice(-3), ["--", "10.0.0.2", "tmux attach"])
   })
   it("check asks the master, nothing else", () => assert.deepStrictEqual(sshArgs(host, "/p", "check").slice(-4), ["-O", "check", "--", "10.0.0.2"]))
   it("control paths are short and per host; one too long for a socket is refused", () => {

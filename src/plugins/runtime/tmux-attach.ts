@@ -25,39 +25,48 @@ const clientEnv = (): Record<string, string> => {
   return { ...env, TERM: "xterm-256color" }
 }
 
+/** The tmux arguments of a viewer's client: the window follows whoever typed last; `-r` for read-only viewers. */
+export const attachArgs = (sessionId: string, readOnly: boolean): Array<string> => [
+  "set-option",
+  "-w",
+  "-t",
+  `=${sessionId}:`,
+  "window-size",
+  "latest",
+  ";",
+  "attach-session",
+  ...(readOnly ? ["-r"] : []),
+  "-t",
+  `=${sessionId}`
+]
+
 /** `attach` of the multiplexer runtime; `socket` is the runtime's own, for handles that do not name theirs. */
-export const attachTmux = (socket: string) =>
-  Effect.fnUntraced(function*(handle: RuntimeHandle, size: TerminalSize, options: AttachOptions) {
-    const tmuxSocket = typeof handle.data.socket === "string" ? handle.data.socket : socket
-    const target = `=${handle.id}`
+export const attachTmux = (socket: string) => (handle: RuntimeHandle, size: TerminalSize, options: AttachOptions) =>
+  attachClient(
+    handle.id,
+    "tmux",
+    ["-u", "-S", typeof handle.data.socket === "string" ? handle.data.socket : socket, ...attachArgs(handle.id, options.readOnly)],
+    size,
+    options
+  )
+
+/**
+ * A viewer's client, `file args` (tmux here, or ssh running it on a host), in a pty of the viewer's size; the
+ * terminal ends when the client exits, with the last line it printed.
+ */
+export const attachClient = Effect.fnUntraced(
+  function*(sessionId: string, file: string, args: ReadonlyArray<string>, size: TerminalSize, options: AttachOptions) {
     const { spawn } = createRequire(import.meta.url)("@lydell/node-pty") as typeof import("@lydell/node-pty")
     const pty: IPty = yield* Effect.acquireRelease(
       Effect.try({
-        try: () =>
-          spawn("tmux", [
-            "-u",
-            "-S",
-            tmuxSocket,
-            "set-option",
-            "-w",
-            "-t",
-            `${target}:`,
-            "window-size",
-            "latest",
-            ";",
-            "attach-session",
-            ...(options.readOnly ? ["-r"] : []),
-            "-t",
-            target
-          ], { name: "xterm-256color", cols: size.cols, rows: size.rows, cwd: homedir(), env: clientEnv() }),
-        catch: (error) =>
-          new TerminalUnavailable({ sessionId: handle.id, reason: `cannot start tmux: ${error instanceof Error ? error.message : String(error)}` })
+        try: () => spawn(file, [...args], { name: "xterm-256color", cols: size.cols, rows: size.rows, cwd: homedir(), env: clientEnv() }),
+        catch: (error) => new TerminalUnavailable({ sessionId, reason: `cannot start ${file}: ${error instanceof Error ? error.message : String(error)}` })
       }),
       (pty) => Effect.sync(() => pty.kill())
     )
     let exited = false
     let tail = ""
-    const pipe = yield* makeOutputPipe(handle.id, { _tag: "Pause", pause: () => pty.pause(), resume: () => pty.resume() })
+    const pipe = yield* makeOutputPipe(sessionId, { _tag: "Pause", pause: () => pty.pause(), resume: () => pty.resume() })
     const data = pty.onData((chunk) => {
       tail = (tail + chunk).slice(-200)
       pipe.push(chunk)
@@ -80,4 +89,5 @@ export const attachTmux = (socket: string) =>
       resize: (cols, rows) => Effect.sync(() => (exited ? undefined : pty.resize(cols, rows))),
       ended: pipe.ended
     } satisfies Terminal
-  })
+  }
+)
