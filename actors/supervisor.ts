@@ -39,6 +39,7 @@ import { writeFileAtomic } from "../src/store/files.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { HOOK_SILENCE_MS, hooksSpeak } from "./activity-rule.ts"
 import { allCompleteStep } from "./all-complete.ts"
+import { HOST_READ_INTERVAL, makeHostWatch } from "./host-watch.ts"
 import type { Observation } from "./lifecycle.ts"
 import { makeLoopGuard, PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
@@ -98,8 +99,16 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     cleanup: guard("session cleanup"),
     looks: guard("PR look"),
     adoption: guard("adoption"),
-    admission: guard("admission")
+    admission: guard("admission"),
+    hosts: guard("host watch")
   }
+  const hostWatch = yield* makeHostWatch({
+    events,
+    router,
+    hosts: Effect.map(configs.current, (config) => config.hosts),
+    connections: Effect.flatMap(configs.current, plugins.connections),
+    hostsFile: store.paths.hosts
+  })
   const projects = new Map<string, ProjectRuntime>()
   const initial = yield* configs.current
   for (const project of Object.values(initial.projects)) projects.set(project.id, yield* plugins.of(initial, project))
@@ -610,6 +619,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   return {
     adopt,
     cycle,
+    /** Every remote host's headroom read, and hosts.json written (HOST_READ_INTERVAL apart). */
+    hostRound: hostWatch.round,
     cycleNow,
     admitRound,
     /** Waits until something changed, or ADMISSION_INTERVAL passed. */
@@ -654,6 +665,9 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
         })
         yield* loops.pullRequests.forever(Effect.suspend(() => supervisor.pollPullRequests()), pace).pipe(Effect.forkScoped)
         yield* loops.admission.forever(Effect.andThen(supervisor.admissionDue, supervisor.admitRound), Effect.succeed(0)).pipe(Effect.forkScoped)
+        yield* loops.hosts.forever(Effect.suspend(() => supervisor.hostRound()), Effect.succeed(Duration.toMillis(HOST_READ_INTERVAL))).pipe(
+          Effect.forkScoped
+        )
       }))
   )
 }

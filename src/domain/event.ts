@@ -40,6 +40,8 @@ export const EVENT_TYPES = [
   "supervisor.adopted",
   "supervisor.error",
   "session.adopted",
+  "host.down",
+  "host.up",
   "session.orphaned",
   "tracker.update_failed",
   "config.applied",

@@ -30,6 +30,8 @@ export interface StorePaths {
   readonly locks: string
   /** The running supervisor's log (src/cli/logging.ts writes it). */
   readonly supervisorLog: string
+  /** Each host's reachability and headroom, as the running supervisor last saw them (src/hosts/host-watch.ts). */
+  readonly hosts: string
   readonly project: (projectId: string) => string
   readonly session: (projectId: string, sessionId: string) => string
   readonly record: (projectId: string, sessionId: string) => string
@@ -49,6 +51,7 @@ export const storePaths = (root: string): StorePaths => {
     inbox: join(root, "notifications.jsonl"),
     locks: join(root, "locks"),
     supervisorLog: join(root, "supervisor.log"),
+    hosts: join(root, "hosts.json"),
     project: (projectId) => join(sessions, projectId),
     session,
     record: (p, s) => join(session(p, s), "session.json"),

@@ -1,0 +1,71 @@
+/**
+ * What orch knows of each remote host, and when it is news: a pure step from the last view of a host and an
+ * observation (a headroom reading, a failure to read it, or the connection answering again) to the next view and
+ * the event to record. A host that stops answering is `host.down` once per outage (with one urgent notification,
+ * sent by the caller); answering again is `host.up`, with how long it was down. `hosts.json` in orch's home holds the
+ * views, written by the supervisor each round, for `orch hosts` and `orch status`.
+ */
+import * as Schema from "effect/Schema"
+
+export const HostFactsSchema = Schema.Struct({
+  memAvailableMb: Schema.Number,
+  memTotalMb: Schema.Number,
+  load1: Schema.Number,
+  cpus: Schema.Number,
+  disk: Schema.Struct({ path: Schema.String, freeMb: Schema.Number }),
+  tmux: Schema.optional(Schema.String)
+})
+
+export const HostView = Schema.Struct({
+  status: Schema.Literals(["up", "down"]),
+  /** Since when (Unix ms) the host has been up, or down. */
+  since: Schema.Number,
+  lastError: Schema.optionalKey(Schema.String),
+  /** The last headroom read, and when (Unix ms). */
+  headroom: Schema.optionalKey(HostFactsSchema),
+  readAt: Schema.optionalKey(Schema.Number)
+})
+export type HostView = typeof HostView.Type
+
+/** `hosts.json`: every configured remote host's view, as of `writtenAt` (Unix ms). */
+export const HostsFile = Schema.Struct({
+  writtenAt: Schema.Number,
+  hosts: Schema.Record(Schema.String, HostView)
+})
+export type HostsFile = typeof HostsFile.Type
+
+export type HostObservation =
+  | { readonly _tag: "Read"; readonly facts: typeof HostFactsSchema.Type }
+  | { readonly _tag: "Failed"; readonly error: string }
+  /** The connection answered again (a reconnect), with no new figures. */
+  | { readonly _tag: "Answered" }
+
+export type HostNews =
+  | { readonly type: "host.down"; readonly message: string }
+  | { readonly type: "host.up"; readonly message: string; readonly downForMs: number }
+
+const minutes = (ms: number) => (ms < 60_000 ? `${Math.max(1, Math.round(ms / 1000))} s` : `${Math.round(ms / 60_000)} min`)
+
+export const watchHost = (
+  host: string,
+  previous: HostView | undefined,
+  observation: HostObservation,
+  now: number
+): { readonly next: HostView; readonly news?: HostNews } => {
+  if (observation._tag === "Failed") {
+    if (previous?.status === "down") return { next: { ...previous, lastError: observation.error } }
+    return {
+      next: { ...previous, status: "down", since: now, lastError: observation.error },
+      news: { type: "host.down", message: `host ${host} stopped answering (${observation.error}); its sessions read unknown until it answers again` }
+    }
+  }
+  const figures = observation._tag === "Read" ? { headroom: observation.facts, readAt: now } : {}
+  if (previous?.status === "down") {
+    const downForMs = now - previous.since
+    return {
+      next: { ...previous, ...figures, status: "up", since: now },
+      news: { type: "host.up", message: `host ${host} answers again after ${minutes(downForMs)} down; its sessions are watched as before`, downForMs }
+    }
+  }
+  return { next: { ...previous, ...figures, status: "up", since: previous?.since ?? now } }
+}
