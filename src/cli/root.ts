@@ -4,6 +4,7 @@ import { attach } from "./attach.ts"
 import { config } from "./config.ts"
 import { demo } from "./demo.ts"
 import { doctor } from "./doctor.ts"
+import { hosts } from "./hosts.ts"
 import { init } from "./init.ts"
 import { notifications, notify } from "./notify.ts"
 import { queue } from "./queue.ts"
@@ -16,5 +17,23 @@ import { status } from "./status.ts"
 
 export const orch = Command.make("orch").pipe(
   Command.withDescription("Launch and supervise AI coding-agent sessions, one per issue"),
-  Command.withSubcommands([start, stop, spawn, batchSpawn, queue, status, send, report, attach, session, notify, notifications, init, config, demo, doctor])
+  Command.withSubcommands([
+    start,
+    stop,
+    spawn,
+    batchSpawn,
+    queue,
+    status,
+    hosts,
+    send,
+    report,
+    attach,
+    session,
+    notify,
+    notifications,
+    init,
+    config,
+    demo,
+    doctor
+  ])
 )

@@ -83,8 +83,13 @@ export const status = Command.make(
     )
     const recent = readRecentErrors(paths.events, now)
     const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
-    // The spec makes --json's output an array of sessions: the note goes beside it, on stderr.
+    // Hosts that stopped answering, as the running supervisor's host watch saw them.
+    const { readHostsFile, downHostLines } = yield* Effect.promise(() => import("./hosts-view.ts"))
+    const hostsFile = supervised ? readHostsFile(paths.hosts) : undefined
+    const hostsDown = hostsFile !== undefined && Result.isSuccess(hostsFile) ? downHostLines(new Map(Object.entries(hostsFile.success.hosts)), records) : []
+    // The spec makes --json's output an array of sessions: the notes go beside it, on stderr.
     if (json) {
+      for (const line of hostsDown) yield* Console.error(`orch: warning: ${line}`)
       if (errorsNote !== undefined) yield* Console.error(`orch: warning: ${errorsNote}`)
       return yield* Console.log(JSON.stringify(rows))
     }
@@ -100,6 +105,7 @@ export const status = Command.make(
       return
     }
     yield* Console.log(statusTable(rows, now))
+    for (const line of hostsDown) yield* Console.log(line)
     for (const line of queued) yield* Console.log(line)
     const note = recordedNote(rows)
     if (note !== undefined) yield* Console.log(note)

@@ -7,7 +7,7 @@
  * (the pinned one, a native binary the host's user can run) on a host against the scripted model server on loopback.
  */
 import { NodeServices } from "@effect/platform-node"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import { execFileSync } from "node:child_process"
@@ -250,9 +250,27 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
           assert.notStrictEqual(row.activity, "exited", row.sessionId)
           assert.notInclude(["killed", "errored", "done"], row.status, row.sessionId)
         }
+        // The host watch: host.down once, one urgent notification, orch hosts and orch status say so.
+        const events = () =>
+          readFileSync(join(home, ".orchestrator", "events.jsonl"), "utf8").trim().split("\n").map((line) =>
+            JSON.parse(line) as { type: string; data?: { host?: string } }
+          )
+        yield* eventually(Effect.sync(events), (all) => all.some((e) => e.type === "host.down" && e.data?.host === "b"), "no host.down for b", 60)
+        const hostsNow = JSON.parse((yield* orch("hosts", "--json")).stdout) as Array<
+          { host: string; status: string; sessions: Array<string>; lastError?: string }
+        >
+        expect(hostsNow.find((row) => row.host === "b")).toMatchObject({ status: "down", sessions: frozen.map((row) => row.sessionId).sort() })
+        assert.match((yield* orch("status", "--json")).stderr, /orch: warning: host b unreachable since \d\d:\d\d UTC \(.*\): .* read unknown until it answers/)
         const beforeResume = times().length
         yield* b.resume
         yield* eventually(Effect.sync(times), (all) => all.length > beforeResume + 1, "b was not probed again once it answered", 60)
+        yield* eventually(Effect.sync(events), (all) => all.some((e) => e.type === "host.up" && e.data?.host === "b"), "no host.up for b", 60)
+        assert.strictEqual(events().filter((e) => e.type === "host.down").length, 1, "one host.down for the outage")
+        const inbox = JSON.parse((yield* orch("notifications", "--json")).stdout) as Array<{ type: string; priority: string }>
+        assert.deepStrictEqual(inbox.filter((n) => n.type === "host.down").map((n) => n.priority), ["urgent"])
+        expect((JSON.parse((yield* orch("hosts", "--json")).stdout) as Array<{ host: string; status: string }>).find((row) => row.host === "b")).toMatchObject({
+          status: "up"
+        })
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)),
     200_000
   )

@@ -1,0 +1,88 @@
+/**
+ * What `orch hosts` and `orch status` say of the hosts: rows from each host's view (the running supervisor's
+ * hosts.json, or a reading made now) and the sessions on it. Pure, but for reading the file.
+ */
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import { existsSync, readFileSync } from "node:fs"
+import { hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
+import { HostsFile, type HostView } from "../hosts/host-watch.ts"
+import { formatSshTarget, type HostSpec } from "../hosts/spec.ts"
+
+const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
+
+/** The supervisor's hosts.json, or why it cannot be read; undefined when there is none. */
+export const readHostsFile = (path: string): Result.Result<HostsFile, string> | undefined => {
+  if (!existsSync(path)) return undefined
+  return Result.try(() => readFileSync(path, "utf8")).pipe(
+    Result.mapError((error) => (error instanceof Error ? error.message : String(error))),
+    Result.flatMap((text) =>
+      Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(HostsFile))(text), (error) => error.message.split("\n").join(" "))
+    )
+  )
+}
+
+export interface HostRow {
+  readonly host: string
+  readonly ssh?: string
+  readonly status: "up" | "down" | "unknown"
+  readonly since?: number
+  readonly view?: HostView
+  readonly sessions: ReadonlyArray<string>
+  readonly maxSessions?: number
+  readonly labels: ReadonlyArray<string>
+  readonly lastError?: string
+}
+
+/** One row per host (local first), from the views and the live sessions of the records. */
+export const hostRows = (
+  specs: Readonly<Record<string, HostSpec>>,
+  views: ReadonlyMap<string, HostView>,
+  records: ReadonlyArray<SessionRecord>
+): ReadonlyArray<HostRow> =>
+  ["local", ...Object.keys(specs)].map((host) => {
+    const spec = specs[host]
+    const view = views.get(host)
+    return {
+      host,
+      ...(spec !== undefined ? { ssh: formatSshTarget(spec.ssh) } : {}),
+      status: view?.status ?? "unknown",
+      ...(view !== undefined ? { since: view.since, view } : {}),
+      sessions: records.filter((r) => !isEnded(r.status) && hostOf(r) === host).map((r) => r.sessionId),
+      ...(spec?.maxSessions !== undefined ? { maxSessions: spec.maxSessions } : {}),
+      labels: spec?.labels ?? [],
+      ...(view?.lastError !== undefined && view.status === "down" ? { lastError: view.lastError } : {})
+    }
+  })
+
+const mb = (value: number) => (value >= 1024 ? `${(value / 1024).toFixed(1)} GB` : `${Math.round(value)} MB`)
+
+/** The table's cells of a row. */
+export const hostCells = (row: HostRow): ReadonlyArray<string> => {
+  const headroom = row.view?.headroom
+  return [
+    row.host,
+    row.status === "down" && row.since !== undefined ? `down since ${hhmm(row.since)}` : row.status,
+    headroom !== undefined ? `${mb(headroom.memAvailableMb)} of ${mb(headroom.memTotalMb)}` : "-",
+    headroom !== undefined ? `${headroom.load1} on ${headroom.cpus} CPUs` : "-",
+    headroom !== undefined ? mb(headroom.disk.freeMb) : "-",
+    `${row.sessions.length}${row.maxSessions !== undefined ? `/${row.maxSessions}` : ""}`,
+    row.labels.join(",") || "-",
+    row.lastError ?? ""
+  ]
+}
+
+export const HOST_HEADER = ["HOST", "STATE", "FREE MEMORY", "LOAD", "FREE DISK", "SESSIONS", "LABELS", "LAST ERROR"]
+
+/** `orch status`'s lines for hosts that are down and have live sessions: which, since when and why. */
+export const downHostLines = (views: ReadonlyMap<string, HostView>, records: ReadonlyArray<SessionRecord>): ReadonlyArray<string> =>
+  [...views].flatMap(([host, view]) => {
+    if (view.status !== "down") return []
+    const sessions = records.filter((r) => !isEnded(r.status) && hostOf(r) === host).map((r) => r.sessionId)
+    if (sessions.length === 0) return []
+    return [
+      `host ${host} unreachable since ${hhmm(view.since)}${view.lastError !== undefined ? ` (${view.lastError})` : ""}: ${
+        sessions.join(", ")
+      } read unknown until it answers`
+    ]
+  })
