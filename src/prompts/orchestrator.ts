@@ -2,6 +2,31 @@
 import { projectReactions } from "../config/normalize.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 
+/** Where workers can run, when other machines are configured: the hosts, and how to choose or look at them. */
+const hostsSection = (config: OrchestratorConfig, project: ProjectConfig): ReadonlyArray<string> => {
+  const names = Object.keys(config.hosts)
+  if (names.length === 0) return []
+  const usable = ["local", ...names].filter((name) => project.hosts === undefined || project.hosts.includes(name))
+  const describe = (name: string) => {
+    const spec = config.hosts[name]
+    if (spec === undefined) return `- \`local\`: this machine.`
+    const traits = [
+      ...(spec.labels !== undefined && spec.labels.length > 0 ? [`labels ${spec.labels.join(", ")}`] : []),
+      ...(spec.maxSessions !== undefined ? [`at most ${spec.maxSessions} sessions`] : [])
+    ]
+    return `- \`${name}\`${traits.length > 0 ? `: ${traits.join("; ")}` : ""}.`
+  }
+  return [
+    "## Hosts",
+    `Workers may run on these machines${project.hostLabels !== undefined ? ` (this project needs the labels ${project.hostLabels.join(", ")})` : ""}:`,
+    ...usable.map(describe),
+    "orch places each new worker on the host with the most headroom; `orch spawn ... --host <name>` chooses one.",
+    "`orch hosts` shows each host's free memory, load, sessions and whether it answers; the HOST column of `orch status` (`host` in `--json`) says where each worker runs.",
+    "A host that stops answering leaves its workers `unknown`: do not start them again elsewhere; orch picks them up when the host is back.",
+    ""
+  ]
+}
+
 /**
  * `orch` is the command the agent runs orch by: an absolute path, because agents' shells do not keep the PATH
  * they were started with (Claude Code's Bash tool takes the login shell's PATH).
@@ -32,6 +57,7 @@ export const buildOrchestratorPrompt = (config: OrchestratorConfig, project: Pro
     "  `orch session restore <session>` restarts a dead one; `orch session cleanup` ends finished ones.",
     "- `orch notifications --unread`: what orch told people.",
     "",
+    ...hostsSection(config, project),
     "## What orch does by itself (do not duplicate it)",
     ...reactions,
     "",
