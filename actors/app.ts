@@ -149,6 +149,7 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
       token: options.token,
       version: options.version,
       projects: Effect.map(supervisor.projects, (projects) => projects.map((p) => ({ id: p.id, name: p.name, repo: p.repo }))),
+      hosts: supervisor.hosts,
       inbox,
       terminalOf: terminalOf(supervisor.runtimeOf),
       actions: { send: supervisor.ops.send, kill: supervisor.ops.kill, restore: supervisor.ops.restore, merge: supervisor.merge },

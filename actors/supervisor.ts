@@ -638,6 +638,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     prepare,
     adoptProjects,
     actorCount: Effect.sync(() => actors.size),
+    /** The hosts of the config in force, local first. */
+    hosts: Effect.map(configs.current, (config) => ["local", ...Object.keys(config.hosts)]),
     /** The projects watched now. */
     projects: Effect.sync(() => [...projects.values()].map((p) => p.project)),
     /** The runtime of a project watched now (a reload may make it again). */

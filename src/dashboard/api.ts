@@ -39,7 +39,9 @@ export type ProjectSummary = typeof ProjectSummary.Type
 export const Boot = Schema.Struct({
   version: Schema.String,
   terminalPort: Schema.Int,
-  projects: Schema.Array(ProjectSummary)
+  projects: Schema.Array(ProjectSummary),
+  /** The hosts sessions may run on (local first), when other machines are configured: the board filters by them. */
+  hosts: Schema.optionalKey(Schema.Array(Schema.String))
 })
 export type Boot = typeof Boot.Type
 

@@ -51,6 +51,8 @@ export interface DashboardOptions {
   readonly version: string
   /** The projects watched now (a config reload changes them): asked for each page. */
   readonly projects: Effect.Effect<ReadonlyArray<ProjectSummary>>
+  /** The hosts of the config in force, local first; empty when no other machine is configured. */
+  readonly hosts?: Effect.Effect<ReadonlyArray<string>>
   readonly inbox: InboxShape
   /** The runtime `attach` that shows a session's terminal (its project's runtime), or why there is none. */
   readonly terminalOf: TerminalOf
@@ -106,10 +108,11 @@ const routes = (options: DashboardOptions) =>
     const hub = yield* makeLiveHub({ store, events, inbox: options.inbox, keepGoing: options.keepGoing })
     const assetsDir = options.assetsDir ?? findAssetsDir()
     const assets = assetsDir !== undefined && existsSync(assetsDir) ? loadAssets(assetsDir) : new Map()
-    const boot = Effect.map(options.projects, (projects): Boot => ({
+    const boot = Effect.map(Effect.all([options.projects, options.hosts ?? Effect.succeed([])]), ([projects, hosts]): Boot => ({
       version: options.version,
       terminalPort: options.terminalPort,
-      projects
+      projects,
+      ...(hosts.length > 1 ? { hosts } : {})
     }))
 
     /** Runs `handler` only for requests with the token (and, for POSTs from a browser, from the dashboard's origin). */

@@ -75,6 +75,7 @@ describe("dashboard API (a real supervisor)", () => {
         terminal: s.terminalPort,
         projects: [{ id: "app", name: "app", repo: "acme/app" }]
       })
+      assert.isUndefined(boot.hosts, "no other machine configured: no host filter")
 
       const script = yield* api.get("/assets/app.js")
       assert.strictEqual(script.status, 200)

@@ -71,15 +71,24 @@ const card = (record: SessionRecord, last: OrchEvent | undefined) => {
       h("span.age", { title: `created ${new Date(record.createdAt).toLocaleString()}` }, time(record.createdAt, ""))
     ),
     h("div.title", {}, issueTitle(record)),
-    h("div.meta", {}, h("code.branch", {}, record.branch), h("span", {}, `activity: ${words(record.activity)}`)),
+    h(
+      "div.meta",
+      {},
+      h("code.branch", {}, record.branch),
+      h("span", {}, `activity: ${words(record.activity)}`),
+      record.host !== undefined && record.host !== "local" ? h("span.host", { title: "the machine it runs on" }, `on ${record.host}`) : null
+    ),
     h("div.meta", {}, prLine(record)),
     lastEventLine(last)
   )
 }
 
-export const boardView = (store: Store, root: HTMLElement, project: string | undefined) => {
+/** Whether a session runs on `host` (a record that names none runs here, on local). */
+export const onHost = (record: SessionRecord, host: string | undefined) => host === undefined || (record.host ?? "local") === host
+
+export const boardView = (store: Store, root: HTMLElement, project: string | undefined, host: string | undefined) => {
   const { state } = store
-  const shown = (record: SessionRecord) => record.role === undefined && (project === undefined || record.projectId === project)
+  const shown = (record: SessionRecord) => record.role === undefined && (project === undefined || record.projectId === project) && onHost(record, host)
   const lists = new Map<Group, HTMLElement>()
   const counts = new Map<Group, HTMLElement>()
   const cards = new Map<string, HTMLElement>()

@@ -1,7 +1,7 @@
-/** The bar on every page: home, the project filter, whether the page is live, the inbox's unread count, the theme. */
+/** The bar on every page: home, the project and host filters, whether the page is live, the inbox's unread count, the theme. */
 import type { Boot } from "../api.ts"
 import { h } from "./dom.ts"
-import { currentRoute, navigate } from "./router.ts"
+import { boardPath, currentRoute, navigate } from "./router.ts"
 import type { Store } from "./state.ts"
 
 const THEMES = ["auto", "light", "dark"] as const
@@ -71,11 +71,28 @@ export const header = (store: Store, boot: Boot, openInbox: () => void) => {
         "aria-label": "Project",
         onchange: (event: Event) => {
           const value = (event.target as HTMLSelectElement).value
-          navigate(value === "" ? "/" : `/?project=${encodeURIComponent(value)}`)
+          const route = currentRoute()
+          navigate(boardPath(value === "" ? undefined : value, route.page === "board" ? route.host : undefined))
         }
       },
       h("option", { value: "" }, "All projects"),
       boot.projects.map((p) => h("option", { value: p.id }, p.name))
+    ) as HTMLSelectElement
+    : undefined
+
+  const hostFilter = boot.hosts !== undefined
+    ? h(
+      "select.host-filter",
+      {
+        "aria-label": "Host",
+        onchange: (event: Event) => {
+          const value = (event.target as HTMLSelectElement).value
+          const route = currentRoute()
+          navigate(boardPath(route.page === "board" ? route.project : undefined, value === "" ? undefined : value))
+        }
+      },
+      h("option", { value: "" }, "All hosts"),
+      boot.hosts.map((name) => h("option", { value: name }, name))
     ) as HTMLSelectElement
     : undefined
 
@@ -87,6 +104,7 @@ export const header = (store: Store, boot: Boot, openInbox: () => void) => {
     unread.dataset.unread = String(state.inbox.unread)
     const route = currentRoute()
     if (filter !== undefined) filter.value = route.page === "board" ? route.project ?? "" : filter.value
+    if (hostFilter !== undefined) hostFilter.value = route.page === "board" ? route.host ?? "" : hostFilter.value
   }
 
   drawTheme()
@@ -99,6 +117,7 @@ export const header = (store: Store, boot: Boot, openInbox: () => void) => {
     {},
     h("a.brand", { href: "/", title: `orch ${boot.version}` }, h("span.logo", { "aria-hidden": "true" }), "orch"),
     filter,
+    hostFilter,
     h("span.spacer"),
     connection,
     h("button.inbox-button", { type: "button", "data-action": "inbox", "aria-label": "Notifications", onclick: openInbox }, bell(), unread),

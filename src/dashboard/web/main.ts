@@ -32,7 +32,7 @@ const show = () => {
   document.title = route.page === "session" ? `${route.sessionId} · orch` : "orch"
   leave = route.page === "session"
     ? sessionView(store, boot, view, route.sessionId, toast)
-    : boardView(store, view, route.project)
+    : boardView(store, view, route.project, route.host)
   top.draw()
   window.scrollTo(0, 0)
 }

@@ -1,13 +1,20 @@
-/** The page's two places, `/` (the board, `?project=` to filter) and `/sessions/<id>`, without reloading. */
+/** The page's two places, `/` (the board, `?project=` and `?host=` to filter) and `/sessions/<id>`, without reloading. */
 
 export type Route =
-  | { readonly page: "board"; readonly project: string | undefined }
+  | { readonly page: "board"; readonly project: string | undefined; readonly host: string | undefined }
   | { readonly page: "session"; readonly sessionId: string }
 
 export const currentRoute = (): Route => {
   const match = /^\/sessions\/([^/]+)$/.exec(location.pathname)
   if (match !== null) return { page: "session", sessionId: decodeURIComponent(match[1]!) }
-  return { page: "board", project: new URLSearchParams(location.search).get("project") ?? undefined }
+  const query = new URLSearchParams(location.search)
+  return { page: "board", project: query.get("project") ?? undefined, host: query.get("host") ?? undefined }
+}
+
+/** The board's address with `project` and `host` as its filters. */
+export const boardPath = (project: string | undefined, host: string | undefined) => {
+  const query = new URLSearchParams([...(project !== undefined ? [["project", project]] : []), ...(host !== undefined ? [["host", host]] : [])])
+  return query.size === 0 ? "/" : `/?${query.toString()}`
 }
 
 const NAVIGATED = "orch:navigate"
