@@ -205,7 +205,7 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
   )
 
   live(
-    "the supervisor's probe is one round trip per host per cycle, with sessions of two projects there; a frozen host's sessions stay unprobed, never exited",
+    "one probe round trip per host per cycle for two projects' sessions; a frozen host: unknown, never exited, host.down once, orch hosts and status say so, back up; kill -9 of the supervisor adopts them",
     () =>
       Effect.gen(function*() {
         const pool = yield* makeSshHosts(["b"])
@@ -271,6 +271,25 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
         expect((JSON.parse((yield* orch("hosts", "--json")).stdout) as Array<{ host: string; status: string }>).find((row) => row.host === "b")).toMatchObject({
           status: "up"
         })
+
+        // kill -9 of the supervisor, started again at once: every session on b adopted as it is, and reachable.
+        process.kill(Number(/pid (\d+)/.exec(started.stdout)?.[1]), "SIGKILL")
+        const again = yield* orch("start", "one", "--detach", "--no-open")
+        assert.strictEqual(again.code, 0, again.stderr)
+        const pid = Number(/pid (\d+)/.exec(again.stdout)?.[1])
+        const adopted = yield* eventually(
+          Effect.sync(() => events().find((e) => e.type === "supervisor.adopted" && (e.data as { pid?: number } | undefined)?.pid === pid)),
+          (event) => event !== undefined,
+          "the restarted supervisor did not report its first probe",
+          60
+        )
+        expect(adopted!.data).toMatchObject({ unknown: 0, exited: 0, gone: 0 })
+        const remote = frozen.map((row) => row.sessionId)
+        const afterRestart = (JSON.parse((yield* orch("status", "--json")).stdout) as Array<Row & { status: string }>).filter((row) => row.host === "b")
+        assert.deepStrictEqual(afterRestart.map((row) => row.sessionId).sort(), [...remote].sort())
+        for (const row of afterRestart) assert.notInclude(["unknown", "exited"], row.activity, row.sessionId)
+        const sent = yield* orch("send", remote[0]!, "still there?")
+        assert.strictEqual(sent.code, 0, sent.stderr)
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)),
     200_000
   )
