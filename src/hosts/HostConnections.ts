@@ -213,8 +213,22 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
         }
         return result
       })
-      return yield* attempt.pipe(within(entry, timeout), Effect.tapError((error) => markDown(entry, error)))
+      return yield* attempt.pipe(
+        within(entry, timeout),
+        // One slow command is not a host that stopped answering: it is down only when a bare round trip fails too.
+        Effect.tapError((error) =>
+          error._tag === "HostTimedOut" ? Effect.flatMap(answers(entry), (up) => (up ? Effect.void : markDown(entry, error))) : markDown(entry, error)
+        )
+      )
     })
+
+    /** Whether the host answers a bare round trip within 5 s (outside the channel limit: it asks for one channel more). */
+    const answers = (entry: Entry) =>
+      ssh(entry, "run", scriptText(":")).pipe(
+        within(entry, Duration.seconds(5)),
+        Effect.map((result) => result.exitCode === 0),
+        Effect.orElseSucceed(() => false)
+      )
 
     const runLocal = (script: string, options: RunOptions) => {
       const timeout = Duration.fromInputUnsafe(options.timeout ?? defaultTimeout)
