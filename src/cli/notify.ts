@@ -50,7 +50,7 @@ export const notify = Command.make(
     message: Argument.String("message").pipe(Argument.variadic(), Argument.withDescription("The message"))
   },
   Effect.fn("cli.notify")(function*({ priority, notifier, message }) {
-    const [{ loadConfig }, { makeInbox }, { buildNotifiers }, { NotifierRouter }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
+    const [{ loadConfig }, { makeInbox }, { buildNotifiers }, { deliverable, NotifierRouter }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
       Promise.all([
         import("../config/load.ts"),
         import("../store/Inbox.ts"),
@@ -64,6 +64,9 @@ export const notify = Command.make(
     const notifiers = yield* buildNotifiers(config, makeInbox(dataDir(yield* Host)))
     const only = notifier._tag === "Some" ? notifier.value : undefined
     if (only !== undefined && !notifiers.has(only)) return yield* new UnknownNotifier({ name: only, known: [...notifiers.keys()] })
+    // Notifiers that cannot deliver here are left out of a route that has another one (the router does the same).
+    const { skipped } = only !== undefined ? { skipped: [] } : deliverable(config.notificationRouting[priority], notifiers)
+    for (const { notifier, reason } of skipped) yield* Console.log(`${notifier}: left out: ${reason}`)
     const deliveries = yield* Effect.gen(function*() {
       const router = yield* NotifierRouter.make(notifiers, config.notificationRouting)
       const text = message.join(" ").trim() || "This is a test notification from orch."

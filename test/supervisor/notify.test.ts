@@ -74,26 +74,34 @@ describe("orch notify / orch notifications", () => {
       assert.match(run.stderr, /^orch: notifier hook: /)
     }))
 
-  it.live("desktop with no notify-send, or one that fails, says failed and why; the default routing still reaches hosted", () =>
+  it.live("desktop with no notify-send is left out of a route with hosted, said once; on its own, or one that fails, says failed and why", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
       const bin = join(s.root, "bin")
       mkdirSync(bin)
-      // No notify-send on PATH: the default routing sends urgent to desktop and hosted.
+      // No notify-send on PATH: the default routing sends urgent to desktop and hosted; desktop is left out, said once.
       const none = yield* s.orch(["notify", "--priority", "urgent", "disk", "full"], { PATH: bin })
-      assert.strictEqual(none.code, 1)
+      assert.strictEqual(none.code, 0, none.stderr)
       assert.strictEqual(
         none.stdout,
         [
-          "desktop: failed: notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting",
+          "desktop: left out: notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting",
           "hosted: delivered",
           ""
         ].join("\n")
       )
-      assert.strictEqual(none.stderr, "orch: 1 of 2 notifiers failed (desktop, reasons above); it reached hosted\n")
-      assert.deepInclude(s.events().find((e) => e.type === "notification.failed"), {
-        message: "desktop: notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting"
+      assert.deepInclude(s.events().find((e) => e.type === "notifier.unavailable"), {
+        message:
+          "desktop cannot deliver on this machine (notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting); notifications routed to it go to the other notifiers of their route"
       })
+
+      // Named on its own, it is tried and its failure said.
+      const alone = yield* s.orch(["notify", "--notifier", "desktop", "x"], { PATH: bin })
+      assert.strictEqual(alone.code, 1)
+      assert.strictEqual(
+        alone.stdout,
+        "desktop: failed: notify-send was not found on PATH; install libnotify-bin (or libnotify), or take this notifier out of notificationRouting\n"
+      )
 
       // Only desktop, and its notify-send cannot reach a notification daemon.
       chmodSync(writeFile(join(bin, "notify-send"), "#!/bin/sh\necho 'Cannot autolaunch D-Bus without X11 $DISPLAY' >&2\nexit 1\n"), 0o755)
@@ -116,7 +124,8 @@ describe("orch notify / orch notifications", () => {
         "notification.failed desktop",
         "notification.sent desktop",
         "notification.sent hosted",
-        "notification.sent hosted"
+        "notification.sent hosted",
+        "notifier.unavailable desktop"
       ])
     }))
 })
