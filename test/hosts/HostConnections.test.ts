@@ -83,6 +83,16 @@ describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped
       assert.deepStrictEqual(local, { exitCode: 0, stdout: "here\n", stderr: "" })
     }).pipe(Effect.provide(NodeServices.layer)))
 
+  live("a command slower than its limit fails, but its host, still answering, stays Up and takes the next one", () =>
+    Effect.gen(function*() {
+      const { connections } = yield* setup(["a"])
+      yield* connections.run("a", "true")
+      const error = yield* connections.run("a", "sleep 3", { timeout: "1 second" }).pipe(Effect.flip)
+      assert.strictEqual(error._tag, "HostTimedOut")
+      assert.strictEqual((yield* connections.state("a"))._tag, "Up")
+      assert.strictEqual((yield* connections.run("a", "echo still")).stdout, "still\n")
+    }).pipe(Effect.provide(NodeServices.layer)))
+
   live("a killed master is made again by the next round trip, which still succeeds", () =>
     Effect.gen(function*() {
       const { pool, connections, path } = yield* setup(["a"])
