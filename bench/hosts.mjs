@@ -7,7 +7,7 @@
 import { NodeServices } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import { execFileSync, spawnSync } from "node:child_process"
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { HostConnections } from "../src/hosts/HostConnections.ts"
 import { makeSshHosts } from "../test/support/ssh-hosts.ts"

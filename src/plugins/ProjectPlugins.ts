@@ -9,6 +9,7 @@
  * Notifiers are not here: the notifier router owns them.
  */
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -97,6 +98,9 @@ export type BuildPlugins = (
   resources: PluginResources
 ) => Layer.Layer<PluginSlots, PluginBuildError, ChildProcessSpawner.ChildProcessSpawner>
 
+/** How long the connections of a replaced hosts config stay open for what was started through them. */
+export const RETIRE_CONNECTIONS_AFTER = Duration.minutes(1)
+
 interface Entry {
   readonly config: OrchestratorConfig
   readonly slots: ProjectSlots
@@ -136,18 +140,31 @@ const make = Effect.fnUntraced(function*(build: BuildPlugins, options: ProjectPl
     const slots = yield* buildIn(own, config, project).pipe(Effect.onError((cause) => Scope.close(own, Exit.failCause(cause))))
     return { config, slots, scope: own } satisfies Entry
   })
-  /** Connections per hosts config (the same hosts, the same masters), closed with the layer. */
-  const connectionsByHosts = new Map<string, HostConnectionsShape>()
+  /**
+   * The connections of the hosts config in force (the same hosts, the same masters). When a reload changes the hosts,
+   * new ones are made and the old ones are closed `RETIRE_CONNECTIONS_AFTER` later, once what went through them ended.
+   */
+  let hostsInForce: { readonly key: string; readonly connections: HostConnectionsShape; readonly scope: Scope.Closeable } | undefined
+  const connectionsLock = yield* Semaphore.make(1)
   const connections = Effect.fn("ProjectPlugins.connections")(function*(config: OrchestratorConfig) {
     const key = JSON.stringify(config.hosts)
-    const known = connectionsByHosts.get(key)
-    if (known !== undefined) return known
-    const made = yield* HostConnections.make({
-      hosts: Object.entries(config.hosts).map(([name, spec]) => ({ name, spec })),
-      controlDir: join(store.paths.root, "ssh")
-    }).pipe(Scope.provide(scope), Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner))
-    connectionsByHosts.set(key, made)
-    return made
+    return yield* connectionsLock.withPermits(1)(Effect.gen(function*() {
+      if (hostsInForce?.key === key) return hostsInForce.connections
+      const own = yield* Scope.fork(scope)
+      const made = yield* HostConnections.make({
+        hosts: Object.entries(config.hosts).map(([name, spec]) => ({ name, spec })),
+        controlDir: join(store.paths.root, "ssh")
+      }).pipe(
+        Scope.provide(own),
+        Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner),
+        Effect.onError((cause) => Scope.close(own, Exit.failCause(cause)))
+      )
+      if (hostsInForce !== undefined) {
+        yield* Effect.forkIn(Effect.andThen(Effect.sleep(RETIRE_CONNECTIONS_AFTER), Scope.close(hostsInForce.scope, Exit.void)), scope)
+      }
+      hostsInForce = { key, connections: made, scope: own }
+      return made
+    }))
   })
   /** `slots` with the runtime reaching each session's host, and for a remote `host`, the workspace there. */
   const onHost = Effect.fnUntraced(function*(slots: ProjectSlots, config: OrchestratorConfig, host: string) {

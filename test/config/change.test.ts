@@ -60,6 +60,12 @@ const rows: ReadonlyArray<Row> = [
     said: "notifiers, notificationRouting, reactions changed"
   },
   {
+    name: "the hosts: the next session's placement and the host watch use the new ones",
+    next: { ...base, hosts: { a: { ssh: "me@box" } } },
+    settings: ["hosts"],
+    said: "hosts changed"
+  },
+  {
     name: "thresholds",
     next: { ...base, readyThresholdMs: 1000, pollIntervalMs: 60_000 },
     settings: ["readyThresholdMs", "pollIntervalMs"],

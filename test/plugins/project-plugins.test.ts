@@ -6,17 +6,21 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { TestClock } from "effect/testing"
 import { execFileSync } from "node:child_process"
 import { join } from "node:path"
 import { configChange } from "../../src/config/change.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
-import { type BuildPlugins, ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
+import { type BuildPlugins, ProjectPlugins, RETIRE_CONNECTIONS_AFTER } from "../../src/plugins/ProjectPlugins.ts"
 import { projectPlugins } from "../../src/plugins/registry.ts"
 import { Runtime } from "../../src/plugins/runtime/Runtime.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
@@ -36,7 +40,7 @@ const setup = (env: Record<string, string> = {}) =>
       tracker: { plugin: "none" },
       ...rest
     })
-    const load = (projects: Record<string, unknown>) => validateConfig({ projects }).pipe(host)
+    const load = (projects: Record<string, unknown>, hosts: Record<string, unknown> = {}) => validateConfig({ projects, hosts }).pipe(host)
     /** Builds `layer` in a scope the test closes (or the test's own scope does). */
     const build = (layer: Layer.Layer<ProjectPlugins, never, SessionStore | NodeServices.NodeServices>) =>
       Effect.gen(function*() {
@@ -97,6 +101,31 @@ describe("ProjectPlugins", () => {
       yield* Effect.scoped(plugins.of(first, first.projects.app!))
       assert.deepStrictEqual(log, ["built app (echo app)", "closed app (echo app)"])
       assert.strictEqual(yield* Effect.scoped(plugins.of(next, next.projects.app!)), swapped)
+    }))
+
+  it.effect("a reload that changes the hosts makes their connections again; the replaced ones close a minute later", () =>
+    Effect.gen(function*() {
+      const t = yield* setup()
+      const { plugins } = yield* t.build(ProjectPlugins.layer({ supervisor: false }))
+      const projects = { app: t.project("app") }
+      const first = yield* t.load(projects, { a: { ssh: "orch@127.0.0.1:22" } })
+      const before = yield* plugins.connections(first)
+      assert.strictEqual(
+        yield* plugins.connections(yield* t.load(projects, { a: { ssh: "orch@127.0.0.1:22" } })),
+        before,
+        "the same hosts, the same connections"
+      )
+      const following = yield* Effect.forkChild(Stream.runDrain(before.changes))
+
+      const next = yield* t.load(projects, { a: { ssh: "orch@127.0.0.1:22" }, b: { ssh: "orch@127.0.0.2:22" } })
+      const after = yield* plugins.connections(next)
+      assert.notStrictEqual(after, before)
+      assert.deepStrictEqual([...(yield* after.states).keys()], ["local", "a", "b"])
+      yield* TestClock.adjust(Duration.subtract(RETIRE_CONNECTIONS_AFTER, Duration.seconds(1)))
+      assert.isUndefined(following.pollUnsafe(), "still open for what went through them")
+      yield* TestClock.adjust("1 second")
+      assert.isTrue(Exit.isSuccess(yield* Fiber.await(following)), "closed: their changes ended")
+      assert.strictEqual(yield* plugins.connections(next), after)
     }))
 
   it.live("the process runtime's terminals outlive a reload that makes the project's plugins again, and end with the layer", () =>

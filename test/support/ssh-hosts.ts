@@ -15,7 +15,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -77,31 +77,38 @@ const freePort = (address: string) =>
     })
   })
 
-/** Starts sshd in the foreground (-D), logging to stderr, and waits for its "Server listening" line. */
-const startSshd = (config: string, log: Array<string>, namespace: string | undefined) =>
+/** The last 1000 lines of an sshd log file. */
+const tail = (file: string): Array<string> => {
+  if (!existsSync(file)) return []
+  return readFileSync(file, "utf8").split("\n").filter((line) => line !== "").slice(-1000)
+}
+
+/**
+ * Starts sshd in the foreground (-D), logging to `logFile` (-E), and waits for its "Server listening" line. A file,
+ * not a pipe: a pipe fills while the test's event loop is blocked (a spawnSync of orch), and sshd then blocks on
+ * its next log line and stops answering.
+ */
+const startSshd = (config: string, logFile: string, namespace: string | undefined) =>
   Effect.callback<ChildProcess, Error>((resume) => {
+    const args = ["-D", "-E", logFile, "-f", config]
+    const from = existsSync(logFile) ? statSync(logFile).size : 0
     // `ip netns exec` execs sshd: the child's pid is sshd's.
     const child = namespace === undefined
-      ? spawn(SSHD, ["-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] })
-      : spawn("ip", ["netns", "exec", namespace, SSHD, "-D", "-e", "-f", config], { stdio: ["ignore", "ignore", "pipe"] })
-    let buffered = ""
+      ? spawn(SSHD, args, { stdio: "ignore" })
+      : spawn("ip", ["netns", "exec", namespace, SSHD, ...args], { stdio: "ignore" })
     let listening = false
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-      buffered += chunk
-      const lines = buffered.split("\n")
-      buffered = lines.pop()!
-      for (const line of lines) {
-        log.push(line)
-        if (log.length > 1000) log.shift()
-        if (!listening && /Server listening on/.test(line)) {
-          listening = true
-          resume(Effect.succeed(child))
-        }
+    const poll = setInterval(() => {
+      if (existsSync(logFile) && /Server listening on/.test(readFileSync(logFile, "utf8").slice(from))) {
+        listening = true
+        clearInterval(poll)
+        resume(Effect.succeed(child))
       }
-    })
+    }, 20)
     child.once("exit", (code) => {
-      if (!listening) resume(Effect.fail(new Error(`sshd exited (${code}) before listening:\n${log.join("\n")}`)))
+      clearInterval(poll)
+      if (!listening) resume(Effect.fail(new Error(`sshd exited (${code}) before listening:\n${tail(logFile).join("\n")}`)))
     })
+    return Effect.sync(() => clearInterval(poll))
   })
 
 export interface SshHostsOptions {
@@ -213,10 +220,10 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
         ].join("\n") + "\n"
       )
       keyLines.set(name, `[${address}]:${port} ${readFileSync(`${hostKey}.pub`, "utf8").split(" ").slice(0, 2).join(" ")}`)
-      const log: Array<string> = []
+      const logFile = join(hostDir, "sshd.log")
       let sshd: ChildProcess | undefined
       const start = Effect.gen(function*() {
-        sshd = yield* startSshd(config, log, netns ? hostNs : undefined)
+        sshd = yield* startSshd(config, logFile, netns ? hostNs : undefined)
       })
       const kill = Effect.sync(() => {
         const pids = treeAndUser(sshd?.pid, uid)
@@ -243,7 +250,7 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
         port,
         home,
         sshdPid: () => sshd?.pid,
-        log: () => [...log],
+        log: () => tail(logFile),
         stop: Effect.sync(() => signal(treeAndUser(sshd?.pid, uid), "SIGSTOP")),
         resume: Effect.sync(() => signal(treeAndUser(sshd?.pid, uid), "SIGCONT")),
         kill,
