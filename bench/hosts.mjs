@@ -24,11 +24,13 @@ if (process.getuid() !== 0) {
 const git = (cwd, ...args) => execFileSync("git", args, { cwd, encoding: "utf8" })
 const ticks = (pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ").slice(11, 13).map(Number).reduce((a, b) => a + b, 0)
 const rssMb = (pid) => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024
+/** orch's ssh processes: masters (ssh titles one "ssh: <ControlPath> [mux]") and others (ControlPath= on the command line). */
 const sshProcesses = () =>
   readdirSync("/proc").filter((p) => /^\d+$/.test(p)).flatMap((p) => {
     try {
       const args = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")
-      return args[0] === "ssh" && args.some((a) => a.startsWith("ControlPath=")) ? [args.includes("ControlMaster=auto") ? "master" : "other"] : []
+      if (/^ssh: .* \[mux\]$/.test(args.join(" ").trim())) return ["master"]
+      return args[0] === "ssh" && args.some((a) => a.startsWith("ControlPath=")) ? ["other"] : []
     } catch {
       return []
     }

@@ -163,16 +163,24 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
         }
       })
 
-    /** Connects through the master, or becomes it: a round trip of `:`. Once at a time per host. */
-    const establish = (entry: Entry, timeout: Duration.Duration, unlessUp: boolean) =>
+    /**
+     * Connects through the master, or becomes it, running `text` (by default `:`): while the host is not Up, a
+     * caller's own command makes the connection, so the first contact costs no round trip of its own. Once at a time
+     * per host; undefined when `unlessUp` and the host is Up. A 255 is the connection's failure when ssh's words say
+     * so or no master came of it, else the script's own exit status.
+     */
+    const establish = (entry: Entry, timeout: Duration.Duration, unlessUp: boolean, text = scriptText(":")) =>
       Effect.gen(function*() {
-        if (unlessUp && (yield* Ref.get(entry.state))._tag === "Up") return
-        const result = yield* ssh(entry, "establish", scriptText(":")).pipe(within(entry, timeout))
-        if (result.exitCode !== 0) {
+        if (unlessUp && (yield* Ref.get(entry.state))._tag === "Up") return undefined
+        const result = yield* ssh(entry, "establish", text).pipe(within(entry, timeout))
+        if (result.exitCode === 255) {
           const failure = classifySshFailure(result.stderr)
-          return yield* new HostConnectionFailed({ host: entry.host.name, target: entry.target, ...failure })
+          if (failure.problem !== "other" || !(yield* masterRunning(entry))) {
+            return yield* new HostConnectionFailed({ host: entry.host.name, target: entry.target, ...failure })
+          }
         }
         yield* markUp(entry)
+        return result
       }).pipe(entry.establishing.withPermits(1))
 
     const reconnect = (entry: Entry): Effect.Effect<void> =>
@@ -199,7 +207,8 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
       const once = ssh(entry, "run", text).pipe(entry.channels.withPermits(1))
       // The limit is the caller's for the whole round trip: waiting for a channel and reconnecting included.
       const attempt = Effect.gen(function*() {
-        yield* establish(entry, timeout, true)
+        const first = yield* establish(entry, timeout, true, text)
+        if (first !== undefined) return first
         let result = yield* once
         if (result.exitCode === 255 && !(yield* masterRunning(entry))) {
           // The master is gone (killed, or it gave up on a host that stopped answering): make it again, once.

@@ -234,7 +234,10 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     const journal = (entry: Partial<NonNullable<SessionRecord["spawn"]>>) => save({ ...record, spawn: { ...record.spawn!, ...entry } })
 
     yield* save(record)
-    const branchExisted = yield* workspace.hasBranch(project, record.branch).pipe(Effect.mapError(failed("creating the workspace")))
+    // A task's branch was just chosen as one that does not exist: asking again would cost a host a round trip.
+    const branchExisted = work._tag === "Task"
+      ? false
+      : yield* workspace.hasBranch(project, record.branch).pipe(Effect.mapError(failed("creating the workspace")))
     yield* journal({ workspace: record.workspacePath, createdBranch: !branchExisted })
     const created = yield* Effect.acquireRelease(
       workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath }).pipe(
