@@ -156,6 +156,12 @@ ${machine()}; ${RUNS} spawns each, interleaved; two sshd hosts on loopback addre
 | round trips per probe cycle (5 s), per host | ${tripsPerHost.map((t, i) => `${pool.hosts[i].name} ${(t / cycles).toFixed(2)}`).join(", ")} (${
       cycles.toFixed(0)
     } cycles; includes the minute's headroom read) | one per host |
+
+A spawn on a host makes six round trips to it: the headroom read (its first command, which also makes or joins the
+connection), whether the branch exists, the workspace (one script: clone or fetch, worktree, \`postCreate\`,
+symlinks), the agent's files, \`tmux new-session\` with its checks, and the start check's probe. Here the same steps
+are a /proc read, git and tmux processes and file writes, so the difference is those round trips and the ssh client
+each starts. Meeting the target needs a spawn's steps on a host sent as one or two scripts.
 `
   )
   console.log({ local, remote, rtt, perHost, cpu, rss: median(rss), processes, tripsPerHost, cycles })
