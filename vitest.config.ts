@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // Most tests wait on real processes (git, tmux, sshd, Chromium), not the CPU: more files at once than cores.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 30_000
   }

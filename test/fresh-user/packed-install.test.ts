@@ -70,8 +70,9 @@ const processState = (pid: number) => {
   }
 }
 
-// Live clock (no TestClock): every wait here is on a real process.
-layer(Layer.effect(Installed, packedInstall), { timeout: "120 seconds", excludeTestServices: true })("a new user, from the packed install", (it) => {
+// Live clock (no TestClock): every wait here is on a real process. The install reads the registry's metadata for
+// every dependency, which on a machine whose npm cache holds only tarballs (after `npm ci`) takes minutes.
+layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeTestServices: true })("a new user, from the packed install", (it) => {
   it.effect("the package installs with nothing compiled, its `orch` the packed dist/orch.mjs", () =>
     Effect.gen(function*() {
       const install = yield* Installed

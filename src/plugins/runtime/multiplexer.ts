@@ -22,7 +22,11 @@ const ENV_READ_TIMEOUT_S = 10
 const ENV_READ_POLL_INTERVAL = "10 millis"
 const ENV_READ_POLLS = ENV_READ_TIMEOUT_S * 100
 
-export const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found/i
+/**
+ * What tmux says when there is nothing to act on: no server, no such session, or (a server exiting after its last
+ * session was killed) "no current target".
+ */
+export const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found|no current target/i
 
 /** What `list-panes -a -F` prints per pane: session, dead, last activity (s), exit status, signal. */
 export const PANE_FORMAT = "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"
