@@ -6,6 +6,7 @@
  */
 import { activityOf, type ActivitySignal } from "../domain/activity.ts"
 import { hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
+import { awaitsReview } from "../sessions/admission-facts.ts"
 import { age, duration, table } from "./format.ts"
 
 export interface ShownRecord extends SessionRecord {
@@ -66,3 +67,12 @@ export const recordedNote = (rows: ReadonlyArray<ShownRecord>): string | undefin
     ? "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: " +
       "`orch session ls` checks their terminals, `orch start <project>` keeps them current."
     : undefined
+
+/** "PRs awaiting a review: app 3, web 1" (what `maxAwaitingReview` counts), when any PR waits on a person. */
+export const awaitingReviewLine = (records: ReadonlyArray<SessionRecord>): string | undefined => {
+  const counts = new Map<string, number>()
+  for (const record of records) {
+    if (record.role === undefined && !isEnded(record.status) && awaitsReview(record)) counts.set(record.projectId, (counts.get(record.projectId) ?? 0) + 1)
+  }
+  return counts.size === 0 ? undefined : `PRs awaiting a review: ${[...counts].map(([project, n]) => `${project} ${n}`).join(", ")}`
+}

@@ -170,6 +170,10 @@ export const ProjectConfig = Schema.Struct({
   maxSessions: Schema.optionalKey(NonNegativeInt).annotate({
     description: "At most this many of the project's sessions run at once; more wait in the queue (`orch queue ls`). Unset: no limit"
   }),
+  maxAwaitingReview: Schema.optionalKey(NonNegativeInt).annotate({
+    description:
+      "No new session of the project starts while this many of its PRs wait on a person's review (open, checks green, not approved); queued work waits. Unset: no limit"
+  }),
   agentConfig: AgentConfig.pipe(withDefault({})),
   reactions: Schema.Record(Schema.String, ReactionOverride).pipe(withDefault({})),
   agentRules: Schema.optionalKey(Schema.String),

@@ -56,7 +56,8 @@ export const admissionFacts = (
     projects[project.id] = {
       live: mine.length,
       awaitingReview: mine.filter(awaitsReview).length,
-      ...(project.maxSessions !== undefined ? { maxSessions: project.maxSessions } : {})
+      ...(project.maxSessions !== undefined ? { maxSessions: project.maxSessions } : {}),
+      ...(project.maxAwaitingReview !== undefined ? { maxAwaitingReview: project.maxAwaitingReview } : {})
     }
   }
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { asShown, recordedNote, statusTable } from "../../src/cli/status-view.ts"
+import { asShown, awaitingReviewLine, recordedNote, statusTable } from "../../src/cli/status-view.ts"
 import type { ActivitySignal } from "../../src/domain/activity.ts"
 import type { SessionRecord, SessionStatus } from "../../src/domain/session.ts"
 
@@ -82,5 +82,16 @@ describe("orch status: what a record is shown as", () => {
     const watched = unwatched.map((row) => ({ ...row, recorded: false }))
     expect(statusTable(watched, NOW).split("\n")[0]).toBe("SESSION  ISSUE  BRANCH  STATUS   ACTIVITY  PR         AGE")
     expect(recordedNote(watched)).toBeUndefined()
+  })
+
+  it("counts, per project, the PRs that wait on a person (open, green, not approved)", () => {
+    const open = { pr: { number: 1, url: "u", state: "open" as const }, checks: "passing" as const }
+    expect(awaitingReviewLine([record("pr_open", 1, { ...open, review: "approved" }), record("ci_failed", 1, { ...open, checks: "failing" })])).toBeUndefined()
+    expect(awaitingReviewLine([
+      record("pr_open", 1, open),
+      record("pr_open", 1, { ...open, sessionId: "app-2" }),
+      record("pr_open", 1, { ...open, sessionId: "web-1", projectId: "web" }),
+      record("killed", 1, { ...open, sessionId: "app-3" })
+    ])).toBe("PRs awaiting a review: app 2, web 1")
   })
 })

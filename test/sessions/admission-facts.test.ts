@@ -1,0 +1,62 @@
+/**
+ * The admission facts from a config and the records: a project's PRs that wait on a person hold its queue back
+ * at its `maxAwaitingReview`, and only its own.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { validateConfig } from "../../src/config/validate.ts"
+import { admission } from "../../src/domain/admission.ts"
+import type { SessionRecord } from "../../src/domain/session.ts"
+import { admissionFacts } from "../../src/sessions/admission-facts.ts"
+import { tempDir, withHost } from "../support/host.ts"
+
+const record = (sessionId: string, projectId: string, fields: Partial<SessionRecord> = {}): SessionRecord => ({
+  sessionId,
+  projectId,
+  issueId: sessionId,
+  status: "pr_open",
+  activity: "idle",
+  branch: `feat/${sessionId}`,
+  workspacePath: "/w",
+  runtime: null,
+  agent: { plugin: "command" },
+  pr: { number: 1, url: "u", state: "open" },
+  checks: "passing",
+  createdAt: "",
+  updatedAt: "",
+  ...fields
+})
+
+const roomy = { freeBytes: 64 * 1024 ** 3, load: 0, cores: 4 }
+
+describe("admissionFacts", () => {
+  it.effect("PRs awaiting a review count against the project's maxAwaitingReview; approved, red or another project's do not", () =>
+    Effect.gen(function*() {
+      const root = yield* tempDir()
+      const project = (name: string, rest: Record<string, unknown> = {}) => ({
+        repo: `acme/${name}`,
+        path: `${root}/${name}`,
+        tracker: { plugin: "none" },
+        ...rest
+      })
+      const config = yield* validateConfig({ projects: { app: project("app", { maxAwaitingReview: 2 }), web: project("web") } }).pipe(
+        withHost({ cwd: root, homeDir: root })
+      )
+      const records = [
+        record("app-1", "app"),
+        record("app-2", "app", { review: "approved" }),
+        record("app-3", "app", { checks: "failing" }),
+        record("web-1", "web"),
+        record("web-2", "web")
+      ]
+      const entry = (id: string, projectId: string) => ({ id, projectId, agent: "command" })
+      const one = admissionFacts(config, records, roomy)
+      assert.deepStrictEqual(one.projects.app, { live: 3, awaitingReview: 1, maxAwaitingReview: 2 })
+      assert.deepStrictEqual(admission([entry("q1", "app")], one).admit?.id, "q1")
+
+      const two = admissionFacts(config, [...records, record("app-4", "app")], roomy)
+      const verdict = admission([entry("q1", "app"), entry("q2", "web")], two)
+      assert.strictEqual(verdict.admit?.id, "q2", "web has no limit")
+      assert.deepStrictEqual(verdict.waiting.map((w) => w.reason), ["waiting for reviews in app: 2 PRs await a review, its maxAwaitingReview 2"])
+    }))
+})
