@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
+import { ChildProcessSpawner } from "effect/process"
 import * as Queue from "effect/Queue"
 import * as Semaphore from "effect/Semaphore"
 import { join } from "node:path"
@@ -24,11 +25,13 @@ import type { ConfigChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { activityOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
-import { type Activity, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
+import { type Activity, hostOf, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
 import { probeHost } from "../src/hosts/host-probe.ts"
+import { LOCAL } from "../src/hosts/spec.ts"
 import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
 import type { Liveness, RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
+import { exec } from "../src/process/exec.ts"
 import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
@@ -48,6 +51,7 @@ import { probeGroups } from "./probe-groups.ts"
 import { checkThenMerge } from "./reaction-effects.ts"
 import { restartDecision } from "./restart-policy.ts"
 import { handleObservation } from "./session-actor.ts"
+import { makeSessionSizes } from "./session-sizes.ts"
 import { followSessionEvents } from "./tracker-updates.ts"
 import { type LookEvent, type LookState, nextLook, WEBHOOK_SETTLE } from "./webhook-coalescing.ts"
 
@@ -100,8 +104,17 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     looks: guard("PR look"),
     adoption: guard("adoption"),
     admission: guard("admission"),
-    hosts: guard("host watch")
+    hosts: guard("host watch"),
+    sizes: guard("session sizes")
   }
+  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
+  const sizes = yield* makeSessionSizes({
+    root: store.paths.root,
+    ps: exec("ps", ["-e", "-o", "pid=,ppid=,rss="]).pipe(
+      Effect.flatMap((result) => result.exitCode === 0 ? Effect.succeed(result.stdout) : Effect.fail({ message: `ps failed: ${result.stderr.trim()}` })),
+      Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner)
+    )
+  })
   const hostWatch = yield* makeHostWatch({
     events,
     router,
@@ -345,6 +358,11 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       })
       yield* observe(record.sessionId, { _tag: "Tick" })
     }
+    const here = probed.records.flatMap((record) => {
+      const liveness = probed.liveness.get(record.sessionId)
+      return hostOf(record) === LOCAL && liveness?._tag === "Alive" && liveness.pid !== undefined ? [{ agent: record.agent.plugin, pid: liveness.pid }] : []
+    })
+    yield* loops.sizes.attempt(sizes.sample(here), "orch measures the sessions again at the next minute")
     yield* reportAdoption(probedCounts)
     if (probed.failed.length > 0) return yield* new PartsFailed({ parts: probed.failed })
   })

@@ -23,8 +23,9 @@ import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { QueueStore } from "../store/QueueStore.ts"
+import { readSessionSizes } from "../store/session-sizes-file.ts"
 import { SessionStore } from "../store/SessionStore.ts"
-import { admissionFacts, readMachine } from "./admission-facts.ts"
+import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
@@ -157,7 +158,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const owner = projectsOf(config).find((p) => p.id === entry.projectId)
       return owner === undefined ? [] : [{ id: entry.id, projectId: entry.projectId, agent: owner.agent }]
     })
-    const plan = planBatch(queued, fresh, admissionFacts(config, records, yield* readMachine))
+    const plan = planBatch(queued, fresh, admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root))))
     const waits = new Map(plan.waiting.map((w) => [w.entry.id, w.reason]))
     const toQueue = unique.filter((issueId) => waits.has(issueId))
     const { added, already } = toQueue.length === 0 ? { added: [], already: [] } : yield* queue.add(project.id, toQueue.map((issue) => ({ issue })), 0)

@@ -7,9 +7,10 @@ import { readFileSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import type { AdmissionFacts, ProjectFacts } from "../domain/admission.ts"
+import type { AgentSize } from "../domain/session-size.ts"
 import { isEnded, type SessionRecord } from "../domain/session.ts"
 
-/** The expected size of one more session before any has been measured (see docs/queue.md). */
+/** The expected size of one more session of an agent before any of its sessions has been measured (docs/queue.md). */
 export const DEFAULT_SESSION_BYTES = 1024 ** 3
 /** Memory admission leaves alone for everything else on the machine. */
 export const MEMORY_RESERVE_BYTES = 1024 ** 3
@@ -21,6 +22,9 @@ export interface MachineReading {
   readonly load?: number
   readonly cores: number
 }
+
+/** The expected size of one more session of `agent`: measured (session-sizes.json), else the default. */
+export const expectedSize = (sizes: Readonly<Record<string, AgentSize>>) => (agent: string): number => sizes[agent]?.bytes ?? DEFAULT_SESSION_BYTES
 
 /** MemAvailable from /proc/meminfo's text, in bytes. */
 export const memAvailable = (meminfo: string): number | undefined => {

@@ -11,8 +11,9 @@ import type { SessionRecord } from "../domain/session.ts"
 import { NO_SUPERVISOR_REASON } from "../store/admission-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import type { QueueStoreShape } from "../store/QueueStore.ts"
+import { readSessionSizes } from "../store/session-sizes-file.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
-import { admissionFacts, readMachine } from "./admission-facts.ts"
+import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
 import { NotQueued } from "./errors.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
 
@@ -76,7 +77,7 @@ export const makeQueueing = (deps: QueueingDeps) => {
       const entries = yield* queue.list
       if (entries.length === 0) return [] as ReadonlyArray<Waiting<Candidate>>
       const { records } = yield* store.list
-      const facts = admissionFacts(config, records, yield* readMachine)
+      const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)))
       const verdict = admission(candidates(config, entries), facts)
       const entry = verdict.admit
       if (entry === undefined) return verdict.waiting

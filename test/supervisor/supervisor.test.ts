@@ -37,6 +37,12 @@ describe("orch start / stop (real supervisor, tmux, IPC)", () => {
       // the actor sees the agent's Stop signal and makes the session ready
       yield* eventually("session.ready from the supervisor", () => s.events().some((e) => e.type === "session.ready" && e.sessionId === "app-1"), 15_000)
       assert.strictEqual(s.record("app-1").status, "ready")
+      // A probe cycle measured the sessions here (their tmux panes' process trees): what admission expects of one more.
+      const sizes = yield* eventually("session-sizes.json", () => {
+        const path = join(s.dataDir, "session-sizes.json")
+        return existsSync(path) && (JSON.parse(readFileSync(path, "utf8")) as { agents: Record<string, { bytes: number }> })
+      })
+      assert.isAbove(sizes.agents.command?.bytes ?? 0, 1024 * 1024, JSON.stringify(sizes))
 
       const again = yield* s.orch(["start", "app"])
       assert.strictEqual(again.code, 0, again.stderr)

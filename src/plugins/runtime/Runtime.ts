@@ -44,7 +44,8 @@ export interface LaunchSpec {
  * or gone entirely.
  */
 export type Liveness =
-  | { readonly _tag: "Alive"; readonly lastOutputAt?: number }
+  /** `pid`: the process the runtime started for the agent (on the session's host), when the runtime knows it. */
+  | { readonly _tag: "Alive"; readonly lastOutputAt?: number; readonly pid?: number }
   | { readonly _tag: "Exited"; readonly exitCode?: number; readonly signal?: number }
   | { readonly _tag: "Gone" }
 

@@ -29,22 +29,28 @@ const ENV_READ_POLLS = ENV_READ_TIMEOUT_S * 100
 export const NO_SERVER = /no server running|error connecting to|No such file or directory|can't find session|session not found|no current target/i
 
 /** What `list-panes -a -F` prints per pane: session, dead, last activity (s), exit status, signal. */
-export const PANE_FORMAT = "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal}"
+export const PANE_FORMAT = "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal} #{pane_pid}"
 
 /** `list-panes -a` lines (PANE_FORMAT) by session: its first pane. */
 export const panesOf = (stdout: string): Map<string, Liveness> => {
   const panes = new Map<string, Liveness>()
   for (const line of stdout.split("\n")) {
-    const [name, dead, activity, status, signal] = line.split(" ")
+    const [name, dead, activity, status, signal, pid] = line.split(" ")
     if (name === undefined || name === "" || panes.has(name)) continue
     const seconds = Number(activity)
     panes.set(
       name,
-      dead !== "1" ? { _tag: "Alive", ...(activity && Number.isFinite(seconds) ? { lastOutputAt: seconds * 1000 + 999 } : {}) } : {
-        _tag: "Exited",
-        ...(status ? { exitCode: Number(status) } : {}),
-        ...(signal ? { signal: Number(signal) } : {})
-      }
+      dead !== "1" ?
+        {
+          _tag: "Alive",
+          ...(activity && Number.isFinite(seconds) ? { lastOutputAt: seconds * 1000 + 999 } : {}),
+          ...(pid && /^\d+$/.test(pid) ? { pid: Number(pid) } : {})
+        } :
+        {
+          _tag: "Exited",
+          ...(status ? { exitCode: Number(status) } : {}),
+          ...(signal ? { signal: Number(signal) } : {})
+        }
     )
   }
   return panes

@@ -142,7 +142,7 @@ export const makeProcessRuntime = (terminals: ProcessTerminals): RuntimeShape =>
             state === undefined
               ? { _tag: "Gone" }
               : state.exit === undefined
-              ? { _tag: "Alive", lastOutputAt: state.lastOutputAt }
+              ? { _tag: "Alive", lastOutputAt: state.lastOutputAt, pid: state.pty.pid }
               : { _tag: "Exited", ...state.exit }
           ]
         }))

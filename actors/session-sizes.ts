@@ -1,0 +1,57 @@
+/**
+ * The supervisor's measure of its sessions, once a minute at a probe cycle: one `ps` of this machine, each live
+ * local session's agent process tree summed from the pid the cycle's probe gave, the figure per agent plugin moved
+ * (src/domain/session-size.ts) and written to session-sizes.json, where admission reads the expected size of one
+ * more session.
+ */
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import { type AgentSize, nextSizes, parsePs, treeRss } from "../src/domain/session-size.ts"
+import type { StoreError } from "../src/store/errors.ts"
+import { readSessionSizes, writeSessionSizes } from "../src/store/session-sizes-file.ts"
+
+export const SIZE_SAMPLE_INTERVAL = Duration.minutes(1)
+
+/** A live session on this machine, as the last probe saw it: its agent plugin and the process its runtime started. */
+export interface SizedSession {
+  readonly agent: string
+  readonly pid: number
+}
+
+export interface SessionSizesDeps {
+  /** The data directory (session-sizes.json). */
+  readonly root: string
+  /** `ps -e -o pid=,ppid=,rss=` of this machine. */
+  readonly ps: Effect.Effect<string, { readonly message: string }>
+}
+
+export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDeps) {
+  const sizes = yield* Ref.make<Readonly<Record<string, AgentSize>>>(readSessionSizes(deps.root))
+  const lastSample = yield* Ref.make<number | undefined>(undefined)
+
+  /**
+   * Measures `live` (what a probe cycle found alive here) when a sample is due: at the first call, then
+   * SIZE_SAMPLE_INTERVAL apart. Nothing is read or written while no local session runs.
+   */
+  const sample = Effect.fn("SessionSizes.sample")(
+    function*(live: ReadonlyArray<SizedSession>): Effect.fn.Return<void, StoreError | { readonly message: string }> {
+      const now = yield* Clock.currentTimeMillis
+      const last = yield* Ref.get(lastSample)
+      if (live.length === 0 || (last !== undefined && now - last < Duration.toMillis(SIZE_SAMPLE_INTERVAL))) return
+      yield* Ref.set(lastSample, now)
+      const rows = parsePs(yield* deps.ps)
+      const samples = live.flatMap(({ agent, pid }) => {
+        const bytes = treeRss(rows, pid)
+        return bytes === undefined ? [] : [{ agent, bytes }]
+      })
+      if (samples.length === 0) return
+      const next = nextSizes(yield* Ref.get(sizes), samples)
+      yield* Ref.set(sizes, next)
+      yield* writeSessionSizes(deps.root, { at: new Date(now).toISOString(), agents: next })
+    }
+  )
+
+  return { sample, sizes: Ref.get(sizes) }
+})

@@ -1,0 +1,49 @@
+import { assert, describe, it } from "@effect/vitest"
+import { nextSizes, parsePs, SIZE_FALL_WEIGHT, treeRss } from "../../src/domain/session-size.ts"
+
+const MB = 1024 ** 2
+// pid ppid rss(KiB): 10 is an agent's shell with two children, one of which has a child; 20 is another tree.
+const PS = ["    1     0  1000", "   10     1  2048", "   11    10 10240", "   12    10  1024", "   13    11   512", "   20     1  4096", "junk line", ""].join(
+  "\n"
+)
+
+describe("session sizes", () => {
+  it("parsePs reads pid, ppid and rss (KiB), and leaves out what is not three numbers", () => {
+    assert.deepStrictEqual(parsePs(PS).map((row) => row.pid), [1, 10, 11, 12, 13, 20])
+    assert.deepStrictEqual(parsePs(PS)[1], { pid: 10, ppid: 1, rssBytes: 2048 * 1024 })
+  })
+
+  it.each<[string, number, number | undefined]>([
+    ["a tree: the root and every descendant", 10, (2048 + 10240 + 1024 + 512) * 1024],
+    ["a subtree", 11, (10240 + 512) * 1024],
+    ["a leaf", 20, 4096 * 1024],
+    ["a root that is not running", 99, undefined]
+  ])("treeRss: %s", (_name, root, expected) => {
+    assert.strictEqual(treeRss(parsePs(PS), root), expected)
+  })
+
+  it.each<[string, Parameters<typeof nextSizes>[0], Parameters<typeof nextSizes>[1], ReturnType<typeof nextSizes>]>([
+    ["the first sample is the figure", {}, [{ agent: "claude-code", bytes: 500 * MB }], { "claude-code": { bytes: 500 * MB, rounds: 1 } }],
+    [
+      "the largest session of the round counts",
+      {},
+      [{ agent: "codex", bytes: 200 * MB }, { agent: "codex", bytes: 300 * MB }],
+      { codex: { bytes: 300 * MB, rounds: 1 } }
+    ],
+    ["a new high counts at once", { codex: { bytes: 300 * MB, rounds: 4 } }, [{ agent: "codex", bytes: 900 * MB }], { codex: { bytes: 900 * MB, rounds: 5 } }],
+    [
+      "a lower one moves it part of the way",
+      { codex: { bytes: 1000 * MB, rounds: 4 } },
+      [{ agent: "codex", bytes: 500 * MB }],
+      { codex: { bytes: Math.round(1000 * MB - 500 * MB * SIZE_FALL_WEIGHT), rounds: 5 } }
+    ],
+    [
+      "an agent without a sample keeps its figure",
+      { aider: { bytes: 100 * MB, rounds: 2 } },
+      [{ agent: "codex", bytes: 50 * MB }],
+      { aider: { bytes: 100 * MB, rounds: 2 }, codex: { bytes: 50 * MB, rounds: 1 } }
+    ]
+  ])("nextSizes: %s", (_name, previous, samples, expected) => {
+    assert.deepStrictEqual(nextSizes(previous, samples), expected)
+  })
+})
