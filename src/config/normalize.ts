@@ -48,6 +48,18 @@ const expandPath = (path: string, homeDir: string, baseDir: string) => {
 const expandPluginPath = (plugin: PluginConfig, ctx: NormalizeContext): PluginConfig =>
   plugin.path === undefined ? plugin : { ...plugin, path: expandPath(plugin.path, ctx.homeDir, ctx.baseDir) }
 
+/**
+ * A host's local files (`identityFile`, `~/` in sshOptions values such as UserKnownHostsFile) from orch's home, as
+ * every other path of the config: ssh alone would read `~` from the passwd entry. `dataDir` is on the host: left as is.
+ */
+const expandHostPaths = (host: Decoded["hosts"][string], ctx: NormalizeContext): Decoded["hosts"][string] => ({
+  ...host,
+  ...(host.identityFile !== undefined ? { identityFile: expandPath(host.identityFile, ctx.homeDir, ctx.baseDir) } : {}),
+  ...(host.sshOptions !== undefined
+    ? { sshOptions: Object.fromEntries(Object.entries(host.sshOptions).map(([key, value]) => [key, expandHome(value, ctx.homeDir)])) }
+    : {})
+})
+
 const normalizeProject = (key: string, project: DecodedProject, decoded: Decoded, ctx: NormalizeContext): ProjectConfig => {
   const path = expandPath(project.path, ctx.homeDir, ctx.baseDir)
   const id = basename(path)
@@ -185,6 +197,7 @@ export const normalize = (decoded: Decoded, ctx: NormalizeContext): NormalizeRes
       notifiers: Object.fromEntries(
         Object.entries(decoded.notifiers).map(([name, notifier]) => [name, expandPluginPath(notifier, ctx)])
       ),
+      hosts: Object.fromEntries(Object.entries(decoded.hosts).map(([name, host]) => [name, expandHostPaths(host, ctx)])),
       plugins: Object.fromEntries(
         Object.entries(decoded.plugins).map(([name, module]) => [
           name,

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { dirname } from "node:path"
+import { HostSpec } from "../hosts/spec.ts"
 import { expandEnv, type ExpansionIssue } from "./env-expansion.ts"
 import { ConfigValidationError, DuplicateProjectIdError, DuplicateSessionPrefixError, type ValidationIssue } from "./errors.ts"
 import { Host } from "./host.ts"
@@ -51,6 +52,7 @@ const unknownKeys = (raw: Record<string, unknown>): Array<ExpansionIssue> => {
   checkKeys(raw.notificationRouting, ["notificationRouting"], PRIORITIES, "priority", issues)
   checkKeys(raw.reactions, ["reactions"], REACTION_KEYS, "reaction", issues)
   eachEntry(raw.reactions, (key, reaction) => checkKeys(reaction, ["reactions", key], Object.keys(ReactionConfig.fields), "key", issues))
+  eachEntry(raw.hosts, (name, host) => checkKeys(host, ["hosts", name], Object.keys(HostSpec.fields), "key", issues))
   eachEntry(raw.plugins, (name, module) => checkKeys(module, ["plugins", name], Object.keys(PluginModule.fields), "key", issues))
   eachEntry(raw.projects, (projectKey, project) => {
     checkKeys(project, ["projects", projectKey], Object.keys(ProjectConfig.fields), "key", issues)

@@ -176,6 +176,29 @@ describe("paths", () => {
       assert.strictEqual(config.notifiers.mine!.path, "/etc/orch/plugins/mine.js")
       assert.strictEqual(config.configPath, "/etc/orch/orchestrator.yaml")
     }))
+
+  it.effect("a host's identityFile and ~/ in its sshOptions are this machine's files, from orch's home; its dataDir is the host's", () =>
+    Effect.gen(function*() {
+      const config = yield* validateConfig({
+        hosts: {
+          box: {
+            ssh: "me@box",
+            identityFile: "~/.ssh/id_box",
+            sshOptions: { UserKnownHostsFile: "~/.ssh/known_hosts", Compression: "yes" },
+            dataDir: "~/orch"
+          },
+          rel: { ssh: "me@rel", identityFile: "keys/rel" }
+        },
+        projects: { app: project() }
+      }, { configPath: "/etc/orch/orchestrator.yaml" }).pipe(host)
+      assert.deepStrictEqual(config.hosts.box, {
+        ssh: { user: "me", hostname: "box" },
+        identityFile: "/home/u/.ssh/id_box",
+        sshOptions: { UserKnownHostsFile: "/home/u/.ssh/known_hosts", Compression: "yes" },
+        dataDir: "~/orch"
+      })
+      assert.strictEqual(config.hosts.rel!.identityFile, "/etc/orch/keys/rel")
+    }))
 })
 
 describe("validation issues", () => {
@@ -193,6 +216,9 @@ describe("validation issues", () => {
       [{ pollIntervalMs: 999, projects: {} }, ["pollIntervalMs: Expected at least 1000 (milliseconds)"]],
       [{ prot: 3000, projects: {} }, ["prot: Unknown key \"prot\" (did you mean \"port\"?)"]],
       [{ defaults: { runtim: "process" }, projects: {} }, ["defaults.runtim: Unknown key \"runtim\" (did you mean \"runtime\"?)"]],
+      [{ hosts: { box: { ssh: "me@box", identiyFile: "~/k" } }, projects: {} }, [
+        "hosts.box.identiyFile: Unknown key \"identiyFile\" (did you mean \"identityFile\"?)"
+      ]],
       [{ projects: { app: project({ agentRule: "x" }) } }, ["projects.app.agentRule: Unknown key \"agentRule\" (did you mean \"agentRules\"?)"]],
       [{ projects: {}, reactions: { "ci-fialed": { action: "notify" } } }, [
         "reactions.ci-fialed: Unknown reaction \"ci-fialed\" (did you mean \"ci-failed\"?)"
