@@ -26,9 +26,15 @@ export const withLatestActivity = (record: SessionRecord, signal: ActivitySignal
 export const asShown = (
   record: SessionRecord,
   signal: ActivitySignal | undefined,
-  options: { readonly supervised: boolean; readonly nowMs: number }
+  options: {
+    readonly supervised: boolean
+    readonly nowMs: number
+    /** Hosts the supervisor's host watch finds not answering: what their sessions do now is unknown. */
+    readonly downHosts?: ReadonlySet<string>
+  }
 ): ShownRecord => {
-  const shown = withLatestActivity(record, signal)
+  const latest = withLatestActivity(record, signal)
+  const shown = !isEnded(record.status) && options.downHosts?.has(hostOf(record)) === true ? { ...latest, activity: "unknown" as const } : latest
   const recordedAt = Math.max(Date.parse(record.updatedAt), shown !== record && signal?.ts !== undefined ? Date.parse(signal.ts) : -Infinity)
   return {
     ...shown,

@@ -78,15 +78,17 @@ export const status = Command.make(
     const supervisor = yield* Effect.promise(() => pingSupervisor(socketPath(paths.root)))
     const supervised = supervisor !== undefined
     const now = yield* Clock.currentTimeMillis
-    const rows = sortRecords(records).map((record) =>
-      asShown(record, latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now })
-    )
-    const recent = readRecentErrors(paths.events, now)
-    const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
     // Hosts that stopped answering, as the running supervisor's host watch saw them.
     const { readHostsFile, downHostLines } = yield* Effect.promise(() => import("./hosts-view.ts"))
     const hostsFile = supervised ? readHostsFile(paths.hosts) : undefined
-    const hostsDown = hostsFile !== undefined && Result.isSuccess(hostsFile) ? downHostLines(new Map(Object.entries(hostsFile.success.hosts)), records) : []
+    const hostViews = new Map(hostsFile !== undefined && Result.isSuccess(hostsFile) ? Object.entries(hostsFile.success.hosts) : [])
+    const hostsDown = downHostLines(hostViews, records)
+    const downHosts = new Set([...hostViews].filter(([, view]) => view.status === "down").map(([host]) => host))
+    const rows = sortRecords(records).map((record) =>
+      asShown(record, latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now, downHosts })
+    )
+    const recent = readRecentErrors(paths.events, now)
+    const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
     // The spec makes --json's output an array of sessions: the notes go beside it, on stderr.
     if (json) {
       for (const line of hostsDown) yield* Console.error(`orch: warning: ${line}`)

@@ -68,20 +68,26 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const withPlugins = (config: OrchestratorConfig, project: ProjectConfig, host?: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     effect.pipe(plugins.provide(config, project, host), Effect.provide(context))
 
-  const liveness = (record: SessionRecord) =>
+  const GONE: Liveness = { _tag: "Gone" }
+  /** The session's liveness; undefined when its runtime could not say (its host did not answer). */
+  const probed = (record: SessionRecord) =>
     record.runtime === null
-      ? Effect.succeed<Liveness>({ _tag: "Gone" })
-      : Runtime.use((runtime) => runtime.probe([record.runtime!])).pipe(Effect.map((m) => m.get(record.runtime!.id) ?? { _tag: "Gone" as const }))
+      ? Effect.succeed<Liveness | undefined>(GONE)
+      : Runtime.use((runtime) => runtime.probe([record.runtime!])).pipe(Effect.map((m) => m.get(record.runtime!.id)))
+  const liveness = (record: SessionRecord) => Effect.map(probed(record), (state) => state ?? GONE)
+  /** The liveness of a session that `command` acts on: one whose host does not answer is refused, never taken for gone. */
+  const livenessFor = (config: OrchestratorConfig, record: SessionRecord, command: string) =>
+    Effect.flatMap(probed(record), (state) => state !== undefined ? Effect.succeed(state) : Effect.as(refuseUnreachable(config, record, command), GONE))
 
   /** A session on a host that cannot be reached is left as it is: its work there cannot be saved now. */
-  const refuseUnreachable = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord) {
+  const refuseUnreachable = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord, command: string) {
     const host = hostOf(record)
     if (host === LOCAL) return
     if (config.hosts[host] === undefined) {
-      return yield* new HostUnreachable({ sessionId: record.sessionId, host, reason: "the config names no such host; add it back under hosts" })
+      return yield* new HostUnreachable({ sessionId: record.sessionId, host, command, reason: "the config names no such host; add it back under hosts" })
     }
     const answer = yield* (yield* plugins.connections(config)).run(host, ":\n").pipe(Effect.result)
-    if (answer._tag === "Failure") return yield* new HostUnreachable({ sessionId: record.sessionId, host, reason: answer.failure.message })
+    if (answer._tag === "Failure") return yield* new HostUnreachable({ sessionId: record.sessionId, host, command, reason: answer.failure.message })
   })
 
   const update = (record: SessionRecord, changes: Partial<SessionRecord>) =>
@@ -192,7 +198,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const project = yield* projectOf(config, record)
     yield* Effect.gen(function*() {
       if (isEnded(record.status)) return yield* new SessionNotRunning({ sessionId, state: record.status })
-      const state = yield* liveness(record)
+      const state = yield* livenessFor(config, record, "send")
       if (state._tag !== "Alive") {
         return yield* new SessionNotRunning({ sessionId, state: state._tag === "Gone" ? "its terminal session is gone" : "its agent exited" })
       }
@@ -208,7 +214,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     if (record.status === "killed") return { record, alreadyKilled: true }
     const project = yield* projectOf(config, record)
     yield* reconcile()
-    yield* refuseUnreachable(config, record)
+    yield* refuseUnreachable(config, record, "session kill")
     const removed = yield* Effect.gen(function*() {
       yield* stopRuntime(record.runtime)
       return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch)
@@ -237,7 +243,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const runtime = yield* Runtime
       const agent = yield* Agent
       const workspace = yield* Workspace
-      if ((yield* liveness(record))._tag === "Alive") return yield* new SessionRunning({ sessionId })
+      if ((yield* livenessFor(config, record, "session restore"))._tag === "Alive") return yield* new SessionRunning({ sessionId })
       // Before anything is made again: a restore that cannot start the agent leaves the session as it was.
       yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new RestoreFailed({ sessionId, reason })))
       if (record.runtime !== null) yield* runtime.destroy(record.runtime)

@@ -126,10 +126,12 @@ export class NoHostFits extends Schema.TaggedError<NoHostFits>()("NoHostFits", {
 export class HostUnreachable extends Schema.TaggedError<HostUnreachable>()("HostUnreachable", {
   sessionId: Schema.String,
   host: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** What was asked of the session: `orch <command> <session>`. */
+  command: Schema.String
 }) {
   override get message() {
-    return `${this.sessionId} runs on host ${this.host}, which cannot be reached (${this.reason}); orch kills it once the host answers again, try again then`
+    return `${this.sessionId} runs on host ${this.host}, which cannot be reached (${this.reason}); nothing was done to it: run \`orch ${this.command} ${this.sessionId}\` again once \`orch hosts\` shows ${this.host} up`
   }
 }
 

@@ -94,4 +94,11 @@ describe("orch status: what a record is shown as", () => {
       record("killed", 1, { ...open, sessionId: "app-3" })
     ])).toBe("PRs awaiting a review: app 2, web 1")
   })
+
+  it("a live session on a host that does not answer reads unknown; an ended one, and one elsewhere, as recorded", () => {
+    const options = { supervised: true, nowMs: NOW, downHosts: new Set(["b"]) }
+    expect(asShown(record("working", 1, { host: "b" }), undefined, options).activity).toBe("unknown")
+    expect(asShown(record("killed", 1, { host: "b", activity: "exited" }), undefined, options).activity).toBe("exited")
+    expect(asShown(record("working", 1, { host: "a" }), undefined, options).activity).toBe("active")
+  })
 })

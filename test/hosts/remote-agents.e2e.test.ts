@@ -260,10 +260,26 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
           { host: string; status: string; sessions: Array<string>; lastError?: string }
         >
         expect(hostsNow.find((row) => row.host === "b")).toMatchObject({ status: "down", sessions: frozen.map((row) => row.sessionId).sort() })
-        assert.match((yield* orch("status", "--json")).stderr, /orch: warning: host b unreachable since \d\d:\d\d UTC \(.*\): .* read unknown until it answers/)
+        const whileDown = yield* orch("status", "--json")
+        assert.match(whileDown.stderr, /orch: warning: host b unreachable since \d\d:\d\d UTC \(.*\): .* read unknown until it answers/)
+        for (const row of (JSON.parse(whileDown.stdout) as Array<Row>).filter((row) => row.host === "b")) {
+          assert.strictEqual(row.activity, "unknown", row.sessionId)
+        }
+        // Asked of a session there: refused with the reason, never taken for a session that is gone.
+        for (const command of [["send", frozen[0]!.sessionId, "hello"], ["session", "restore", frozen[0]!.sessionId]]) {
+          const refused = yield* orch(...command)
+          assert.strictEqual(refused.code, 1, refused.stdout)
+          assert.include(refused.stderr, `${frozen[0]!.sessionId} runs on host b, which cannot be reached`)
+          assert.include(refused.stderr, "nothing was done to it")
+        }
         const beforeResume = times().length
         yield* b.resume
-        yield* eventually(Effect.sync(times), (all) => all.length > beforeResume + 1, "b was not probed again once it answered", 60)
+        yield* eventually(
+          Effect.sync(times),
+          (all) => all.length > beforeResume + 1,
+          "b was not probed again once it answered",
+          60
+        )
         yield* eventually(Effect.sync(events), (all) => all.some((e) => e.type === "host.up" && e.data?.host === "b"), "no host.up for b", 60)
         assert.strictEqual(events().filter((e) => e.type === "host.down").length, 1, "one host.down for the outage")
         const inbox = JSON.parse((yield* orch("notifications", "--json")).stdout) as Array<{ type: string; priority: string }>
