@@ -1,6 +1,7 @@
 /** What session commands tell a user when they cannot do what was asked. */
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import { didYouMean } from "../config/suggest.ts"
 
 export class ProjectNotFound extends Schema.TaggedError<ProjectNotFound>()("ProjectNotFound", {
   project: Schema.String,
@@ -118,7 +119,20 @@ export class NoHostFits extends Schema.TaggedError<NoHostFits>()("NoHostFits", {
   reason: Schema.String
 }) {
   override get message() {
-    return `${this.reason}; free memory on a host, raise its maxSessions, or name another with --host`
+    return `${this.reason}; \`orch hosts\` shows each host's figures and errors`
+  }
+}
+
+/** `--host` names no host of the config. */
+export class UnknownHost extends Schema.TaggedError<UnknownHost>()("UnknownHost", {
+  host: Schema.String,
+  known: Schema.Array(Schema.String)
+}) {
+  override readonly [Runtime.errorExitCode] = 2
+  override get message() {
+    return `there is no host named ${this.host}${didYouMean(this.host, this.known)}; the hosts are ${
+      this.known.join(", ")
+    }: name one of them with --host, or add it under hosts: in the config`
   }
 }
 

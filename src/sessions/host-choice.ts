@@ -10,7 +10,7 @@ import { measureHeadroom } from "../hosts/headroom.ts"
 import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
 import { describeNowhere, type HostReading, place, placeMany, type Placement, type PlacementRequest } from "../hosts/placement.ts"
 import { LOCAL } from "../hosts/spec.ts"
-import { NoHostFits } from "./errors.ts"
+import { NoHostFits, UnknownHost } from "./errors.ts"
 
 /** Disk a host needs free for a worktree, and the load per CPU above which it takes no new session. */
 export const MIN_DISK_MB = 1024
@@ -66,6 +66,9 @@ export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
   records: ReadonlyArray<SessionRecord>,
   forced: string | undefined
 ) {
+  if (forced !== undefined && forced !== LOCAL && config.hosts[forced] === undefined) {
+    return yield* new UnknownHost({ host: forced, known: [LOCAL, ...Object.keys(config.hosts)] })
+  }
   if (localOnly(config, forced)) return LOCAL
   const readings = yield* readHeadroom(connections, config, forced)
   return yield* hostOrFail(place(hostsOf(config), readings, requestFor(config, project, records, forced)))

@@ -78,6 +78,11 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
         const env = yield* setUp(pool.hosts)
         const { orch, origin } = env
 
+        // A host name misspelt: a usage error that names the hosts, before anything is made.
+        const misspelt = yield* orch("spawn", "proj", "--task", "say hello", "--host", "bb")
+        assert.strictEqual(misspelt.code, 2, misspelt.stdout)
+        assert.include(misspelt.stderr, "there is no host named bb (did you mean \"b\"?); the hosts are local, ")
+
         const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
         assert.strictEqual(spawned.code, 0, spawned.stderr)
         const record = JSON.parse(spawned.stdout) as { sessionId: string; host: string; workspacePath: string }
