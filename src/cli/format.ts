@@ -16,8 +16,19 @@ export const duration = (ms: number): string => {
   return `${Math.floor(seconds / 86400)}d`
 }
 
-/** Where a command put a session's unsaved work, for its report ("" when there was none). */
-export const rescueNote = (removed: { readonly rescuedTo?: string | undefined; readonly commit?: string | undefined }): string =>
-  removed.rescuedTo === undefined
-    ? ""
-    : `; unsaved work saved to ${removed.rescuedTo}${removed.commit ? ` (commit ${removed.commit.slice(0, 12)})` : ""}`
+/**
+ * Where a command put a session's unsaved work, for its report ("" when there was none). A session on another host
+ * saves it to its origin, not to this machine's clone: the note says how to bring it here.
+ */
+export const rescueNote = (
+  removed: { readonly rescuedTo?: string | undefined; readonly commit?: string | undefined; readonly record?: { readonly host?: string | undefined } }
+): string => {
+  if (removed.rescuedTo === undefined) return ""
+  const commit = removed.commit ? `commit ${removed.commit.slice(0, 12)}` : undefined
+  const host = removed.record?.host
+  return host === undefined || host === "local"
+    ? `; unsaved work saved to ${removed.rescuedTo}${commit ? ` (${commit})` : ""}`
+    : `; unsaved work saved to ${removed.rescuedTo} on origin, pushed from host ${host} (${
+      commit ? `${commit}; ` : ""
+    }\`git fetch origin ${removed.rescuedTo}:${removed.rescuedTo}\` brings it here)`
+}

@@ -136,6 +136,12 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
         const killed = yield* orch("session", "kill", record.sessionId)
         assert.strictEqual(killed.code, 0, killed.stderr)
         const ref = `refs/orch/rescue/${record.sessionId}`
+        assert.match(
+          killed.stdout,
+          new RegExp(
+            `^killed ${record.sessionId}; unsaved work saved to ${ref} on origin, pushed from host b \\(commit [0-9a-f]{12}; \`git fetch origin ${ref}:${ref}\` brings it here\\)\n$`
+          )
+        )
         assert.strictEqual(git(origin, "show", `${ref}:dirty.txt`), "unsaved\n", "the dirty file is on origin's rescue ref")
         assert.strictEqual(b.shell(`test -e ${record.workspacePath} && echo there || echo gone`).trim(), "gone")
         assert.strictEqual(
