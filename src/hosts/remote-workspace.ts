@@ -155,7 +155,9 @@ rm -f "$GIT_INDEX_FILE"; git read-tree HEAD && git add -A && tree=$(git write-tr
 rm -f "$GIT_INDEX_FILE"; unset GIT_INDEX_FILE
 earlier=""; if git fetch -q origin ${q(`+${ref}:${ref}`)} 2>/dev/null; then earlier="-p $(git rev-parse ${q(ref)})"; fi
 commit=$(git ${IDENTITY} commit-tree "$tree" -p HEAD $earlier -m "orch: work saved from $(basename "$PWD")") || ${fail("the rescue commit could not be made")}
-git push -q origin "$commit":${q(ref)} >&2 || ${fail(`pushing ${ref} to origin failed; the worktree is kept`)}
+pushed=$(git push -q origin "$commit":${
+        q(ref)
+      } 2>&1) || { echo "pushing ${ref} to origin failed ($(printf '%s\n' "$pushed" | sed -n 's/^ *//; /./p' | head -n 3 | tr '\n' ' ' | cut -c1-300)); the worktree is kept" >&2; exit ${REFUSED}; }
 echo "$commit"\n`
     )
     return out.trim()

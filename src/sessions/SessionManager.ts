@@ -29,7 +29,7 @@ import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
-import { HostUnreachable, IssueHasSession, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
+import { HostUnreachable, IssueHasSession, KillIncomplete, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
 import { chooseHost, chooseHosts } from "./host-choice.ts"
 import { startOrchestrator } from "./orchestrator.ts"
 import { makeQueueing } from "./queueing.ts"
@@ -217,7 +217,10 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     yield* refuseUnreachable(config, record, "session kill")
     const removed = yield* Effect.gen(function*() {
       yield* stopRuntime(record.runtime)
-      return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch)
+      // The agent is stopped: a worktree that cannot be saved is kept, and the record says the agent is gone.
+      return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch).pipe(
+        Effect.catch((error) => Effect.andThen(update(record, { activity: "exited" }), Effect.fail(new KillIncomplete({ sessionId, reason: error.message }))))
+      )
     }).pipe(withPlugins(config, project, hostOf(record)))
     const killed = yield* update(record, {
       status: "killed",

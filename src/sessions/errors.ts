@@ -136,6 +136,16 @@ export class UnknownHost extends Schema.TaggedError<UnknownHost>()("UnknownHost"
   }
 }
 
+/** A kill stopped the agent but could not save and remove its worktree: the worktree and its work are kept. */
+export class KillIncomplete extends Schema.TaggedError<KillIncomplete>()("KillIncomplete", {
+  sessionId: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.sessionId}: its agent is stopped, but its worktree could not be saved and removed (${this.reason}); fix that and run \`orch session kill ${this.sessionId}\` again, or \`orch session restore ${this.sessionId}\` to go on working in it`
+  }
+}
+
 /** The session's host cannot be reached: nothing there can be ended or saved now. */
 export class HostUnreachable extends Schema.TaggedError<HostUnreachable>()("HostUnreachable", {
   sessionId: Schema.String,

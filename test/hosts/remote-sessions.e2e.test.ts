@@ -133,6 +133,20 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
         assert.match(table.stdout, /HOST/)
 
         b.shell(`echo unsaved > ${record.workspacePath}/dirty.txt`)
+        // An origin the host may not push to: the agent is stopped, the worktree and its work are kept, git's reason said.
+        execFileSync("chmod", ["-R", "go-w", origin])
+        const refused = yield* orch("session", "kill", record.sessionId)
+        execFileSync("chmod", ["-R", "a+rwX", origin])
+        assert.strictEqual(refused.code, 1, refused.stdout)
+        assert.include(refused.stderr, `${record.sessionId}: its agent is stopped, but its worktree could not be saved and removed (`)
+        assert.match(
+          refused.stderr,
+          new RegExp(`pushing refs/orch/rescue/${record.sessionId} to origin failed \\(.*(denied|rejected|error).*\\); the worktree is kept`)
+        )
+        assert.strictEqual(b.shell(`cat ${record.workspacePath}/dirty.txt`), "unsaved\n")
+        const afterRefused = JSON.parse((yield* orch("status", "--json")).stdout) as Array<{ sessionId: string; activity: string }>
+        assert.strictEqual(afterRefused.find((row) => row.sessionId === record.sessionId)?.activity, "exited")
+
         const killed = yield* orch("session", "kill", record.sessionId)
         assert.strictEqual(killed.code, 0, killed.stderr)
         const ref = `refs/orch/rescue/${record.sessionId}`
