@@ -1,5 +1,6 @@
 /**
- * `orch doctor`: is this machine ready to run orch? git and tmux, the config, each configured agent's binary
+ * `orch doctor`: is this machine ready to run orch? git and tmux, the config, its hosts (each answers, with tmux
+ * and git there), each configured agent's binary
  * and version, and for Claude Code the drift canary (its real screens and hooks, read by orch's detector);
  * `--notify` sends a test notification through the routing. Prints one line per check; exits 1 if any failed.
  */
@@ -9,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { Host } from "../config/host.ts"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { VERIFIED_CLAUDE_VERSION } from "../plugins/agent/claude-screen.ts"
@@ -201,6 +203,36 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
  * The notifiers the routing names: those that cannot deliver on this machine (known without sending anything) and,
  * with `--notify`, a test notification through each of the others, one at a time, so each answers for itself.
  */
+/** Each host under `hosts:`: it answers through its connection, with tmux and git there (one round trip each, all hosts at once). */
+const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data: string) {
+  const names = Object.keys(config.hosts)
+  if (names.length === 0) return []
+  const [{ HostConnections }, { measureHeadroom }] = yield* Effect.promise(() =>
+    Promise.all([import("../hosts/HostConnections.ts"), import("../hosts/headroom.ts")])
+  )
+  return yield* Effect.scoped(Effect.gen(function*() {
+    const connections = yield* HostConnections.make({
+      hosts: names.map((name) => ({ name, spec: config.hosts[name]! })),
+      controlDir: join(data, "ssh")
+    })
+    return yield* Effect.forEach(names, (name) =>
+      Effect.gen(function*() {
+        const what = `host ${name}`
+        const facts = yield* measureHeadroom(connections, name, config.hosts[name]!.dataDir)
+        if (facts.tmux === undefined) return { level: "fail", what, detail: "answers, but tmux is not installed there; install it on the host" } satisfies Line
+        const git = yield* connections.run(name, "git --version")
+        if (git.exitCode !== 0) return { level: "fail", what, detail: "answers, but git is not installed there; install it on the host" } satisfies Line
+        return {
+          level: "ok",
+          what,
+          detail: `answers; ${facts.memAvailableMb} MB of memory free, load ${facts.load1} on ${facts.cpus} cores, tmux ${facts.tmux}, ${git.stdout.trim()}`
+        } satisfies Line
+      }).pipe(Effect.catch((error) => Effect.succeed({ level: "fail", what: `host ${name}`, detail: error.message } satisfies Line))), {
+      concurrency: "unbounded"
+    })
+  })).pipe(Effect.catch((error) => Effect.succeed([{ level: "fail", what: "hosts", detail: error.message } satisfies Line])))
+})
+
 const notifierChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, sendTest: boolean) {
   const [{ makeInbox }, { buildNotifiers }, { NotifierRouter, deliverable }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
     Promise.all([
@@ -273,6 +305,7 @@ export const doctor = Command.make(
       lines.push({ level: "ok", what: "config", detail: `${config.configPath ?? "(defaults)"}: ${Object.keys(config.projects).length} project(s)` })
       if (Object.values(config.projects).some((p) => p.runtime === "multiplexer")) lines.push(tmuxSocketCheck(host.env))
       lines.push(...yield* supervisorChecks(dataDir(host), config))
+      lines.push(...yield* hostChecks(config, dataDir(host)))
       lines.push(...yield* agentChecks(config, !noCanary))
       lines.push(...yield* notifierChecks(config, notify))
     }

@@ -166,6 +166,16 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
     120_000
   )
 
+  live("orch doctor checks each host: it answers, with tmux and git there, or says what is missing", () =>
+    Effect.gen(function*() {
+      const pool = yield* makeSshHosts(["a", "b"], { withoutTmux: ["b"] })
+      const { orch } = yield* setUp(pool.hosts)
+      const doctor = yield* orch("doctor", "--no-canary")
+      assert.match(doctor.stdout, /^ok {4}host a: answers; \d+ MB of memory free, load [\d.]+ on \d+ cores, tmux \S+, git version \S+$/m)
+      assert.include(doctor.stdout, "fail  host b: answers, but tmux is not installed there; install it on the host\n")
+      assert.strictEqual(doctor.code, 1, doctor.stdout)
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
   live("placement honours maxSessions: two spawns go to two hosts, a third fits nowhere and says each host's reason", () =>
     Effect.gen(function*() {
       const pool = yield* makeSshHosts(["a", "b"])
