@@ -56,7 +56,12 @@ export const watchHost = (
     if (previous?.status === "down") return { next: { ...previous, lastError: observation.error } }
     return {
       next: { ...previous, status: "down", since: now, lastError: observation.error },
-      news: { type: "host.down", message: `host ${host} stopped answering (${observation.error}); its sessions read unknown until it answers again` }
+      news: {
+        type: "host.down",
+        message: previous === undefined
+          ? `host ${host} does not answer (${observation.error}); no session can run there until it does`
+          : `host ${host} stopped answering (${observation.error}); its sessions read unknown until it answers again`
+      }
     }
   }
   const figures = observation._tag === "Read" ? { headroom: observation.facts, readAt: now } : {}
