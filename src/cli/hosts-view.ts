@@ -2,25 +2,11 @@
  * What `orch hosts` and `orch status` say of the hosts: rows from each host's view (the running supervisor's
  * hosts.json, or a reading made now) and the sessions on it. Pure, but for reading the file.
  */
-import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
-import { existsSync, readFileSync } from "node:fs"
 import { hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
-import { HostsFile, type HostView } from "../hosts/host-watch.ts"
+import type { HostView } from "../hosts/host-watch.ts"
 import { formatSshTarget, type HostSpec } from "../hosts/spec.ts"
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
-
-/** The supervisor's hosts.json, or why it cannot be read; undefined when there is none. */
-export const readHostsFile = (path: string): Result.Result<HostsFile, string> | undefined => {
-  if (!existsSync(path)) return undefined
-  return Result.try(() => readFileSync(path, "utf8")).pipe(
-    Result.mapError((error) => (error instanceof Error ? error.message : String(error))),
-    Result.flatMap((text) =>
-      Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(HostsFile))(text), (error) => error.message.split("\n").join(" "))
-    )
-  )
-}
 
 export interface HostRow {
   readonly host: string

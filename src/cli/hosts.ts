@@ -10,9 +10,9 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { join } from "node:path"
-import type { HostView } from "../hosts/host-watch.ts"
+import { type HostView, readHostsFile } from "../hosts/host-watch.ts"
 import { table } from "./format.ts"
-import { HOST_HEADER, hostCells, hostRows, readHostsFile } from "./hosts-view.ts"
+import { HOST_HEADER, hostCells, hostRows } from "./hosts-view.ts"
 
 export const hosts = Command.make(
   "hosts",

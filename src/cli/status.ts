@@ -79,7 +79,7 @@ export const status = Command.make(
     const supervised = supervisor !== undefined
     const now = yield* Clock.currentTimeMillis
     // Hosts that stopped answering, as the running supervisor's host watch saw them.
-    const { readHostsFile, downHostLines } = yield* Effect.promise(() => import("./hosts-view.ts"))
+    const [{ downHostLines }, { readHostsFile }] = yield* Effect.promise(() => Promise.all([import("./hosts-view.ts"), import("../hosts/host-watch.ts")]))
     const hostsFile = supervised ? readHostsFile(paths.hosts) : undefined
     const hostViews = new Map(hostsFile !== undefined && Result.isSuccess(hostsFile) ? Object.entries(hostsFile.success.hosts) : [])
     const hostsDown = downHostLines(hostViews, records)

@@ -21,6 +21,8 @@ export interface ProjectFacts {
   /** Sessions whose PR waits on a person: open, checks green, not approved. */
   readonly awaitingReview: number
   readonly maxAwaitingReview?: number
+  /** Why no host could take one more of its sessions now (placement, when hosts are configured). */
+  readonly unplaceable?: string
 }
 
 /** One machine's headroom: this one, or (later) a host's. Unknown figures do not hold anything back. */
@@ -75,6 +77,7 @@ export const blocker = (entry: Candidate, facts: AdmissionFacts): string | undef
       project.awaitingReview === 1 ? "" : "s"
     } await a review, its maxAwaitingReview ${project.maxAwaitingReview}`
   }
+  if (project.unplaceable !== undefined) return `waiting for a host: ${project.unplaceable}`
   const { machine } = facts
   if (machine.freeBytes !== undefined) {
     const free = machine.freeBytes - machine.reserveBytes

@@ -5,7 +5,9 @@
  * sent by the caller); answering again is `host.up`, with how long it was down. `hosts.json` in orch's home holds the
  * views, written by the supervisor each round, for `orch hosts` and `orch status`.
  */
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { existsSync, readFileSync } from "node:fs"
 
 export const HostFactsSchema = Schema.Struct({
   memAvailableMb: Schema.Number,
@@ -73,4 +75,15 @@ export const watchHost = (
     }
   }
   return { next: { ...previous, ...figures, status: "up", since: previous?.since ?? now } }
+}
+
+/** The supervisor's hosts.json, or why it cannot be read; undefined when there is none. */
+export const readHostsFile = (path: string): Result.Result<HostsFile, string> | undefined => {
+  if (!existsSync(path)) return undefined
+  return Result.try(() => readFileSync(path, "utf8")).pipe(
+    Result.mapError((error) => (error instanceof Error ? error.message : String(error))),
+    Result.flatMap((text) =>
+      Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(HostsFile))(text), (error) => error.message.split("\n").join(" "))
+    )
+  )
 }

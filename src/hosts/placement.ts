@@ -56,7 +56,9 @@ const judge = (
   const facts = reading.facts
   if (facts.tmux === undefined) return "tmux is not installed there"
   const sessions = request.sessions.get(host.name) ?? 0
-  if (host.maxSessions !== undefined && sessions >= host.maxSessions) return `it runs ${sessions} sessions, its maxSessions`
+  if (host.maxSessions !== undefined && sessions >= host.maxSessions) {
+    return `it runs ${sessions} session${sessions === 1 ? "" : "s"}, its maxSessions ${host.maxSessions}`
+  }
   const reserved = (request.placedSinceMeasured?.get(host.name) ?? 0) * request.memoryMb
   const free = facts.memAvailableMb - reserved
   if (free < request.memoryMb) {

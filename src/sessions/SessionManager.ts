@@ -8,12 +8,14 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ChildProcessSpawner } from "effect/process"
+import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import { existsSync, statSync } from "node:fs"
 import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { planBatch } from "../domain/admission.ts"
 import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
+import { readHostsFile } from "../hosts/host-watch.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
@@ -30,7 +32,7 @@ import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { HostUnreachable, IssueHasSession, KillIncomplete, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
-import { chooseHost, chooseHosts } from "./host-choice.ts"
+import { chooseHost, chooseHosts, placementBlocker } from "./host-choice.ts"
 import { startOrchestrator } from "./orchestrator.ts"
 import { makeQueueing } from "./queueing.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
@@ -144,7 +146,28 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return yield* spawnSession(project, target, { configPath: config.configPath, host }).pipe(withPlugins(config, project, host))
   })
 
-  const queueing = makeQueueing({ queue, events, store, config: configs.current, findProject, spawn: (projectId, target) => spawn(projectId, target) })
+  /** Why no host could take a session of each project now, on the host watch's last figures (hosts configured only). */
+  const unplaceable = Effect.fnUntraced(function*(config: OrchestratorConfig, records: ReadonlyArray<SessionRecord>, projectIds: ReadonlyArray<string>) {
+    const reasons: Record<string, string | undefined> = {}
+    if (Object.keys(config.hosts).length === 0) return reasons
+    const file = readHostsFile(store.paths.hosts)
+    const views = new Map(file !== undefined && Result.isSuccess(file) ? Object.entries(file.success.hosts) : [])
+    const connections = yield* plugins.connections(config)
+    for (const project of projectsOf(config).filter((p) => projectIds.includes(p.id))) {
+      reasons[project.id] = yield* placementBlocker(connections, config, project, records, views)
+    }
+    return reasons
+  })
+
+  const queueing = makeQueueing({
+    queue,
+    events,
+    store,
+    config: configs.current,
+    findProject,
+    spawn: (projectId, target) => spawn(projectId, target),
+    unplaceable
+  })
 
   const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
     projectRef: string,
@@ -173,6 +196,13 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     // Where each one that starts now goes: placed in turn on one headroom reading per host.
     const starting = unique.filter((issueId) => !live.has(issueId) && !entries.has(issueId))
     const hosts = yield* chooseHosts(yield* plugins.connections(config), config, project, records, starting.length)
+    const queueIssue = (issueId: string, reason: string) =>
+      Effect.gen(function*() {
+        const result = yield* queue.add(project.id, [{ issue: issueId }], 0)
+        yield* queueing.queued(result.added)
+        const entry = [...result.added, ...result.already][0]!
+        return { _tag: "Queued", issueId, entryId: entry.id, position: entry.position, reason } satisfies BatchOutcome
+      })
     const hostOfIssue = new Map(starting.map((issueId, i) => [issueId, hosts[i]!]))
     return yield* Effect.forEach(unique, (issueId) => {
       const existing = live.get(issueId)
@@ -182,10 +212,15 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
         : entry !== undefined
         ? Effect.succeed({ _tag: "Queued", issueId, entryId: entry.id, position: entry.position, reason: waits.get(issueId)! })
         : hostOfIssue.get(issueId)!.pipe(
-          Effect.flatMap((host) =>
-            spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host }).pipe(withPlugins(config, project, host))
-          ),
-          Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
+          Effect.matchEffect({
+            // No host can take it now: it waits in the queue, as what the admission rule holds back does.
+            onFailure: (nowhere) => queueIssue(issueId, `waiting for a host: ${nowhere.reason}`),
+            onSuccess: (host) =>
+              spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host }).pipe(
+                withPlugins(config, project, host),
+                Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned }))
+              )
+          }),
           Effect.catch((error) => Effect.succeed<BatchOutcome>({ _tag: "Failed", issueId, reason: error.message }))
         )
       return Effect.tap(outcome, onOutcome)

@@ -1,6 +1,7 @@
 /**
- * The facts the admission rule (src/domain/admission.ts) decides on, for the local machine: the config's limits,
- * the records' live and awaiting-review sessions, and the machine's free memory and load.
+ * The facts the admission rule (src/domain/admission.ts) decides on: the config's limits, the records' live and
+ * awaiting-review sessions, and this machine's free memory and load, or, when hosts are configured, whether
+ * placement could put a session of each project on some host.
  */
 import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
@@ -51,8 +52,11 @@ export const admissionFacts = (
   config: OrchestratorConfig,
   records: ReadonlyArray<SessionRecord>,
   machine: MachineReading,
-  expectedBytes: (agent: string) => number = () => DEFAULT_SESSION_BYTES
+  expectedBytes: (agent: string) => number = () => DEFAULT_SESSION_BYTES,
+  unplaceable: Readonly<Record<string, string | undefined>> = {}
 ): AdmissionFacts => {
+  // With hosts, placement weighs every host's memory and load, this machine's included (`unplaceable`).
+  const hosted = Object.keys(config.hosts).length > 0
   const workers = records.filter((record) => record.role === undefined && !isEnded(record.status))
   const projects: Record<string, ProjectFacts> = {}
   for (const project of Object.values(config.projects)) {
@@ -61,7 +65,8 @@ export const admissionFacts = (
       live: mine.length,
       awaitingReview: mine.filter(awaitsReview).length,
       ...(project.maxSessions !== undefined ? { maxSessions: project.maxSessions } : {}),
-      ...(project.maxAwaitingReview !== undefined ? { maxAwaitingReview: project.maxAwaitingReview } : {})
+      ...(project.maxAwaitingReview !== undefined ? { maxAwaitingReview: project.maxAwaitingReview } : {}),
+      ...(unplaceable[project.id] !== undefined ? { unplaceable: unplaceable[project.id]! } : {})
     }
   }
   return {
@@ -71,8 +76,8 @@ export const admissionFacts = (
     machine: {
       name: "this machine",
       reserveBytes: MEMORY_RESERVE_BYTES,
-      ...(machine.freeBytes !== undefined ? { freeBytes: machine.freeBytes } : {}),
-      ...(machine.load !== undefined ? { load: machine.load, maxLoad: machine.cores * MAX_LOAD_PER_CORE } : {})
+      ...(machine.freeBytes !== undefined && !hosted ? { freeBytes: machine.freeBytes } : {}),
+      ...(machine.load !== undefined && !hosted ? { load: machine.load, maxLoad: machine.cores * MAX_LOAD_PER_CORE } : {})
     },
     expectedBytes
   }

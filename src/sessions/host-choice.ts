@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
 import { measureHeadroom } from "../hosts/headroom.ts"
+import type { HostView } from "../hosts/host-watch.ts"
 import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
 import { describeNowhere, type HostReading, place, placeMany, type Placement, type PlacementRequest } from "../hosts/placement.ts"
 import { LOCAL } from "../hosts/spec.ts"
@@ -85,4 +86,40 @@ export const chooseHosts = Effect.fn("Sessions.chooseHosts")(function*(
   if (localOnly(config, undefined) || count === 0) return Array.from({ length: count }, (): Effect.Effect<string, NoHostFits> => Effect.succeed(LOCAL))
   const readings = yield* readHeadroom(connections, config, undefined)
   return placeMany(hostsOf(config), readings, requestFor(config, project, records, undefined), count).map(hostOrFail)
+})
+
+/** A host as the host watch last saw it (hosts.json), as placement reads it. */
+const readingOf = (view: HostView | undefined): HostReading =>
+  view === undefined
+    ? { _tag: "Unmeasured" }
+    : view.status === "down"
+    ? { _tag: "Down", error: view.lastError ?? "it does not answer" }
+    : view.headroom !== undefined
+    ? { _tag: "Measured", facts: { ...view.headroom, tmux: view.headroom.tmux } }
+    : { _tag: "Unmeasured" }
+
+/**
+ * Why no host could take a new session of `project` now, or undefined when one could: placement on this machine's
+ * headroom read now and each remote host's as the supervisor's host watch last read it (`views`, at most a minute
+ * old; sessions placed since then count against it). Admission's machine budget when hosts are configured; the
+ * spawn itself still reads its host fresh.
+ */
+export const placementBlocker = Effect.fn("Sessions.placementBlocker")(function*(
+  connections: HostConnectionsShape,
+  config: OrchestratorConfig,
+  project: ProjectConfig,
+  records: ReadonlyArray<SessionRecord>,
+  views: ReadonlyMap<string, HostView>
+) {
+  if (localOnly(config, undefined)) return undefined
+  const local = (yield* readHeadroom(connections, config, LOCAL)).get(LOCAL) ?? { _tag: "Unmeasured" }
+  const readings = new Map<string, HostReading>([[LOCAL, local], ...Object.keys(config.hosts).map((name) => [name, readingOf(views.get(name))] as const)])
+  const placedSinceMeasured = new Map(
+    Object.keys(config.hosts).map((name) => {
+      const readAt = views.get(name)?.readAt
+      return [name, readAt === undefined ? 0 : records.filter((r) => hostOf(r) === name && !isEnded(r.status) && Date.parse(r.createdAt) > readAt).length]
+    })
+  )
+  const placement = place(hostsOf(config), readings, { ...requestFor(config, project, records, undefined), placedSinceMeasured })
+  return "none" in placement ? describeNowhere(placement.none) : undefined
 })

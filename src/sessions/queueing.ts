@@ -24,6 +24,12 @@ export interface QueueingDeps {
   readonly config: Effect.Effect<OrchestratorConfig>
   readonly findProject: (config: OrchestratorConfig, ref: string) => Effect.Effect<ProjectConfig, { readonly message: string }>
   readonly spawn: (projectId: string, target: SpawnTarget) => Effect.Effect<{ readonly record: SessionRecord }, { readonly message: string }>
+  /** For each project named, why no host could take one of its sessions now (hosts configured), else nothing. */
+  readonly unplaceable: (
+    config: OrchestratorConfig,
+    records: ReadonlyArray<SessionRecord>,
+    projectIds: ReadonlyArray<string>
+  ) => Effect.Effect<Readonly<Record<string, string | undefined>>, { readonly message: string }>
 }
 
 export type Candidate = Positioned & { readonly agent: string }
@@ -77,8 +83,10 @@ export const makeQueueing = (deps: QueueingDeps) => {
       const entries = yield* queue.list
       if (entries.length === 0) return [] as ReadonlyArray<Waiting<Candidate>>
       const { records } = yield* store.list
-      const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)))
-      const verdict = admission(candidates(config, entries), facts)
+      const waiting = candidates(config, entries)
+      const unplaceable = yield* deps.unplaceable(config, records, waiting.map((entry) => entry.projectId))
+      const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)), unplaceable)
+      const verdict = admission(waiting, facts)
       const entry = verdict.admit
       if (entry === undefined) return verdict.waiting
       // Taken from the queue first: an entry is never started twice, even by two supervisors' rounds.

@@ -32,6 +32,18 @@ describe("blocker: the budget an entry waits on", () => {
     ],
     ["reviews: unset means no limit", facts({ projects: { app: { live: 1, awaitingReview: 40 } } }), entry("q1"), undefined],
     [
+      "hosts: placement can put it nowhere",
+      facts({ projects: { app: { live: 4, awaitingReview: 0, unplaceable: "no host can take the session: a: it runs 2 sessions, its maxSessions 2" } } }),
+      entry("q1"),
+      "waiting for a host: no host can take the session: a: it runs 2 sessions, its maxSessions 2"
+    ],
+    [
+      "hosts: another project's placement does not count",
+      facts({ projects: { web: { live: 4, awaitingReview: 0, unplaceable: "no host can take the session" } } }),
+      entry("q1"),
+      undefined
+    ],
+    [
       "memory: free minus reserve under the expected size",
       facts({ machine: { name: "this machine", freeBytes: 2.4 * GB, reserveBytes: 1 * GB }, expectedBytes: () => 1.8 * GB }),
       entry("q1"),

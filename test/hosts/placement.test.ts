@@ -62,7 +62,7 @@ describe("place (where a new session goes)", () => {
       {
         none: [
           { host: "local", reason: "500 MB of memory free (after 1500 MB reserved for sessions just placed), a session needs 1500 MB" },
-          { host: "a", reason: "it runs 2 sessions, its maxSessions" },
+          { host: "a", reason: "it runs 2 sessions, its maxSessions 2" },
           { host: "b", reason: "load 7 on 4 CPUs is over 1.5 per CPU" }
         ]
       }

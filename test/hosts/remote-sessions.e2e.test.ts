@@ -9,8 +9,10 @@ import * as Schedule from "effect/Schedule"
 import { execFileSync } from "node:child_process"
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { ORCH_BIN, runOrchAsync } from "../support/cli.ts"
+import { ORCH_BIN, runOrch, runOrchAsync } from "../support/cli.ts"
+import { eventually } from "../support/eventually.ts"
 import { tempDir } from "../support/host.ts"
+import { freePort } from "../support/orch-sandbox.ts"
 import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
 const live = sshHostsUnavailable === undefined ? it.live : it.live.skip
@@ -45,9 +47,12 @@ const setUp = (hosts: ReadonlyArray<SshHost>, extra: { readonly maxSessions?: nu
       `    sshOptions: { UserKnownHostsFile: ${host.spec.sshOptions!.UserKnownHostsFile}, IdentitiesOnly: "yes" }`,
       ...(extra.maxSessions !== undefined ? [`    maxSessions: ${extra.maxSessions}`] : [])
     ])
+    // Free ports, for a test that starts the supervisor (this machine's 3000 may be taken).
+    const ports = [`port: ${yield* freePort}`, `terminalPort: ${yield* freePort}`, `directTerminalPort: ${yield* freePort}`]
     writeFileSync(
       join(checkout, "orchestrator.yaml"),
       [
+        ...ports,
         "hosts:",
         ...hostLines,
         "projects:",
@@ -190,14 +195,14 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
       const third = yield* orch("spawn", "proj", "--task", "third task")
       assert.notStrictEqual(third.code, 0)
       assert.include(third.stderr, "no host can take the session: local: the project may not use it")
-      assert.include(third.stderr, "a: it runs 1 sessions, its maxSessions")
-      assert.include(third.stderr, "b: it runs 1 sessions, its maxSessions")
+      assert.include(third.stderr, "a: it runs 1 session, its maxSessions 1")
+      assert.include(third.stderr, "b: it runs 1 session, its maxSessions 1")
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 
   live("batch-spawn places each issue in turn on one reading per host: four spread two and two, a fifth fits nowhere", () =>
     Effect.gen(function*() {
       const pool = yield* makeSshHosts(["a", "b"])
-      const { orch } = yield* setUp(pool.hosts, { maxSessions: 2, projectHosts: ["a", "b"] })
+      const { orch, checkout, home, tmux } = yield* setUp(pool.hosts, { maxSessions: 2, projectHosts: ["a", "b"] })
       const batch = yield* orch("batch-spawn", "proj", "1", "2", "3", "4")
       assert.strictEqual(batch.code, 0, batch.stdout + batch.stderr)
       const lines = batch.stdout.trim().split("\n")
@@ -207,9 +212,30 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
       // One headroom reading per host for the whole batch: each host's sshd saw one connection (the master).
       for (const host of pool.hosts) assert.strictEqual(host.log().filter((line) => line.includes("Accepted publickey")).length, 1, host.name)
 
+      // A fifth fits nowhere: it waits in the queue, saying why.
       const fifth = yield* orch("batch-spawn", "proj", "5")
-      assert.strictEqual(fifth.code, 1)
-      assert.include(fifth.stdout, "5: failed: no host can take the session: local: the project may not use it")
-      assert.include(fifth.stdout, "a: it runs 2 sessions, its maxSessions")
+      assert.strictEqual(fifth.code, 0, fifth.stdout + fifth.stderr)
+      assert.match(
+        fifth.stdout,
+        /^5: queued as q-\d+, position 1 \(waiting for a host: no host can take the session: local: the project may not use it \(its hosts: a, b\); a: it runs 2 sessions, its maxSessions 2; b: it runs 2 sessions, its maxSessions 2\)$/m
+      )
+      assert.include(fifth.stdout, "created 0, skipped 0, failed 0, queued 1")
+
+      // The supervisor admits it once a host has room: placement on the host watch's figures, the spawn reading its host.
+      const started = yield* orch("start", "proj", "--detach", "--no-open")
+      assert.strictEqual(started.code, 0, started.stderr)
+      yield* Effect.addFinalizer(() => Effect.asVoid(orch("stop")))
+      const onA = (JSON.parse((yield* orch("status", "--json")).stdout) as Array<{ sessionId: string; host?: string; issueId: string }>).find((r) =>
+        r.host === "a"
+      )!
+      assert.strictEqual((yield* orch("session", "kill", onA.sessionId)).code, 0)
+      const admitted = yield* eventually("issue 5 admitted and running on a", () => {
+        const rows = JSON.parse(runOrch(["status", "--json"], { cwd: checkout, env: { HOME: home, TMUX_TMPDIR: tmux } }).stdout) as Array<
+          { issueId: string; host?: string; status: string }
+        >
+        return rows.find((r) => r.issueId === "5" && r.host === "a" && r.status !== "killed")
+      }, 30_000)
+      assert.strictEqual(admitted.host, "a")
+      assert.strictEqual((yield* orch("queue", "ls", "--json")).stdout.trim(), "[]")
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 })

@@ -59,4 +59,18 @@ describe("admissionFacts", () => {
       assert.strictEqual(verdict.admit?.id, "q2", "web has no limit")
       assert.deepStrictEqual(verdict.waiting.map((w) => w.reason), ["waiting for reviews in app: 2 PRs await a review, its maxAwaitingReview 2"])
     }))
+
+  it.effect("with hosts, this machine's memory and load are placement's to weigh: the project's facts carry why it cannot be placed", () =>
+    Effect.gen(function*() {
+      const root = yield* tempDir()
+      const config = yield* validateConfig({
+        hosts: { a: { ssh: "me@a" } },
+        projects: { app: { repo: "acme/app", path: `${root}/app`, tracker: { plugin: "none" } } }
+      }).pipe(withHost({ cwd: root, homeDir: root }))
+      const full = { freeBytes: 0, load: 99, cores: 1 }
+      const facts = admissionFacts(config, [], full, undefined, { app: "no host can take the session: a: it is down (refused)" })
+      assert.deepStrictEqual(facts.machine, { name: "this machine", reserveBytes: 1024 ** 3 })
+      assert.strictEqual(facts.projects.app!.unplaceable, "no host can take the session: a: it is down (refused)")
+      assert.strictEqual(admissionFacts(config, [], full).projects.app!.unplaceable, undefined)
+    }))
 })
