@@ -3,7 +3,8 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { workLabel } from "../domain/session.ts"
+import { hostOf, type SessionRecord, workLabel } from "../domain/session.ts"
+import { LOCAL } from "../hosts/spec.ts"
 import type { Liveness } from "../plugins/runtime/Runtime.ts"
 import type { Removed } from "../sessions/SessionOps.ts"
 import { age, rescueNote, table } from "./format.ts"
@@ -16,6 +17,10 @@ const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescrip
 const livenessCell = (state: Liveness | undefined) =>
   state === undefined ? "-" : state._tag === "Exited" ? `exited${state.exitCode !== undefined ? ` (${state.exitCode})` : ""}` : state._tag.toLowerCase()
 
+/** A session's terminal as the probe found it; "unknown" when its host did not answer the probe. */
+const runtimeCell = (record: SessionRecord, liveness: ReadonlyMap<string, Liveness>) =>
+  record.runtime === null ? "-" : liveness.has(record.runtime.id) ? livenessCell(liveness.get(record.runtime.id)) : "unknown"
+
 const ls = Command.make(
   "ls",
   { json },
@@ -24,14 +29,22 @@ const ls = Command.make(
     const { records, liveness } = yield* withLocalSessions((sessions) => sessions.probeAll())
     const sorted = sortRecords(records)
     if (json) {
-      return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, runtimeState: livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined) }))))
+      return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, host: hostOf(r), runtimeState: runtimeCell(r, liveness) }))))
     }
     const now = yield* Clock.currentTimeMillis
+    // A HOST column once a session runs on another host.
+    const hosts = sorted.some((r) => hostOf(r) !== LOCAL)
     yield* Console.log(table(
-      ["SESSION", "ISSUE", "STATUS", "RUNTIME", "WORKSPACE", "AGE"],
-      sorted.map((
-        r
-      ) => [r.sessionId, workLabel(r), r.status, livenessCell(r.runtime ? liveness.get(r.runtime.id) : undefined), r.workspacePath, age(r.createdAt, now)])
+      ["SESSION", "ISSUE", ...(hosts ? ["HOST"] : []), "STATUS", "RUNTIME", "WORKSPACE", "AGE"],
+      sorted.map((r) => [
+        r.sessionId,
+        workLabel(r),
+        ...(hosts ? [hostOf(r)] : []),
+        r.status,
+        runtimeCell(r, liveness),
+        r.workspacePath,
+        age(r.createdAt, now)
+      ])
     ))
   })
 ).pipe(Command.withDescription("List sessions with the live state of their terminals (probes tmux once)"))

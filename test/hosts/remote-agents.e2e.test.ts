@@ -265,6 +265,8 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
         for (const row of (JSON.parse(whileDown.stdout) as Array<Row>).filter((row) => row.host === "b")) {
           assert.strictEqual(row.activity, "unknown", row.sessionId)
         }
+        const listed = JSON.parse((yield* orch("session", "ls", "--json")).stdout) as Array<{ sessionId: string; host: string; runtimeState: string }>
+        for (const row of listed.filter((row) => row.host === "b")) assert.strictEqual(row.runtimeState, "unknown", row.sessionId)
         // Asked of a session there: refused with the reason, never taken for a session that is gone.
         for (const command of [["send", frozen[0]!.sessionId, "hello"], ["session", "restore", frozen[0]!.sessionId]]) {
           const refused = yield* orch(...command)
