@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto"
 import type { RuntimeHandle } from "../domain/session.ts"
 import { type AttachOptions, type TerminalSize, TerminalUnavailable } from "../domain/terminal.ts"
 import { SHELL_NAME, shellQuote } from "../plugins/runtime/launch-env.ts"
-import { NO_SERVER, PANE_FORMAT, panesOf } from "../plugins/runtime/multiplexer.ts"
+import { newSessionArgs, NO_SERVER, PANE_FORMAT, panesOf } from "../plugins/runtime/multiplexer.ts"
 import { type LaunchSpec, type Liveness, RuntimeError } from "../plugins/runtime/Runtime.ts"
 import { attachArgs, attachClient } from "../plugins/runtime/tmux-attach.ts"
 import { screenOf, sendConfirmed } from "../plugins/runtime/tmux-send.ts"
@@ -84,37 +84,7 @@ export const makeRemoteTmux = (connections: HostConnectionsShape, host: string, 
       `${prepareSocketDir}env_file="$dir"/${envName}
 (umask 077 && cat > "$env_file") || exit ${REFUSED}
 ${
-        tmuxLine([
-          "new-session",
-          "-d",
-          "-s",
-          spec.sessionId,
-          "-c",
-          spec.workingDir,
-          "-x",
-          "200",
-          "-y",
-          "50",
-          "--",
-          "/bin/sh",
-          "-c",
-          launchScript(spec),
-          "sh",
-          { raw: `"$env_file"` },
-          ";",
-          "set-option",
-          "-w",
-          "-t",
-          `=${spec.sessionId}:`,
-          "remain-on-exit",
-          "on",
-          ";",
-          "display-message",
-          "-p",
-          "-t",
-          `=${spec.sessionId}:`,
-          "#{session_name}"
-        ])
+        tmuxLine(newSessionArgs(spec.sessionId, spec.workingDir, [launchScript(spec), "sh", { raw: `"$env_file"` }]))
       } || { status=$?; rm -f "$env_file"; exit $status; }
 `,
       { stdin: exportLines(spec.env) }

@@ -56,6 +56,41 @@ export const panesOf = (stdout: string): Map<string, Liveness> => {
   return panes
 }
 
+/**
+ * One tmux command line that makes session `sessionId` running `/bin/sh -c <shell…>` in `workingDir`, keeps its
+ * pane when the agent exits (its status stays readable), and says the session's name back: tmux answers 0 even
+ * when its server could not stay up, so a session is believed only once named. Here and on a host (remote-tmux.ts).
+ */
+export const newSessionArgs = <A>(sessionId: string, workingDir: string, shell: ReadonlyArray<string | A>): Array<string | A> => [
+  "new-session",
+  "-d",
+  "-s",
+  sessionId,
+  "-c",
+  workingDir,
+  "-x",
+  "200",
+  "-y",
+  "50",
+  "--",
+  "/bin/sh",
+  "-c",
+  ...shell,
+  ";",
+  "set-option",
+  "-w",
+  "-t",
+  `=${sessionId}:`,
+  "remain-on-exit",
+  "on",
+  ";",
+  "display-message",
+  "-p",
+  "-t",
+  `=${sessionId}:`,
+  "#{session_name}"
+]
+
 export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
   const tmux = (operation: string, args: ReadonlyArray<string>, options: ExecOptions = {}) =>
@@ -94,35 +129,7 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
 
   const launch = Effect.fnUntraced(function*(spec: LaunchSpec, envFile: EnvFile) {
     // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
-    const made = yield* tmuxOk("new-session", [
-      "new-session",
-      "-d",
-      "-s",
-      spec.sessionId,
-      "-c",
-      spec.workingDir,
-      "-x",
-      "200",
-      "-y",
-      "50",
-      "--",
-      "/bin/sh",
-      "-c",
-      launchLine(envFile, spec.unsetEnv, spec.command),
-      ";",
-      "set-option",
-      "-w",
-      "-t",
-      `=${spec.sessionId}:`,
-      "remain-on-exit",
-      "on",
-      ";",
-      "display-message",
-      "-p",
-      "-t",
-      `=${spec.sessionId}:`,
-      "#{session_name}"
-    ])
+    const made = yield* tmuxOk("new-session", newSessionArgs(spec.sessionId, spec.workingDir, [launchLine(envFile, spec.unsetEnv, spec.command)]))
     if (made.trim() !== spec.sessionId) {
       return yield* new RuntimeError({
         plugin: PLUGIN,
