@@ -55,6 +55,7 @@ export const makeHostWatch = Effect.fnUntraced(function*(deps: HostWatchDeps) {
   const write = Effect.fnUntraced(function*(hosts: ReadonlyArray<string>) {
     const file = {
       writtenAt: yield* Clock.currentTimeMillis,
+      pid: process.pid,
       hosts: Object.fromEntries(hosts.flatMap((host) => views.has(host) ? [[host, views.get(host)!]] : []))
     }
     yield* writeFileAtomic(deps.hostsFile, `${encode(file)}\n`)

@@ -35,7 +35,7 @@ export const hosts = Command.make(
       Effect.provide(SessionStore.layer)
     )
     const supervisor = yield* Effect.promise(() => pingSupervisor(socketPath(paths.root)))
-    const file = supervisor !== undefined ? readHostsFile(paths.hosts) : undefined
+    const file = supervisor !== undefined ? readHostsFile(paths.hosts, supervisor.pid) : undefined
     if (file !== undefined && Result.isFailure(file)) {
       yield* Console.error(`orch: warning: ${paths.hosts} cannot be read (${file.failure}); reading the hosts now`)
     }

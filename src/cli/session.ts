@@ -3,7 +3,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { hostOf, type SessionRecord, workLabel } from "../domain/session.ts"
+import { hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import type { Liveness } from "../plugins/runtime/Runtime.ts"
 import type { Removed } from "../sessions/SessionOps.ts"
@@ -17,9 +17,15 @@ const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescrip
 const livenessCell = (state: Liveness | undefined) =>
   state === undefined ? "-" : state._tag === "Exited" ? `exited${state.exitCode !== undefined ? ` (${state.exitCode})` : ""}` : state._tag.toLowerCase()
 
-/** A session's terminal as the probe found it; "unknown" when its host did not answer the probe. */
+/** A session's terminal as the probe found it; "unknown" for a live session whose host did not answer the probe. */
 const runtimeCell = (record: SessionRecord, liveness: ReadonlyMap<string, Liveness>) =>
-  record.runtime === null ? "-" : liveness.has(record.runtime.id) ? livenessCell(liveness.get(record.runtime.id)) : "unknown"
+  record.runtime === null
+    ? "-"
+    : liveness.has(record.runtime.id)
+    ? livenessCell(liveness.get(record.runtime.id))
+    : isEnded(record.status)
+    ? "-"
+    : "unknown"
 
 const ls = Command.make(
   "ls",

@@ -79,9 +79,8 @@ export const status = Command.make(
     const supervised = supervisor !== undefined
     const now = yield* Clock.currentTimeMillis
     // Hosts that stopped answering, as the running supervisor's host watch saw them.
-    const [{ downHostLines }, { readHostsFile }] = yield* Effect.promise(() => Promise.all([import("./hosts-view.ts"), import("../hosts/host-watch.ts")]))
-    const hostsFile = supervised ? readHostsFile(paths.hosts) : undefined
-    const hostViews = new Map(hostsFile !== undefined && Result.isSuccess(hostsFile) ? Object.entries(hostsFile.success.hosts) : [])
+    const [{ downHostLines }, { hostViewsOf }] = yield* Effect.promise(() => Promise.all([import("./hosts-view.ts"), import("../hosts/host-watch.ts")]))
+    const hostViews = supervisor !== undefined ? hostViewsOf(paths.hosts, supervisor.pid) : new Map<string, never>()
     const hostsDown = downHostLines(hostViews, records)
     const downHosts = new Set([...hostViews].filter(([, view]) => view.status === "down").map(([host]) => host))
     const rows = sortRecords(records).map((record) =>

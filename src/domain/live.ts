@@ -14,3 +14,9 @@ export const isEnded = (status: SessionStatus): boolean => ENDED_STATUSES.includ
 
 /** A session with an agent to watch: not ended, and not still being spawned (the spawn owns it until then). */
 export const isLive = (record: Pick<SessionRecord, "status">): boolean => !isEnded(record.status) && record.status !== "spawning"
+
+/**
+ * A session whose agent may be running: not ended, and its agent not seen to exit (an `errored` session keeps its
+ * worktree, but no agent of it runs). What `maxSessions`, on a host or in admission, counts.
+ */
+export const holdsASlot = (record: Pick<SessionRecord, "status" | "activity">): boolean => !isEnded(record.status) && record.activity !== "exited"

@@ -36,13 +36,13 @@ export class HostTimedOut extends Schema.TaggedError<HostTimedOut>()("HostTimedO
   }
 }
 
-/** The host is down (its last failure given); orch is reconnecting with backoff and refuses work until then. */
+/** The host is down (its last failure given): work for it is refused until it answers again (a reconnect, with backoff). */
 export class HostDown extends Schema.TaggedError<HostDown>()("HostDown", {
   host: Schema.String,
   lastError: Schema.String
 }) {
   override get message() {
-    return `host ${this.host} is down and orch is reconnecting; until then nothing is sent there. Last error: ${this.lastError}`
+    return `host ${this.host} is not answering (${this.lastError}); nothing is sent there until it answers again`
   }
 }
 

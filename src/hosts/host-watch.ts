@@ -32,6 +32,8 @@ export type HostView = typeof HostView.Type
 /** `hosts.json`: every configured remote host's view, as of `writtenAt` (Unix ms). */
 export const HostsFile = Schema.Struct({
   writtenAt: Schema.Number,
+  /** The supervisor that wrote it: only the running one's word counts (an earlier one's views are stale). */
+  pid: Schema.optionalKey(Schema.Int),
   hosts: Schema.Record(Schema.String, HostView)
 })
 export type HostsFile = typeof HostsFile.Type
@@ -77,13 +79,20 @@ export const watchHost = (
   return { next: { ...previous, ...figures, status: "up", since: previous?.since ?? now } }
 }
 
-/** The supervisor's hosts.json, or why it cannot be read; undefined when there is none. */
-export const readHostsFile = (path: string): Result.Result<HostsFile, string> | undefined => {
+/** The hosts.json of the supervisor `supervisorPid`, or why it cannot be read; undefined when it wrote none. */
+export const readHostsFile = (path: string, supervisorPid: number): Result.Result<HostsFile, string> | undefined => {
   if (!existsSync(path)) return undefined
-  return Result.try(() => readFileSync(path, "utf8")).pipe(
+  const read = Result.try(() => readFileSync(path, "utf8")).pipe(
     Result.mapError((error) => (error instanceof Error ? error.message : String(error))),
     Result.flatMap((text) =>
       Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(HostsFile))(text), (error) => error.message.split("\n").join(" "))
     )
   )
+  return Result.isSuccess(read) && read.success.pid !== supervisorPid ? undefined : read
+}
+
+/** The remote hosts as the supervisor `supervisorPid` last saw them (hosts.json); none when it wrote no file of its own. */
+export const hostViewsOf = (path: string, supervisorPid: number): ReadonlyMap<string, HostView> => {
+  const file = readHostsFile(path, supervisorPid)
+  return new Map(file !== undefined && Result.isSuccess(file) ? Object.entries(file.success.hosts) : [])
 }

@@ -8,14 +8,13 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ChildProcessSpawner } from "effect/process"
-import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import { existsSync, statSync } from "node:fs"
 import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { planBatch } from "../domain/admission.ts"
 import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
-import { readHostsFile } from "../hosts/host-watch.ts"
+import { hostViewsOf } from "../hosts/host-watch.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
@@ -150,8 +149,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const unplaceable = Effect.fnUntraced(function*(config: OrchestratorConfig, records: ReadonlyArray<SessionRecord>, projectIds: ReadonlyArray<string>) {
     const reasons: Record<string, string | undefined> = {}
     if (Object.keys(config.hosts).length === 0) return reasons
-    const file = readHostsFile(store.paths.hosts)
-    const views = new Map(file !== undefined && Result.isSuccess(file) ? Object.entries(file.success.hosts) : [])
+    // Admission runs in the supervisor: its own host watch's views.
+    const views = hostViewsOf(store.paths.hosts, process.pid)
     const connections = yield* plugins.connections(config)
     for (const project of projectsOf(config).filter((p) => projectIds.includes(p.id))) {
       reasons[project.id] = yield* placementBlocker(connections, config, project, records, views)

@@ -9,7 +9,7 @@ import { availableParallelism, loadavg } from "node:os"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import type { AdmissionFacts, ProjectFacts } from "../domain/admission.ts"
 import type { AgentSize } from "../domain/session-size.ts"
-import { isEnded, type SessionRecord } from "../domain/session.ts"
+import { holdsASlot, isEnded, type SessionRecord } from "../domain/session.ts"
 
 /** The expected size of one more session of an agent before any of its sessions has been measured (docs/queue.md). */
 export const DEFAULT_SESSION_BYTES = 1024 ** 3
@@ -57,13 +57,15 @@ export const admissionFacts = (
 ): AdmissionFacts => {
   // With hosts, placement weighs every host's memory and load, this machine's included (`unplaceable`).
   const hosted = Object.keys(config.hosts).length > 0
-  const workers = records.filter((record) => record.role === undefined && !isEnded(record.status))
+  // Workers whose agent may run hold a session; a PR waits on its reviewer whether or not its agent still runs.
+  const open = records.filter((record) => record.role === undefined && !isEnded(record.status))
+  const workers = open.filter(holdsASlot)
   const projects: Record<string, ProjectFacts> = {}
   for (const project of Object.values(config.projects)) {
-    const mine = workers.filter((record) => record.projectId === project.id)
+    const mine = (list: ReadonlyArray<SessionRecord>) => list.filter((record) => record.projectId === project.id)
     projects[project.id] = {
-      live: mine.length,
-      awaitingReview: mine.filter(awaitsReview).length,
+      live: mine(workers).length,
+      awaitingReview: mine(open).filter(awaitsReview).length,
       ...(project.maxSessions !== undefined ? { maxSessions: project.maxSessions } : {}),
       ...(project.maxAwaitingReview !== undefined ? { maxAwaitingReview: project.maxAwaitingReview } : {}),
       ...(unplaceable[project.id] !== undefined ? { unplaceable: unplaceable[project.id]! } : {})

@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
-import { hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
+import { holdsASlot, hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
 import { measureHeadroom } from "../hosts/headroom.ts"
 import type { HostView } from "../hosts/host-watch.ts"
 import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
@@ -17,10 +17,10 @@ import { NoHostFits, UnknownHost } from "./errors.ts"
 export const MIN_DISK_MB = 1024
 export const MAX_LOAD_PER_CPU = 4
 
-/** Live sessions per host, from the records. */
+/** Sessions per host whose agent may be running (what a host's maxSessions counts), from the records. */
 export const sessionsPerHost = (records: ReadonlyArray<SessionRecord>): ReadonlyMap<string, number> => {
   const counts = new Map<string, number>()
-  for (const record of records) if (!isEnded(record.status)) counts.set(hostOf(record), (counts.get(hostOf(record)) ?? 0) + 1)
+  for (const record of records) if (holdsASlot(record)) counts.set(hostOf(record), (counts.get(hostOf(record)) ?? 0) + 1)
   return counts
 }
 
@@ -68,7 +68,7 @@ export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
   forced: string | undefined
 ) {
   if (forced !== undefined && forced !== LOCAL && config.hosts[forced] === undefined) {
-    return yield* new UnknownHost({ host: forced, known: [LOCAL, ...Object.keys(config.hosts)] })
+    return yield* new UnknownHost({ host: forced, known: project.hosts ?? [LOCAL, ...Object.keys(config.hosts)] })
   }
   if (localOnly(config, forced)) return LOCAL
   const readings = yield* readHeadroom(connections, config, forced)

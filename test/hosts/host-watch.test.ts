@@ -1,6 +1,9 @@
 /** The view of a host and when it is news (src/hosts/host-watch.ts): a table over explicit time. */
 import { assert, describe, it } from "@effect/vitest"
-import { type HostObservation, type HostView, watchHost } from "../../src/hosts/host-watch.ts"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type HostObservation, type HostView, hostViewsOf, readHostsFile, watchHost } from "../../src/hosts/host-watch.ts"
 
 const facts = { memAvailableMb: 4000, memTotalMb: 8000, load1: 0.5, cpus: 4, disk: { path: "/h", freeMb: 9000 }, tmux: "3.3a" }
 const up: HostView = { status: "up", since: 1_000, headroom: facts, readAt: 1_000 }
@@ -66,5 +69,19 @@ describe("watchHost", () => {
       watchHost("b", down, answered, 10_000 + 20_000).news?.message,
       "host b answers again after 20 s down; its sessions are watched as before"
     )
+  })
+})
+
+describe("hosts.json", () => {
+  it("only the running supervisor's file counts: one an earlier supervisor left says nothing", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "orch-hosts-file-")), "hosts.json")
+    assert.isUndefined(readHostsFile(path, 42), "no file")
+    writeFileSync(path, JSON.stringify({ writtenAt: 1, pid: 41, hosts: { b: up } }))
+    assert.isUndefined(readHostsFile(path, 42))
+    assert.deepStrictEqual([...hostViewsOf(path, 42)], [])
+    writeFileSync(path, JSON.stringify({ writtenAt: 1, pid: 42, hosts: { b: up } }))
+    assert.deepStrictEqual([...hostViewsOf(path, 42)], [["b", up]])
+    writeFileSync(path, "{ not json")
+    assert.isTrue(readHostsFile(path, 42)?._tag === "Failure", "a file that does not decode is said to be unreadable")
   })
 })

@@ -86,7 +86,7 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
         // A host name misspelt: a usage error that names the hosts, before anything is made.
         const misspelt = yield* orch("spawn", "proj", "--task", "say hello", "--host", "bb")
         assert.strictEqual(misspelt.code, 2, misspelt.stdout)
-        assert.include(misspelt.stderr, "there is no host named bb (did you mean \"b\"?); the hosts are local, ")
+        assert.include(misspelt.stderr, "there is no host named bb (did you mean \"b\"?); the project's hosts are local, ")
 
         const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
         assert.strictEqual(spawned.code, 0, spawned.stderr)

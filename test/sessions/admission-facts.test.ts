@@ -47,11 +47,15 @@ describe("admissionFacts", () => {
         record("app-2", "app", { review: "approved" }),
         record("app-3", "app", { checks: "failing" }),
         record("web-1", "web"),
-        record("web-2", "web")
+        record("web-2", "web"),
+        // Its agent exited: it holds no session, but its PR still waits on a person.
+        record("web-3", "web", { status: "errored", activity: "exited" })
       ]
       const entry = (id: string, projectId: string) => ({ id, projectId, agent: "command" })
       const one = admissionFacts(config, records, roomy)
       assert.deepStrictEqual(one.projects.app, { live: 3, awaitingReview: 1, maxAwaitingReview: 2 })
+      assert.deepStrictEqual(one.projects.web, { live: 2, awaitingReview: 3 })
+      assert.strictEqual(one.totalLive, 5)
       assert.deepStrictEqual(admission([entry("q1", "app")], one).admit?.id, "q1")
 
       const two = admissionFacts(config, [...records, record("app-4", "app")], roomy)
