@@ -1,6 +1,7 @@
 /**
- * The supervisor's measure of its sessions, once a minute at a probe cycle: one `ps` of this machine, each live
- * local session's agent process tree summed from the pid the cycle's probe gave, the figure per agent plugin moved
+ * The supervisor's measure of its sessions, once a minute at a probe cycle: one `ps` per host with live sessions
+ * (through its connection; this machine's locally), each session's agent process tree summed from the pid the
+ * cycle's probe gave, the figure per agent plugin moved
  * (src/domain/session-size.ts) and written to session-sizes.json, where admission reads the expected size of one
  * more session.
  */
@@ -14,17 +15,18 @@ import { readSessionSizes, writeSessionSizes } from "../src/store/session-sizes-
 
 export const SIZE_SAMPLE_INTERVAL = Duration.minutes(1)
 
-/** A live session on this machine, as the last probe saw it: its agent plugin and the process its runtime started. */
+/** A live session as the last probe saw it: its agent plugin, its host, and the process its runtime started there. */
 export interface SizedSession {
   readonly agent: string
+  readonly host: string
   readonly pid: number
 }
 
 export interface SessionSizesDeps {
   /** The data directory (session-sizes.json). */
   readonly root: string
-  /** `ps -e -o pid=,ppid=,rss=` of this machine. */
-  readonly ps: Effect.Effect<string, { readonly message: string }>
+  /** `ps -e -o pid=,ppid=,rss=` of a host (`local`: this machine). */
+  readonly ps: (host: string) => Effect.Effect<string, { readonly message: string }>
 }
 
 export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDeps) {
@@ -41,11 +43,20 @@ export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDe
       const last = yield* Ref.get(lastSample)
       if (live.length === 0 || (last !== undefined && now - last < Duration.toMillis(SIZE_SAMPLE_INTERVAL))) return
       yield* Ref.set(lastSample, now)
-      const rows = parsePs(yield* deps.ps)
-      const samples = live.flatMap(({ agent, pid }) => {
-        const bytes = treeRss(rows, pid)
-        return bytes === undefined ? [] : [{ agent, bytes }]
-      })
+      const hosts = [...new Set(live.map((session) => session.host))]
+      const perHost = yield* Effect.forEach(hosts, (host) =>
+        deps.ps(host).pipe(
+          Effect.map((text) => {
+            const rows = parsePs(text)
+            return live.filter((session) => session.host === host).flatMap(({ agent, pid }) => {
+              const bytes = treeRss(rows, pid)
+              return bytes === undefined ? [] : [{ agent, bytes }]
+            })
+          }),
+          // A host that cannot answer now (the host watch says so) is measured at the next minute.
+          Effect.catch((error) => Effect.as(Effect.logDebug(`session sizes: host ${host} not measured (${error.message})`), []))
+        ), { concurrency: "unbounded" })
+      const samples = perHost.flat()
       if (samples.length === 0) return
       const next = nextSizes(yield* Ref.get(sizes), samples)
       yield* Ref.set(sizes, next)

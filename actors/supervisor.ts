@@ -17,7 +17,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
-import { ChildProcessSpawner } from "effect/process"
 import * as Queue from "effect/Queue"
 import * as Semaphore from "effect/Semaphore"
 import { join } from "node:path"
@@ -27,11 +26,9 @@ import { activityOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import { type Activity, hostOf, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
 import { probeHost } from "../src/hosts/host-probe.ts"
-import { LOCAL } from "../src/hosts/spec.ts"
 import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
 import type { Liveness, RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
-import { exec } from "../src/process/exec.ts"
 import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
@@ -107,13 +104,14 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     hosts: guard("host watch"),
     sizes: guard("session sizes")
   }
-  const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const sizes = yield* makeSessionSizes({
     root: store.paths.root,
-    ps: exec("ps", ["-e", "-o", "pid=,ppid=,rss="]).pipe(
-      Effect.flatMap((result) => result.exitCode === 0 ? Effect.succeed(result.stdout) : Effect.fail({ message: `ps failed: ${result.stderr.trim()}` })),
-      Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner)
-    )
+    ps: (host) =>
+      configs.current.pipe(
+        Effect.flatMap(plugins.connections),
+        Effect.flatMap((connections) => connections.run(host, "ps -e -o pid=,ppid=,rss=")),
+        Effect.flatMap((result) => result.exitCode === 0 ? Effect.succeed(result.stdout) : Effect.fail({ message: `ps failed: ${result.stderr.trim()}` }))
+      )
   })
   const hostWatch = yield* makeHostWatch({
     events,
@@ -358,11 +356,11 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       })
       yield* observe(record.sessionId, { _tag: "Tick" })
     }
-    const here = probed.records.flatMap((record) => {
+    const running = probed.records.flatMap((record) => {
       const liveness = probed.liveness.get(record.sessionId)
-      return hostOf(record) === LOCAL && liveness?._tag === "Alive" && liveness.pid !== undefined ? [{ agent: record.agent.plugin, pid: liveness.pid }] : []
+      return liveness?._tag === "Alive" && liveness.pid !== undefined ? [{ agent: record.agent.plugin, host: hostOf(record), pid: liveness.pid }] : []
     })
-    yield* loops.sizes.attempt(sizes.sample(here), "orch measures the sessions again at the next minute")
+    yield* loops.sizes.attempt(sizes.sample(running), "orch measures the sessions again at the next minute")
     yield* reportAdoption(probedCounts)
     if (probed.failed.length > 0) return yield* new PartsFailed({ parts: probed.failed })
   })
