@@ -22,12 +22,13 @@ const record = (sessionId: string, fields: Partial<SessionRecord>): SessionRecor
 const handle = (id: string, host?: string): RuntimeHandle => ({ plugin: "multiplexer", id, data: host === undefined ? {} : { host } })
 
 describe("sessions by host", () => {
-  it("sessionsPerHost counts live sessions only; a record without a host is local", () => {
+  it("sessionsPerHost counts sessions whose agent may run (not ended, not exited); a record without a host is local", () => {
     const rows: ReadonlyArray<[ReadonlyArray<SessionRecord>, Record<string, number>]> = [
       [[], {}],
       [[record("1", {}), record("2", { host: "local" })], { local: 2 }],
       [[record("1", { host: "a" }), record("2", { host: "a" }), record("3", { host: "b" })], { a: 2, b: 1 }],
-      [[record("1", { host: "a", status: "killed" }), record("2", { host: "a", status: "merged" }), record("3", { host: "a", status: "stuck" })], { a: 1 }]
+      [[record("1", { host: "a", status: "killed" }), record("2", { host: "a", status: "merged" }), record("3", { host: "a", status: "stuck" })], { a: 1 }],
+      [[record("1", { host: "a", status: "errored", activity: "exited" }), record("2", { host: "a", status: "pr_open", activity: "idle" })], { a: 1 }]
     ]
     for (const [records, expected] of rows) assert.deepStrictEqual(Object.fromEntries(sessionsPerHost(records)), expected)
   })
