@@ -23,7 +23,10 @@ export interface QueueingDeps {
   readonly store: SessionStoreShape
   readonly config: Effect.Effect<OrchestratorConfig>
   readonly findProject: (config: OrchestratorConfig, ref: string) => Effect.Effect<ProjectConfig, { readonly message: string }>
-  readonly spawn: (projectId: string, target: SpawnTarget) => Effect.Effect<{ readonly record: SessionRecord }, { readonly message: string }>
+  readonly spawn: (
+    projectId: string,
+    target: SpawnTarget
+  ) => Effect.Effect<{ readonly record: SessionRecord }, { readonly _tag: string; readonly message: string }>
   /** For each project named, why no host could take one of its sessions now (hosts configured), else nothing. */
   readonly unplaceable: (
     config: OrchestratorConfig,
@@ -103,6 +106,13 @@ export const makeQueueing = (deps: QueueingDeps) => {
           message: `${entry.id} (${entryLabel(entry)}) started as ${spawned.success.record.sessionId}`,
           data: { entryId: entry.id, waitedMs: Math.max(0, now - addedAt) }
         })
+      } else if (spawned.failure._tag === "NoHostFits") {
+        // The host watch's figures let it in, the spawn's fresh reading did not: it waits again (this round ends, or
+        // the same figures would let it in again), nothing lost.
+        const again = yield* queue.add(entry.projectId, [entry.issue !== undefined ? { issue: entry.issue } : { task: entry.task ?? "" }], entry.priority)
+        yield* added(again.added)
+        const requeued = [...again.added, ...again.already].map((queued) => ({ entry: { ...queued, agent: entry.agent }, reason: spawned.failure.message }))
+        return [...verdict.waiting, ...requeued]
       } else {
         yield* events.append({
           type: "queue.dropped",
