@@ -1,9 +1,8 @@
 /**
  * The supervisor's measure of its sessions, once a minute at a probe cycle: one `ps` per host with live sessions
  * (through its connection; this machine's locally), each session's agent process tree summed from the pid the
- * cycle's probe gave, the figure per agent plugin moved
- * (src/domain/session-size.ts) and written to session-sizes.json, where admission reads the expected size of one
- * more session.
+ * cycle's probe gave, the figure per agent plugin moved (src/domain/session-size.ts) and written to
+ * session-sizes.json, where admission reads the expected size of one more session.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -34,8 +33,8 @@ export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDe
   const lastSample = yield* Ref.make<number | undefined>(undefined)
 
   /**
-   * Measures `live` (what a probe cycle found alive here) when a sample is due: at the first call, then
-   * SIZE_SAMPLE_INTERVAL apart. Nothing is read or written while no local session runs.
+   * Measures `live` (what a probe cycle found alive, on any host) when a sample is due: at the first call, then
+   * SIZE_SAMPLE_INTERVAL apart. Nothing is read or written while no session runs.
    */
   const sample = Effect.fn("SessionSizes.sample")(
     function*(live: ReadonlyArray<SizedSession>): Effect.fn.Return<void, StoreError | { readonly message: string }> {

@@ -199,10 +199,6 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
   return lines
 })
 
-/**
- * The notifiers the routing names: those that cannot deliver on this machine (known without sending anything) and,
- * with `--notify`, a test notification through each of the others, one at a time, so each answers for itself.
- */
 /** Each host under `hosts:`: it answers through its connection, with tmux and git there (one round trip each, all hosts at once). */
 const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data: string) {
   const names = Object.keys(config.hosts)
@@ -233,6 +229,10 @@ const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data:
   })).pipe(Effect.catch((error) => Effect.succeed([{ level: "fail", what: "hosts", detail: error.message } satisfies Line])))
 })
 
+/**
+ * The notifiers the routing names: those that cannot deliver on this machine (known without sending anything) and,
+ * with `--notify`, a test notification through each of the others, one at a time, so each answers for itself.
+ */
 const notifierChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, sendTest: boolean) {
   const [{ makeInbox }, { buildNotifiers }, { NotifierRouter, deliverable }, { EventLog }, { newNotification }] = yield* Effect.promise(() =>
     Promise.all([

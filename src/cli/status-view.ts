@@ -5,8 +5,7 @@
  * rather than shown as the truth. Ended sessions are final either way. Pure.
  */
 import { activityOf, type ActivitySignal } from "../domain/activity.ts"
-import { hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
-import { awaitsReview } from "../sessions/admission-facts.ts"
+import { awaitsReview, hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
 import { age, duration, table } from "./format.ts"
 
 export interface ShownRecord extends SessionRecord {

@@ -20,3 +20,7 @@ export const isLive = (record: Pick<SessionRecord, "status">): boolean => !isEnd
  * worktree, but no agent of it runs). What `maxSessions`, on a host or in admission, counts.
  */
 export const holdsASlot = (record: Pick<SessionRecord, "status" | "activity">): boolean => !isEnded(record.status) && record.activity !== "exited"
+
+/** A session whose PR waits on a person: open, checks green, not approved. What `maxAwaitingReview` counts. */
+export const awaitsReview = (record: Pick<SessionRecord, "pr" | "checks" | "review">): boolean =>
+  record.pr?.state === "open" && record.checks === "passing" && record.review !== "approved"

@@ -3,7 +3,8 @@
  * observation (a headroom reading, a failure to read it, or the connection answering again) to the next view and
  * the event to record. A host that stops answering is `host.down` once per outage (with one urgent notification,
  * sent by the caller); answering again is `host.up`, with how long it was down. `hosts.json` in orch's home holds the
- * views, written by the supervisor each round, for `orch hosts` and `orch status`.
+ * views, written by the supervisor each round and read here (only the running supervisor's) for `orch hosts`,
+ * `orch status` and admission.
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"

@@ -31,7 +31,7 @@ import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { HostUnreachable, IssueHasSession, KillIncomplete, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
-import { chooseHost, chooseHosts, placementBlocker } from "./host-choice.ts"
+import { admissionReadings, chooseHost, chooseHosts, placementBlocker } from "./host-choice.ts"
 import { startOrchestrator } from "./orchestrator.ts"
 import { makeQueueing } from "./queueing.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
@@ -151,9 +151,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     if (Object.keys(config.hosts).length === 0) return reasons
     // Admission runs in the supervisor: its own host watch's views.
     const views = hostViewsOf(store.paths.hosts, process.pid)
-    const connections = yield* plugins.connections(config)
+    const readings = yield* admissionReadings(yield* plugins.connections(config), config, views)
     for (const project of projectsOf(config).filter((p) => projectIds.includes(p.id))) {
-      reasons[project.id] = yield* placementBlocker(connections, config, project, records, views)
+      reasons[project.id] = placementBlocker(config, project, records, readings, views)
     }
     return reasons
   })

@@ -9,7 +9,7 @@ import { availableParallelism, loadavg } from "node:os"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import type { AdmissionFacts, ProjectFacts } from "../domain/admission.ts"
 import type { AgentSize } from "../domain/session-size.ts"
-import { holdsASlot, isEnded, type SessionRecord } from "../domain/session.ts"
+import { awaitsReview, holdsASlot, isEnded, type SessionRecord } from "../domain/session.ts"
 
 /** The expected size of one more session of an agent before any of its sessions has been measured (docs/queue.md). */
 export const DEFAULT_SESSION_BYTES = 1024 ** 3
@@ -43,9 +43,6 @@ export const readMachine: Effect.Effect<MachineReading> = Effect.sync(() => {
   }
   return { ...(freeBytes !== undefined ? { freeBytes } : {}), load: loadavg()[0]!, cores: availableParallelism() }
 })
-
-/** A worker whose PR waits on a person: open, checks green, not approved. */
-export const awaitsReview = (record: SessionRecord): boolean => record.pr?.state === "open" && record.checks === "passing" && record.review !== "approved"
 
 /** The facts from the config, the records (workers only: orchestrator sessions are not counted) and the machine. */
 export const admissionFacts = (

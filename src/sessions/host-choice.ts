@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
-import { holdsASlot, hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
+import { holdsASlot, hostOf, type SessionRecord } from "../domain/session.ts"
 import { measureHeadroom } from "../hosts/headroom.ts"
 import type { HostView } from "../hosts/host-watch.ts"
 import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
@@ -95,31 +95,41 @@ const readingOf = (view: HostView | undefined): HostReading =>
     : view.status === "down"
     ? { _tag: "Down", error: view.lastError ?? "it does not answer" }
     : view.headroom !== undefined
+    // hosts.json leaves out a tmux that is not installed; placement's facts say so with `undefined`.
     ? { _tag: "Measured", facts: { ...view.headroom, tmux: view.headroom.tmux } }
     : { _tag: "Unmeasured" }
 
 /**
- * Why no host could take a new session of `project` now, or undefined when one could: placement on this machine's
- * headroom read now and each remote host's as the supervisor's host watch last read it (`views`, at most a minute
- * old; sessions placed since then count against it). Admission's machine budget when hosts are configured; the
- * spawn itself still reads its host fresh.
+ * What admission places on when hosts are configured: this machine's headroom read now, and each remote host's as
+ * the supervisor's host watch last read it (`views`, at most a minute old). Read once per admission round.
  */
-export const placementBlocker = Effect.fn("Sessions.placementBlocker")(function*(
+export const admissionReadings = Effect.fn("Sessions.admissionReadings")(function*(
   connections: HostConnectionsShape,
+  config: OrchestratorConfig,
+  views: ReadonlyMap<string, HostView>
+) {
+  const local = (yield* readHeadroom(connections, config, LOCAL)).get(LOCAL) ?? { _tag: "Unmeasured" }
+  return new Map<string, HostReading>([[LOCAL, local], ...Object.keys(config.hosts).map((name) => [name, readingOf(views.get(name))] as const)])
+})
+
+/**
+ * Why no host could take a new session of `project` on `readings` (admissionReadings), or undefined when one could;
+ * sessions placed on a host since the watch read it count against it. Admission's machine budget when hosts are
+ * configured; the spawn itself still reads its host fresh.
+ */
+export const placementBlocker = (
   config: OrchestratorConfig,
   project: ProjectConfig,
   records: ReadonlyArray<SessionRecord>,
+  readings: ReadonlyMap<string, HostReading>,
   views: ReadonlyMap<string, HostView>
-) {
-  if (localOnly(config, undefined)) return undefined
-  const local = (yield* readHeadroom(connections, config, LOCAL)).get(LOCAL) ?? { _tag: "Unmeasured" }
-  const readings = new Map<string, HostReading>([[LOCAL, local], ...Object.keys(config.hosts).map((name) => [name, readingOf(views.get(name))] as const)])
+): string | undefined => {
   const placedSinceMeasured = new Map(
     Object.keys(config.hosts).map((name) => {
       const readAt = views.get(name)?.readAt
-      return [name, readAt === undefined ? 0 : records.filter((r) => hostOf(r) === name && !isEnded(r.status) && Date.parse(r.createdAt) > readAt).length]
+      return [name, readAt === undefined ? 0 : records.filter((r) => hostOf(r) === name && holdsASlot(r) && Date.parse(r.createdAt) > readAt).length]
     })
   )
   const placement = place(hostsOf(config), readings, { ...requestFor(config, project, records, undefined), placedSinceMeasured })
   return "none" in placement ? describeNowhere(placement.none) : undefined
-})
+}
