@@ -155,7 +155,7 @@ ${machine()}; ${RUNS} spawns each, interleaved; two sshd hosts on loopback addre
     } others | one master per host: ${processes.filter((p) => p === "master").length === pool.hosts.length ? "met" : "NOT met"} |
 | round trips per probe cycle (5 s), per host | ${tripsPerHost.map((t, i) => `${pool.hosts[i].name} ${(t / cycles).toFixed(2)}`).join(", ")} (${
       cycles.toFixed(0)
-    } cycles; includes the minute's headroom read and size `ps`) | one per host |
+    } cycles; includes the minute's headroom read and size \`ps\`) | one per host |
 
 A spawn on a host makes six round trips to it: the headroom read (its first command, which also makes or joins the
 connection), whether the branch exists, the workspace (one script: clone or fetch, worktree, \`postCreate\`,
