@@ -99,6 +99,8 @@ describe("the real Claude Code CLI under orch", () => {
         s.events().filter((e) =>
           e.sessionId === "app-1"
         ).map((e) => e.type)
+      // The reaction records its event once the agent took the message, which may be after the model saw it.
+      yield* eventually("the ci-failed reaction's event", () => types().includes("reaction.triggered"), 10_000)
       assert.includeMembers(types(), ["pr.created", "ci.failed", "reaction.triggered"])
       yield* eventually("CI to pass after the agent's fix", () => types().includes("ci.passed"), 30_000)
       git(s.repo.path, "fetch", "-q", "origin")
