@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
 import { randomUUID } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import type { ProjectConfig } from "../config/schema.ts"
@@ -58,6 +59,9 @@ const howEnded = (liveness: Liveness) =>
         : ""
     }`
 
+const EMPTY_SCREEN_RETRY = "100 millis"
+const EMPTY_SCREEN_RETRIES = 5
+
 /** Why a start failed: how the agent ended and, quoted, what it printed last (the reason it gave, if any). */
 export const agentEndedReason = (liveness: Liveness, printed: ReadonlyArray<string>, when: string): string => {
   const how = howEnded(liveness)
@@ -67,7 +71,11 @@ export const agentEndedReason = (liveness: Liveness, printed: ReadonlyArray<stri
 /** The reason an agent that is no longer alive gave, read off its screen (a pane that died keeps it). */
 const endedReason = (runtime: RuntimeShape, handle: RuntimeHandle, liveness: Liveness, when: string) =>
   runtime.capture(handle, 200).pipe(
-    Effect.map((screen) => agentEndedReason(liveness, lastPrintedLines(screen), when)),
+    Effect.map(lastPrintedLines),
+    // tmux may mark a pane dead (its SIGCHLD) before it has read the last output from the pty: an empty screen is
+    // read again a few times before the agent is said to have printed nothing.
+    Effect.repeat({ while: (printed) => printed.length === 0, schedule: Schedule.spaced(EMPTY_SCREEN_RETRY), times: EMPTY_SCREEN_RETRIES }),
+    Effect.map((printed) => agentEndedReason(liveness, printed, when)),
     Effect.catch((error) => Effect.succeed(`${howEnded(liveness)} ${when}; its screen could not be read: ${error.message}`))
   )
 
