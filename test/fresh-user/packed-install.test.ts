@@ -13,8 +13,9 @@ import { dirname, join } from "node:path"
 import { parseDocument } from "yaml"
 import { eventually } from "../support/eventually.ts"
 import { freshUser } from "../support/fresh-user.ts"
-import { ECHO_AGENT, freePort } from "../support/orch-sandbox.ts"
+import { ECHO_AGENT } from "../support/orch-sandbox.ts"
 import { type PackedInstall, packedInstall } from "../support/packed-install.ts"
+import { freePort } from "../support/ports.ts"
 
 class Installed extends Context.Service<Installed, PackedInstall>()("test/Installed") {}
 

@@ -17,7 +17,7 @@ import { claudeAgent, writeClaudeHome } from "../agents/claude-env.ts"
 import { startModelServer } from "../agents/model-server.ts"
 import { runOrchAsync } from "../support/cli.ts"
 import { tempDir } from "../support/host.ts"
-import { freePort } from "../support/orch-sandbox.ts"
+import { freePort } from "../support/ports.ts"
 import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
 const live = sshHostsUnavailable === undefined ? it.live : it.live.skip

@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { ORCH_BIN, runOrch, runOrchAsync } from "../support/cli.ts"
 import { eventually } from "../support/eventually.ts"
 import { tempDir } from "../support/host.ts"
-import { freePort } from "../support/orch-sandbox.ts"
+import { freePort } from "../support/ports.ts"
 import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
 const live = sshHostsUnavailable === undefined ? it.live : it.live.skip

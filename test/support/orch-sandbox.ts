@@ -5,11 +5,11 @@
 import * as Effect from "effect/Effect"
 import { execFileSync, spawn as spawnProcess } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
-import { type AddressInfo, createServer as createNetServer } from "node:net"
 import { join } from "node:path"
 import { stringify } from "yaml"
 import { ORCH_BIN, type OrchRun, runOrchAsync } from "./cli.ts"
 import { tempDir } from "./host.ts"
+import { freePorts } from "./ports.ts"
 import { makeRepo } from "./repo.ts"
 import { privateTmux, tmuxSessions } from "./tmux.ts"
 
@@ -24,21 +24,10 @@ export interface SandboxOptions {
   readonly config?: Record<string, unknown>
 }
 
-/** A port nothing listens on right now. */
-export const freePort = Effect.callback<number>((resume) => {
-  const server = createNetServer()
-  server.listen(0, "127.0.0.1", () => {
-    const { port } = server.address() as AddressInfo
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
-
 export const sandbox = (options: SandboxOptions = {}) =>
   Effect.gen(function*() {
-    const port = yield* freePort
     // The supervisor also listens for terminal sockets: every sandbox gets its own ports for them.
-    const terminalPort = yield* freePort
-    const directTerminalPort = yield* freePort
+    const [port, terminalPort, directTerminalPort] = yield* freePorts(3)
     const root = yield* tempDir("orch-e2e-")
     const { socket } = yield* privateTmux
     // A supervisor a test started is stopped with the test, even when the test fails half-way.

@@ -16,11 +16,11 @@ import type * as Scope from "effect/Scope"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { HostSpec, RemoteHost } from "../../src/hosts/spec.ts"
 import { PROXY_SCRIPT, setLink, vethLink } from "./netns.ts"
+import { freePorts } from "./ports.ts"
 import { signal, treeAndUser } from "./processes.ts"
 
 const SSHD = "/usr/sbin/sshd"
@@ -66,16 +66,6 @@ export interface SshHosts {
 }
 
 const run = (file: string, args: ReadonlyArray<string>) => execFileSync(file, [...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
-
-const freePort = (address: string) =>
-  Effect.callback<number, Error>((resume) => {
-    const server = createServer()
-    server.once("error", (error) => resume(Effect.fail(error)))
-    server.listen(0, address, () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resume(Effect.succeed(port)))
-    })
-  })
 
 /** The last 1000 lines of an sshd log file. */
 const tail = (file: string): Array<string> => {
@@ -195,7 +185,7 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
       const subnet = `10.${200 + index}.${randomBytes(1)[0]!}`
       if (netns) yield* vethLink({ hostNs, clientNs, veth: `oh${runId}${index}`, subnet, proxy })
       const address = netns ? `${subnet}.1` : `${net}.${10 + index}`
-      const port = netns ? 2222 : yield* freePort(address)
+      const port = netns ? 2222 : (yield* freePorts(1, address))[0]!
       const config = join(hostDir, "sshd_config")
       writeFileSync(
         config,

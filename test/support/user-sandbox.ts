@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { stringify } from "yaml"
 import { type OrchRun, runOrchAsync } from "./cli.ts"
 import { tempDir } from "./host.ts"
-import { freePort } from "./orch-sandbox.ts"
+import { freePorts } from "./ports.ts"
 import { makeRepo } from "./repo.ts"
 import { tmuxSessions } from "./tmux.ts"
 
@@ -26,7 +26,8 @@ export const userSandbox = Effect.gen(function*() {
   const elsewhere = join(root, "elsewhere")
   mkdirSync(elsewhere)
   const repo = makeRepo(root)
-  const ports = { port: yield* freePort, terminalPort: yield* freePort, directTerminalPort: yield* freePort }
+  const [port, terminalPort, directTerminalPort] = yield* freePorts(3)
+  const ports = { port: port!, terminalPort: terminalPort!, directTerminalPort: directTerminalPort! }
   yield* Effect.addFinalizer(() =>
     Effect.sync(() => {
       try {

@@ -11,7 +11,7 @@ import { commentFor, makeLinearTracker, trackerBSettings } from "../../../src/pl
 import type { SessionUpdate } from "../../../src/plugins/tracker/Tracker.ts"
 import { withHost } from "../../support/host.ts"
 import { linearServer, type LinearServerOptions } from "../../support/linear-server.ts"
-import { freePort } from "../../support/orch-sandbox.ts"
+import { freePort } from "../../support/ports.ts"
 import { scriptedHost } from "../../support/scripted-host.ts"
 
 const API_KEY = "lin_api_test_secret_0123456789"
