@@ -29,6 +29,9 @@ export interface ScreenFacts {
   readonly screen?: Activity
   /** When the agent's terminal last printed anything (ms); undefined when the runtime cannot tell. */
   readonly lastOutputAt?: number
+  /** When the screen reads `rate_limited`: the line that says so, and the reset time when it names one. */
+  readonly limit?: string
+  readonly resetAt?: number
 }
 
 /** Something the agent said about its activity (a line of its activity file). */
@@ -38,6 +41,9 @@ export interface Word {
   readonly at: number
   readonly report?: ReportedState
   readonly note?: string
+  /** When it says its provider turned it away: what it showed, and the reset time when that names one. */
+  readonly limit?: string
+  readonly resetAt?: number
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -97,7 +103,8 @@ export const foldWord = (record: SessionRecord, word: Word): SessionRecord => {
     activity: word.activity,
     at: iso(word.at),
     ...(word.report !== undefined ? { report: word.report } : {}),
-    ...(word.note !== undefined ? { note: word.note } : {})
+    ...(word.note !== undefined ? { note: word.note } : {}),
+    ...(word.limit !== undefined ? { limit: word.limit } : {})
   }
   if (record.activity === "exited") return record
   const same = word.activity === record.activity && word.activity !== "active"

@@ -4,6 +4,7 @@
  * produced. No effects: the session actor persists and publishes what this returns.
  */
 import type { NewEvent } from "../src/domain/event.ts"
+import { learned, limitedAgain } from "../src/domain/rate-limit.ts"
 import { type Activity, isLive, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
 import type { PullRequestView } from "../src/plugins/scm/Scm.ts"
 import { type ActivityRules, foldScreen, foldWord, type Word } from "./activity-rule.ts"
@@ -20,6 +21,9 @@ export type Observation =
     readonly liveness: "alive" | "exited" | "gone" | "error"
     readonly screen?: Activity
     readonly lastOutputAt?: number
+    /** When the screen reads `rate_limited`: the line that says so, and the reset time it names. */
+    readonly limit?: string
+    readonly resetAt?: number
   }
   /** The agent said what it is doing (a hook event or a report); `offset`: where its line ends in the activity file. */
   | ({ readonly _tag: "Signal"; readonly offset?: number } & Word)
@@ -39,6 +43,8 @@ export interface LifecycleRules extends ActivityRules {
   readonly stuckThresholdMs: number | undefined
   /** Probes in a row that find the runtime gone before the session counts as exited. */
   readonly deadAfterProbes: number
+  /** How long after a rate-limited agent gave up orch first tells it to continue, when no reset time is known. */
+  readonly rateLimitRetryMs: number
 }
 
 export interface Decision {
@@ -51,7 +57,8 @@ const STATUS_EVENTS: Partial<Record<SessionStatus, NewEvent["type"]>> = {
   ready: "session.ready",
   idle: "session.idle",
   stuck: "session.stuck",
-  needs_input: "session.needs_input"
+  needs_input: "session.needs_input",
+  rate_limited: "session.rate_limited"
 }
 
 /** Folds an observation into the fields it speaks about. */
@@ -90,6 +97,27 @@ const observe = (record: SessionRecord, observation: Observation, now: number, r
   }
 }
 
+/** Activities that say the agent got past its limit: its turn ended, or it waits on something else. */
+const PAST_LIMIT: ReadonlyArray<Activity> = ["ready", "idle", "waiting_input", "blocked", "exited"]
+
+/**
+ * The record's rate limit: started (or counted again) when the agent is found limited, kept while it works on
+ * after orch told it to continue (it may be turned away again), dropped once it is past the limit.
+ */
+const trackRateLimit = (before: SessionRecord, observed: SessionRecord, observation: Observation, now: number, rules: LifecycleRules): SessionRecord => {
+  if (observed.activity !== "rate_limited") {
+    if (observed.rateLimit === undefined || !PAST_LIMIT.includes(observed.activity)) return observed
+    const { rateLimit: _, ...rest } = observed
+    return rest
+  }
+  const told: { readonly limit?: string; readonly resetAt?: number } = observation._tag === "Signal" || observation._tag === "Probe" ? observation : {}
+  if (before.activity !== "rate_limited" || observed.rateLimit === undefined) {
+    return { ...observed, rateLimit: limitedAgain(observed.rateLimit, now, told, rules.rateLimitRetryMs) }
+  }
+  const rateLimit = learned(observed.rateLimit, told, rules.rateLimitRetryMs)
+  return rateLimit === observed.rateLimit ? observed : { ...observed, rateLimit }
+}
+
 /** ready → idle after `readyThresholdMs`. */
 const applyTime = (record: SessionRecord, now: number, rules: LifecycleRules): SessionRecord => {
   const since = record.activitySince === undefined ? undefined : Date.parse(record.activitySince)
@@ -110,6 +138,7 @@ export const deriveStatus = (record: SessionRecord, stuck: boolean): SessionStat
   if (record.pr?.state === "closed") return "done"
   if (record.activity === "exited") return "errored"
   if (record.activity === "waiting_input" || record.activity === "blocked") return "needs_input"
+  if (record.activity === "rate_limited") return "rate_limited"
   if (stuck) return "stuck"
   if (record.pr !== null) {
     if (record.checks === "failing") return "ci_failed"
@@ -148,7 +177,7 @@ const prEvents = (before: SessionRecord, after: SessionRecord): Array<NewEvent> 
 
 export const decide = (record: SessionRecord, observation: Observation, now: number, rules: LifecycleRules): Decision => {
   if (!isLive(record)) return { record, events: [] }
-  const observed = applyTime(observe(record, observation, now, rules), now, rules)
+  const observed = applyTime(trackRateLimit(record, observe(record, observation, now, rules), observation, now, rules), now, rules)
   const status = deriveStatus(observed, isStuck(observed, now, rules))
   const next = { ...observed, status }
   const events = prEvents(record, next)
@@ -167,7 +196,24 @@ export const decide = (record: SessionRecord, observation: Observation, now: num
   }
   const statusEvent = STATUS_EVENTS[status]
   if (status !== record.status && statusEvent !== undefined) {
-    events.push({ type: statusEvent, sessionId: next.sessionId, projectId: next.projectId, data: { from: record.status, activity: next.activity } })
+    const limit = status === "rate_limited" ? next.rateLimit : undefined
+    events.push({
+      type: statusEvent,
+      sessionId: next.sessionId,
+      projectId: next.projectId,
+      ...(limit?.message !== undefined ? { message: limit.message } : {}),
+      data: {
+        from: record.status,
+        activity: next.activity,
+        ...(limit !== undefined
+          ? {
+            attempts: limit.attempts,
+            continueAt: limit.continueAt,
+            ...(limit.resetAt !== undefined ? { resetAt: limit.resetAt } : {})
+          }
+          : {})
+      }
+    })
   }
   const changed = events.length > 0 || JSON.stringify(next) !== JSON.stringify(record)
   return { record: changed ? next : record, events }

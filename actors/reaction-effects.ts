@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import type { ProjectConfig, ReactionKey } from "../src/config/schema.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import type { EventPriority } from "../src/domain/priority.ts"
+import { clockTime, describeLimit } from "../src/domain/rate-limit.ts"
 import type { SessionRecord } from "../src/domain/session.ts"
 import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { type MergeMethod, mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
@@ -22,6 +23,7 @@ const TITLES: Readonly<Record<ReactionKey, string>> = {
   "agent-stuck": "agent stuck",
   "agent-needs-input": "agent needs input",
   "agent-exited": "agent exited",
+  "agent-rate-limited": "agent rate-limited",
   "all-complete": "all sessions complete"
 }
 
@@ -130,7 +132,11 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
     case "Notify": {
       yield* triggered("notify", { auto: effect.auto, priority: effect.priority })
       if (!effect.auto) return
-      const message = [effect.message ?? TITLES[effect.reaction], ...(effect.includeSummary ? [sessionSummary(record)] : [])].join("\n")
+      const message = [
+        effect.message ?? TITLES[effect.reaction],
+        ...(effect.reaction === "agent-rate-limited" && record.rateLimit !== undefined ? [describeLimit(record.rateLimit, clockTime)] : []),
+        ...(effect.includeSummary ? [sessionSummary(record)] : [])
+      ].join("\n")
       return yield* notify(effect.priority, TITLES[effect.reaction], message, `reaction.${effect.reaction}`)
     }
     case "AutoMerge": {

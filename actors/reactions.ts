@@ -9,6 +9,7 @@
  */
 import type { EventPriority, ReactionConfig, ReactionKey } from "../src/config/schema.ts"
 import { parseDuration } from "../src/domain/duration.ts"
+import { dueToContinue } from "../src/domain/rate-limit.ts"
 import type { SessionRecord } from "../src/domain/session.ts"
 
 export type ReactionEffect =
@@ -35,7 +36,9 @@ export const CONDITIONS: Readonly<Partial<Record<ReactionKey, (record: SessionRe
   "approved-and-green": (r) => (r.status === "mergeable" ? "on" : "off"),
   "agent-stuck": (r) => (r.status === "stuck" ? "on" : "off"),
   "agent-needs-input": (r) => (r.status === "needs_input" ? "on" : "off"),
-  "agent-exited": (r) => (r.activity === "exited" ? "on" : "off")
+  "agent-exited": (r) => (r.activity === "exited" ? "on" : "off"),
+  // After orch told it to continue, the agent works on: unknown until it is past the limit or turned away again.
+  "agent-rate-limited": (r) => (r.activity === "rate_limited" ? "on" : r.rateLimit !== undefined ? "unknown" : "off")
 }
 
 export interface ReactionPlan {
@@ -93,6 +96,8 @@ export const planReactions = (
         }
         continue
       }
+      // People hear of a limit once; being turned away again after orch told the agent to continue is the same limit.
+      if (key === "agent-rate-limited" && reaction.action === "notify" && attempts > 1) continue
       if (reaction.auto || reaction.action === "notify") effects.push(act(key, reaction, attempts))
       continue
     }
@@ -105,5 +110,18 @@ export const planReactions = (
   }
   const changed = JSON.stringify(state) !== JSON.stringify(after.reactions ?? {})
   const { reactions: _old, ...rest } = after
-  return { record: changed ? (Object.keys(state).length > 0 ? { ...rest, reactions: state } : rest) : after, effects }
+  return continueIfDue({ record: changed ? (Object.keys(state).length > 0 ? { ...rest, reactions: state } : rest) : after, effects }, reactions, now)
+}
+
+/** A rate-limited agent is told to continue once its limit has reset (or its backoff passed), once per time it was turned away. */
+const continueIfDue = (plan: ReactionPlan, reactions: Readonly<Record<ReactionKey, ReactionConfig>>, now: number): ReactionPlan => {
+  const { record } = plan
+  const reaction = reactions["agent-rate-limited"]
+  const limit = record.rateLimit
+  if (record.activity !== "rate_limited" || limit === undefined || !reaction.auto || !dueToContinue(limit, now)) return plan
+  if (reaction.continueMessage === undefined || reaction.continueMessage.trim() === "") return plan
+  return {
+    record: { ...record, rateLimit: { ...limit, continuedAt: new Date(now).toISOString() } },
+    effects: [...plan.effects, { _tag: "SendToAgent", reaction: "agent-rate-limited", message: reaction.continueMessage, attempt: limit.attempts }]
+  }
 }

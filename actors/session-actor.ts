@@ -10,6 +10,7 @@ import { projectReactions } from "../src/config/normalize.ts"
 import type { ProjectConfig } from "../src/config/schema.ts"
 import type { OrchestratorConfig } from "../src/config/schema.ts"
 import { parseDuration } from "../src/domain/duration.ts"
+import { FIRST_RETRY_MS } from "../src/domain/rate-limit.ts"
 import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import type { ScmShape } from "../src/plugins/scm/Scm.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
@@ -23,13 +24,16 @@ import { planReactions } from "./reactions.ts"
 export const DEAD_AFTER_PROBES = 3
 
 export const lifecycleRules = (config: OrchestratorConfig, project: ProjectConfig): LifecycleRules => {
-  const stuck = projectReactions(config, project)["agent-stuck"]
+  const reactions = projectReactions(config, project)
+  const stuck = reactions["agent-stuck"]
+  const limited = reactions["agent-rate-limited"]
   return {
     quietMs: project.agentConfig.quietMs,
     hookSilenceMs: HOOK_SILENCE_MS,
     readyThresholdMs: config.readyThresholdMs,
     stuckThresholdMs: stuck.threshold !== undefined ? parseDuration(stuck.threshold) : undefined,
-    deadAfterProbes: DEAD_AFTER_PROBES
+    deadAfterProbes: DEAD_AFTER_PROBES,
+    rateLimitRetryMs: (limited.threshold !== undefined ? parseDuration(limited.threshold) : undefined) ?? FIRST_RETRY_MS
   }
 }
 

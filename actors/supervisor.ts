@@ -22,8 +22,9 @@ import * as Semaphore from "effect/Semaphore"
 import { join } from "node:path"
 import type { ConfigChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
-import { activityOf, sourceOf } from "../src/domain/activity.ts"
+import { activityOf, limitOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
+import { limitLineOf, resetFromText } from "../src/domain/rate-limit.ts"
 import { type Activity, hostOf, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
 import { probeHost } from "../src/hosts/host-probe.ts"
 import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
@@ -75,8 +76,22 @@ interface ActorState {
   /** Who said the agent's last word and when (ms): while hooks speak its screen is not read. */
   word?: { readonly by: "hook" | "report"; readonly at: number }
   /** The agent plugin's last reading of the screen and when it was captured: read again only after newer output. */
-  screen?: { readonly capturedAt: number; readonly activity: Activity | undefined }
+  screen?: { readonly capturedAt: number; readonly reading: ScreenReading }
 }
+
+/** What a screen says: the agent plugin's activity and, when that is `rate_limited`, the line naming the limit. */
+interface ScreenReading {
+  readonly screen?: Activity
+  readonly limit?: string
+  readonly resetAt?: number
+}
+
+/**
+ * The reset time a limit's text names, read on this machine's clock: only for sessions that run here (another
+ * host's clock may be in another time zone; those wait on the backoff).
+ */
+const resetIn = (record: SessionRecord, text: string | undefined, now: number): number | undefined =>
+  text === undefined || hostOf(record) !== "local" ? undefined : resetFromText(text, now, -new Date(now).getTimezoneOffset())
 
 export const makeSupervisor = Effect.fnUntraced(function*() {
   const store = yield* SessionStore
@@ -212,6 +227,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       const parsed = signal.ts !== undefined ? Date.parse(signal.ts) : Number.NaN
       const at = Number.isNaN(parsed) ? now : parsed
       state.word = { by: sourceOf(signal), at }
+      const limit = limitOf(signal)
+      const resetAt = resetIn(state.record, limit, at)
       yield* observe(sessionId, {
         _tag: "Signal",
         by: state.word.by,
@@ -219,7 +236,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
         at,
         offset: end,
         ...(signal.report !== undefined ? { report: signal.report } : {}),
-        ...(signal.note !== undefined ? { note: signal.note } : {})
+        ...(signal.note !== undefined ? { note: signal.note } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+        ...(resetAt !== undefined ? { resetAt } : {})
       })
     }
   })
@@ -232,14 +251,21 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
    */
   const readScreen = Effect.fnUntraced(
     function*(record: SessionRecord, state: ActorState, owner: ProjectRuntime, lastOutputAt: number | undefined, now: number) {
-      if (!owner.agent.readsScreen || hooksSpeak(state.word, now, HOOK_SILENCE_MS)) return undefined
-      if (state.screen !== undefined && lastOutputAt !== undefined && lastOutputAt < state.screen.capturedAt) return state.screen.activity
+      if (!owner.agent.readsScreen || hooksSpeak(state.word, now, HOOK_SILENCE_MS)) return {}
+      if (state.screen !== undefined && lastOutputAt !== undefined && lastOutputAt < state.screen.capturedAt) return state.screen.reading
       // A capture that fails tells nothing this cycle (and is tried again next cycle): the probe's liveness stands.
       const captured = yield* Effect.option(owner.runtime.capture(record.runtime!))
-      if (captured._tag === "None") return undefined
+      if (captured._tag === "None") return {}
       const activity = owner.agent.activityFromScreen(captured.value)
-      state.screen = { capturedAt: now, activity }
-      return activity
+      const limit = activity === "rate_limited" ? limitLineOf(captured.value) : undefined
+      const resetAt = resetIn(record, limit, now)
+      const reading: ScreenReading = {
+        ...(activity !== undefined ? { screen: activity } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+        ...(resetAt !== undefined ? { resetAt } : {})
+      }
+      state.screen = { capturedAt: now, reading }
+      return reading
     }
   )
 
@@ -347,11 +373,11 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       const liveness = probed.liveness.get(record.sessionId)
       probedCounts[liveness === undefined ? "unknown" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone"]++
       const lastOutputAt = liveness?._tag === "Alive" ? liveness.lastOutputAt : undefined
-      const screen = liveness?._tag === "Alive" ? yield* readScreen(record, state, owner, lastOutputAt, now) : undefined
+      const screen = liveness?._tag === "Alive" ? yield* readScreen(record, state, owner, lastOutputAt, now) : {}
       yield* observe(record.sessionId, {
         _tag: "Probe",
         liveness: liveness === undefined ? "error" : liveness._tag === "Alive" ? "alive" : liveness._tag === "Exited" ? "exited" : "gone",
-        ...(screen !== undefined ? { screen } : {}),
+        ...screen,
         ...(lastOutputAt !== undefined ? { lastOutputAt } : {})
       })
       yield* observe(record.sessionId, { _tag: "Tick" })

@@ -1,5 +1,5 @@
 /**
- * `orch report <active|ready|waiting_input|done> [--note TEXT]`: an agent, or a wrapper around one, states its
+ * `orch report <active|ready|waiting_input|rate_limited|done> [--note TEXT]`: an agent, or a wrapper around one, states its
  * activity from inside its session (`$ORCH_SESSION_ID`). The report is one line appended to the session's
  * activity file, the channel Claude Code's hooks use: a running supervisor sees it at once (it watches the
  * file), a supervisor started later folds it (it reads on from where the record says it stopped), and
@@ -35,7 +35,9 @@ export const report = Command.make(
   "report",
   {
     state: Argument.Literals("state", REPORTED_STATES).pipe(
-      Argument.withDescription("active: working; ready: finished its turn, waiting at its prompt; waiting_input: needs a person; done: finished its task")
+      Argument.withDescription(
+        "active: working; ready: finished its turn, waiting at its prompt; waiting_input: needs a person; rate_limited: its model provider turned it away (the note may name the reset, e.g. \"resets 4:12pm\"); done: finished its task"
+      )
     ),
     note: Flag.String("note").pipe(Flag.optional, Flag.withDescription("A short note (what it waits for, what it finished), kept with the report"))
   },

@@ -5,6 +5,7 @@
  * rather than shown as the truth. Ended sessions are final either way. Pure.
  */
 import { activityOf, type ActivitySignal } from "../domain/activity.ts"
+import { clockTime, describeLimit } from "../domain/rate-limit.ts"
 import { awaitsReview, hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
 import { age, duration, table } from "./format.ts"
 
@@ -81,3 +82,11 @@ export const awaitingReviewLine = (records: ReadonlyArray<SessionRecord>): strin
   }
   return counts.size === 0 ? undefined : `PRs awaiting a review: ${[...counts].map(([project, n]) => `${project} ${n}`).join(", ")}`
 }
+
+/** "app-3 is rate-limited: API Error: … ; orch tells it to continue at 16:12", for each live session its provider turned away. */
+export const rateLimitedLines = (records: ReadonlyArray<SessionRecord>): ReadonlyArray<string> =>
+  records.flatMap((record) =>
+    !isEnded(record.status) && record.activity === "rate_limited" && record.rateLimit !== undefined
+      ? [`${record.sessionId} is rate-limited: ${describeLimit(record.rateLimit, clockTime)}`]
+      : []
+  )

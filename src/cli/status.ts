@@ -16,7 +16,7 @@ import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { configNotes } from "./config-status.ts"
-import { asShown, awaitingReviewLine, recordedNote, statusTable } from "./status-view.ts"
+import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable } from "./status-view.ts"
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
 
@@ -108,6 +108,7 @@ export const status = Command.make(
     yield* Console.log(statusTable(rows, now))
     for (const line of hostsDown) yield* Console.log(line)
     for (const line of queued) yield* Console.log(line)
+    for (const line of rateLimitedLines(records)) yield* Console.log(line)
     const reviews = awaitingReviewLine(records)
     if (reviews !== undefined) yield* Console.log(reviews)
     const note = recordedNote(rows)

@@ -53,6 +53,13 @@ export const DEFAULT_REACTIONS: Readonly<Record<ReactionKey, ReactionConfig>> = 
     priority: "urgent",
     message: "The agent process exited."
   },
+  "agent-rate-limited": {
+    auto: true,
+    action: "notify",
+    priority: "action",
+    message: "The agent's model provider turned it away (a rate or usage limit); orch tells it to continue when the limit resets.",
+    continueMessage: "Your model provider's limit has reset. Continue your task where you left off."
+  },
   "all-complete": {
     auto: true,
     action: "notify",

@@ -55,6 +55,7 @@ export const REACTION_KEYS = [
   "agent-stuck",
   "agent-needs-input",
   "agent-exited",
+  "agent-rate-limited",
   "all-complete"
 ] as const
 export type ReactionKey = typeof REACTION_KEYS[number]
@@ -67,7 +68,10 @@ const reactionFields = {
   retries: Schema.optionalKey(NonNegativeInt),
   escalateAfter: Schema.optionalKey(Schema.Union([NonNegativeInt, DurationString])),
   threshold: Schema.optionalKey(DurationString),
-  includeSummary: Schema.optionalKey(Schema.Boolean)
+  includeSummary: Schema.optionalKey(Schema.Boolean),
+  continueMessage: Schema.optionalKey(Schema.String).annotate({
+    description: "agent-rate-limited: what orch tells the agent when its limit resets (with auto: true)"
+  })
 }
 
 export const ReactionConfig = Schema.Struct(reactionFields).annotate({
@@ -84,7 +88,8 @@ export const ReactionOverride = Schema.Struct({
   retries: reactionFields.retries,
   escalateAfter: reactionFields.escalateAfter,
   threshold: reactionFields.threshold,
-  includeSummary: reactionFields.includeSummary
+  includeSummary: reactionFields.includeSummary,
+  continueMessage: reactionFields.continueMessage
 })
 export type ReactionOverride = typeof ReactionOverride.Type
 

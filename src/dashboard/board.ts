@@ -12,7 +12,7 @@ export type Group = "needs" | "review" | "working" | "done"
 export const GROUPS: ReadonlyArray<{ readonly key: Group; readonly title: string; readonly hint: string }> = [
   { key: "needs", title: "Needs you", hint: "waiting for input, stuck, errored or escalated" },
   { key: "review", title: "Review and merge", hint: "awaiting review, approved, mergeable or changes requested" },
-  { key: "working", title: "Working", hint: "agents at work, CI running or being fixed" },
+  { key: "working", title: "Working", hint: "agents at work, CI running or being fixed, agents waiting out a rate limit" },
   { key: "done", title: "Done", hint: "merged, closed, killed, or ended after the agent stopped" }
 ]
 
@@ -30,6 +30,8 @@ const BY_STATUS: Readonly<Record<SessionStatus, Group>> = {
   idle: "working",
   pr_open: "working",
   ci_failed: "working",
+  // orch tells the agent to continue when its limit resets; escalated, it moves to "needs".
+  rate_limited: "working",
   merged: "done",
   killed: "done",
   done: "done",
@@ -76,6 +78,7 @@ export const toneOf = (status: SessionStatus): Tone => {
       return "bad"
     case "ci_failed":
     case "changes_requested":
+    case "rate_limited":
     case "exited":
       return "warn"
     case "approved":

@@ -12,13 +12,16 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type { Activity } from "./session.ts"
 
-/** What `orch report` can state. `done` is `ready` plus a `session.reported_done` event: the agent says its task is finished. */
-export const ReportedState = Schema.Literals(["active", "ready", "waiting_input", "done"])
+/**
+ * What `orch report` can state. `done` is `ready` plus a `session.reported_done` event: the agent says its task is
+ * finished. `rate_limited`: its model provider turned it away (the note says how, and may name the reset time).
+ */
+export const ReportedState = Schema.Literals(["active", "ready", "waiting_input", "rate_limited", "done"])
 export type ReportedState = typeof ReportedState.Type
 export const REPORTED_STATES: ReadonlyArray<ReportedState> = ReportedState.literals
 
 /** Activities an agent may set directly with the older `{"activity": …}` line. */
-const SettableActivity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "exited"])
+const SettableActivity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "rate_limited", "exited"])
 
 export const SignalLine = Schema.Struct({
   ts: Schema.optionalKey(Schema.String),
@@ -52,6 +55,31 @@ const asksPerson = (payload: unknown): boolean => {
   return typeof message === "string" && /permission|approv/i.test(message)
 }
 
+const field = (payload: unknown, key: string): string | undefined => {
+  if (payload === null || typeof payload !== "object") return undefined
+  const value = (payload as Record<string, unknown>)[key]
+  return typeof value === "string" && value !== "" ? value : undefined
+}
+
+/**
+ * A turn that ended in a provider's error (Claude Code's `StopFailure`): a rate or usage limit; a credential or
+ * billing problem, which needs a person; anything else (a server error, the output limit) leaves the agent at its
+ * prompt.
+ */
+const failedTurn = (payload: unknown): Activity => {
+  const error = field(payload, "error")
+  if (error === "rate_limit") return "rate_limited"
+  if (error === "authentication_failed" || error === "billing_error") return "blocked"
+  return "ready"
+}
+
+/** What the agent showed when its provider turned it away, for a signal that says so. */
+export const limitOf = (signal: ActivitySignal): string | undefined => {
+  if (signal.report === "rate_limited") return signal.note ?? "the agent reported a rate limit"
+  if (signal.event !== "StopFailure" || failedTurn(signal.payload) !== "rate_limited") return undefined
+  return field(signal.payload, "last_assistant_message") ?? field(signal.payload, "error_details") ?? "the model provider's rate limit"
+}
+
 /** What a signal says the agent is doing; undefined when it says nothing about that. */
 export const activityOf = (signal: ActivitySignal): Activity | undefined => {
   if (signal.report !== undefined) return signal.report === "done" ? "ready" : signal.report
@@ -68,6 +96,8 @@ export const activityOf = (signal: ActivitySignal): Activity | undefined => {
     case "SessionStart":
     case "Stop":
       return "ready"
+    case "StopFailure":
+      return failedTurn(signal.payload)
     default:
       return undefined
   }

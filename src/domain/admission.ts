@@ -3,7 +3,7 @@
  * budget it waits on, as a sentence. A plain function over explicit facts: the supervisor gathers them (records,
  * the machine's memory and load, measured session sizes); a host's headroom (src/hosts/) feeds `machine` the
  * same way. Budgets: concurrency (`maxSessions` in total and per project), review (`maxAwaitingReview` per
- * project), the machine (free memory minus its reserve against one more session of that agent; load).
+ * project), the model quota (no new session for a credential that is rate-limited), the machine (free memory minus its reserve against one more session of that agent; load).
  */
 
 /** What the rule needs to know of a queued entry. */
@@ -23,6 +23,8 @@ export interface ProjectFacts {
   readonly maxAwaitingReview?: number
   /** Why no host could take one more of its sessions now (placement, when hosts are configured). */
   readonly unplaceable?: string
+  /** The model quota: its agent's credential is rate-limited, as a sentence (see src/domain/rate-limit.ts). */
+  readonly rateLimited?: string
 }
 
 /** One machine's headroom: this one, or (later) a host's. Unknown figures do not hold anything back. */
@@ -77,6 +79,7 @@ export const blocker = (entry: Candidate, facts: AdmissionFacts): string | undef
       project.awaitingReview === 1 ? "" : "s"
     } await a review, its maxAwaitingReview ${project.maxAwaitingReview}`
   }
+  if (project.rateLimited !== undefined) return `waiting for the model quota: ${project.rateLimited}`
   if (project.unplaceable !== undefined) return `waiting for a host: ${project.unplaceable}`
   const { machine } = facts
   if (machine.freeBytes !== undefined) {

@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   "session.idle",
   "session.stuck",
   "session.needs_input",
+  "session.rate_limited",
   "session.reported_done",
   "session.exited",
   "pr.created",

@@ -1,6 +1,7 @@
 /** A session: one agent working one issue in its own workspace and terminal. The record on disk. */
 import * as Schema from "effect/Schema"
 import { ReportedState } from "./activity.ts"
+import { RateLimit } from "./rate-limit.ts"
 
 /** Where a session is in its life. Spec values (`ready`, `idle`, `stuck`) completed as DESIGN.md says. */
 export const SessionStatus = Schema.Literals([
@@ -10,6 +11,7 @@ export const SessionStatus = Schema.Literals([
   "idle",
   "stuck",
   "needs_input",
+  "rate_limited",
   "pr_open",
   "ci_failed",
   "review_pending",
@@ -24,8 +26,11 @@ export const SessionStatus = Schema.Literals([
 ])
 export type SessionStatus = typeof SessionStatus.Type
 
-/** What the agent is doing right now. `unknown` when no probe could tell. */
-export const Activity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "exited", "unknown"])
+/**
+ * What the agent is doing right now. `unknown` when no probe could tell; `rate_limited` when its model provider
+ * turned it away (src/domain/rate-limit.ts).
+ */
+export const Activity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "rate_limited", "exited", "unknown"])
 export type Activity = typeof Activity.Type
 
 export { awaitsReview, ENDED_STATUSES, holdsASlot, isEnded, isLive } from "./live.ts"
@@ -121,6 +126,8 @@ export const AgentWord = Schema.Struct({
   /** What a report stated (`done` is activity `ready`). */
   report: Schema.optionalKey(ReportedState),
   note: Schema.optionalKey(Schema.String),
+  /** What the agent showed when its provider turned it away (activity `rate_limited`). */
+  limit: Schema.optionalKey(Schema.String),
   /** A report the screen has since contradicted (new output, another screen): the screen decides again. */
   overruled: Schema.optionalKey(Schema.Boolean)
 })
@@ -175,6 +182,8 @@ export const SessionRecord = Schema.Struct({
       escalated: Schema.optionalKey(Schema.Boolean)
     })
   )),
+  /** While the agent is turned away by its model provider, and across the tries to continue (see RateLimit). */
+  rateLimit: Schema.optionalKey(RateLimit),
   /** When orch released the session's terminal and workspace (kill, cleanup). */
   endedAt: Schema.optionalKey(Schema.String),
   /** Where unsaved work went when the workspace was removed. */

@@ -1,13 +1,15 @@
 /**
- * The facts the admission rule (src/domain/admission.ts) decides on: the config's limits, the records' live and
- * awaiting-review sessions, and this machine's free memory and load, or, when hosts are configured, whether
+ * The facts the admission rule (src/domain/admission.ts) decides on: the config's limits, the records' live,
+ * awaiting-review and rate-limited sessions, and this machine's free memory and load, or, when hosts are configured, whether
  * placement could put a session of each project on some host.
  */
 import * as Effect from "effect/Effect"
+import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
-import type { OrchestratorConfig } from "../config/schema.ts"
+import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import type { AdmissionFacts, ProjectFacts } from "../domain/admission.ts"
+import { clockTime, credentialOf } from "../domain/rate-limit.ts"
 import type { AgentSize } from "../domain/session-size.ts"
 import { awaitsReview, holdsASlot, isEnded, type SessionRecord } from "../domain/session.ts"
 
@@ -44,6 +46,33 @@ export const readMachine: Effect.Effect<MachineReading> = Effect.sync(() => {
   return { ...(freeBytes !== undefined ? { freeBytes } : {}), load: loadavg()[0]!, cores: availableParallelism() }
 })
 
+const digest = (text: string): string => createHash("sha256").update(text).digest("hex")
+
+/** The credential a project's sessions spend (its agent plugin, and a digest of the key in its agentConfig). */
+export const projectCredential = (project: Pick<ProjectConfig, "agent" | "agentConfig">): string => credentialOf(project.agent, project.agentConfig, digest)
+
+/**
+ * Per credential, a sentence on its limit when a live session spending it is rate-limited: "coding-agent is
+ * rate-limited (app-3); orch tells app-3 to continue at 16:12".
+ */
+export const rateLimitedCredentials = (config: OrchestratorConfig, records: ReadonlyArray<SessionRecord>): ReadonlyMap<string, string> => {
+  const limited = new Map<string, Array<SessionRecord>>()
+  for (const record of records) {
+    const project = config.projects[record.projectId]
+    if (project === undefined || isEnded(record.status) || record.activity !== "rate_limited" || record.rateLimit === undefined) continue
+    const credential = projectCredential(project)
+    limited.set(credential, [...(limited.get(credential) ?? []), record])
+  }
+  return new Map([...limited].map(([credential, sessions]) => {
+    const next = sessions.reduce((a, b) => a.rateLimit!.continueAt <= b.rateLimit!.continueAt ? a : b)
+    const ids = sessions.map((record) => record.sessionId).join(", ")
+    return [
+      credential,
+      `${credential} is rate-limited (${ids}); orch tells ${next.sessionId} to continue at ${clockTime(Date.parse(next.rateLimit!.continueAt))}`
+    ]
+  }))
+}
+
 /** The facts from the config, the records (workers only: orchestrator sessions are not counted) and the machine. */
 export const admissionFacts = (
   config: OrchestratorConfig,
@@ -58,14 +87,17 @@ export const admissionFacts = (
   const open = records.filter((record) => record.role === undefined && !isEnded(record.status))
   const workers = open.filter(holdsASlot)
   const projects: Record<string, ProjectFacts> = {}
+  const limited = rateLimitedCredentials(config, open)
   for (const project of Object.values(config.projects)) {
+    const rateLimited = limited.get(projectCredential(project))
     const mine = (list: ReadonlyArray<SessionRecord>) => list.filter((record) => record.projectId === project.id)
     projects[project.id] = {
       live: mine(workers).length,
       awaitingReview: mine(open).filter(awaitsReview).length,
       ...(project.maxSessions !== undefined ? { maxSessions: project.maxSessions } : {}),
       ...(project.maxAwaitingReview !== undefined ? { maxAwaitingReview: project.maxAwaitingReview } : {}),
-      ...(unplaceable[project.id] !== undefined ? { unplaceable: unplaceable[project.id]! } : {})
+      ...(unplaceable[project.id] !== undefined ? { unplaceable: unplaceable[project.id]! } : {}),
+      ...(rateLimited !== undefined ? { rateLimited } : {})
     }
   }
   return {

@@ -12,7 +12,14 @@ const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const iso = (ms: number) => new Date(ms).toISOString()
 const S = 1000
 const MIN = 60 * S
-const rules: LifecycleRules = { quietMs: 3 * S, hookSilenceMs: MIN, readyThresholdMs: 5 * MIN, stuckThresholdMs: 10 * MIN, deadAfterProbes: 3 }
+const rules: LifecycleRules = {
+  quietMs: 3 * S,
+  hookSilenceMs: MIN,
+  readyThresholdMs: 5 * MIN,
+  stuckThresholdMs: 10 * MIN,
+  deadAfterProbes: 3,
+  rateLimitRetryMs: 300_000
+}
 
 const session = (fields: Partial<SessionRecord> = {}): SessionRecord => ({
   sessionId: "app-1",

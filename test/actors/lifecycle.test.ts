@@ -5,7 +5,14 @@ import type { SessionRecord } from "../../src/domain/session.ts"
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const iso = (ms: number) => new Date(ms).toISOString()
 const MIN = 60_000
-const rules: LifecycleRules = { quietMs: 3000, hookSilenceMs: MIN, readyThresholdMs: 5 * MIN, stuckThresholdMs: 10 * MIN, deadAfterProbes: 3 }
+const rules: LifecycleRules = {
+  quietMs: 3000,
+  hookSilenceMs: MIN,
+  readyThresholdMs: 5 * MIN,
+  stuckThresholdMs: 10 * MIN,
+  deadAfterProbes: 3,
+  rateLimitRetryMs: 300_000
+}
 
 const session = (fields: Partial<SessionRecord> = {}): SessionRecord => ({
   sessionId: "app-1",

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { activityOf, parseSignal } from "../../src/domain/activity.ts"
+import { activityOf, limitOf, parseSignal } from "../../src/domain/activity.ts"
+import { limitLineOf, resetFromText } from "../../src/domain/rate-limit.ts"
 import { claudeActivityFromScreen, claudeStartBlocker } from "../../src/plugins/agent/claude-screen.ts"
 import { makeCodingAgent } from "../../src/plugins/agent/coding-agent.ts"
 import { CLAUDE_VERSION } from "./claude-env.ts"
@@ -23,7 +24,13 @@ const EXPECTED: Record<string, { activity: string | undefined; readyForInput: bo
   "permission-bash": { activity: "waiting_input", readyForInput: false },
   "auto-mode-blocked": { activity: "waiting_input", readyForInput: false, blocker: /auto mode/ },
   "trust-dialog": { activity: "waiting_input", readyForInput: false, blocker: /trust this folder/ },
-  "api-key-prompt": { activity: "waiting_input", readyForInput: false, blocker: /API key/ }
+  "api-key-prompt": { activity: "waiting_input", readyForInput: false, blocker: /API key/ },
+  // A 429 with a usage limit's headers (5-hour window): retried with the reset time on the agent's clock.
+  "rate-limit-retrying": { activity: "rate_limited", readyForInput: false },
+  // A plain 429 (a per-minute rate limit): retried with the provider's message.
+  "rate-limit-retrying-429": { activity: "rate_limited", readyForInput: false },
+  // After its tenth attempt: the error above the input box, which takes a message again.
+  "rate-limited": { activity: "rate_limited", readyForInput: false }
 }
 
 describe(`Claude Code ${CLAUDE_VERSION}: recorded screens`, () => {
@@ -46,6 +53,20 @@ describe(`Claude Code ${CLAUDE_VERSION}: recorded screens`, () => {
     expect(claudeActivityFromScreen(screen("busy-tool"))).toBe("active")
   })
 
+  it("a limit's line and reset time are read off the screen", () => {
+    expect(limitLineOf(screen("rate-limit-retrying"))).toMatch(/^5-hour limit reached · retrying in 4s \(4:12pm\) · attempt 4\/10$/)
+    expect(limitLineOf(screen("rate-limit-retrying-429"))).toMatch(/^429 This request would exceed your account's rate limit/)
+    expect(limitLineOf(screen("rate-limited"))).toMatch(/^API Error: Request rejected \(429\)/)
+    const now = Date.UTC(2026, 10, 26, 14, 12)
+    expect(resetFromText(limitLineOf(screen("rate-limit-retrying"))!, now, 0)).toBe(Date.UTC(2026, 10, 26, 16, 12))
+    expect(resetFromText(limitLineOf(screen("rate-limited"))!, now, 0)).toBeUndefined()
+  })
+
+  it("an old limit error scrolled above a later turn is not read as a limit", () => {
+    const later = screen("rate-limited").replace(/❯\s*Resend your message to try again/, "❯ ")
+    expect(claudeActivityFromScreen(later)).toBe("ready")
+  })
+
   it("a screen that is not Claude Code's says nothing", () => {
     expect(claudeActivityFromScreen("$ ls\nREADME.md\n$ ")).toBeUndefined()
     expect(claudeActivityFromScreen("")).toBeUndefined()
@@ -62,11 +83,16 @@ describe(`Claude Code ${CLAUDE_VERSION}: recorded hook payloads`, () => {
     ["PermissionRequest", "waiting_input"],
     ["Notification", "waiting_input"],
     ["Stop", "ready"],
+    ["StopFailure", "rate_limited"],
     ["SessionEnd", undefined]
   ])("%s → %s", (event, activity) => {
     const signal = signals.find((s) => s.event === event)
     expect(signal, `a recorded ${event} payload`).toBeDefined()
     expect((signal!.payload as { hook_event_name: string }).hook_event_name).toBe(event)
     expect(activityOf(signal!)).toBe(activity)
+  })
+  it("a StopFailure for a rate limit carries what the agent showed", () => {
+    const failure = signals.find((s) => s.event === "StopFailure")!
+    expect(limitOf(failure)).toBe("API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.")
   })
 })

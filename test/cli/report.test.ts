@@ -148,7 +148,7 @@ describe("orch report outside a session", () => {
       })
       const unknownState = runOrch(["report", "finished"], { env: { HOME: home, ORCH_SESSION_ID: "app-1" } })
       assert.strictEqual(unknownState.code, 2)
-      assert.include(unknownState.stderr, `Expected: "active" | "ready" | "waiting_input" | "done"`)
+      assert.include(unknownState.stderr, `Expected: "active" | "ready" | "waiting_input" | "rate_limited" | "done"`)
       const noSession = runOrch(["report", "ready"], { env: { HOME: home, ORCH_SESSION_ID: "app-9" } })
       assert.deepStrictEqual(noSession, {
         code: 2,

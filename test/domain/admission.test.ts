@@ -38,6 +38,12 @@ describe("blocker: the budget an entry waits on", () => {
       "waiting for a host: no host can take the session: a: it runs 2 sessions, its maxSessions 2"
     ],
     [
+      "quota: the project's agent credential is rate-limited",
+      facts({ projects: { app: { live: 1, awaitingReview: 0, rateLimited: "coding-agent is rate-limited (app-3); orch tells app-3 to continue at 16:12" } } }),
+      entry("q1"),
+      "waiting for the model quota: coding-agent is rate-limited (app-3); orch tells app-3 to continue at 16:12"
+    ],
+    [
       "hosts: another project's placement does not count",
       facts({ projects: { web: { live: 4, awaitingReview: 0, unplaceable: "no host can take the session" } } }),
       entry("q1"),

@@ -64,6 +64,40 @@ describe("admissionFacts", () => {
       assert.deepStrictEqual(verdict.waiting.map((w) => w.reason), ["waiting for reviews in app: 2 PRs await a review, its maxAwaitingReview 2"])
     }))
 
+  it.effect("a rate-limited session holds back every project that spends the same credential, and only those", () =>
+    Effect.gen(function*() {
+      const root = yield* tempDir()
+      const project = (name: string, agentConfig: Record<string, unknown>) => ({
+        repo: `acme/${name}`,
+        path: `${root}/${name}`,
+        tracker: { plugin: "none" },
+        agent: "coding-agent",
+        agentConfig
+      })
+      const key = (value: string) => ({ env: { ANTHROPIC_API_KEY: value } })
+      const config = yield* validateConfig({
+        projects: { app: project("app", key("sk-one")), web: project("web", key("sk-one")), api: project("api", key("sk-two")), cli: project("cli", {}) }
+      }).pipe(withHost({ cwd: root, homeDir: root }))
+      const continueAt = new Date(2026, 10, 26, 16, 12).toISOString()
+      const limited = record("app-3", "app", {
+        status: "rate_limited",
+        activity: "rate_limited",
+        rateLimit: { since: continueAt, attempts: 1, continueAt }
+      })
+      const facts = admissionFacts(config, [limited, record("api-1", "api")], roomy)
+      const entry = (projectId: string) => ({ id: `q-${projectId}`, projectId, agent: "coding-agent" })
+      const verdict = admission(["app", "web", "api", "cli"].map(entry), facts)
+      assert.strictEqual(verdict.admit?.id, "q-api", "another key is another credential")
+      const quota = facts.projects.app!.rateLimited!
+      assert.match(quota, /^coding-agent \(key [0-9a-f]{8}\) is rate-limited \(app-3\); orch tells app-3 to continue at 16:12$/)
+      assert.deepStrictEqual(verdict.waiting.map((w) => [w.entry.projectId, w.reason]), [
+        ["app", `waiting for the model quota: ${quota}`],
+        ["web", `waiting for the model quota: ${quota}`],
+        ["cli", "waiting for its turn"]
+      ])
+      assert.notInclude(JSON.stringify(facts), "sk-one")
+    }))
+
   it.effect("with hosts, this machine's memory and load are placement's to weigh: the project's facts carry why it cannot be placed", () =>
     Effect.gen(function*() {
       const root = yield* tempDir()

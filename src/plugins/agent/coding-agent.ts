@@ -11,7 +11,16 @@ import { type AgentContext, AgentError, type AgentShape, shellQuote } from "./Ag
 import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
 
 const PLUGIN = "coding-agent"
-export const HOOK_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Notification", "Stop"] as const
+export const HOOK_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "PermissionRequest",
+  "Notification",
+  "Stop",
+  "StopFailure"
+] as const
 const TOOL_EVENTS: ReadonlyArray<string> = ["PreToolUse", "PostToolUse", "PermissionRequest"]
 const SETTINGS_FILE = ".claude/settings.local.json"
 

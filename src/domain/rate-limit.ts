@@ -1,0 +1,122 @@
+/**
+ * An agent its model provider turned away: a rate limit (requests or tokens a minute) or a usage limit (a
+ * subscription's 5-hour or weekly allowance). What orch knows of it, when it tells the agent to continue, and
+ * which credential is held back. Pure: explicit time, no IO.
+ *
+ * Claude Code retries a 429 by itself (10 attempts, about 3 minutes), then ends its turn with a `StopFailure`
+ * hook (`"error": "rate_limit"`). While it retries, its screen names the limit and, for a usage limit, the
+ * reset time on the agent's clock: `✻ 5-hour limit reached · retrying in 4s (4:12pm) · attempt 5/10`.
+ */
+import * as Schema from "effect/Schema"
+
+/** What the record keeps while the agent is limited, and across the tries to continue that fail again. */
+export const RateLimit = Schema.Struct({
+  /** When the agent was last found limited (ISO). */
+  since: Schema.String,
+  /** Times in a row it was found limited; a turn that ends normally clears the record. */
+  attempts: Schema.Int,
+  /** When the provider said the limit resets (ISO), when it said. */
+  resetAt: Schema.optionalKey(Schema.String),
+  /** What the agent showed, e.g. "API Error: Request rejected (429) · …". */
+  message: Schema.optionalKey(Schema.String),
+  /** When orch tells the agent to continue (ISO): see `continueAt`. */
+  continueAt: Schema.String,
+  /** When orch last told the agent to continue (ISO). */
+  continuedAt: Schema.optionalKey(Schema.String)
+})
+export type RateLimit = typeof RateLimit.Type
+
+const MINUTE = 60_000
+/**
+ * Tries to continue with no reset time known: 5 minutes after the agent gave up (the `agent-rate-limited`
+ * reaction's `threshold`), then doubling, at most hourly.
+ */
+export const FIRST_RETRY_MS = 5 * MINUTE
+export const MAX_RETRY_MS = 60 * MINUTE
+/** After a known reset, a little slack for the provider's clock. */
+export const RESET_SLACK_MS = 30_000
+/** The longest a usage window lasts (a weekly limit); a reset read further away than this is not believed. */
+const LONGEST_WINDOW_MS = 7 * 24 * 60 * MINUTE
+
+/**
+ * The reset time a limit message names, as the next such time after `now` on a clock `offsetMinutes` east of
+ * UTC: "resets 4:12pm", "(4:12pm)", "resets 11am", "try again at 4:12 PM". Undefined when it names none.
+ */
+export const resetFromText = (text: string, now: number, offsetMinutes: number): number | undefined => {
+  const match = /(?:resets?(?: at)?|try again at|\()\s*(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b/i.exec(text)
+  if (match === null) return undefined
+  const hour12 = Number(match[1])
+  const minute = Number(match[2] ?? "0")
+  if (hour12 < 1 || hour12 > 12 || minute > 59) return undefined
+  const hour = (hour12 % 12) + (match[3]!.toLowerCase() === "p" ? 12 : 0)
+  const local = new Date(now + offsetMinutes * MINUTE)
+  const candidate = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate(), hour, minute) - offsetMinutes * MINUTE
+  return candidate > now ? candidate : candidate + 24 * 60 * MINUTE
+}
+
+/** When orch tells a limited agent to continue: after the reset when known, else on a backoff from when it gave up. */
+export const continueTime = (limit: Omit<RateLimit, "continueAt">, firstRetryMs: number): number => {
+  const since = Date.parse(limit.since)
+  const reset = limit.resetAt === undefined ? undefined : Date.parse(limit.resetAt)
+  if (reset !== undefined && reset > since && reset - since <= LONGEST_WINDOW_MS) return reset + RESET_SLACK_MS
+  return since + Math.min(Math.max(MAX_RETRY_MS, firstRetryMs), firstRetryMs * 2 ** Math.max(0, limit.attempts - 1))
+}
+
+/** Whether it is time to tell the agent to continue (once per time it was found limited). */
+export const dueToContinue = (limit: RateLimit, now: number): boolean =>
+  now >= Date.parse(limit.continueAt) && (limit.continuedAt === undefined || Date.parse(limit.continuedAt) < Date.parse(limit.since))
+
+/** The record after the agent was found limited (again) at `now`. */
+export const limitedAgain = (
+  previous: RateLimit | undefined,
+  now: number,
+  told: { readonly resetAt?: number; readonly limit?: string },
+  firstRetryMs: number
+): RateLimit => {
+  const limit = {
+    since: new Date(now).toISOString(),
+    attempts: (previous?.attempts ?? 0) + 1,
+    ...(told.resetAt !== undefined ? { resetAt: new Date(told.resetAt).toISOString() } : {}),
+    ...(told.limit !== undefined ? { message: told.limit } : {}),
+    ...(previous?.continuedAt !== undefined ? { continuedAt: previous.continuedAt } : {})
+  }
+  return { ...limit, continueAt: new Date(continueTime(limit, firstRetryMs)).toISOString() }
+}
+
+/** The record once a reset time or message is seen that it lacked (the screen names it, the hook does not). */
+export const learned = (limit: RateLimit, told: { readonly resetAt?: number; readonly limit?: string }, firstRetryMs: number): RateLimit => {
+  const resetAt = limit.resetAt ?? (told.resetAt !== undefined ? new Date(told.resetAt).toISOString() : undefined)
+  const message = limit.message ?? told.limit
+  if (resetAt === limit.resetAt && message === limit.message) return limit
+  const next = { ...limit, ...(resetAt !== undefined ? { resetAt } : {}), ...(message !== undefined ? { message } : {}) }
+  return { ...next, continueAt: new Date(continueTime(next, firstRetryMs)).toISOString() }
+}
+
+/**
+ * Which account an agent's sessions spend: the agent plugin and, when its `agentConfig.env` carries a key or
+ * token, a digest of that value (never the value). Sessions with the same credential share one limit.
+ */
+export const credentialOf = (agent: string, agentConfig: Readonly<Record<string, unknown>>, digest: (text: string) => string): string => {
+  const env = agentConfig.env
+  if (env === null || typeof env !== "object") return agent
+  const secrets = Object.entries(env as Record<string, unknown>)
+    .filter(([name, value]) => /KEY|TOKEN|SECRET|AUTH/i.test(name) && typeof value === "string" && value !== "")
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, value]) => `${name}=${String(value)}`)
+  return secrets.length === 0 ? agent : `${agent} (key ${digest(secrets.join("\n")).slice(0, 8)})`
+}
+
+const LIMIT_LINE = /\b429\b|rate.limit|usage limit|limit reached|hit your (\w+ )?limit/i
+
+/** The last line of a screen that names a limit, without the agent's glyphs: what to show people. */
+export const limitLineOf = (screen: string): string | undefined =>
+  screen.split("\n").reverse().find((line) => LIMIT_LINE.test(line))?.replace(/^[\s●⎿✻*·]+/u, "").trim()
+
+/** For people: what the agent showed and when orch tells it to continue ("16:12" from `timeOf`). */
+export const describeLimit = (limit: RateLimit, timeOf: (ms: number) => string): string =>
+  `${limit.message ?? "its model provider turned it away"}; orch tells it to continue at ${timeOf(Date.parse(limit.continueAt))}${
+    limit.resetAt === undefined ? "" : " (the limit resets then)"
+  }`
+
+/** A time of day on this machine's clock, for people. */
+export const clockTime = (ms: number): string => new Date(ms).toTimeString().slice(0, 5)

@@ -1,0 +1,156 @@
+/**
+ * A rate-limited agent, through the lifecycle and the reaction policy together (both pure): found limited (a
+ * Claude Code StopFailure, a screen, a report), notified once, told to continue at the reset or on the backoff,
+ * counted again when turned away again, forgotten once its turn ends normally.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { decide, type LifecycleRules, type Observation } from "../../actors/lifecycle.ts"
+import { planReactions } from "../../actors/reactions.ts"
+import { DEFAULT_REACTIONS } from "../../src/config/defaults.ts"
+import type { ReactionConfig, ReactionKey } from "../../src/config/schema.ts"
+import type { SessionRecord } from "../../src/domain/session.ts"
+
+const T0 = Date.parse("2026-01-01T14:00:00.000Z")
+const MIN = 60_000
+const iso = (ms: number) => new Date(ms).toISOString()
+const rules: LifecycleRules = {
+  quietMs: 3000,
+  hookSilenceMs: MIN,
+  readyThresholdMs: 5 * MIN,
+  stuckThresholdMs: 10 * MIN,
+  deadAfterProbes: 3,
+  rateLimitRetryMs: 5 * MIN
+}
+const MESSAGE = "API Error: Request rejected (429) · This request would exceed your account's rate limit."
+
+const start: SessionRecord = {
+  sessionId: "app-1",
+  projectId: "app",
+  issueId: "1",
+  status: "working",
+  activity: "active",
+  activitySince: iso(T0),
+  branch: "feat/1",
+  workspacePath: "/w",
+  runtime: { plugin: "multiplexer", id: "app-1", data: {} },
+  agent: { plugin: "coding-agent" },
+  pr: null,
+  createdAt: iso(T0),
+  updatedAt: iso(T0)
+}
+
+const limited = (at: number, extra: Partial<Extract<Observation, { _tag: "Signal" }>> = {}): Observation => ({
+  _tag: "Signal",
+  by: "hook",
+  activity: "rate_limited",
+  at,
+  limit: MESSAGE,
+  ...extra
+})
+const hook = (activity: "active" | "ready", at: number): Observation => ({ _tag: "Signal", by: "hook", activity, at })
+
+type Step = readonly [at: number, observation: Observation]
+
+/** Runs observations through decide and planReactions as the session actor does; lists events and effects per step. */
+const run = (steps: ReadonlyArray<Step>, reactions: Record<ReactionKey, ReactionConfig> = DEFAULT_REACTIONS) => {
+  let record = start
+  const log: Array<string> = []
+  for (const [now, observation] of steps) {
+    const decision = decide(record, observation, now, rules)
+    const plan = planReactions(record, decision.record, reactions, now)
+    log.push(
+      [
+        ...decision.events.map((e) => e.type),
+        ...plan.effects.map((e) => `${e._tag}${e._tag === "SendToAgent" ? `:${e.message}` : ""}`)
+      ].join(" ") || "-"
+    )
+    record = plan.record
+  }
+  return { log, record }
+}
+
+describe("rate limits: lifecycle and reactions", () => {
+  it("found limited: status rate_limited, one event with when orch continues, one notification", () => {
+    const { log, record } = run([[T0 + MIN, limited(T0 + MIN)]])
+    expect(log).toEqual(["session.rate_limited Notify"])
+    expect(record.status).toBe("rate_limited")
+    expect(record.rateLimit).toEqual({ since: iso(T0 + MIN), attempts: 1, message: MESSAGE, continueAt: iso(T0 + 6 * MIN) })
+    const event = decide(start, limited(T0 + MIN), T0 + MIN, rules).events[0]!
+    expect(event).toMatchObject({ message: MESSAGE, data: { from: "working", activity: "rate_limited", attempts: 1, continueAt: iso(T0 + 6 * MIN) } })
+  })
+
+  it("no reset time known: told to continue once after the backoff, which doubles while it is turned away again", () => {
+    const continued = `SendToAgent:${DEFAULT_REACTIONS["agent-rate-limited"].continueMessage}`
+    const { log, record } = run([
+      [T0 + MIN, limited(T0 + MIN)],
+      [T0 + 6 * MIN - 1, { _tag: "Tick" }],
+      [T0 + 6 * MIN, { _tag: "Tick" }],
+      [T0 + 6 * MIN + 1000, { _tag: "Tick" }],
+      [T0 + 6 * MIN + 2000, hook("active", T0 + 6 * MIN + 2000)],
+      [T0 + 9 * MIN, limited(T0 + 9 * MIN)],
+      [T0 + 19 * MIN - 1, { _tag: "Tick" }],
+      [T0 + 19 * MIN, { _tag: "Tick" }]
+    ])
+    expect(log).toEqual([
+      "session.rate_limited Notify",
+      "-",
+      continued,
+      "-",
+      "session.working",
+      // Turned away again: counted, not notified again; the next try waits twice as long.
+      "session.rate_limited",
+      "-",
+      continued
+    ])
+    expect(record.rateLimit).toMatchObject({ attempts: 2, continueAt: iso(T0 + 19 * MIN), continuedAt: iso(T0 + 19 * MIN) })
+  })
+
+  it("a reset time the agent named: told to continue 30 s after it", () => {
+    const reset = T0 + 2 * 60 * MIN
+    const { log, record } = run([
+      [T0 + MIN, limited(T0 + MIN, { resetAt: reset })],
+      [reset, { _tag: "Tick" }],
+      [reset + 30_000, { _tag: "Tick" }]
+    ])
+    expect(log).toEqual(["session.rate_limited Notify", "-", `SendToAgent:${DEFAULT_REACTIONS["agent-rate-limited"].continueMessage}`])
+    expect(record.rateLimit?.resetAt).toBe(iso(reset))
+  })
+
+  it("a reset time seen only later (the screen names it, the hook did not) moves when orch continues", () => {
+    const reset = T0 + 60 * MIN
+    const { record } = run([
+      [T0 + MIN, limited(T0 + MIN)],
+      [T0 + 2 * MIN, { _tag: "Probe", liveness: "alive", screen: "rate_limited", limit: "5-hour limit reached · retrying in 4s (3:00pm)", resetAt: reset }]
+    ])
+    expect(record.rateLimit).toMatchObject({ attempts: 1, resetAt: iso(reset), message: MESSAGE, continueAt: iso(reset + 30_000) })
+  })
+
+  it("a turn that ends normally forgets the limit: the next one is notified again", () => {
+    const { log, record } = run([
+      [T0 + MIN, limited(T0 + MIN)],
+      [T0 + 6 * MIN, { _tag: "Tick" }],
+      [T0 + 7 * MIN, hook("active", T0 + 7 * MIN)],
+      [T0 + 8 * MIN, hook("ready", T0 + 8 * MIN)],
+      [T0 + 9 * MIN, limited(T0 + 9 * MIN)]
+    ])
+    expect(log.at(-2)).toBe("session.ready")
+    expect(log.at(-1)).toBe("session.rate_limited Notify")
+    expect(record.rateLimit?.attempts).toBe(1)
+  })
+
+  it("auto: false, or no continueMessage: notified, never told to continue", () => {
+    for (const off of [{ auto: false }, { continueMessage: " " }]) {
+      const reactions = { ...DEFAULT_REACTIONS, "agent-rate-limited": { ...DEFAULT_REACTIONS["agent-rate-limited"], ...off } }
+      const { log } = run([[T0 + MIN, limited(T0 + MIN)], [T0 + 60 * MIN, { _tag: "Tick" }]], reactions)
+      expect(log).toEqual(["session.rate_limited Notify", "-"])
+    }
+  })
+
+  it("a rate-limited agent is not stuck, however long it waits", () => {
+    const { record } = run([[T0 + MIN, limited(T0 + MIN)], [T0 + 59 * MIN, { _tag: "Tick" }]], {
+      ...DEFAULT_REACTIONS,
+      "agent-rate-limited": { ...DEFAULT_REACTIONS["agent-rate-limited"], auto: false }
+    })
+    expect(record.status).toBe("rate_limited")
+  })
+})
