@@ -199,6 +199,58 @@ describe("the real Claude Code CLI under orch", () => {
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
     }), 120_000)
 
+  it.live("the provider's 429: rate_limited, notified once, queued work held back, told to continue after the threshold", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const model = yield* Effect.acquireRelease(Effect.promise(() => startModelServer()), (m) => Effect.promise(() => m.close()))
+      const refused = { error: { status: 429, type: "rate_limit_error", message: "This request would exceed your account's rate limit." } }
+      // Claude Code may send the continue message in one user message with the refused one: it is matched first.
+      model.script([
+        { when: "limit has reset", steps: [bash("echo carried-on"), { text: "Carried on." }] },
+        { when: "issue 5", steps: [refused] },
+        { when: "issue 6", steps: [{ text: "Issue 6 started." }] }
+      ])
+      writeClaudeHome(s.home, [s.repo.path])
+      const agent = claudeAgent(model.url)
+      // Claude Code gives up at once instead of after its 10 retries (about 3 minutes); it then ends its turn the same way.
+      s.writeConfig({
+        ...agent,
+        agentConfig: { ...agent.agentConfig, env: { ...agent.agentConfig.env, CLAUDE_CODE_MAX_RETRIES: "0" } },
+        reactions: { "agent-rate-limited": { threshold: "20s" } }
+      })
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "5"])).code, 0)
+      const limited = yield* eventually("session.rate_limited", () => s.events().find((e) => e.type === "session.rate_limited"), 60_000)
+      assert.strictEqual(limited.message, "API Error: Request rejected (429) · This request would exceed your account's rate limit.")
+      assert.deepInclude(limited.data, { from: "working", activity: "rate_limited", attempts: 1 })
+      const activity = readFileSync(join(s.dataDir, "sessions", "app", "app-1", "activity.jsonl"), "utf8")
+      assert.include(activity, "\"event\":\"StopFailure\"", "the StopFailure hook said it")
+      yield* eventually("the agent-rate-limited notification", () =>
+        readFileSync(join(s.dataDir, "notifications.jsonl"), "utf8").includes("app-1: agent rate-limited"), 10_000)
+
+      // Another issue of the project waits on the same credential.
+      assert.strictEqual((yield* s.orch(["queue", "add", "app", "6"])).code, 0)
+      const status = yield* s.orch(["status"])
+      assert.match(status.stdout, /^app-1 is rate-limited: API Error: Request rejected \(429\) · .*; orch tells it to continue at \d\d:\d\d$/m)
+      const queued = yield* s.orch(["queue", "ls"])
+      assert.match(queued.stdout, /waiting for the model quota: coding-agent \(key [0-9a-f]{8}\) is rate-limited \(app-1\)/)
+
+      // After the threshold orch tells it to continue; the work goes on, and the queued issue starts.
+      yield* eventually("the continue message's result at the model", () =>
+        model.mainRequests().some((r) =>
+          r.toolResults.some((t) =>
+            t.includes("carried-on")
+          )
+        ), 60_000)
+      const continued = s.events().find((e) => e.type === "reaction.triggered" && e.reaction === "agent-rate-limited" && e.action === "send-to-agent")
+      assert.isDefined(continued)
+      assert.isAtLeast(Date.parse(continued!.timestamp) - Date.parse(limited.timestamp), 19_000)
+      yield* eventually("ready after the continued turn, the limit forgotten", () => s.record("app-1").activity === "ready" && s.record("app-1").rateLimit === undefined, 20_000)
+      yield* eventually("the queued issue admitted", () => s.events().some((e) => e.type === "queue.admitted"), 30_000)
+      assert.lengthOf(s.events().filter((e) => e.type === "session.rate_limited"), 1)
+      assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
+    }), 180_000)
+
   it.live("a project Claude Code does not trust yet fails the spawn at once, saying what to do", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
