@@ -110,7 +110,7 @@ const LIMIT_LINE = /\b429\b|rate.limit|usage limit|limit reached|hit your (\w+ )
 
 /** The last line of a screen that names a limit, without the agent's glyphs: what to show people. */
 export const limitLineOf = (screen: string): string | undefined =>
-  screen.split("\n").reverse().find((line) => LIMIT_LINE.test(line))?.replace(/^[\s●⎿✻*·]+/u, "").trim()
+  screen.split("\n").reverse().find((line) => LIMIT_LINE.test(line))?.replace(/^[\s●⎿✻*·■└•◦]+/u, "").trim()
 
 /** For people: what the agent showed and when orch tells it to continue ("16:12" from `timeOf`). */
 export const describeLimit = (limit: RateLimit, timeOf: (ms: number) => string): string =>

@@ -242,11 +242,17 @@ describe("the real Claude Code CLI under orch", () => {
             t.includes("carried-on")
           )
         ), 60_000)
-      const continued = s.events().find((e) => e.type === "reaction.triggered" && e.reaction === "agent-rate-limited" && e.action === "send-to-agent")
+      const continued = s.events().find((e) =>
+        e.type === "reaction.triggered" && e.reaction === "agent-rate-limited" && e.action === "send-to-agent"
+      )
       assert.isDefined(continued)
       assert.isAtLeast(Date.parse(continued!.timestamp) - Date.parse(limited.timestamp), 19_000)
-      yield* eventually("ready after the continued turn, the limit forgotten", () => s.record("app-1").activity === "ready" && s.record("app-1").rateLimit === undefined, 20_000)
-      yield* eventually("the queued issue admitted", () => s.events().some((e) => e.type === "queue.admitted"), 30_000)
+      yield* eventually("ready after the continued turn, the limit forgotten", () =>
+        s.record("app-1").activity === "ready" && s.record("app-1").rateLimit === undefined, 20_000)
+      yield* eventually("the queued issue admitted", () =>
+        s.events().some((e) =>
+          e.type === "queue.admitted"
+        ), 30_000)
       assert.lengthOf(s.events().filter((e) => e.type === "session.rate_limited"), 1)
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
     }), 180_000)

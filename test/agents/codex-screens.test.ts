@@ -25,11 +25,19 @@ describe("Codex 0.169.0: recorded screens", () => {
       ["busy-queued", "active", false],
       ["approval-command", "waiting_input", false],
       ["sign-in", "waiting_input", false],
-      ["trust-folder", "waiting_input", false]
+      ["trust-folder", "waiting_input", false],
+      // A 429: retried five times over a few seconds, then given up on above the input box.
+      ["rate-limit-retrying", "rate_limited", false],
+      ["rate-limited", "rate_limited", false]
     ] as const
   )("%s → %s", (name, activity, ready) => {
     expect(agent.activityFromScreen(screen(name))).toBe(activity)
     expect(agent.isReadyForInput(screen(name))).toBe(ready)
+  })
+
+  it("a limit the agent got past (a later turn's answer above its input box) is not read as a limit", () => {
+    const later = screen("rate-limited").replace(/(› Ask Codex to do anything)/, "› continue\n\n• Carried on.\n\n$1")
+    expect(agent.activityFromScreen(later)).toBe("ready")
   })
 
   it("the sign-in and trust questions stop a spawn at once with what to do", () => {

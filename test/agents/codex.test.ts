@@ -140,4 +140,32 @@ describe("the real Codex CLI under orch", () => {
       yield* eventually("ready after the approved turn", () => s.record("app-2").activity === "ready", 20_000)
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
     }), 180_000)
+  it.live("a 429 the CLI gave up on is rate_limited from its screen; told to continue after the threshold, the work goes on", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const model = yield* Effect.acquireRelease(Effect.promise(() => startResponsesServer()), (m) => Effect.promise(() => m.close()))
+      const refused = { error: { status: 429, code: "rate_limit_exceeded", message: "Rate limit reached for gpt-test on requests per min (RPM)." } }
+      // Codex sends the continue message after the refused one; the last user message picks the turn.
+      model.script([
+        { when: "issue 5", steps: [refused] },
+        { when: "limit has reset", steps: [{ shell: ["echo carried-on"] }, { text: "Carried on." }] }
+      ])
+      writeCodexHome(s.home, model.url, [s.repo.path])
+      s.writeConfig({ ...codexAgent("skip"), reactions: { "agent-rate-limited": { threshold: "15s" } } })
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "5"])).code, 0)
+      const limited = yield* eventually("session.rate_limited", () => s.events().find((e) => e.type === "session.rate_limited"), 60_000)
+      assert.match(limited.message ?? "", /429 Too Many Requests/)
+      yield* eventually("the continue message's command output at the model", () =>
+        model.mainRequests().some((r) => r.toolOutputs.some((t) => t.includes("carried-on"))), 60_000)
+      yield* eventually("ready after the continued turn, the limit forgotten", () =>
+        s.record("app-1").activity === "ready" && s.record("app-1").rateLimit === undefined, 30_000)
+      assert.lengthOf(
+        s.events().filter((e) =>
+          e.type === "session.rate_limited"
+        ),
+        1
+      )
+      assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
+    }), 150_000)
 })

@@ -17,6 +17,8 @@ export type Step =
   | { readonly text: string; readonly hold?: Promise<unknown> }
   /** Shell commands Codex runs with its `exec_command` tool (one function call each), then an optional text. */
   | { readonly shell: ReadonlyArray<Command>; readonly text?: string; readonly hold?: Promise<unknown> }
+  /** An API error (HTTP status and OpenAI's error body), e.g. a 429 `rate_limit_exceeded`. */
+  | { readonly error: { readonly status: number; readonly code: string; readonly message: string }; readonly hold?: Promise<unknown> }
 
 export interface Turn {
   readonly when: string | RegExp
@@ -101,7 +103,7 @@ export const streamResponse = (res: ServerResponse, model: string, step: Step) =
     const args = typeof command === "string" ? { cmd: command } : { ...command, sandbox_permissions: "require_escalated" }
     items.push({ type: "function_call", id: nextId("fc"), call_id: nextId("call"), name: "exec_command", arguments: JSON.stringify(args), status: "completed" })
   }
-  const text = "shell" in step ? step.text : step.text
+  const text = "shell" in step || "text" in step ? step.text : undefined
   if (text !== undefined && text !== "") {
     items.push({ type: "message", id: nextId("msg"), role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] })
   }
@@ -164,6 +166,10 @@ export const startResponsesServer = (turns: ReadonlyArray<Turn> = []): Promise<R
     })
     const step = (main ? nextStep(scenario, input) : undefined) ?? { text: DEFAULT_TEXT }
     if (step.hold !== undefined) await step.hold
+    if ("error" in step) {
+      res.writeHead(step.error.status, { "content-type": "application/json" })
+      return res.end(JSON.stringify({ error: { message: step.error.message, type: "requests", code: step.error.code } }))
+    }
     return streamResponse(res, typeof body.model === "string" ? body.model : "scripted", step)
   }
   const server: Server = createServer((req, res) => {

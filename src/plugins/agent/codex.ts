@@ -36,12 +36,28 @@ export const codexStartBlocker = (screen: string): string | undefined =>
     ? "Codex asks whether to trust this folder: run `codex` once in the project's directory and trust it (a trusted repository covers its worktrees)"
     : undefined
 
+/** A provider's refusal for a limit, as Codex words it: "Exceeded retry limit, last status: 429 Too Many Requests". */
+const LIMIT = /\b429\b|rate limit|usage limit/i
+
+/** Retrying a refused request: "Server is busy, reconnecting 3/5 …" over "└ … 429 Too Many Requests". */
+const retryingLimit = (tail: string): boolean => LIMIT.test(/reconnecting \d+\/\d+.*\n\s*└([^\n]*)/i.exec(tail)?.[1] ?? "")
+
+/** The turn it gave up on: "■ exceeded retry limit, last status: 429 …" right above its input box (the last `›` line). */
+const gaveUpOnLimit = (screen: string): boolean => {
+  const shown = screen.split("\n").filter((line) => line.trim() !== "")
+  const input = shown.findLastIndex((line) => /^\s*› /.test(line))
+  const above = input > 0 ? shown[input - 1]! : ""
+  return /^\s*■/.test(above) && LIMIT.test(above)
+}
+
 export const codexActivityFromScreen = (screen: string): Activity | undefined => {
   const tail = screen.trimEnd().split("\n").slice(-15).join("\n")
   if (/Would you like to run the following command\?|Press enter to confirm or esc to cancel/i.test(tail) || codexStartBlocker(tail) !== undefined) {
     return "waiting_input"
   }
+  if (retryingLimit(tail)) return "rate_limited"
   if (/esc to interrupt/i.test(tail)) return "active"
+  if (gaveUpOnLimit(screen)) return "rate_limited"
   if (/^\s*› /m.test(tail) && /\? for shortcuts/i.test(tail)) return "ready"
   return undefined
 }
