@@ -120,6 +120,37 @@ describe("supervisor under TestClock", () => {
       assert.isUndefined(t.current().reactions)
     }).pipe(Effect.scoped))
 
+  it.effect("rate-limited (a StopFailure): notified once, told to continue once when the backoff (5m) has passed", () =>
+    Effect.gen(function*() {
+      const t = yield* setup()
+      const message = "API Error: Request rejected (429) · This request would exceed your account's rate limit."
+      appendFileSync(
+        t.store.paths.activity("app", "app-1"),
+        `${JSON.stringify({ event: "StopFailure", ts: iso(0), payload: { error: "rate_limit", last_assistant_message: message } })}\n`
+      )
+      const sent = () =>
+        existsSync(t.log) ? (JSON.parse(readFileSync(t.log, "utf8")) as Array<{ call: string; text?: string }>).filter((e) => e.call === "sendCommand") : []
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.strictEqual(t.current().status, "rate_limited")
+      assert.deepStrictEqual(t.current().rateLimit, { since: iso(0), attempts: 1, message, continueAt: iso(5 * MIN) })
+      assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["action", "reaction.agent-rate-limited"]])
+      assert.include(t.notified[0]!.message, `${message}; orch tells it to continue at `)
+      yield* TestClock.adjust(5 * MIN - 1)
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.lengthOf(sent(), 0)
+      yield* TestClock.adjust(1)
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.deepStrictEqual(sent().map((e) => e.text), ["Your model provider's limit has reset. Continue your task where you left off."])
+      yield* TestClock.adjust(60 * MIN)
+      yield* t.supervisor.cycle()
+      yield* t.settle
+      assert.lengthOf(sent(), 1, "once per time it was turned away")
+      assert.lengthOf(t.notified, 1)
+    }).pipe(Effect.scoped))
+
   it.effect("a runtime gone for three probes in a row: exited, session.exited, agent-exited notification", () =>
     Effect.gen(function*() {
       const t = yield* setup()
