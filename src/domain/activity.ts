@@ -62,13 +62,14 @@ const field = (payload: unknown, key: string): string | undefined => {
 }
 
 /**
- * A turn that ended in a provider's error (Claude Code's `StopFailure`): a rate or usage limit; a credential or
- * billing problem, which needs a person; anything else (a server error, the output limit) leaves the agent at its
- * prompt.
+ * A turn that ended in a provider's error (Claude Code's `StopFailure`): a rate or usage limit, or the provider
+ * overloaded (a 529, reported as a `server_error`), both of which pass with time; a credential or billing problem,
+ * which needs a person; anything else (another server error, the output limit) leaves the agent at its prompt.
  */
 const failedTurn = (payload: unknown): Activity => {
   const error = field(payload, "error")
   if (error === "rate_limit") return "rate_limited"
+  if (error === "server_error" && /\b529\b|overloaded/i.test(field(payload, "last_assistant_message") ?? "")) return "rate_limited"
   if (error === "authentication_failed" || error === "billing_error") return "blocked"
   return "ready"
 }

@@ -106,7 +106,7 @@ export const credentialOf = (agent: string, agentConfig: Readonly<Record<string,
   return secrets.length === 0 ? agent : `${agent} (key ${digest(secrets.join("\n")).slice(0, 8)})`
 }
 
-const LIMIT_LINE = /\b429\b|rate.limit|usage limit|limit reached|hit your (\w+ )?limit/i
+const LIMIT_LINE = /\b429\b|\b529\b|overloaded|rate.limit|usage limit|limit reached|hit your (\w+ )?limit/i
 
 /** The last line of a screen that names a limit, without the agent's glyphs: what to show people. */
 export const limitLineOf = (screen: string): string | undefined =>

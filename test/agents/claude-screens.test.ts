@@ -30,7 +30,9 @@ const EXPECTED: Record<string, { activity: string | undefined; readyForInput: bo
   // A plain 429 (a per-minute rate limit): retried with the provider's message.
   "rate-limit-retrying-429": { activity: "rate_limited", readyForInput: false },
   // After its tenth attempt: the error above the input box, which takes a message again.
-  "rate-limited": { activity: "rate_limited", readyForInput: false }
+  "rate-limited": { activity: "rate_limited", readyForInput: false },
+  // A 529: the provider overloaded; it passes with time like a limit.
+  overloaded: { activity: "rate_limited", readyForInput: false }
 }
 
 describe(`Claude Code ${CLAUDE_VERSION}: recorded screens`, () => {
@@ -91,8 +93,11 @@ describe(`Claude Code ${CLAUDE_VERSION}: recorded hook payloads`, () => {
     expect((signal!.payload as { hook_event_name: string }).hook_event_name).toBe(event)
     expect(activityOf(signal!)).toBe(activity)
   })
-  it("a StopFailure for a rate limit carries what the agent showed", () => {
-    const failure = signals.find((s) => s.event === "StopFailure")!
-    expect(limitOf(failure)).toBe("API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.")
+  it("a StopFailure for a rate limit, or the provider overloaded, carries what the agent showed", () => {
+    const [limited, overloaded] = signals.filter((s) => s.event === "StopFailure")
+    expect(limitOf(limited!)).toBe("API Error: Request rejected (429) · This request would exceed your account's rate limit. Please try again later.")
+    expect((overloaded!.payload as { error: string }).error).toBe("server_error")
+    expect(activityOf(overloaded!)).toBe("rate_limited")
+    expect(limitOf(overloaded!)).toMatch(/^API Error: 529 Overloaded\. /)
   })
 })

@@ -15,9 +15,9 @@ const QUESTION =
   /Do you want to proceed\?|Do you want to (make this edit|create|use this API key)|Esc to cancel|Yes, I trust this folder|Auto mode can't check actions/i
 const BUSY = /esc to interrupt/i
 /** Claude Code retrying a request its provider refused for a limit: `✻ 429 … · retrying in 5s · attempt 5/10`. */
-const LIMIT_RETRYING = /(\b429\b|rate limit|usage limit|limit reached).*retrying in/i
+const LIMIT_RETRYING = /(\b429\b|\b529\b|overloaded|rate limit|usage limit|limit reached).*retrying in/i
 /** The turn it gave up on: the error above the input box, which hints "Resend your message to try again". */
-const LIMIT_GAVE_UP = /(\(429\)|rate limit|usage limit|limit reached|hit your (\w+ )?limit)[^\n]*\n(.*\n)*.*Resend your message to try again/i
+const LIMIT_GAVE_UP = /(\(429\)|\b529 Overloaded|rate limit|usage limit|limit reached|hit your (\w+ )?limit)[^\n]*\n(.*\n)*.*Resend your message to try again/i
 /** The input box: a `❯` (older versions: `>`) at the start of a line, between horizontal rules. */
 const PROMPT = /^\s*(│\s*)?[❯>](\s|$)/m
 /** The footer of a ready TUI in any permission mode. */
@@ -31,7 +31,7 @@ const lastShown = (screen: string, lines: number) => screen.split("\n").filter((
 export const claudeActivityFromScreen = (screen: string): Activity | undefined => {
   const tail = bottom(screen, 15)
   if (QUESTION.test(tail)) return "waiting_input"
-  if (LIMIT_RETRYING.test(tail) || LIMIT_GAVE_UP.test(lastShown(screen, 6))) return "rate_limited"
+  if (LIMIT_RETRYING.test(tail) || LIMIT_GAVE_UP.test(lastShown(screen, 8))) return "rate_limited"
   if (BUSY.test(tail)) return "active"
   if (PROMPT.test(tail) && FOOTER.test(tail)) return "ready"
   return undefined
