@@ -33,8 +33,8 @@ const MINUTE = 60_000
  */
 export const FIRST_RETRY_MS = 5 * MINUTE
 export const MAX_RETRY_MS = 60 * MINUTE
-/** After a known reset, a little slack for the provider's clock. */
-export const RESET_SLACK_MS = 30_000
+/** Agents show the reset to the minute ("4:12pm" for 16:12:40): orch waits for the end of that minute. */
+export const RESET_SLACK_MS = 60_000
 /** The longest a usage window lasts (a weekly limit); a reset read further away than this is not believed. */
 const LONGEST_WINDOW_MS = 7 * 24 * 60 * MINUTE
 

@@ -105,12 +105,12 @@ describe("rate limits: lifecycle and reactions", () => {
     expect(record.rateLimit).toMatchObject({ attempts: 2, continueAt: iso(T0 + 19 * MIN), continuedAt: iso(T0 + 19 * MIN) })
   })
 
-  it("a reset time the agent named: told to continue 30 s after it", () => {
+  it("a reset time the agent named: told to continue at the end of its minute", () => {
     const reset = T0 + 2 * 60 * MIN
     const { log, record } = run([
       [T0 + MIN, limited(T0 + MIN, { resetAt: reset })],
       [reset, { _tag: "Tick" }],
-      [reset + 30_000, { _tag: "Tick" }]
+      [reset + 60_000, { _tag: "Tick" }]
     ])
     expect(log).toEqual(["session.rate_limited Notify", "-", `SendToAgent:${DEFAULT_REACTIONS["agent-rate-limited"].continueMessage}`])
     expect(record.rateLimit?.resetAt).toBe(iso(reset))
@@ -122,7 +122,7 @@ describe("rate limits: lifecycle and reactions", () => {
       [T0 + MIN, limited(T0 + MIN)],
       [T0 + 2 * MIN, { _tag: "Probe", liveness: "alive", screen: "rate_limited", limit: "5-hour limit reached · retrying in 4s (3:00pm)", resetAt: reset }]
     ])
-    expect(record.rateLimit).toMatchObject({ attempts: 1, resetAt: iso(reset), message: MESSAGE, continueAt: iso(reset + 30_000) })
+    expect(record.rateLimit).toMatchObject({ attempts: 1, resetAt: iso(reset), message: MESSAGE, continueAt: iso(reset + 60_000) })
   })
 
   it("a turn that ends normally forgets the limit: the next one is notified again", () => {

@@ -31,7 +31,7 @@ describe("continueTime", () => {
     ["turned away again: doubled", 2, undefined, at(14, 10)],
     ["and again", 4, undefined, at(14, 40)],
     ["at most hourly", 9, undefined, at(15)],
-    ["a known reset: 30 s after it", 1, new Date(at(16, 12)).toISOString(), at(16, 12) + 30_000],
+    ["a known reset: the end of its minute", 1, new Date(at(16, 12)).toISOString(), at(16, 12) + 60_000],
     ["a reset before the limit was seen is not believed", 1, new Date(at(13)).toISOString(), at(14, 5)],
     ["nor one further away than a week", 1, new Date(at(14, 0, 26) + 8 * 24 * 60 * MIN).toISOString(), at(14, 5)]
   ])("%s", (_, attempts, resetAt, expected) => {
