@@ -14,11 +14,24 @@ export type InboxEntry = typeof InboxEntry.Type
 export const InboxState = Schema.Struct({ unread: Schema.Int, entries: Schema.Array(InboxEntry) })
 export type InboxState = typeof InboxState.Type
 
-/** Everything the board needs at once: every session, each one's last event, the inbox. */
+/** A queued entry as the board shows it: its place, what it is for, and the budget it waits on (docs/queue.md). */
+export const QueuedEntry = Schema.Struct({
+  id: Schema.String,
+  projectId: Schema.String,
+  /** `42`, or `task fix-the-login`. */
+  label: Schema.String,
+  priority: Schema.Int,
+  position: Schema.Int,
+  waiting: Schema.String
+})
+export type QueuedEntry = typeof QueuedEntry.Type
+
+/** Everything the board needs at once: every session, each one's last event, the inbox, the queue. */
 export const Snapshot = Schema.Struct({
   sessions: Schema.Array(SessionRecord),
   lastEvents: Schema.Record(Schema.String, OrchEvent),
-  inbox: InboxState
+  inbox: InboxState,
+  queue: Schema.Array(QueuedEntry)
 })
 export type Snapshot = typeof Snapshot.Type
 
@@ -28,7 +41,9 @@ export const LiveMessage = Schema.Union([
   /** A record as just written; `record: null` when its session was removed (an undone spawn). */
   Schema.Struct({ kind: Schema.Literal("session"), sessionId: Schema.String, record: Schema.NullOr(SessionRecord) }),
   Schema.Struct({ kind: Schema.Literal("event"), event: OrchEvent }),
-  Schema.Struct({ kind: Schema.Literal("inbox"), ...InboxState.fields })
+  Schema.Struct({ kind: Schema.Literal("inbox"), ...InboxState.fields }),
+  /** The whole queue, whenever it or what its entries wait on changed. */
+  Schema.Struct({ kind: Schema.Literal("queue"), entries: Schema.Array(QueuedEntry) })
 ])
 export type LiveMessage = typeof LiveMessage.Type
 

@@ -1,6 +1,6 @@
 /**
  * The live hub behind `GET /api/events`: one place that follows the supervisor (records as they are written,
- * events as they are appended, the inbox file as it changes) and fans each change out to every open page. A
+ * events as they are appended, the inbox and the queue as they change) and fans each change out to every open page. A
  * page gets a snapshot first, then every change, on one stream; nothing is polled, per page or at all.
  */
 import * as Effect from "effect/Effect"
@@ -9,10 +9,13 @@ import * as Stream from "effect/Stream"
 import { appendFileSync, mkdirSync, watch } from "node:fs"
 import { dirname } from "node:path"
 import type { OrchEvent } from "../domain/event.ts"
+import { entryLabel } from "../domain/queue.ts"
+import { readAdmissionState, waitingReason } from "../store/admission-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import type { InboxShape } from "../store/Inbox.ts"
+import { QueueStore } from "../store/QueueStore.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
-import type { InboxState, LiveMessage, Snapshot } from "./api.ts"
+import type { InboxState, LiveMessage, QueuedEntry, Snapshot } from "./api.ts"
 import { showsOnCard } from "./board.ts"
 import { lastEvents } from "./event-tail.ts"
 
@@ -22,6 +25,8 @@ const LAST_EVENTS_SCAN_BYTES = 8 * 1024 * 1024
 const INBOX_ENTRIES = 100
 /** Writes to the inbox come in bursts (a notification, then its read marker); one read after them. */
 const INBOX_SETTLE_MS = 20
+/** The files that say what is queued and what each entry waits on (both rewritten by renaming a new file in). */
+const QUEUE_FILES: ReadonlyArray<string> = ["queue.json", "admission.json"]
 
 export interface LiveHub {
   readonly snapshot: Effect.Effect<Snapshot>
@@ -43,6 +48,8 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
   readonly events: EventLogShape
   readonly inbox: InboxShape
   readonly keepGoing: KeepGoing
+  /** The supervisor serving the page: what its admission rounds wrote is the word on the queue. */
+  readonly supervisorPid: number
 }) {
   const { store, events, inbox } = deps
   /** Follows `stream` until the hub closes; a feed that ends has nothing more to say. */
@@ -93,6 +100,43 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     })
   )
 
+  const queueStore = QueueStore.make(store.paths.root)
+  let queueState: ReadonlyArray<QueuedEntry> = []
+  // A queue that cannot be read is logged, and the pages keep what they were last told.
+  const readQueue: Effect.Effect<ReadonlyArray<QueuedEntry>> = queueStore.list.pipe(
+    Effect.map((entries) => {
+      const admission = readAdmissionState(store.paths.root)
+      return entries.map((entry) => ({
+        id: entry.id,
+        projectId: entry.projectId,
+        label: entryLabel(entry),
+        priority: entry.priority,
+        position: entry.position,
+        waiting: waitingReason(admission, deps.supervisorPid, entry.id)
+      }))
+    }),
+    Effect.catch((error) => Effect.as(Effect.logError(`could not read the queue: ${error.message}`), queueState))
+  )
+  queueState = yield* readQueue
+  const queueChanged = Effect.gen(function*() {
+    const next = yield* readQueue
+    if (JSON.stringify(next) === JSON.stringify(queueState)) return
+    queueState = next
+    yield* publish({ kind: "queue", entries: next })
+  })
+  let queueSettle: ReturnType<typeof setTimeout> | undefined
+  const queueWatcher = watch(store.paths.root, (_, file) => {
+    if (file === null || !QUEUE_FILES.includes(file)) return
+    clearTimeout(queueSettle)
+    queueSettle = setTimeout(() => Effect.runForkWith(context)(queueChanged), INBOX_SETTLE_MS)
+  })
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      clearTimeout(queueSettle)
+      queueWatcher.close()
+    })
+  )
+
   const snapshot = Effect.gen(function*() {
     const { records } = yield* store.list
     const shown: Record<string, OrchEvent> = {}
@@ -100,7 +144,7 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
       const event = last.get(record.sessionId)
       if (event !== undefined) shown[record.sessionId] = event
     }
-    return { sessions: records, lastEvents: shown, inbox: inboxState }
+    return { sessions: records, lastEvents: shown, inbox: inboxState, queue: queueState }
   })
 
   // Subscribe before reading the snapshot: a change in between arrives after it, and applying it twice is harmless.

@@ -105,7 +105,7 @@ const routes = (options: DashboardOptions) =>
   HttpRouter.use(Effect.fn(function*(router) {
     const store = yield* SessionStore
     const events = yield* EventLog
-    const hub = yield* makeLiveHub({ store, events, inbox: options.inbox, keepGoing: options.keepGoing })
+    const hub = yield* makeLiveHub({ store, events, inbox: options.inbox, keepGoing: options.keepGoing, supervisorPid: process.pid })
     const assetsDir = options.assetsDir ?? findAssetsDir()
     const assets = assetsDir !== undefined && existsSync(assetsDir) ? loadAssets(assetsDir) : new Map()
     const boot = Effect.map(Effect.all([options.projects, options.hosts ?? Effect.succeed([])]), ([projects, hosts]): Boot => ({

@@ -93,6 +93,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
   const counts = new Map<Group, HTMLElement>()
   const cards = new Map<string, HTMLElement>()
   const orchestrators = h("nav.orchestrators", { "aria-label": "Orchestrators" })
+  const queue = h("section.queue", { "aria-label": "Queue" })
 
   const sections = GROUPS.map(({ key, title, hint }) => {
     const list = h("div.cards", { "data-list": key })
@@ -101,7 +102,38 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
     counts.set(key, count)
     return h("section.group", { "data-group": key, "aria-label": title }, h("header", { title: hint }, h("h2", {}, title), count), list)
   })
-  replaceChildren(root, h("div.board-page", {}, orchestrators, h("div.board", {}, sections)))
+  replaceChildren(root, h("div.board-page", {}, orchestrators, queue, h("div.board", {}, sections)))
+
+  /** Queued work (not yet placed on any host): its place, what it is for, and what it waits on. */
+  const drawQueue = () => {
+    const entries = state.queue.filter((entry) => project === undefined || entry.projectId === project)
+    queue.hidden = entries.length === 0
+    replaceChildren(
+      queue,
+      entries.length === 0 ? null : [
+        h(
+          "header",
+          { title: "Work waiting to start: orch starts each entry when every budget allows (docs/queue.md)" },
+          h("h2", {}, "Queued"),
+          h("span.count", {}, String(entries.length))
+        ),
+        h(
+          "ol",
+          {},
+          entries.map((entry) =>
+            h(
+              "li",
+              { "data-entry": entry.id },
+              h("span.position", {}, `${entry.position}.`),
+              h("span.entry", {}, `${entry.projectId} ${entry.label}`),
+              entry.priority !== 0 ? h("span.priority", {}, `priority ${entry.priority}`) : null,
+              h("span.waiting", {}, entry.waiting)
+            )
+          )
+        )
+      ]
+    )
+  }
 
   const drawOrchestrators = () => {
     const records = [...state.sessions.values()].filter((r) => r.role === "orchestrator" && (project === undefined || r.projectId === project))
@@ -158,12 +190,14 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
     }
     drawCounts()
     drawOrchestrators()
+    drawQueue()
     root.dataset.loaded = String(state.loaded)
   }
 
   drawAll()
   const unsubscribe = store.subscribe((change) => {
     if (change.kind === "snapshot") drawAll()
+    else if (change.kind === "queue") drawQueue()
     else if (change.kind === "session") {
       if (state.sessions.get(change.sessionId)?.role === "orchestrator") drawOrchestrators()
       else drawSession(change.sessionId)

@@ -6,7 +6,7 @@
 import { doublingDelay } from "../../domain/backoff.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
-import type { InboxEntry, InboxState, LiveMessage } from "../api.ts"
+import type { InboxEntry, InboxState, LiveMessage, QueuedEntry } from "../api.ts"
 import { showsOnCard } from "../board.ts"
 
 /** `signed-out`: the supervisor refuses the page's token (it was made anew); only the printed URL helps. */
@@ -17,6 +17,7 @@ export type Change =
   | { readonly kind: "session"; readonly sessionId: string }
   | { readonly kind: "event"; readonly event: OrchEvent }
   | { readonly kind: "inbox"; readonly arrived: ReadonlyArray<InboxEntry> }
+  | { readonly kind: "queue" }
   | { readonly kind: "connection" }
 
 export interface State {
@@ -25,10 +26,19 @@ export interface State {
   readonly sessions: Map<string, SessionRecord>
   readonly lastEvents: Map<string, OrchEvent>
   inbox: InboxState
+  /** Queued work in queue order, each entry with the budget it waits on. */
+  queue: ReadonlyArray<QueuedEntry>
 }
 
 export const createState = () => {
-  const state: State = { connection: "connecting", loaded: false, sessions: new Map(), lastEvents: new Map(), inbox: { unread: 0, entries: [] } }
+  const state: State = {
+    connection: "connecting",
+    loaded: false,
+    sessions: new Map(),
+    lastEvents: new Map(),
+    inbox: { unread: 0, entries: [] },
+    queue: []
+  }
   const listeners = new Set<(change: Change) => void>()
   const emit = (change: Change) => {
     for (const listener of [...listeners]) listener(change)
@@ -47,6 +57,7 @@ export const createState = () => {
         state.lastEvents.clear()
         for (const [id, event] of Object.entries(message.lastEvents)) state.lastEvents.set(id, event)
         state.inbox = message.inbox
+        state.queue = message.queue
         state.loaded = true
         return emit({ kind: "snapshot" })
       }
@@ -61,6 +72,9 @@ export const createState = () => {
       }
       case "inbox":
         return emit({ kind: "inbox", arrived: setInbox({ unread: message.unread, entries: message.entries }) })
+      case "queue":
+        state.queue = message.entries
+        return emit({ kind: "queue" })
     }
   }
 
@@ -90,7 +104,7 @@ export const createState = () => {
       )
       setTimeout(() => connect(attempt + 1), doublingDelay(1000, attempt + 1, 30_000))
     }
-    for (const kind of ["snapshot", "session", "event", "inbox"] as const) {
+    for (const kind of ["snapshot", "session", "event", "inbox", "queue"] as const) {
       source.addEventListener(kind, (event) => {
         attempt = 0
         setConnection("live")
