@@ -3,6 +3,7 @@
  * escalation. Every outcome is an event; a send that cannot happen (no message, agent gone, not taken) is
  * reported as a failure and a notification, never dropped.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { ProjectConfig, ReactionKey } from "../src/config/schema.ts"
 import { newNotification } from "../src/domain/notification.ts"
@@ -134,7 +135,9 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
       if (!effect.auto) return
       const message = [
         effect.message ?? TITLES[effect.reaction],
-        ...(effect.reaction === "agent-rate-limited" && record.rateLimit !== undefined ? [describeLimit(record.rateLimit, clockTime)] : []),
+        ...(effect.reaction === "agent-rate-limited" && record.rateLimit !== undefined
+          ? [describeLimit(record.rateLimit, clockTime(yield* Clock.currentTimeMillis))]
+          : []),
         ...(effect.includeSummary ? [sessionSummary(record)] : [])
       ].join("\n")
       return yield* notify(effect.priority, TITLES[effect.reaction], message, `reaction.${effect.reaction}`)

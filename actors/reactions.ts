@@ -8,6 +8,7 @@
  * trigger) and `retries` (for send-to-agent) escalate: no more action, an urgent notification instead.
  */
 import type { EventPriority, ReactionConfig, ReactionKey } from "../src/config/schema.ts"
+import { DEFAULT_REACTIONS } from "../src/config/defaults.ts"
 import { parseDuration } from "../src/domain/duration.ts"
 import { dueToContinue } from "../src/domain/rate-limit.ts"
 import type { SessionRecord } from "../src/domain/session.ts"
@@ -119,9 +120,10 @@ const continueIfDue = (plan: ReactionPlan, reactions: Readonly<Record<ReactionKe
   const reaction = reactions["agent-rate-limited"]
   const limit = record.rateLimit
   if (record.activity !== "rate_limited" || limit === undefined || !reaction.auto || !dueToContinue(limit, now)) return plan
-  if (reaction.continueMessage === undefined || reaction.continueMessage.trim() === "") return plan
+  // A reaction written whole under `reactions` may leave the message out: the default one is said then.
+  const message = reaction.continueMessage ?? DEFAULT_REACTIONS["agent-rate-limited"].continueMessage
   return {
     record: { ...record, rateLimit: { ...limit, continuedAt: new Date(now).toISOString() } },
-    effects: [...plan.effects, { _tag: "SendToAgent", reaction: "agent-rate-limited", message: reaction.continueMessage, attempt: limit.attempts }]
+    effects: [...plan.effects, { _tag: "SendToAgent", reaction: "agent-rate-limited", message, attempt: limit.attempts }]
   }
 }

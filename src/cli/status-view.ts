@@ -83,10 +83,17 @@ export const awaitingReviewLine = (records: ReadonlyArray<SessionRecord>): strin
   return counts.size === 0 ? undefined : `PRs awaiting a review: ${[...counts].map(([project, n]) => `${project} ${n}`).join(", ")}`
 }
 
-/** "app-3 is rate-limited: API Error: … ; orch tells it to continue at 16:12", for each live session its provider turned away. */
-export const rateLimitedLines = (records: ReadonlyArray<SessionRecord>): ReadonlyArray<string> =>
+/**
+ * "app-3 is rate-limited: API Error: … ; orch tells it to continue at 16:12", for each live session its provider
+ * turned away; without a supervisor, nobody will.
+ */
+export const rateLimitedLines = (records: ReadonlyArray<SessionRecord>, nowMs: number, supervised: boolean): ReadonlyArray<string> =>
   records.flatMap((record) =>
     !isEnded(record.status) && record.activity === "rate_limited" && record.rateLimit !== undefined
-      ? [`${record.sessionId} is rate-limited: ${describeLimit(record.rateLimit, clockTime)}`]
+      ? [
+        `${record.sessionId} is rate-limited: ${describeLimit(record.rateLimit, clockTime(nowMs))}${
+          supervised ? "" : " (once a supervisor runs: `orch start`)"
+        }`
+      ]
       : []
   )

@@ -108,7 +108,7 @@ export const status = Command.make(
     yield* Console.log(statusTable(rows, now))
     for (const line of hostsDown) yield* Console.log(line)
     for (const line of queued) yield* Console.log(line)
-    for (const line of rateLimitedLines(records)) yield* Console.log(line)
+    for (const line of rateLimitedLines(records, now, supervisor !== undefined)) yield* Console.log(line)
     const reviews = awaitingReviewLine(records)
     if (reviews !== undefined) yield* Console.log(reviews)
     const note = recordedNote(rows)

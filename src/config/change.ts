@@ -12,7 +12,17 @@ export const RESTART_SETTINGS = ["host", "port", "terminalPort", "directTerminal
 export type RestartSetting = typeof RESTART_SETTINGS[number]
 
 /** Settings that apply from the next decision on. */
-export const LIVE_SETTINGS = ["readyThresholdMs", "pollIntervalMs", "defaults", "notifiers", "plugins", "notificationRouting", "reactions", "hosts"] as const
+export const LIVE_SETTINGS = [
+  "readyThresholdMs",
+  "pollIntervalMs",
+  "maxSessions",
+  "defaults",
+  "notifiers",
+  "plugins",
+  "notificationRouting",
+  "reactions",
+  "hosts"
+] as const
 export type LiveSetting = typeof LIVE_SETTINGS[number]
 
 export interface ConfigChange {

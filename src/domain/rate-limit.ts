@@ -38,17 +38,38 @@ export const RESET_SLACK_MS = 60_000
 /** The longest a usage window lasts (a weekly limit); a reset read further away than this is not believed. */
 const LONGEST_WINDOW_MS = 7 * 24 * 60 * MINUTE
 
+/** Minutes east of UTC of an IANA time zone ("Europe/Berlin") at `at`; undefined for a zone the runtime does not know. */
+export const zoneOffsetMinutes = (zone: string, at: number): number | undefined => {
+  try {
+    const name = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" }).formatToParts(at).find((part) =>
+      part.type === "timeZoneName"
+    )?.value
+    const match = /GMT(?:([+-])(\d{2}):(\d{2}))?/.exec(name ?? "")
+    if (match === null) return undefined
+    return match[1] === undefined ? 0 : (match[1] === "-" ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]))
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * The reset time a limit message names, as the next such time after `now` on a clock `offsetMinutes` east of
- * UTC: "resets 4:12pm", "(4:12pm)", "resets 11am", "try again at 4:12 PM". Undefined when it names none.
+ * The reset time a limit message names, as the next such time after `now`: "resets 4:12pm", "(4:12pm)", "resets
+ * 11am", "try again at 4:12 PM", on the clock of the time zone it names ("resets 2:30pm (Europe/Berlin)"), else on
+ * a clock `offsetMinutes` east of UTC. Undefined when it names none.
  */
 export const resetFromText = (text: string, now: number, offsetMinutes: number): number | undefined => {
-  const match = /(?:resets?(?: at)?|try again at|\()\s*(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b/i.exec(text)
+  const match = /(?:resets?(?: at)?|try again at|\()\s*(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b(?:\s*\(([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\))?/i.exec(text)
   if (match === null) return undefined
   const hour12 = Number(match[1])
   const minute = Number(match[2] ?? "0")
   if (hour12 < 1 || hour12 > 12 || minute > 59) return undefined
   const hour = (hour12 % 12) + (match[3]!.toLowerCase() === "p" ? 12 : 0)
+  const offset = match[4] === undefined ? offsetMinutes : zoneOffsetMinutes(match[4], now)
+  if (offset === undefined) return undefined
+  return nextClockTime(now, hour, minute, offset)
+}
+
+const nextClockTime = (now: number, hour: number, minute: number, offsetMinutes: number): number => {
   const local = new Date(now + offsetMinutes * MINUTE)
   const candidate = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate(), hour, minute) - offsetMinutes * MINUTE
   return candidate > now ? candidate : candidate + 24 * 60 * MINUTE
@@ -83,10 +104,10 @@ export const limitedAgain = (
   return { ...limit, continueAt: new Date(continueTime(limit, firstRetryMs)).toISOString() }
 }
 
-/** The record once a reset time or message is seen that it lacked (the screen names it, the hook does not). */
+/** The record once the agent says more of the same limit: the newest message and reset time it named win. */
 export const learned = (limit: RateLimit, told: { readonly resetAt?: number; readonly limit?: string }, firstRetryMs: number): RateLimit => {
-  const resetAt = limit.resetAt ?? (told.resetAt !== undefined ? new Date(told.resetAt).toISOString() : undefined)
-  const message = limit.message ?? told.limit
+  const resetAt = told.resetAt !== undefined ? new Date(told.resetAt).toISOString() : limit.resetAt
+  const message = told.limit ?? limit.message
   if (resetAt === limit.resetAt && message === limit.message) return limit
   const next = { ...limit, ...(resetAt !== undefined ? { resetAt } : {}), ...(message !== undefined ? { message } : {}) }
   return { ...next, continueAt: new Date(continueTime(next, firstRetryMs)).toISOString() }
@@ -112,11 +133,20 @@ const LIMIT_LINE = /\b429\b|\b529\b|overloaded|rate.limit|usage limit|limit reac
 export const limitLineOf = (screen: string): string | undefined =>
   screen.split("\n").reverse().find((line) => LIMIT_LINE.test(line))?.replace(/^[\s●⎿✻*·■└•◦]+/u, "").trim()
 
-/** For people: what the agent showed and when orch tells it to continue ("16:12" from `timeOf`). */
+/** For people: what the agent showed and when orch tells it to continue ("at 16:12", from `timeOf`). */
 export const describeLimit = (limit: RateLimit, timeOf: (ms: number) => string): string =>
-  `${limit.message ?? "its model provider turned it away"}; orch tells it to continue at ${timeOf(Date.parse(limit.continueAt))}${
+  `${limit.message ?? "its model provider turned it away"}; orch tells it to continue ${timeOf(Date.parse(limit.continueAt))}${
     limit.resetAt === undefined ? "" : " (the limit resets then)"
   }`
 
-/** A time of day on this machine's clock, for people. */
-export const clockTime = (ms: number): string => new Date(ms).toTimeString().slice(0, 5)
+const DAY = 24 * 60 * MINUTE
+const localDay = (ms: number) => Math.floor((ms - new Date(ms).getTimezoneOffset() * MINUTE) / DAY)
+
+/** A time on this machine's clock, for people, from `now`: "at 16:12", "tomorrow at 09:00", "on Nov 29 at 09:00". */
+export const clockTime = (now: number) => (ms: number): string => {
+  const time = new Date(ms).toTimeString().slice(0, 5)
+  const days = localDay(ms) - localDay(now)
+  if (days === 0) return `at ${time}`
+  if (days === 1) return `tomorrow at ${time}`
+  return `on ${new Date(ms).toLocaleDateString("en-US", { month: "short", day: "numeric" })} at ${time}`
+}

@@ -3,6 +3,7 @@
  * awaiting-review and rate-limited sessions, and this machine's free memory and load, or, when hosts are configured, whether
  * placement could put a session of each project on some host.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -24,6 +25,8 @@ export interface MachineReading {
   readonly freeBytes?: number
   readonly load?: number
   readonly cores: number
+  /** When it was read (ms): the time the facts' sentences are told from. */
+  readonly readAt: number
 }
 
 /** The expected size of one more session of `agent`: measured (session-sizes.json), else the default. */
@@ -36,15 +39,16 @@ export const memAvailable = (meminfo: string): number | undefined => {
 }
 
 /** This machine now (where /proc/meminfo is missing, its memory is not known and holds nothing back). */
-export const readMachine: Effect.Effect<MachineReading> = Effect.sync(() => {
-  let freeBytes: number | undefined
-  try {
-    freeBytes = memAvailable(readFileSync("/proc/meminfo", "utf8"))
-  } catch {
-    freeBytes = undefined
-  }
-  return { ...(freeBytes !== undefined ? { freeBytes } : {}), load: loadavg()[0]!, cores: availableParallelism() }
-})
+export const readMachine: Effect.Effect<MachineReading> = Effect.flatMap(Clock.currentTimeMillis, (readAt) =>
+  Effect.sync(() => {
+    let freeBytes: number | undefined
+    try {
+      freeBytes = memAvailable(readFileSync("/proc/meminfo", "utf8"))
+    } catch {
+      freeBytes = undefined
+    }
+    return { ...(freeBytes !== undefined ? { freeBytes } : {}), load: loadavg()[0]!, cores: availableParallelism(), readAt }
+  }))
 
 const digest = (text: string): string => createHash("sha256").update(text).digest("hex")
 
@@ -52,13 +56,14 @@ const digest = (text: string): string => createHash("sha256").update(text).diges
 export const projectCredential = (project: Pick<ProjectConfig, "agent" | "agentConfig">): string => credentialOf(project.agent, project.agentConfig, digest)
 
 /**
- * Per credential, a sentence on its limit when a live session spending it is rate-limited: "coding-agent is
+ * Per credential, a sentence on its limit when a live session spending it is rate-limited: "agent coding-agent is
  * rate-limited (app-3); orch tells app-3 to continue at 16:12".
  */
-export const rateLimitedCredentials = (config: OrchestratorConfig, records: ReadonlyArray<SessionRecord>): ReadonlyMap<string, string> => {
+export const rateLimitedCredentials = (config: OrchestratorConfig, records: ReadonlyArray<SessionRecord>, now: number): ReadonlyMap<string, string> => {
   const limited = new Map<string, Array<SessionRecord>>()
+  const projects = new Map(Object.values(config.projects).map((project) => [project.id, project]))
   for (const record of records) {
-    const project = config.projects[record.projectId]
+    const project = projects.get(record.projectId)
     if (project === undefined || isEnded(record.status) || record.activity !== "rate_limited" || record.rateLimit === undefined) continue
     const credential = projectCredential(project)
     limited.set(credential, [...(limited.get(credential) ?? []), record])
@@ -66,10 +71,8 @@ export const rateLimitedCredentials = (config: OrchestratorConfig, records: Read
   return new Map([...limited].map(([credential, sessions]) => {
     const next = sessions.reduce((a, b) => a.rateLimit!.continueAt <= b.rateLimit!.continueAt ? a : b)
     const ids = sessions.map((record) => record.sessionId).join(", ")
-    return [
-      credential,
-      `${credential} is rate-limited (${ids}); orch tells ${next.sessionId} to continue at ${clockTime(Date.parse(next.rateLimit!.continueAt))}`
-    ]
+    const when = clockTime(now)(Date.parse(next.rateLimit!.continueAt))
+    return [credential, `agent ${credential} is rate-limited (${ids}); orch tells ${next.sessionId} to continue ${when}`]
   }))
 }
 
@@ -87,7 +90,7 @@ export const admissionFacts = (
   const open = records.filter((record) => record.role === undefined && !isEnded(record.status))
   const workers = open.filter(holdsASlot)
   const projects: Record<string, ProjectFacts> = {}
-  const limited = rateLimitedCredentials(config, open)
+  const limited = rateLimitedCredentials(config, open, machine.readAt)
   for (const project of Object.values(config.projects)) {
     const rateLimited = limited.get(projectCredential(project))
     const mine = (list: ReadonlyArray<SessionRecord>) => list.filter((record) => record.projectId === project.id)

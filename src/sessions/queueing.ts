@@ -7,14 +7,15 @@ import * as Effect from "effect/Effect"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { admission, type Waiting } from "../domain/admission.ts"
 import { entryLabel, type Positioned, type QueueEntry } from "../domain/queue.ts"
-import type { SessionRecord } from "../domain/session.ts"
+import { isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
+import { InvalidIssueId } from "../plugins/tracker/Tracker.ts"
 import { NO_SUPERVISOR_REASON } from "../store/admission-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import type { QueueStoreShape } from "../store/QueueStore.ts"
 import { readSessionSizes } from "../store/session-sizes-file.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
 import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
-import { NotQueued } from "./errors.ts"
+import { IssueHasSession, NotQueued } from "./errors.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
 
 export interface QueueingDeps {
@@ -54,9 +55,18 @@ export const makeQueueing = (deps: QueueingDeps) => {
       { discard: true }
     )
 
+  /** Issues that could never start are refused when queued, not dropped later: an empty id, one a live session works. */
   const queueAdd = Effect.fn("Queue.add")(function*(projectRef: string, issues: ReadonlyArray<string>, priority: number) {
     const project = yield* deps.findProject(yield* deps.config, projectRef)
-    const result = yield* queue.add(project.id, issues.map((issue) => ({ issue })), priority)
+    const ids = issues.map((issue) => issue.trim().replace(/^#/, ""))
+    const empty = ids.findIndex((id) => id === "")
+    if (empty !== -1) return yield* new InvalidIssueId({ issueId: issues[empty]!, expected: "an issue id, like 42" })
+    const { records } = yield* store.list
+    for (const issueId of ids) {
+      const live = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
+      if (live !== undefined) return yield* new IssueHasSession({ issueId, sessionId: live.sessionId })
+    }
+    const result = yield* queue.add(project.id, ids.map((issue) => ({ issue })), priority)
     yield* added(result.added)
     return result
   })

@@ -116,13 +116,18 @@ describe("rate limits: lifecycle and reactions", () => {
     expect(record.rateLimit?.resetAt).toBe(iso(reset))
   })
 
-  it("a reset time seen only later (the screen names it, the hook did not) moves when orch continues", () => {
+  it("a reset time seen only later (the screen names it, the hook did not) moves when orch continues; the newest message wins", () => {
     const reset = T0 + 60 * MIN
     const { record } = run([
       [T0 + MIN, limited(T0 + MIN)],
       [T0 + 2 * MIN, { _tag: "Probe", liveness: "alive", screen: "rate_limited", limit: "5-hour limit reached · retrying in 4s (3:00pm)", resetAt: reset }]
     ])
-    expect(record.rateLimit).toMatchObject({ attempts: 1, resetAt: iso(reset), message: MESSAGE, continueAt: iso(reset + 60_000) })
+    expect(record.rateLimit).toMatchObject({
+      attempts: 1,
+      resetAt: iso(reset),
+      message: "5-hour limit reached · retrying in 4s (3:00pm)",
+      continueAt: iso(reset + 60_000)
+    })
   })
 
   it("a turn that ends normally forgets the limit: the next one is notified again", () => {
@@ -138,12 +143,16 @@ describe("rate limits: lifecycle and reactions", () => {
     expect(record.rateLimit?.attempts).toBe(1)
   })
 
-  it("auto: false, or no continueMessage: notified, never told to continue", () => {
-    for (const off of [{ auto: false }, { continueMessage: " " }]) {
-      const reactions = { ...DEFAULT_REACTIONS, "agent-rate-limited": { ...DEFAULT_REACTIONS["agent-rate-limited"], ...off } }
-      const { log } = run([[T0 + MIN, limited(T0 + MIN)], [T0 + 60 * MIN, { _tag: "Tick" }]], reactions)
-      expect(log).toEqual(["session.rate_limited Notify", "-"])
-    }
+  it("auto: false: notified, never told to continue", () => {
+    const reactions = { ...DEFAULT_REACTIONS, "agent-rate-limited": { ...DEFAULT_REACTIONS["agent-rate-limited"], auto: false } }
+    const { log } = run([[T0 + MIN, limited(T0 + MIN)], [T0 + 60 * MIN, { _tag: "Tick" }]], reactions)
+    expect(log).toEqual(["session.rate_limited Notify", "-"])
+  })
+
+  it("a reaction written whole without a continueMessage (reactions: replaces the default) still continues, with the default message", () => {
+    const reactions = { ...DEFAULT_REACTIONS, "agent-rate-limited": { auto: true, action: "notify" as const } }
+    const { log } = run([[T0, limited(T0)], [T0 + 5 * MIN, { _tag: "Tick" }]], reactions)
+    expect(log).toEqual(["session.rate_limited Notify", `SendToAgent:${DEFAULT_REACTIONS["agent-rate-limited"].continueMessage}`])
   })
 
   it("a rate-limited agent is not stuck, however long it waits", () => {

@@ -62,6 +62,14 @@ describe("the work queue (built CLI, real git and tmux)", () => {
       const unknown = yield* s.orch(["queue", "add", "nope", "1"])
       assert.strictEqual(unknown.code, 2)
       assert.include(unknown.stderr, "no project \"nope\"")
+      // What could never start is refused now, not dropped later: an empty id, an issue a live session works.
+      const empty = yield* s.orch(["queue", "add", "app", "9", " "])
+      assert.strictEqual(empty.code, 2)
+      assert.strictEqual(empty.stderr, "orch: \" \" is not an issue id here: expected an issue id, like 42\n")
+      assert.strictEqual((yield* s.orch(["spawn", "app", "8"])).code, 0)
+      const worked = yield* s.orch(["queue", "add", "app", "#8"])
+      assert.strictEqual(worked.code, 1)
+      assert.include(worked.stderr, "issue 8 already has a live session app-1")
       assert.deepStrictEqual(s.events().filter((e) => e.type.startsWith("queue.")).map((e) => e.type), [
         "queue.added",
         "queue.added",

@@ -66,6 +66,12 @@ const rows: ReadonlyArray<Row> = [
     said: "hosts changed"
   },
   {
+    name: "maxSessions, added or changed: the next admission round counts with it",
+    next: { ...base, maxSessions: 3 },
+    settings: ["maxSessions"],
+    said: "maxSessions changed"
+  },
+  {
     name: "thresholds",
     next: { ...base, readyThresholdMs: 1000, pollIntervalMs: 60_000 },
     settings: ["readyThresholdMs", "pollIntervalMs"],
@@ -126,7 +132,7 @@ describe("configChange", () => {
   })
 
   it("every top-level setting is classified: applied live, waiting for a restart, or the projects", () => {
-    const config: OrchestratorConfig = load(base)
+    const config: OrchestratorConfig = load({ ...base, maxSessions: 2 })
     const known = new Set<string>([...LIVE_SETTINGS, ...RESTART_SETTINGS, "projects", "configPath"])
     assert.deepStrictEqual(Object.keys(config).filter((key) => !known.has(key)), [])
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
-import { continueTime, credentialOf, resetFromText } from "../../src/domain/rate-limit.ts"
+import { clockTime, continueTime, credentialOf, resetFromText } from "../../src/domain/rate-limit.ts"
 
 const at = (hour: number, minute = 0, day = 26) => Date.UTC(2026, 10, day, hour, minute)
 const MIN = 60_000
@@ -16,6 +16,11 @@ describe("resetFromText: the next such time after now, on the agent's clock", ()
     // A clock two hours east of UTC: 4:12pm there is 14:12 UTC.
     ["(4:12pm)", at(13), 120, at(14, 12)],
     ["(4:12pm)", at(14, 12), 120, at(14, 12, 27)],
+    // A zone the text names wins over the clock's: 2:30pm in Berlin (UTC+1 in November) is 13:30 UTC.
+    ["resets 2:30pm (Europe/Berlin)", at(12), 0, at(13, 30)],
+    ["resets 9am (America/New_York)", at(12), 0, at(14)],
+    ["resets 4:12pm (UTC)", at(12), 120, at(16, 12)],
+    ["resets 4:12pm (Nowhere/Atlantis)", at(12), 0, undefined],
     ["API Error: Request rejected (429) · rate limit", at(14), 0, undefined],
     ["resets 13pm", at(14), 0, undefined],
     ["retrying in 5s · attempt 5/10", at(14), 0, undefined]
@@ -57,5 +62,16 @@ describe("credentialOf", () => {
     expect(credentialOf("coding-agent", { model: "x", env: { ANTHROPIC_API_KEY: "sk-ant-secret-1" } }, digest)).toBe(a)
     expect(credentialOf("coding-agent", { env: { ANTHROPIC_API_KEY: "sk-ant-secret-2" } }, digest)).not.toBe(a)
     expect(credentialOf("codex", { env: { ANTHROPIC_API_KEY: "sk-ant-secret-1" } }, digest)).not.toBe(a)
+  })
+})
+
+describe("clockTime: a time for people, from now", () => {
+  const now = new Date(2026, 10, 26, 14, 41).getTime()
+  it.each<[number, string]>([
+    [new Date(2026, 10, 26, 16, 12).getTime(), "at 16:12"],
+    [new Date(2026, 10, 27, 9, 0).getTime(), "tomorrow at 09:00"],
+    [new Date(2026, 10, 29, 9, 0).getTime(), "on Nov 29 at 09:00"]
+  ])("%s → %s", (ms, expected) => {
+    expect(clockTime(now)(ms)).toBe(expected)
   })
 })

@@ -27,7 +27,7 @@ const record = (sessionId: string, projectId: string, fields: Partial<SessionRec
   ...fields
 })
 
-const roomy = { freeBytes: 64 * 1024 ** 3, load: 0, cores: 4 }
+const roomy = { freeBytes: 64 * 1024 ** 3, load: 0, cores: 4, readAt: new Date(2026, 10, 26, 14).getTime() }
 
 describe("admissionFacts", () => {
   it.effect("PRs awaiting a review count against the project's maxAwaitingReview; approved, red or another project's do not", () =>
@@ -89,7 +89,7 @@ describe("admissionFacts", () => {
       const verdict = admission(["app", "web", "api", "cli"].map(entry), facts)
       assert.strictEqual(verdict.admit?.id, "q-api", "another key is another credential")
       const quota = facts.projects.app!.rateLimited!
-      assert.match(quota, /^coding-agent \(key [0-9a-f]{8}\) is rate-limited \(app-3\); orch tells app-3 to continue at 16:12$/)
+      assert.match(quota, /^agent coding-agent \(key [0-9a-f]{8}\) is rate-limited \(app-3\); orch tells app-3 to continue at 16:12$/)
       assert.deepStrictEqual(verdict.waiting.map((w) => [w.entry.projectId, w.reason]), [
         ["app", `waiting for the model quota: ${quota}`],
         ["web", `waiting for the model quota: ${quota}`],
@@ -105,7 +105,7 @@ describe("admissionFacts", () => {
         hosts: { a: { ssh: "me@a" } },
         projects: { app: { repo: "acme/app", path: `${root}/app`, tracker: { plugin: "none" } } }
       }).pipe(withHost({ cwd: root, homeDir: root }))
-      const full = { freeBytes: 0, load: 99, cores: 1 }
+      const full = { freeBytes: 0, load: 99, cores: 1, readAt: 0 }
       const facts = admissionFacts(config, [], full, undefined, { app: "no host can take the session: a: it is down (refused)" })
       assert.deepStrictEqual(facts.machine, { name: "this machine", reserveBytes: 1024 ** 3 })
       assert.strictEqual(facts.projects.app!.unplaceable, "no host can take the session: a: it is down (refused)")

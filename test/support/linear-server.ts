@@ -84,7 +84,12 @@ export const linearServer = (options: LinearServerOptions) =>
       }
       const find = (id: string) => options.issues.find((issue) => issue.identifier.toLowerCase() === id.toLowerCase() || `uuid-${issue.identifier}` === id)
 
-      type Filter = { team?: { id?: { eq?: string }; key?: { eq?: string; eqIgnoreCase?: string } }; number?: { in?: Array<number> } }
+      type Filter = {
+        team?: { id?: { eq?: string }; key?: { eq?: string; eqIgnoreCase?: string } }
+        number?: { in?: Array<number> }
+        state?: { type?: { nin?: Array<string> } }
+        and?: Array<{ labels?: { some?: { name?: { eqIgnoreCase?: string } } } }>
+      }
       const rootValue = {
         issue: ({ id }: { id: string }) => {
           const issue = find(id)
@@ -92,13 +97,19 @@ export const linearServer = (options: LinearServerOptions) =>
           return view(issue)
         },
         issues: ({ filter = {}, first = 50 }: { filter?: Filter; first?: number }) => {
-          const unsupported = Object.keys(filter).filter((key) => key !== "team" && key !== "number")
+          const unsupported = Object.keys(filter).filter((key) => !["team", "number", "state", "and"].includes(key))
           if (unsupported.length > 0) throw new Error(`the test server does not filter by ${unsupported.join(", ")}`)
           const nodes = options.issues.map(view).filter((issue) =>
             (filter.team?.id?.eq === undefined || issue.team.id === filter.team.id.eq) &&
             (filter.team?.key?.eq === undefined || issue.team.key === filter.team.key.eq) &&
             (filter.team?.key?.eqIgnoreCase === undefined || issue.team.key.toLowerCase() === filter.team.key.eqIgnoreCase.toLowerCase()) &&
-            (filter.number?.in === undefined || filter.number.in.includes(issue.number))
+            (filter.number?.in === undefined || filter.number.in.includes(issue.number)) &&
+            (filter.state?.type?.nin === undefined || !filter.state.type.nin.includes(issue.state.type)) &&
+            (filter.and ?? []).every((part) => {
+              const name = part.labels?.some?.name?.eqIgnoreCase
+              if (name === undefined) throw new Error(`the test server does not filter by ${JSON.stringify(part)}`)
+              return issue.labels().nodes.some((label) => label.name.toLowerCase() === name.toLowerCase())
+            })
           )
           return { nodes: nodes.slice(0, first), pageInfo: { hasNextPage: nodes.length > first, hasPreviousPage: false } }
         },

@@ -1,5 +1,5 @@
 /** The emulator's REST routes: GitHub's v3 shapes for the subset orch uses (and the demo's agent calls). */
-import type { Model, Review } from "./model.ts"
+import type { Issue, Model, Review } from "./model.ts"
 import { tryGit } from "./model.ts"
 
 export interface Answer {
@@ -16,22 +16,32 @@ export const restRoute = (model: Model, method: string, url: URL, body: Record<s
   const path = match[2]!
   let m: RegExpExecArray | null
 
+  const issuePayload = (issue: Issue) => ({
+    number: issue.number,
+    title: issue.title,
+    body: issue.body,
+    state: issue.state,
+    state_reason: issue.state === "closed" ? (issue.stateReason ?? "COMPLETED").toLowerCase() : null,
+    labels: issue.labels.map((name) => ({ name })),
+    html_url: `${baseUrl}/${repo.fullName}/issues/${issue.number}`
+  })
   if ((m = /^\/issues\/(\d+)$/.exec(path)) && method === "GET") {
     const issue = repo.issues.get(Number(m[1]))
-    return issue
-      ? {
-        status: 200,
-        body: {
-          number: issue.number,
-          title: issue.title,
-          body: issue.body,
-          state: issue.state,
-          state_reason: issue.state === "closed" ? (issue.stateReason ?? "COMPLETED").toLowerCase() : null,
-          labels: issue.labels.map((name) => ({ name })),
-          html_url: `${baseUrl}/${repo.fullName}/issues/${issue.number}`
-        }
-      }
-      : notFound
+    return issue ? { status: 200, body: issuePayload(issue) } : notFound
+  }
+  // GitHub's list: `state` (open, closed, all), `labels` (comma-separated; an issue must carry every one), newest first.
+  if (path === "/issues" && method === "GET") {
+    const state = url.searchParams.get("state") ?? "open"
+    const labels = (url.searchParams.get("labels") ?? "").split(",").map((l) => l.trim()).filter(Boolean)
+    const perPage = Math.min(100, Number(url.searchParams.get("per_page") ?? "30"))
+    return {
+      status: 200,
+      body: [...repo.issues.values()]
+        .filter((issue) => (state === "all" || issue.state === state) && labels.every((label) => issue.labels.includes(label)))
+        .sort((a, b) => b.number - a.number)
+        .slice(0, perPage)
+        .map(issuePayload)
+    }
   }
   if (path === "/pulls" && method === "GET") {
     const head = url.searchParams.get("head")?.split(":").at(-1)

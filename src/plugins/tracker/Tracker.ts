@@ -86,6 +86,11 @@ export interface TrackerShape {
   readonly namesBranches?: boolean
   /** The workflow state of each issue it knows, in one request; for cleaning up sessions whose issue is over. */
   readonly issueStates?: (issueIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, IssueState>, TrackerUnavailable | TrackerAuthFailed>
+  /**
+   * Open issues that carry every one of `labels`, newest first (at most 100): what intake queues (docs/queue.md).
+   * One request per call.
+   */
+  readonly openIssues?: (labels: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Issue>, TrackerUnavailable | TrackerAuthFailed>
   /** Hears each event of a session while a supervisor runs; e.g. comments on the issue. */
   readonly onSessionEvent?: (update: SessionUpdate) => Effect.Effect<void, TrackerError>
 }
@@ -120,6 +125,10 @@ export const makeTestTracker = (issues: ReadonlyArray<Issue> = []): TestTracker 
           const state = byId.get(idOf(id))?.state
           return state === undefined ? [] : [[idOf(id), state] as const]
         }))
+      ),
+    openIssues: (labels) =>
+      Effect.sync(() =>
+        [...byId.values()].filter((issue) => issue.state?.completed !== true && labels.every((label) => issue.labels.includes(label))).reverse()
       ),
     onSessionEvent: (update) => Effect.sync(() => void updates.push(update))
   }

@@ -31,6 +31,21 @@ export const ISSUE_STATES_QUERY = `query OrchIssueStates($filter: IssueFilter!, 
   }
 }`
 
+/** Open issues of a team with given labels, newest first: what intake queues. */
+export const OPEN_ISSUES_QUERY = `query OrchOpenIssues($filter: IssueFilter!, $first: Int!) {
+  issues(filter: $filter, first: $first, orderBy: createdAt) {
+    nodes {
+      identifier
+      title
+      description
+      url
+      branchName
+      state { name type }
+      labels(first: 50) { nodes { name } }
+    }
+  }
+}`
+
 export const COMMENT_MUTATION = `mutation OrchComment($input: CommentCreateInput!) {
   commentCreate(input: $input) { success }
 }`

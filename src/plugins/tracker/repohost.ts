@@ -67,7 +67,18 @@ const GitHubIssue = Schema.Struct({
   html_url: Schema.String,
   labels: Schema.Array(Schema.Union([Schema.String, Schema.Struct({ name: Schema.optionalKey(Schema.String) })])),
   state: Schema.optionalKey(Schema.Literals(["open", "closed"])),
-  state_reason: Schema.optionalKey(Schema.NullOr(Schema.String))
+  state_reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  /** Present on the pull requests the issues list also answers. */
+  pull_request: Schema.optionalKey(Schema.Unknown)
+})
+
+const fromGitHub = (issue: typeof GitHubIssue.Type): Issue => ({
+  id: String(issue.number),
+  title: issue.title,
+  body: issue.body ?? "",
+  labels: issue.labels.map((label) => (typeof label === "string" ? label : label.name ?? "")).filter(Boolean),
+  url: issue.html_url,
+  ...(issue.state !== undefined ? { state: issueState(issue.state, issue.state_reason) } : {})
 })
 
 /** The answer of issueStatesQuery: per alias (`i0`, `i1`, …) the issue, null when there is none. */
@@ -116,14 +127,15 @@ export const makeRepohostTracker = (
           : unavailable(error.status !== undefined ? `HTTP ${error.status}` : error.reason)
       )
     )
-    return {
-      id: number,
-      title: issue.title,
-      body: issue.body ?? "",
-      labels: issue.labels.map((label) => (typeof label === "string" ? label : label.name ?? "")).filter(Boolean),
-      url: issue.html_url,
-      ...(issue.state !== undefined ? { state: issueState(issue.state, issue.state_reason) } : {})
-    } satisfies Issue
+    return fromGitHub(issue)
+  })
+
+  const openIssues = Effect.fn("Tracker.repohost.openIssues")(function*(labels: ReadonlyArray<string>) {
+    const query = new URLSearchParams({ state: "open", labels: labels.join(","), per_page: "100" })
+    const issues = yield* gateway.get(`/repos/${repo}/issues?${query}`, expected(Schema.Array(GitHubIssue), `the open issues labelled ${labels.join(", ")}`)).pipe(
+      Effect.mapError((error) => unavailable(error.status !== undefined ? `HTTP ${error.status}` : error.reason))
+    )
+    return issues.filter((issue) => issue.pull_request === undefined).map(fromGitHub)
   })
 
   const issueStates = Effect.fn("Tracker.repohost.issueStates")(function*(issueIds: ReadonlyArray<string>) {
@@ -142,5 +154,5 @@ export const makeRepohostTracker = (
     }
     return states
   })
-  return { name: "repohost", getIssue, issueStates }
+  return { name: "repohost", getIssue, issueStates, openIssues }
 }

@@ -20,6 +20,7 @@ import {
   ISSUE_QUERY,
   ISSUE_STATES_QUERY,
   type LinearAnswer,
+  OPEN_ISSUES_QUERY,
   type LinearEndpoint,
   linearRequest
 } from "./linear-api.ts"
@@ -45,6 +46,7 @@ export interface TrackerBSettings extends LinearEndpoint {
 const IDENTIFIER = /^[A-Za-z0-9]+-(\d+)$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const STATES_PAGE = 250
+const OPEN_ISSUES_PAGE = 100
 
 /** The plugin's keys, checked. Pure. */
 export const trackerBSettings = (config: TrackerConfig, where: string): Result.Result<TrackerBSettings, PluginConfigError> => {
@@ -83,6 +85,9 @@ const IssueAnswer = Schema.Struct({
 })
 const StatesAnswer = Schema.Struct({
   issues: Schema.Struct({ nodes: Schema.Array(Schema.Struct({ identifier: Schema.String, number: Schema.Number, state: State })) })
+})
+const OpenIssuesAnswer = Schema.Struct({
+  issues: Schema.Struct({ nodes: Schema.Array(IssueAnswer.fields.issue.mapFields(({ team: _, ...fields }) => fields)) })
 })
 const CommentAnswer = Schema.Struct({ commentCreate: Schema.Struct({ success: Schema.Boolean }) })
 
@@ -180,6 +185,26 @@ export const makeLinearTracker = (
       return states as ReadonlyMap<string, IssueState>
     })
 
+    const openIssues = Effect.fn("Tracker.trackerB.openIssues")(function*(labels: ReadonlyArray<string>) {
+      const { issues } = yield* ask(expected(OpenIssuesAnswer, `the open issues labelled ${labels.join(", ")}`), OPEN_ISSUES_QUERY, {
+        filter: {
+          team: teamFilter,
+          state: { type: { nin: COMPLETED_STATE_TYPES } },
+          and: labels.map((name) => ({ labels: { some: { name: { eqIgnoreCase: name } } } }))
+        },
+        first: OPEN_ISSUES_PAGE
+      }).pipe(Effect.catchTag("IssueNotFound", () => Effect.succeed({ issues: { nodes: [] } })))
+      return issues.nodes.map((issue): Issue => ({
+        id: issue.identifier,
+        title: issue.title,
+        body: issue.description ?? "",
+        labels: issue.labels.nodes.map((label) => label.name),
+        url: issue.url,
+        ...(settings.useBranchName ? { branchName: issue.branchName } : {}),
+        state: issueState(issue.state)
+      }))
+    })
+
     const onSessionEvent = Effect.fn("Tracker.trackerB.onSessionEvent")(function*(update: SessionUpdate) {
       if (!settings.commentOn.includes(update.event.type)) return
       const { commentCreate } = yield* ask(expected(CommentAnswer, "a comment"), COMMENT_MUTATION, {
@@ -193,6 +218,7 @@ export const makeLinearTracker = (
       namesBranches: settings.useBranchName,
       getIssue,
       issueStates,
+      openIssues,
       ...(settings.commentOn.length > 0 ? { onSessionEvent } : {})
     } satisfies IssueTrackerShape
   })

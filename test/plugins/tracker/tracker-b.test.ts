@@ -131,6 +131,24 @@ describe("tracker-b (Linear)", () => {
       assert.isTrue((yield* tracker.issueStates!(["ENG-123"])).get("ENG-123")?.completed)
     }))
 
+  it.live("open issues with every given label, of the team, in one request: what intake queues", () =>
+    Effect.gen(function*() {
+      const linear = yield* linearServer({
+        ...LINEAR,
+        issues: [
+          ...LINEAR.issues,
+          { identifier: "ENG-126", title: "Also a bug, ready", labels: ["bug", "orch"] },
+          { identifier: "ENG-127", title: "A bug, done", labels: ["bug", "orch"], state: { name: "Done", type: "completed" } },
+          { identifier: "OPS-6", title: "Another team's bug", labels: ["bug", "orch"] }
+        ]
+      })
+      const tracker = yield* trackerFor({ apiUrl: linear.url })
+      assert.deepStrictEqual((yield* tracker.openIssues!(["bug"])).map((i) => i.id), ["ENG-123", "ENG-126"])
+      const both = yield* tracker.openIssues!(["BUG", "orch"])
+      assert.deepStrictEqual(both.map((i) => [i.id, i.title, i.labels]), [["ENG-126", "Also a bug, ready", ["bug", "orch"]]])
+      assert.strictEqual(linear.requests.length, 2)
+    }))
+
   it.live("comments on the issue for the event types in commentOn, and only those", () =>
     Effect.gen(function*() {
       const linear = yield* linearServer(LINEAR)
