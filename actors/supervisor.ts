@@ -37,10 +37,12 @@ import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
 import { writeAdmissionState } from "../src/store/admission-file.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
+import { QueueStore } from "../src/store/QueueStore.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { HOOK_SILENCE_MS, hooksSpeak } from "./activity-rule.ts"
 import { allCompleteStep } from "./all-complete.ts"
 import { HOST_READ_INTERVAL, makeHostWatch } from "./host-watch.ts"
+import { INTAKE_TICK_MS, makeIntake } from "./intake.ts"
 import type { Observation } from "./lifecycle.ts"
 import { makeLoopGuard, PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
@@ -117,7 +119,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     adoption: guard("adoption"),
     admission: guard("admission"),
     hosts: guard("host watch"),
-    sizes: guard("session sizes")
+    sizes: guard("session sizes"),
+    intake: guard("intake")
   }
   const sizes = yield* makeSessionSizes({
     root: store.paths.root,
@@ -578,6 +581,14 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   /** Something changed (a session ended, a PR merged, the queue grew): the admission loop runs a round now. */
   const wakeAdmission = yield* Queue.sliding<void>(1)
   const admitSoon = Effect.asVoid(Queue.offer(wakeAdmission, undefined))
+  const intake = makeIntake({
+    root: store.paths.root,
+    events,
+    queue: QueueStore.make(store.paths.root),
+    records: Effect.map(store.list, ({ records }) => records),
+    projects: Effect.sync(() => [...projects.values()]),
+    admitSoon
+  })
 
   const ops: SessionOps = {
     spawn: (project, target) => Effect.tap(manager.spawn(project, target), () => refresh),
@@ -663,6 +674,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     cycle,
     /** Every remote host's headroom read, and hosts.json written (HOST_READ_INTERVAL apart). */
     hostRound: hostWatch.round,
+    intakeRound: intake.round,
     cycleNow,
     admitRound,
     /** Waits until something changed, or ADMISSION_INTERVAL passed. */
@@ -712,6 +724,7 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
         yield* loops.hosts.forever(Effect.suspend(() => supervisor.hostRound()), Effect.succeed(Duration.toMillis(HOST_READ_INTERVAL))).pipe(
           Effect.forkScoped
         )
+        yield* loops.intake.forever(Effect.suspend(() => supervisor.intakeRound()), Effect.succeed(INTAKE_TICK_MS)).pipe(Effect.forkScoped)
       }))
   )
 }

@@ -171,7 +171,11 @@ export const normalize = (decoded: Decoded, ctx: NormalizeContext): NormalizeRes
 
   const projects = Object.entries(decoded.projects).map(([key, project]) => {
     checkSymlinks(key, project, issues)
-    return normalizeProject(key, project, decoded, ctx)
+    const normalized = normalizeProject(key, project, decoded, ctx)
+    if (normalized.intake !== undefined && normalized.tracker.plugin === "none") {
+      issues.push({ path: ["projects", key, "intake"], message: "intake asks the tracker for labelled issues, and this project has none (tracker: none)" })
+    }
+    return normalized
   })
   if (issues.length > 0) return { _tag: "Issues", issues }
 

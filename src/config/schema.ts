@@ -93,6 +93,20 @@ export const ReactionOverride = Schema.Struct({
 })
 export type ReactionOverride = typeof ReactionOverride.Type
 
+/** Intake: the supervisor queues the tracker's open issues that carry the labels (docs/queue.md). */
+export const Intake = Schema.Struct({
+  labels: Schema.Array(NonEmpty).check(Schema.isMinLength(1, { message: "Expected at least one label" })).annotate({
+    description: "Open issues that carry every one of these labels are queued, each once"
+  }),
+  pollIntervalMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1000, { message: "Expected at least 1000 (milliseconds)" })).pipe(
+    withDefault(60000, "How often the tracker is asked, in milliseconds: one request per poll")
+  ),
+  priorities: Schema.Record(Schema.String, Schema.Int).pipe(
+    withDefault({}, "A queued issue's priority from its labels (label → priority; the highest of its labels wins; none: 0)")
+  )
+}).annotate({ description: "Queue the tracker's open issues that carry these labels, and drop queued ones that no longer do" })
+export type Intake = typeof Intake.Type
+
 const pluginFields = {
   plugin: NonEmpty,
   package: Schema.optionalKey(NonEmpty),
@@ -179,6 +193,7 @@ export const ProjectConfig = Schema.Struct({
     description:
       "No new session of the project starts while this many of its PRs wait on a person's review (open, checks green, not approved); queued work waits. Unset: no limit"
   }),
+  intake: Schema.optionalKey(Intake),
   agentConfig: AgentConfig.pipe(withDefault({})),
   reactions: Schema.Record(Schema.String, ReactionOverride).pipe(withDefault({})),
   agentRules: Schema.optionalKey(Schema.String),

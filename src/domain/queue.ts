@@ -12,7 +12,9 @@ export const QueueEntry = Schema.Struct({
   priority: Schema.Int,
   addedAt: Schema.String,
   /** Arrival order among entries of the same priority. */
-  seq: Schema.Int
+  seq: Schema.Int,
+  /** `intake`: queued by the supervisor's intake (docs/queue.md), which drops it when its issue closes. */
+  by: Schema.optionalKey(Schema.Literal("intake"))
 })
 export type QueueEntry = typeof QueueEntry.Type
 

@@ -41,9 +41,8 @@ const LONGEST_WINDOW_MS = 7 * 24 * 60 * MINUTE
 /** Minutes east of UTC of an IANA time zone ("Europe/Berlin") at `at`; undefined for a zone the runtime does not know. */
 export const zoneOffsetMinutes = (zone: string, at: number): number | undefined => {
   try {
-    const name = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" }).formatToParts(at).find((part) =>
-      part.type === "timeZoneName"
-    )?.value
+    const name = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" }).formatToParts(at).find((part) => part.type === "timeZoneName")
+      ?.value
     const match = /GMT(?:([+-])(\d{2}):(\d{2}))?/.exec(name ?? "")
     if (match === null) return undefined
     return match[1] === undefined ? 0 : (match[1] === "-" ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]))

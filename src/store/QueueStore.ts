@@ -21,8 +21,8 @@ import { dataDir, storePaths } from "./paths.ts"
 const decodeQueue = Schema.decodeUnknownResult(Schema.fromJsonString(QueueFile))
 const EMPTY: QueueFile = { next: 1, entries: [] }
 
-/** What to queue: an issue, or a task (its text). */
-export type QueueTarget = { readonly issue: string } | { readonly task: string }
+/** What to queue: an issue (queued by intake, or by a person), or a task (its text). */
+export type QueueTarget = { readonly issue: string; readonly by?: "intake" } | { readonly task: string }
 
 export interface Added {
   readonly added: ReadonlyArray<Positioned>
@@ -85,7 +85,15 @@ export class QueueStore extends Context.Service<QueueStore, QueueStoreShape>()("
             continue
           }
           const id = `q-${next}`
-          entries.push({ id, projectId, ...(issue !== undefined ? { issue } : { task: (target as { task: string }).task }), priority, addedAt, seq: next })
+          entries.push({
+            id,
+            projectId,
+            ...(issue !== undefined ? { issue } : { task: (target as { task: string }).task }),
+            priority,
+            addedAt,
+            seq: next,
+            ...("by" in target && target.by !== undefined ? { by: target.by } : {})
+          })
           added.push(id)
           next++
         }

@@ -248,6 +248,10 @@ describe("validation issues", () => {
       ]],
       [{ projects: {}, notifiers: { x: { url: "http://a" } } }, ["notifiers.x.plugin: Required"]],
       [{ projects: { app: project({ symlinks: ["../secret"] }) } }, ["projects.app.symlinks.0: Expected a path inside the project (relative, without \"..\")"]],
+      [{ projects: { app: project({ tracker: "none", intake: { labels: ["orch"] } }) } }, [
+        "projects.app.intake: intake asks the tracker for labelled issues, and this project has none (tracker: none)"
+      ]],
+      [{ projects: { app: project({ intake: { labels: [] } }) } }, ["projects.app.intake.labels: Expected at least one label"]],
       [{ projects: { app: project({ agentConfig: { permissions: "yolo" } }) } }, [
         "projects.app.agentConfig.permissions: Expected \"skip\" | \"auto-edit\" | \"default\""
       ]],

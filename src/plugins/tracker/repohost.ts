@@ -132,9 +132,10 @@ export const makeRepohostTracker = (
 
   const openIssues = Effect.fn("Tracker.repohost.openIssues")(function*(labels: ReadonlyArray<string>) {
     const query = new URLSearchParams({ state: "open", labels: labels.join(","), per_page: "100" })
-    const issues = yield* gateway.get(`/repos/${repo}/issues?${query}`, expected(Schema.Array(GitHubIssue), `the open issues labelled ${labels.join(", ")}`)).pipe(
-      Effect.mapError((error) => unavailable(error.status !== undefined ? `HTTP ${error.status}` : error.reason))
-    )
+    const issues = yield* gateway.get(`/repos/${repo}/issues?${query}`, expected(Schema.Array(GitHubIssue), `the open issues labelled ${labels.join(", ")}`))
+      .pipe(
+        Effect.mapError((error) => unavailable(error.status !== undefined ? `HTTP ${error.status}` : error.reason))
+      )
     return issues.filter((issue) => issue.pull_request === undefined).map(fromGitHub)
   })
 

@@ -20,9 +20,9 @@ import {
   ISSUE_QUERY,
   ISSUE_STATES_QUERY,
   type LinearAnswer,
-  OPEN_ISSUES_QUERY,
   type LinearEndpoint,
-  linearRequest
+  linearRequest,
+  OPEN_ISSUES_QUERY
 } from "./linear-api.ts"
 import {
   InvalidIssueId,

@@ -1,0 +1,94 @@
+/**
+ * The intake loop: for each project with `intake`, every `pollIntervalMs`, one request to its tracker for the open
+ * issues with its labels; src/domain/intake.ts decides what to queue and what to drop, this carries it out
+ * (`queue.added` / `queue.dropped` with `data.by: "intake"`) and wakes admission. A project whose tracker cannot
+ * be asked is reported (the loop guard records it) and asked again at its next poll; the others go on.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type { ProjectConfig } from "../src/config/schema.ts"
+import { intakeStep } from "../src/domain/intake.ts"
+import type { SessionRecord } from "../src/domain/session.ts"
+import type { TrackerShape } from "../src/plugins/tracker/Tracker.ts"
+import type { EventLogShape } from "../src/store/EventLog.ts"
+import { readIntakeSeen, writeIntakeSeen } from "../src/store/intake-file.ts"
+import type { QueueStoreShape } from "../src/store/QueueStore.ts"
+import { PartsFailed } from "./loop-guard.ts"
+
+/** How often the loop looks for a project whose poll is due. */
+export const INTAKE_TICK_MS = 1_000
+
+export interface IntakeDeps {
+  readonly root: string
+  readonly events: EventLogShape
+  readonly queue: QueueStoreShape
+  readonly records: Effect.Effect<ReadonlyArray<SessionRecord>, { readonly message: string }>
+  /** The projects in force, each with its tracker. */
+  readonly projects: Effect.Effect<ReadonlyArray<{ readonly project: ProjectConfig; readonly tracker: TrackerShape }>>
+  /** Tells the admission loop to run a round now. */
+  readonly admitSoon: Effect.Effect<void>
+}
+
+export const makeIntake = (deps: IntakeDeps) => {
+  const lastPoll = new Map<string, number>()
+
+  const poll = Effect.fnUntraced(function*(project: ProjectConfig, tracker: TrackerShape) {
+    const intake = project.intake!
+    if (tracker.openIssues === undefined) return yield* Effect.fail(`its tracker (${tracker.name}) cannot list issues by label`)
+    const open = yield* Effect.mapError(tracker.openIssues(intake.labels), (error) => error.message)
+    const records = yield* Effect.mapError(deps.records, (error) => error.message)
+    const queued = (yield* Effect.mapError(deps.queue.list, (error) => error.message)).filter((entry) => entry.projectId === project.id)
+    const seenFile = yield* Effect.mapError(readIntakeSeen(deps.root), (error) => error.message)
+    const step = intakeStep({
+      open,
+      queued,
+      worked: new Set(records.filter((record) => record.projectId === project.id && record.task === undefined).map((record) => record.issueId)),
+      seen: new Set(seenFile.projects[project.id] ?? []),
+      priorities: intake.priorities
+    })
+    for (const priority of [...new Set(step.add.map((item) => item.priority))]) {
+      const issues = step.add.filter((item) => item.priority === priority).map((item) => ({ issue: item.issue, by: "intake" as const }))
+      const { added } = yield* Effect.mapError(deps.queue.add(project.id, issues, priority), (error) => error.message)
+      for (const entry of added) {
+        yield* deps.events.append({
+          type: "queue.added",
+          projectId: project.id,
+          issueId: entry.issue!,
+          message: `intake queued ${entry.id} (issue ${entry.issue}, labelled ${intake.labels.join(", ")}) at position ${entry.position}`,
+          data: { entryId: entry.id, priority: entry.priority, by: "intake" }
+        })
+      }
+    }
+    for (const entry of step.drop) {
+      if (!(yield* Effect.mapError(deps.queue.take(entry.id), (error) => error.message))) continue
+      yield* deps.events.append({
+        type: "queue.dropped",
+        projectId: project.id,
+        issueId: entry.issue!,
+        message: `intake dropped ${entry.id}: issue ${entry.issue} is no longer open with the labels ${intake.labels.join(", ")}`,
+        data: { entryId: entry.id, by: "intake" }
+      })
+    }
+    yield* Effect.mapError(writeIntakeSeen(deps.root, { projects: { ...seenFile.projects, [project.id]: step.seen } }), (error) => error.message)
+    if (step.add.length > 0) yield* deps.admitSoon
+  })
+
+  /** Polls every project whose intake is due; a failure of one is told after the others ran. */
+  const round = Effect.fn("Intake.round")(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const failed: Array<{ readonly name: string; readonly reason: string }> = []
+    for (const { project, tracker } of yield* deps.projects) {
+      if (project.intake === undefined) continue
+      const last = lastPoll.get(project.id)
+      if (last !== undefined && now - last < project.intake.pollIntervalMs) continue
+      lastPoll.set(project.id, now)
+      const polled = yield* Effect.result(poll(project, tracker))
+      if (polled._tag === "Failure") {
+        failed.push({ name: `${project.id}'s intake`, reason: typeof polled.failure === "string" ? polled.failure : polled.failure.message })
+      }
+    }
+    if (failed.length > 0) return yield* new PartsFailed({ parts: failed })
+  })
+
+  return { round }
+}
