@@ -1,10 +1,12 @@
 /**
- * A host's headroom: free memory (MemAvailable), load (1-minute load average and CPU count), free disk where its
- * data dir is (or would be), and whether tmux is there. One script, one round trip; its answer is read by a pure
+ * A host's headroom: free memory (MemAvailable, or less when orch runs there in a control group with a memory
+ * limit: src/domain/memory-budget.ts), load (1-minute load average and CPU count), free disk where its data dir is
+ * (or would be), and whether tmux is there. One script, one round trip; its answer is read by a pure
  * function, so placement decides on figures, not on a guess.
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { groupAvailableBytes, groupLimitBytes, GROUPS_SCRIPT, parseGroupLine } from "../domain/memory-budget.ts"
 import { shellQuote } from "../plugins/runtime/launch-env.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
 
@@ -41,6 +43,8 @@ echo @loadavg; cat /proc/loadavg
 echo @cpus; getconf _NPROCESSORS_ONLN 2>/dev/null || nproc
 echo "@disk $d"; df -Pk "$d"
 echo @tmux; if command -v tmux >/dev/null 2>&1; then tmux -V 2>&1; else echo absent; fi
+echo @groups
+${GROUPS_SCRIPT}
 echo @end
 `
 
@@ -85,9 +89,12 @@ export const parseHeadroom = (text: string): HostFacts | string => {
   if (disk === undefined || disk.lines.length < 2 || free === undefined || !/^\d+$/.test(free)) return "no free space from df -Pk"
   const tmuxLine = parts.get("tmux")?.lines[0] ?? "absent"
   const tmux = /^tmux (\S+)/.exec(tmuxLine)?.[1]
+  const groups = (parts.get("groups")?.lines ?? []).flatMap((line) => parseGroupLine(line) ?? [])
+  const groupAvailable = groupAvailableBytes(groups)
+  const groupLimit = groupLimitBytes(groups)
   return {
-    memAvailableMb: Math.floor(available / 1024),
-    memTotalMb: Math.floor(total / 1024),
+    memAvailableMb: Math.floor(Math.min(available * 1024, groupAvailable ?? Infinity) / 1024 ** 2),
+    memTotalMb: Math.floor(Math.min(total * 1024, groupLimit ?? Infinity) / 1024 ** 2),
     load1,
     cpus,
     disk: { path: disk.arg, freeMb: Math.floor(Number(free) / 1024) },

@@ -8,8 +8,10 @@ import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
+import { join } from "node:path"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import type { AdmissionFacts, ProjectFacts } from "../domain/admission.ts"
+import { groupAvailableBytes, groupDirs, type GroupMemory, inactiveFileOf, parseLimit } from "../domain/memory-budget.ts"
 import { clockTime, credentialOf } from "../domain/rate-limit.ts"
 import type { AgentSize } from "../domain/session-size.ts"
 import { awaitsReview, holdsASlot, isEnded, type SessionRecord } from "../domain/session.ts"
@@ -38,15 +40,33 @@ export const memAvailable = (meminfo: string): number | undefined => {
   return kb === undefined ? undefined : Number(kb) * 1024
 }
 
-/** This machine now (where /proc/meminfo is missing, its memory is not known and holds nothing back). */
+const readOr = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, "utf8")
+  } catch {
+    return undefined
+  }
+}
+
+/** The memory groups orch runs in that have the memory files (none outside Linux, or without cgroups). */
+const readGroups = (): ReadonlyArray<GroupMemory> =>
+  groupDirs(readOr("/proc/self/cgroup") ?? "").flatMap((dir) => {
+    const v2 = readOr(join(dir, "memory.max")) !== undefined
+    const limit = readOr(join(dir, v2 ? "memory.max" : "memory.limit_in_bytes"))
+    const usage = readOr(join(dir, v2 ? "memory.current" : "memory.usage_in_bytes"))
+    if (limit === undefined || usage === undefined) return []
+    return [{ limit: parseLimit(limit), usage: Number(usage.trim()), inactiveFile: inactiveFileOf(readOr(join(dir, "memory.stat")) ?? "") }]
+  })
+
+/**
+ * This machine now: MemAvailable, or what orch's memory group has left when that is less (a container's limit);
+ * where /proc/meminfo is missing, its memory is not known and holds nothing back.
+ */
 export const readMachine: Effect.Effect<MachineReading> = Effect.flatMap(Clock.currentTimeMillis, (readAt) =>
   Effect.sync(() => {
-    let freeBytes: number | undefined
-    try {
-      freeBytes = memAvailable(readFileSync("/proc/meminfo", "utf8"))
-    } catch {
-      freeBytes = undefined
-    }
+    const machine = memAvailable(readOr("/proc/meminfo") ?? "")
+    const group = groupAvailableBytes(readGroups())
+    const freeBytes = machine === undefined ? undefined : Math.min(machine, group ?? Infinity)
     return { ...(freeBytes !== undefined ? { freeBytes } : {}), load: loadavg()[0]!, cores: availableParallelism(), readAt }
   }))
 

@@ -233,7 +233,7 @@ describe("the real Claude Code CLI under orch", () => {
       const status = yield* s.orch(["status"])
       assert.match(status.stdout, /^app-1 is rate-limited: API Error: Request rejected \(429\) · .*; orch tells it to continue at \d\d:\d\d$/m)
       const queued = yield* s.orch(["queue", "ls"])
-      assert.match(queued.stdout, /waiting for the model quota: coding-agent \(key [0-9a-f]{8}\) is rate-limited \(app-1\)/)
+      assert.match(queued.stdout, /waiting for the model quota: agent coding-agent \(key [0-9a-f]{8}\) is rate-limited \(app-1\)/)
 
       // After the threshold orch tells it to continue; the work goes on, and the queued issue starts.
       yield* eventually("the continue message's result at the model", () =>

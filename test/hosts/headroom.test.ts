@@ -33,6 +33,16 @@ describe("parseHeadroom (the script's answer → figures)", () => {
     ["no CPU count", LINUX.replace("@cpus\n2\n", "@cpus\n"), "no CPU count (getconf _NPROCESSORS_ONLN)"],
     ["df failed", LINUX.replace(/@disk \/root\n[\s\S]*?@tmux/, "@disk /root\n@tmux"), "no free space from df -Pk"],
     [
+      "orch runs in a memory group limited to 4 GB (a container): its figures, not the machine's",
+      LINUX.replace("@end", "@groups\n4294967296 3758096384 268435456\n9223372036854771712 9000000000 0\n@end"),
+      { ...facts, memAvailableMb: 768, memTotalMb: 4096, tmux: "3.3a" }
+    ],
+    [
+      "a group without a limit changes nothing",
+      LINUX.replace("@end", "@groups\nmax 3758096384 268435456\n@end"),
+      { ...facts, tmux: "3.3a" }
+    ],
+    [
       "a file system and mount point with spaces",
       LINUX.replace("/dev/vda         264212084 34257436  72133476      33% /", "map auto home 264212084 34257436  72133476      33% /Volumes/My Disk"),
       { ...facts, tmux: "3.3a" }
