@@ -16,6 +16,11 @@ import type { Activity, AgentWord, SessionRecord } from "../src/domain/session.t
 
 /** Hooks that said nothing for this long no longer speak for the agent: its screen is read. */
 export const HOOK_SILENCE_MS = 60_000
+/**
+ * Hooks silent this long get the screen looked at for what they cannot tell: an agent retrying a request its
+ * provider refused (Claude Code says nothing through its hooks for the ~3 minutes it retries).
+ */
+export const LIMIT_LOOK_AFTER_MS = 10_000
 
 export interface ActivityRules {
   /** No output for this long is `ready` (agentConfig.quietMs). */
@@ -82,6 +87,18 @@ const fromScreen = (record: SessionRecord, facts: ScreenFacts, reading: Activity
   return { ...record, activity: reading, activitySince: iso(since) }
 }
 
+/**
+ * While the hooks speak, the screen decides one thing only: whether the agent is retrying a refused request (a
+ * limit), and when it no longer shows that, the hooks' word stands again.
+ */
+const limitOverHooks = (record: SessionRecord, word: AgentWord, facts: ScreenFacts, now: number): SessionRecord => {
+  if (facts.screen === "rate_limited") return record.activity === "rate_limited" ? record : { ...record, activity: "rate_limited", activitySince: iso(now) }
+  if (record.activity === "rate_limited" && word.activity !== "rate_limited" && facts.screen !== undefined) {
+    return { ...record, activity: word.activity, activitySince: iso(now) }
+  }
+  return record
+}
+
 /** Folds a probe's screen facts into the record's activity (and marks a report the screen contradicted). */
 export const foldScreen = (record: SessionRecord, facts: ScreenFacts, now: number, rules: ActivityRules): SessionRecord => {
   const reading = screenReading(facts, now, rules)
@@ -89,7 +106,7 @@ export const foldScreen = (record: SessionRecord, facts: ScreenFacts, now: numbe
   if (word === undefined || word.overruled === true) return fromScreen(record, facts, reading, now)
   if (word.by === "hook") {
     return hooksSpeak({ by: word.by, at: Date.parse(word.at) }, now, rules.hookSilenceMs)
-      ? record
+      ? limitOverHooks(record, word, facts, now)
       : fromScreen(record, facts, reading, now)
   }
   if (!contradicts(word, facts, reading, rules)) return progressed(record, facts, now)

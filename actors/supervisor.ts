@@ -25,6 +25,7 @@ import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { activityOf, limitOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import { limitLineOf, resetFromText } from "../src/domain/rate-limit.ts"
+import { measurable } from "../src/domain/session-size.ts"
 import { type Activity, hostOf, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
 import { probeHost } from "../src/hosts/host-probe.ts"
 import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
@@ -39,7 +40,7 @@ import { EventLog } from "../src/store/EventLog.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
 import { QueueStore } from "../src/store/QueueStore.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
-import { HOOK_SILENCE_MS, hooksSpeak } from "./activity-rule.ts"
+import { hooksSpeak, LIMIT_LOOK_AFTER_MS } from "./activity-rule.ts"
 import { allCompleteStep } from "./all-complete.ts"
 import { HOST_READ_INTERVAL, makeHostWatch } from "./host-watch.ts"
 import { INTAKE_TICK_MS, makeIntake } from "./intake.ts"
@@ -63,8 +64,6 @@ const LOOK_AGAIN = "the next PR poll looks again"
 export const MAILBOX_CAPACITY = 64
 /** Admission rounds run whenever something changes, and this often otherwise. */
 export const ADMISSION_INTERVAL = "3 seconds"
-/** Agents whose hooks said nothing for this long get their screen read instead. */
-export const SCREEN_FALLBACK_AFTER_MS = HOOK_SILENCE_MS
 
 /** A project watched now, with its plugins (ProjectPlugins owns them). */
 type ProjectRuntime = ProjectSlots
@@ -254,7 +253,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
    */
   const readScreen = Effect.fnUntraced(
     function*(record: SessionRecord, state: ActorState, owner: ProjectRuntime, lastOutputAt: number | undefined, now: number) {
-      if (!owner.agent.readsScreen || hooksSpeak(state.word, now, HOOK_SILENCE_MS)) return {}
+      if (!owner.agent.readsScreen || hooksSpeak(state.word, now, LIMIT_LOOK_AFTER_MS)) return {}
       if (state.screen !== undefined && lastOutputAt !== undefined && lastOutputAt < state.screen.capturedAt) return state.screen.reading
       // A capture that fails tells nothing this cycle (and is tried again next cycle): the probe's liveness stands.
       const captured = yield* Effect.option(owner.runtime.capture(record.runtime!))
@@ -385,9 +384,12 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       })
       yield* observe(record.sessionId, { _tag: "Tick" })
     }
+    const measuredAt = yield* Clock.currentTimeMillis
     const running = probed.records.flatMap((record) => {
       const liveness = probed.liveness.get(record.sessionId)
-      return liveness?._tag === "Alive" && liveness.pid !== undefined ? [{ agent: record.agent.plugin, host: hostOf(record), pid: liveness.pid }] : []
+      return liveness?._tag === "Alive" && liveness.pid !== undefined && measurable(record, measuredAt)
+        ? [{ agent: record.agent.plugin, host: hostOf(record), pid: liveness.pid }]
+        : []
     })
     yield* loops.sizes.attempt(sizes.sample(running), "orch measures the sessions again at the next minute")
     yield* reportAdoption(probedCounts)

@@ -70,3 +70,13 @@ export const nextSizes = (
   }
   return next
 }
+
+/** A session is measured once it has worked this long: a fresh agent has not grown to its working size yet. */
+export const MEASURE_AFTER_MS = 60_000
+
+/**
+ * Whether a session's size tells the expected size of one more: a worker (an orchestrator session does other work,
+ * and admission does not count it) that has run MEASURE_AFTER_MS.
+ */
+export const measurable = (record: { readonly role?: string; readonly createdAt: string }, now: number): boolean =>
+  record.role === undefined && now - Date.parse(record.createdAt) >= MEASURE_AFTER_MS

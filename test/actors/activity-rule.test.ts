@@ -137,7 +137,29 @@ describe("activity rule: hooks win while they speak", () => {
       status: "working",
       activitySince: iso(T0 + 9 * MIN),
       said: said("hook", "active", T0 + 9 * MIN)
-    }, []]
+    }, []],
+    // The screen decides one thing over speaking hooks: a limit the agent retries (its hooks cannot tell).
+    ["a hook 20 s ago and the screen shows a refused request retried: rate_limited", hooked("active", T0), probe(T0 + 20 * S, "rate_limited"), T0 + 20 * S, {
+      status: "rate_limited",
+      activity: "rate_limited",
+      activitySince: iso(T0 + 20 * S)
+    }, ["session.rate_limited"]],
+    [
+      "the retry got through (the screen shows it busy again): the hooks' word stands",
+      hooked("active", T0, { status: "rate_limited", activity: "rate_limited", activitySince: iso(T0 + 20 * S) }),
+      probe(T0 + 30 * S, "active"),
+      T0 + 30 * S,
+      { status: "working", activity: "active" },
+      ["session.working"]
+    ],
+    [
+      "a screen it cannot read says nothing about the limit",
+      hooked("active", T0, { status: "rate_limited", activity: "rate_limited", activitySince: iso(T0 + 20 * S) }),
+      probe(T0 + 30 * S),
+      T0 + 30 * S,
+      { status: "rate_limited", activity: "rate_limited" },
+      []
+    ]
   ])("%s", (_name, before, observation, now, expected, events) => {
     const decision = decide(before, observation, now, rules)
     expect(decision.record).toMatchObject(expected)

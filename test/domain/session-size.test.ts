@@ -1,5 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
-import { nextSizes, parsePs, SIZE_FALL_WEIGHT, treeRss } from "../../src/domain/session-size.ts"
+import { assert, describe, expect, it } from "@effect/vitest"
+import { measurable, nextSizes, parsePs, SIZE_FALL_WEIGHT, treeRss } from "../../src/domain/session-size.ts"
 
 const MB = 1024 ** 2
 // pid ppid rss(KiB): 10 is an agent's shell with two children, one of which has a child; 20 is another tree.
@@ -46,4 +46,13 @@ describe("session sizes", () => {
   ])("nextSizes: %s", (_name, previous, samples, expected) => {
     assert.deepStrictEqual(nextSizes(previous, samples), expected)
   })
+})
+
+describe("measurable", () => {
+  const at = Date.parse("2026-11-26T12:00:00.000Z")
+  it.each<[string, { role?: string; createdAt: string }, boolean]>([
+    ["a worker that has run a minute", { createdAt: new Date(at - 60_000).toISOString() }, true],
+    ["a worker a moment younger: not grown yet", { createdAt: new Date(at - 59_999).toISOString() }, false],
+    ["an orchestrator session: other work, not admitted", { role: "orchestrator", createdAt: new Date(at - 3_600_000).toISOString() }, false]
+  ])("%s", (_, record, expected) => expect(measurable(record, at)).toBe(expected))
 })

@@ -37,12 +37,6 @@ describe("orch start / stop (real supervisor, tmux, IPC)", () => {
       // the actor sees the agent's Stop signal and makes the session ready
       yield* eventually("session.ready from the supervisor", () => s.events().some((e) => e.type === "session.ready" && e.sessionId === "app-1"), 15_000)
       assert.strictEqual(s.record("app-1").status, "ready")
-      // A probe cycle measured the sessions here (their tmux panes' process trees): what admission expects of one more.
-      const sizes = yield* eventually("session-sizes.json", () => {
-        const path = join(s.dataDir, "session-sizes.json")
-        return existsSync(path) && (JSON.parse(readFileSync(path, "utf8")) as { agents: Record<string, { bytes: number }> })
-      })
-      assert.isAbove(sizes.agents.command?.bytes ?? 0, 1024 * 1024, JSON.stringify(sizes))
 
       const again = yield* s.orch(["start", "app"])
       assert.strictEqual(again.code, 0, again.stderr)
@@ -57,6 +51,21 @@ describe("orch start / stop (real supervisor, tmux, IPC)", () => {
       assert.deepStrictEqual(s.events().filter((e) => e.type.startsWith("supervisor.")).map((e) => e.type), ["supervisor.started", "supervisor.stopped"])
       assert.strictEqual((yield* s.orch(["stop"])).stdout, "No supervisor is running.\n")
     }), 60_000)
+
+  it.live("a worker is measured once it has run a minute (its tmux pane's process tree)", () =>
+    Effect.gen(function*() {
+      // The agent holds 64 MB, so its size is told apart from a shell's.
+      const s = yield* sandbox({ agentCommand: `exec node -e 'const b = Buffer.alloc(64 * 2 ** 20, 1); setInterval(() => b.length, 1000)'` })
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "3"])).code, 0)
+      const path = join(s.dataDir, "session-sizes.json")
+      const spawnedAt = Date.now()
+      const sizes = yield* eventually("session-sizes.json", () =>
+        existsSync(path) && (JSON.parse(readFileSync(path, "utf8")) as { agents: Record<string, { bytes: number }> }), 90_000)
+      assert.isAtLeast(Date.now() - spawnedAt, 55_000, "not before it has run a minute")
+      assert.isAbove(sizes.agents.command?.bytes ?? 0, 64 * 1024 ** 2, JSON.stringify(sizes))
+      assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
+    }), 120_000)
 
   it.live("kill -9 of the supervisor loses no record or event; the CLI carries on alone; a new start adopts the sessions", () =>
     Effect.gen(function*() {
