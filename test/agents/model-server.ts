@@ -47,6 +47,10 @@ export interface ModelServer {
   readonly mainRequests: (cwd?: string) => Array<ModelRequest>
   /** Replaces the scenario (turns are matched in order; the first whose `when` fits wins). */
   readonly script: (turns: ReadonlyArray<Turn>) => void
+  /** Until `until` (ms), every conversation call is refused with `error` (an outage: a rate limit for everyone). */
+  readonly refuseUntil: (until: number, error: { readonly status: number; readonly type: string; readonly message: string }) => void
+  /** When each refused conversation call came (ms). */
+  readonly refused: Array<number>
   readonly close: () => Promise<void>
 }
 
@@ -105,6 +109,8 @@ const systemText = (system: unknown): string =>
 
 export const startModelServer = (turns: ReadonlyArray<Turn> = []): Promise<ModelServer> => {
   let scenario = turns
+  let outage: { readonly until: number; readonly error: { readonly status: number; readonly type: string; readonly message: string } } | undefined
+  const refused: Array<number> = []
   const requests: Array<ModelRequest> = []
   const { jsonAnswer, streamAnswer } = makeAnswerWriter()
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -123,6 +129,12 @@ export const startModelServer = (turns: ReadonlyArray<Turn> = []): Promise<Model
     const system = systemText(body.system)
     const last = messages.at(-1)
     const main = Array.isArray(body.tools) && body.tools.length > 0
+    const down = main && outage !== undefined && Date.now() < outage.until ? outage.error : undefined
+    if (down !== undefined) {
+      refused.push(Date.now())
+      res.writeHead(down.status, { "content-type": "application/json" })
+      return res.end(JSON.stringify({ type: "error", error: { type: down.type, message: down.message } }))
+    }
     requests.push({
       at: Date.now(),
       // Claude Code 2.x sends its environment block as a "system" message rather than in `system`.
@@ -161,6 +173,10 @@ export const startModelServer = (turns: ReadonlyArray<Turn> = []): Promise<Model
         script: (next) => {
           scenario = next
         },
+        refuseUntil: (until, error) => {
+          outage = { until, error }
+        },
+        refused,
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections()
