@@ -20,7 +20,7 @@ export const HOOK_SILENCE_MS = 60_000
  * Hooks silent this long get the screen looked at for what they cannot tell: an agent retrying a request its
  * provider refused (Claude Code says nothing through its hooks for the ~3 minutes it retries).
  */
-export const LIMIT_LOOK_AFTER_MS = 10_000
+export const LIMIT_LOOK_AFTER_MS = 3_000
 
 export interface ActivityRules {
   /** No output for this long is `ready` (agentConfig.quietMs). */

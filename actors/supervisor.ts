@@ -24,6 +24,7 @@ import type { ConfigChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { activityOf, limitOf, sourceOf } from "../src/domain/activity.ts"
 import { newNotification } from "../src/domain/notification.ts"
+import { entryLabel } from "../src/domain/queue.ts"
 import { limitLineOf, resetFromText } from "../src/domain/rate-limit.ts"
 import { measurable } from "../src/domain/session-size.ts"
 import { type Activity, hostOf, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
@@ -571,8 +572,20 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   const admitting = yield* Semaphore.make(1)
   let waiting: ReadonlyMap<string, string> = new Map()
   const admitRound = admitting.withPermits(1)(Effect.gen(function*() {
-    const left = yield* manager.admit()
+    const { waiting: left, dropped } = yield* manager.admit()
     waiting = new Map(left.map((w) => [w.entry.id, w.reason]))
+    // Queued work that could not start left the queue: people hear of it, not only the event log.
+    for (const { entry, reason } of dropped) {
+      yield* router.notify(
+        yield* newNotification({
+          type: "queue.dropped",
+          priority: "warning",
+          title: `${entry.projectId} ${entryLabel(entry)}: queued work could not start`,
+          message: `${entry.id} left the queue: ${reason}. Fix that, then queue it again (\`orch queue add ${entry.projectId} …\`).`,
+          projectId: entry.projectId
+        })
+      )
+    }
     yield* writeAdmissionState(store.paths.root, {
       pid: process.pid,
       at: new Date(yield* Clock.currentTimeMillis).toISOString(),

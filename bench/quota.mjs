@@ -137,7 +137,7 @@ try {
 ${SESSIONS} real Claude Code sessions (the pinned CLI) at work under one supervisor; the scripted model server refuses every
 conversation call (HTTP 429, no retry-after) for ${LIMIT_S} s (\`bench/quota.mjs\`; ${machine()}). Claude Code retries by
 itself (10 attempts, growing waits) and says nothing through its hooks meanwhile, so orch reads its screen once the
-hooks have been silent for 10 s (LIMIT_LOOK_AFTER_MS), at the 5-s probe cycle.
+hooks have been silent for 3 s (LIMIT_LOOK_AFTER_MS), at the 5-s probe cycle.
 
 | measure | p50 | max |
 |---|---|---|

@@ -93,10 +93,12 @@ export const limitedAgain = (
   told: { readonly resetAt?: number; readonly limit?: string },
   firstRetryMs: number
 ): RateLimit => {
+  // A reset named before and still to come holds while the agent says nothing newer of it.
+  const resetAt = told.resetAt ?? (previous?.resetAt !== undefined && Date.parse(previous.resetAt) > now ? Date.parse(previous.resetAt) : undefined)
   const limit = {
     since: new Date(now).toISOString(),
     attempts: (previous?.attempts ?? 0) + 1,
-    ...(told.resetAt !== undefined ? { resetAt: new Date(told.resetAt).toISOString() } : {}),
+    ...(resetAt !== undefined ? { resetAt: new Date(resetAt).toISOString() } : {}),
     ...(told.limit !== undefined ? { message: told.limit } : {}),
     ...(previous?.continuedAt !== undefined ? { continuedAt: previous.continuedAt } : {})
   }

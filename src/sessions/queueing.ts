@@ -89,19 +89,24 @@ export const makeQueueing = (deps: QueueingDeps) => {
       return project === undefined ? [] : [{ ...entry, agent: project.agent }]
     })
 
-  /** Starts what the rule admits, one at a time, until it admits nothing; answers what waits and why. */
+  /**
+   * Starts what the rule admits, one at a time, until it admits nothing; answers what waits and why, and the
+   * entries that could not start and left the queue (their spawn failed), for people to hear of.
+   */
   const admit = Effect.fn("Queue.admit")(function*() {
+    const dropped: Array<{ readonly entry: QueueEntry; readonly reason: string }> = []
+    const answer = (waiting: ReadonlyArray<Waiting<Candidate>>) => ({ waiting, dropped })
     for (;;) {
       const config = yield* deps.config
       const entries = yield* queue.list
-      if (entries.length === 0) return [] as ReadonlyArray<Waiting<Candidate>>
+      if (entries.length === 0) return answer([])
       const { records } = yield* store.list
       const waiting = candidates(config, entries)
       const unplaceable = yield* deps.unplaceable(config, records, waiting.map((entry) => entry.projectId))
       const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)), unplaceable)
       const verdict = admission(waiting, facts)
       const entry = verdict.admit
-      if (entry === undefined) return verdict.waiting
+      if (entry === undefined) return answer(verdict.waiting)
       // Taken from the queue first: an entry is never started twice, even by two supervisors' rounds.
       if (!(yield* queue.take(entry.id))) continue
       const addedAt = Date.parse(entry.addedAt)
@@ -122,7 +127,7 @@ export const makeQueueing = (deps: QueueingDeps) => {
         const again = yield* queue.add(entry.projectId, [entry.issue !== undefined ? { issue: entry.issue } : { task: entry.task ?? "" }], entry.priority)
         yield* added(again.added)
         const requeued = [...again.added, ...again.already].map((queued) => ({ entry: { ...queued, agent: entry.agent }, reason: spawned.failure.message }))
-        return [...verdict.waiting, ...requeued]
+        return answer([...verdict.waiting, ...requeued])
       } else {
         yield* events.append({
           type: "queue.dropped",
@@ -130,6 +135,7 @@ export const makeQueueing = (deps: QueueingDeps) => {
           message: `${entry.id} (${entryLabel(entry)}) could not start: ${spawned.failure.message}`,
           data: { entryId: entry.id }
         })
+        dropped.push({ entry, reason: spawned.failure.message })
       }
     }
   })

@@ -130,6 +130,16 @@ describe("rate limits: lifecycle and reactions", () => {
     })
   })
 
+  it("turned away again before a reset it named: the reset still holds", () => {
+    const reset = T0 + 2 * 60 * MIN
+    const { record } = run([
+      [T0 + MIN, limited(T0 + MIN, { resetAt: reset })],
+      [T0 + 2 * MIN, hook("active", T0 + 2 * MIN)],
+      [T0 + 3 * MIN, limited(T0 + 3 * MIN)]
+    ])
+    expect(record.rateLimit).toMatchObject({ attempts: 2, resetAt: iso(reset), continueAt: iso(reset + 60_000) })
+  })
+
   it("a turn that ends normally forgets the limit: the next one is notified again", () => {
     const { log, record } = run([
       [T0 + MIN, limited(T0 + MIN)],

@@ -46,7 +46,8 @@ describe("admission rounds", () => {
     Effect.gen(function*() {
       const t = yield* setup(() => new NoHostFits({ reason: "no host can take the session: a: it is down (refused)" }))
       yield* t.queueing.queueAdd("app", ["7"], 0)
-      const waiting = yield* t.queueing.admit()
+      const { waiting, dropped } = yield* t.queueing.admit()
+      assert.deepStrictEqual(dropped, [])
       assert.deepStrictEqual(waiting.map((w) => [w.entry.issue, w.reason]), [[
         "7",
         "no host can take the session: a: it is down (refused); `orch hosts` shows each host's figures and errors"
@@ -55,11 +56,16 @@ describe("admission rounds", () => {
       assert.notInclude(t.types(), "queue.dropped")
     }).pipe(Effect.provide(NodeServices.layer)))
 
-  it.effect("any other failure drops the entry and says why", () =>
+  it.effect("any other failure drops the entry and says why, to the supervisor too (which notifies)", () =>
     Effect.gen(function*() {
       const t = yield* setup(() => new SpawnFailed({ project: "app", issueId: "7", step: "creating the workspace", reason: "git said no" }))
       yield* t.queueing.queueAdd("app", ["7"], 0)
-      assert.deepStrictEqual(yield* t.queueing.admit(), [])
+      const { waiting, dropped } = yield* t.queueing.admit()
+      assert.deepStrictEqual(waiting, [])
+      assert.deepStrictEqual(dropped.map((d) => [d.entry.issue, d.reason]), [[
+        "7",
+        new SpawnFailed({ project: "app", issueId: "7", step: "creating the workspace", reason: "git said no" }).message
+      ]])
       assert.deepStrictEqual(yield* t.queue.list, [])
       assert.include(t.types(), "queue.dropped")
     }).pipe(Effect.provide(NodeServices.layer)))
