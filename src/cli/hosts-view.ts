@@ -43,9 +43,9 @@ export const hostRows = (
 
 const mb = (value: number) => (value >= 1024 ? `${(value / 1024).toFixed(1)} GB` : `${Math.round(value)} MB`)
 
-/** The table's cells of a row. */
+/** The table's cells of a row. A host that is down has no figures now: its last ones are not shown as if they held. */
 export const hostCells = (row: HostRow): ReadonlyArray<string> => {
-  const headroom = row.view?.headroom
+  const headroom = row.status === "down" ? undefined : row.view?.headroom
   return [
     row.host,
     row.status === "down" && row.since !== undefined ? `down since ${hhmm(row.since)}` : row.status,
