@@ -15,8 +15,8 @@ import { readIntakeSeen, writeIntakeSeen } from "../src/store/intake-file.ts"
 import type { QueueStoreShape } from "../src/store/QueueStore.ts"
 import { PartsFailed } from "./loop-guard.ts"
 
-/** How often the loop looks for a project whose poll is due. */
-export const INTAKE_TICK_MS = 1_000
+/** How often the loop looks again when no project has intake (a config reload may add one). */
+export const INTAKE_IDLE_MS = 5_000
 
 export interface IntakeDeps {
   readonly root: string
@@ -90,5 +90,16 @@ export const makeIntake = (deps: IntakeDeps) => {
     if (failed.length > 0) return yield* new PartsFailed({ parts: failed })
   })
 
-  return { round }
+  /** How long until the next project's poll is due: the loop sleeps that long, so each round polls something. */
+  const untilDue = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    const waits = (yield* deps.projects).flatMap(({ project }) => {
+      if (project.intake === undefined) return []
+      const last = lastPoll.get(project.id)
+      return [last === undefined ? 0 : Math.max(0, last + project.intake.pollIntervalMs - now)]
+    })
+    return waits.length === 0 ? INTAKE_IDLE_MS : Math.min(...waits)
+  })
+
+  return { round, untilDue }
 }

@@ -133,11 +133,12 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
     case "Notify": {
       yield* triggered("notify", { auto: effect.auto, priority: effect.priority })
       if (!effect.auto) return
+      // A limit's own words and when orch continues come first: a list of notifications shows one line.
       const message = [
-        effect.message ?? TITLES[effect.reaction],
         ...(effect.reaction === "agent-rate-limited" && record.rateLimit !== undefined
           ? [describeLimit(record.rateLimit, clockTime(yield* Clock.currentTimeMillis))]
           : []),
+        effect.message ?? TITLES[effect.reaction],
         ...(effect.includeSummary ? [sessionSummary(record)] : [])
       ].join("\n")
       return yield* notify(effect.priority, TITLES[effect.reaction], message, `reaction.${effect.reaction}`)

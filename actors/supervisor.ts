@@ -44,7 +44,7 @@ import { SessionStore } from "../src/store/SessionStore.ts"
 import { hooksSpeak, LIMIT_LOOK_AFTER_MS } from "./activity-rule.ts"
 import { allCompleteStep } from "./all-complete.ts"
 import { HOST_READ_INTERVAL, makeHostWatch } from "./host-watch.ts"
-import { INTAKE_TICK_MS, makeIntake } from "./intake.ts"
+import { makeIntake } from "./intake.ts"
 import type { Observation } from "./lifecycle.ts"
 import { makeLoopGuard, PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
@@ -690,6 +690,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     /** Every remote host's headroom read, and hosts.json written (HOST_READ_INTERVAL apart). */
     hostRound: hostWatch.round,
     intakeRound: intake.round,
+    intakeDue: intake.untilDue,
     cycleNow,
     admitRound,
     /** Waits until something changed, or ADMISSION_INTERVAL passed. */
@@ -739,7 +740,7 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
         yield* loops.hosts.forever(Effect.suspend(() => supervisor.hostRound()), Effect.succeed(Duration.toMillis(HOST_READ_INTERVAL))).pipe(
           Effect.forkScoped
         )
-        yield* loops.intake.forever(Effect.suspend(() => supervisor.intakeRound()), Effect.succeed(INTAKE_TICK_MS)).pipe(Effect.forkScoped)
+        yield* loops.intake.forever(Effect.suspend(() => supervisor.intakeRound()), supervisor.intakeDue).pipe(Effect.forkScoped)
       }))
   )
 }

@@ -98,9 +98,10 @@ export const Intake = Schema.Struct({
   labels: Schema.Array(NonEmpty).check(Schema.isMinLength(1, { message: "Expected at least one label" })).annotate({
     description: "Open issues that carry every one of these labels are queued, each once"
   }),
-  pollIntervalMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1000, { message: "Expected at least 1000 (milliseconds)" })).pipe(
-    withDefault(60000, "How often the tracker is asked, in milliseconds: one request per poll")
-  ),
+  pollIntervalMs: Schema.Int.check(
+    Schema.isGreaterThanOrEqualTo(1000, { message: "Expected at least 1000 (milliseconds)" }),
+    Schema.isLessThanOrEqualTo(86_400_000, { message: "Expected at most 86400000 (a day, in milliseconds)" })
+  ).pipe(withDefault(60000, "How often the tracker is asked, in milliseconds: one request per poll")),
   priorities: Schema.Record(Schema.String, Schema.Int).pipe(
     withDefault({}, "A queued issue's priority from its labels (label → priority; the highest of its labels wins; none: 0)")
   )

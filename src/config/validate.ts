@@ -11,7 +11,17 @@ import { expandEnv, type ExpansionIssue } from "./env-expansion.ts"
 import { ConfigValidationError, DuplicateProjectIdError, DuplicateSessionPrefixError, type ValidationIssue } from "./errors.ts"
 import { Host } from "./host.ts"
 import { normalize } from "./normalize.ts"
-import { DefaultPlugins, OrchestratorConfig, PluginModule, PRIORITIES, ProjectConfig, REACTION_KEYS, ReactionConfig, ReactionOverride } from "./schema.ts"
+import {
+  DefaultPlugins,
+  Intake,
+  OrchestratorConfig,
+  PluginModule,
+  PRIORITIES,
+  ProjectConfig,
+  REACTION_KEYS,
+  ReactionConfig,
+  ReactionOverride
+} from "./schema.ts"
 import { didYouMean } from "./suggest.ts"
 
 type Path = ReadonlyArray<string | number>
@@ -35,7 +45,9 @@ const checkKeys = (
   if (!isRecord(node)) return
   for (const key of Object.keys(node)) {
     if (!allowed.includes(key)) {
-      issues.push({ path: [...path, key], message: `Unknown ${kind} "${key}"${didYouMean(key, allowed)}` })
+      // A project's key written at the top level: say where it goes.
+      const where = path.length === 0 && Object.hasOwn(ProjectConfig.fields, key) ? ` (it is a project's key: write it under projects.<name>)` : ""
+      issues.push({ path: [...path, key], message: `Unknown ${kind} "${key}"${didYouMean(key, allowed)}${where}` })
     }
   }
 }
@@ -57,6 +69,7 @@ const unknownKeys = (raw: Record<string, unknown>): Array<ExpansionIssue> => {
   eachEntry(raw.projects, (projectKey, project) => {
     checkKeys(project, ["projects", projectKey], Object.keys(ProjectConfig.fields), "key", issues)
     if (!isRecord(project)) return
+    checkKeys(project.intake, ["projects", projectKey, "intake"], Object.keys(Intake.fields), "key", issues)
     checkKeys(project.reactions, ["projects", projectKey, "reactions"], REACTION_KEYS, "reaction", issues)
     eachEntry(
       project.reactions,

@@ -51,34 +51,46 @@ export const zoneOffsetMinutes = (zone: string, at: number): number | undefined 
   }
 }
 
+const ZONE = String.raw`(?:\s*\(([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\))?`
+/** "4:12pm", "4 PM", "11am" (a 12-hour clock), then an optional "(Europe/Berlin)". */
+const TWELVE_HOUR = new RegExp(String.raw`(?:resets?(?: at)?|try again at|\()\s*(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b` + ZONE, "i")
+/** "16:45", "at 16:30" (a 24-hour clock, minutes required), then an optional zone. */
+const TWENTY_FOUR_HOUR = new RegExp(String.raw`(?:resets?(?: at)?|try again at|\()\s*(\d{1,2}):(\d{2})\b(?!\s*[ap]\.?m)` + ZONE, "i")
+
 /**
- * The reset time a limit message names, as the next such time after `now`: "resets 4:12pm", "(4:12pm)", "resets
- * 11am", "try again at 4:12 PM", on the clock of the time zone it names ("resets 2:30pm (Europe/Berlin)"), else on
- * a clock `offsetMinutes` east of UTC. Undefined when it names none.
+ * The reset time a limit message names: "resets 4:12pm", "(4:12pm)", "resets 11am", "try again at 4:12 PM",
+ * "resets at 16:30", on the clock of the time zone it names ("resets 2:30pm (Europe/Berlin)", "(UTC)"), else on a
+ * clock `offsetMinutes` east of UTC. A time of day without a date is taken as its occurrence nearest to `now`
+ * (within 12 hours either way): the CLI may show a reset that has just passed (it retries for minutes before it
+ * gives up). Undefined when it names none.
  */
 export const resetFromText = (text: string, now: number, offsetMinutes: number): number | undefined => {
-  const match = /(?:resets?(?: at)?|try again at|\()\s*(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b(?:\s*\(([A-Za-z_]+(?:\/[A-Za-z0-9_+-]+)*)\))?/i.exec(text)
+  const twelve = TWELVE_HOUR.exec(text)
+  const match = twelve ?? TWENTY_FOUR_HOUR.exec(text)
   if (match === null) return undefined
-  const hour12 = Number(match[1])
   const minute = Number(match[2] ?? "0")
-  if (hour12 < 1 || hour12 > 12 || minute > 59) return undefined
-  const hour = (hour12 % 12) + (match[3]!.toLowerCase() === "p" ? 12 : 0)
-  const offset = match[4] === undefined ? offsetMinutes : zoneOffsetMinutes(match[4], now)
+  const hour = twelve !== null ? (Number(match[1]) % 12) + (match[3]!.toLowerCase() === "p" ? 12 : 0) : Number(match[1])
+  if ((twelve !== null && (Number(match[1]) < 1 || Number(match[1]) > 12)) || hour > 23 || minute > 59) return undefined
+  const zone = twelve !== null ? match[4] : match[3]
+  const offset = zone === undefined ? offsetMinutes : zoneOffsetMinutes(zone, now)
   if (offset === undefined) return undefined
-  return nextClockTime(now, hour, minute, offset)
+  return nearestClockTime(now, hour, minute, offset)
 }
 
-const nextClockTime = (now: number, hour: number, minute: number, offsetMinutes: number): number => {
+const DAY_MS = 24 * 60 * MINUTE
+
+const nearestClockTime = (now: number, hour: number, minute: number, offsetMinutes: number): number => {
   const local = new Date(now + offsetMinutes * MINUTE)
-  const candidate = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate(), hour, minute) - offsetMinutes * MINUTE
-  return candidate > now ? candidate : candidate + 24 * 60 * MINUTE
+  const today = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate(), hour, minute) - offsetMinutes * MINUTE
+  return [today - DAY_MS, today, today + DAY_MS].find((candidate) => candidate >= now - DAY_MS / 2 && candidate < now + DAY_MS / 2)!
 }
 
 /** When orch tells a limited agent to continue: after the reset when known, else on a backoff from when it gave up. */
 export const continueTime = (limit: Omit<RateLimit, "continueAt">, firstRetryMs: number): number => {
   const since = Date.parse(limit.since)
   const reset = limit.resetAt === undefined ? undefined : Date.parse(limit.resetAt)
-  if (reset !== undefined && reset > since && reset - since <= LONGEST_WINDOW_MS) return reset + RESET_SLACK_MS
+  // A reset already past when the agent was found limited: the limit has lifted; continue after the slack.
+  if (reset !== undefined && reset - since <= LONGEST_WINDOW_MS) return Math.max(reset, since) + RESET_SLACK_MS
   return since + Math.min(Math.max(MAX_RETRY_MS, firstRetryMs), firstRetryMs * 2 ** Math.max(0, limit.attempts - 1))
 }
 
@@ -140,12 +152,13 @@ export const describeLimit = (limit: RateLimit, timeOf: (ms: number) => string):
     limit.resetAt === undefined ? "" : " (the limit resets then)"
   }`
 
-const DAY = 24 * 60 * MINUTE
-const localDay = (ms: number) => Math.floor((ms - new Date(ms).getTimezoneOffset() * MINUTE) / DAY)
+const localDay = (ms: number) => Math.floor((ms - new Date(ms).getTimezoneOffset() * MINUTE) / DAY_MS)
 
-/** A time on this machine's clock, for people, from `now`: "at 16:12", "tomorrow at 09:00", "on Nov 29 at 09:00". */
+const TIME_OF_DAY = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", timeZoneName: "short" })
+
+/** A time on this machine's clock, for people, from `now`: "at 16:12 UTC", "tomorrow at 09:00 CET", "on Nov 29 at 09:00 UTC". */
 export const clockTime = (now: number) => (ms: number): string => {
-  const time = new Date(ms).toTimeString().slice(0, 5)
+  const time = TIME_OF_DAY.format(ms)
   const days = localDay(ms) - localDay(now)
   if (days === 0) return `at ${time}`
   if (days === 1) return `tomorrow at ${time}`

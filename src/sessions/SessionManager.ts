@@ -142,8 +142,33 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       if (existing !== undefined) return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId })
     }
     const host = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
-    return yield* spawnSession(project, target, { configPath: config.configPath, host }).pipe(withPlugins(config, project, host))
+    const spawned = yield* spawnSession(project, target, { configPath: config.configPath, host }).pipe(withPlugins(config, project, host))
+    if (target._tag === "Issue") yield* unqueue(project.id, spawned.record.issueId, spawned.record.sessionId)
+    return spawned
   })
+
+  /** An issue a person started with `orch spawn` leaves the queue: it is not waiting any more. */
+  const unqueue = (projectId: string, issueId: string, sessionId: string) =>
+    queue.list.pipe(
+      Effect.flatMap((entries) =>
+        Effect.forEach(entries.filter((entry) => entry.projectId === projectId && entry.issue === issueId), (entry) =>
+          Effect.flatMap(queue.take(entry.id), (taken) =>
+            taken
+              ? events.append({
+                type: "queue.dropped",
+                projectId,
+                issueId,
+                sessionId,
+                message: `${entry.id} (issue ${issueId}) left the queue: orch spawn started it as ${sessionId}`,
+                data: { entryId: entry.id }
+              })
+              : Effect.void), { discard: true })
+      ),
+      // The session runs; a queue that could not be changed is said, and admission drops the entry later (it has a session).
+      Effect.catch((error) =>
+        Effect.logWarning(`issue ${issueId} stays queued although ${sessionId} works it: ${error.message}`)
+      )
+    )
 
   /** Why no host could take a session of each project now, on the host watch's last figures (hosts configured only). */
   const unplaceable = Effect.fnUntraced(function*(config: OrchestratorConfig, records: ReadonlyArray<SessionRecord>, projectIds: ReadonlyArray<string>) {

@@ -64,8 +64,11 @@ describe("intake loop under TestClock", () => {
       assert.strictEqual(t.woken(), 1, "admission is told at once")
       assert.deepStrictEqual(t.types().map((e) => [e.type, e.data?.by]), [["queue.added", "intake"], ["queue.added", "intake"]])
 
-      // Not due before the interval: no request. A person removes issue 1: the next poll does not queue it again.
+      // Not due before the interval: no request (the loop sleeps until it is due). A person removes issue 1: the next
+      // poll does not queue it again.
+      assert.strictEqual(yield* intake.untilDue, 60_000)
       yield* TestClock.adjust(59_999)
+      assert.strictEqual(yield* intake.untilDue, 1)
       yield* intake.round()
       assert.strictEqual(t.asked(), 1)
       yield* t.queue.remove("1")

@@ -231,7 +231,7 @@ describe("the real Claude Code CLI under orch", () => {
       // Another issue of the project waits on the same credential.
       assert.strictEqual((yield* s.orch(["queue", "add", "app", "6"])).code, 0)
       const status = yield* s.orch(["status"])
-      assert.match(status.stdout, /^app-1 is rate-limited: API Error: Request rejected \(429\) · .*; orch tells it to continue at \d\d:\d\d$/m)
+      assert.match(status.stdout, /^app-1 is rate-limited: API Error: Request rejected \(429\) · .*; orch tells it to continue at \d\d:\d\d \S+$/m)
       const queued = yield* s.orch(["queue", "ls"])
       assert.match(queued.stdout, /waiting for the model quota: agent coding-agent \(key [0-9a-f]{8}\) is rate-limited \(app-1\)/)
 

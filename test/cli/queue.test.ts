@@ -66,13 +66,18 @@ describe("the work queue (built CLI, real git and tmux)", () => {
       const empty = yield* s.orch(["queue", "add", "app", "9", " "])
       assert.strictEqual(empty.code, 2)
       assert.strictEqual(empty.stderr, "orch: \" \" is not an issue id here: expected an issue id, like 42\n")
+      // An issue a person starts with `orch spawn` leaves the queue.
+      assert.strictEqual((yield* s.orch(["queue", "add", "app", "8"])).code, 0)
       assert.strictEqual((yield* s.orch(["spawn", "app", "8"])).code, 0)
+      assert.notInclude((yield* s.orch(["queue", "ls"])).stdout, "app 8")
       const worked = yield* s.orch(["queue", "add", "app", "#8"])
       assert.strictEqual(worked.code, 1)
       assert.include(worked.stderr, "issue 8 already has a live session app-1")
       assert.deepStrictEqual(s.events().filter((e) => e.type.startsWith("queue.")).map((e) => e.type), [
         "queue.added",
         "queue.added",
+        "queue.added",
+        "queue.dropped",
         "queue.added",
         "queue.dropped"
       ])

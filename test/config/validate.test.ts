@@ -252,6 +252,11 @@ describe("validation issues", () => {
         "projects.app.intake: intake asks the tracker for labelled issues, and this project has none (tracker: none)"
       ]],
       [{ projects: { app: project({ intake: { labels: [] } }) } }, ["projects.app.intake.labels: Expected at least one label"]],
+      [{ projects: { app: project({ intake: { labels: ["orch"], lables: ["x"], pollIntervalMs: 86_400_001 } }) } }, [
+        "projects.app.intake.lables: Unknown key \"lables\" (did you mean \"labels\"?)",
+        "projects.app.intake.pollIntervalMs: Expected at most 86400000 (a day, in milliseconds)"
+      ]],
+      [{ projects: {}, intake: { labels: ["orch"] } }, ["intake: Unknown key \"intake\" (it is a project's key: write it under projects.<name>)"]],
       [{ projects: { app: project({ agentConfig: { permissions: "yolo" } }) } }, [
         "projects.app.agentConfig.permissions: Expected \"skip\" | \"auto-edit\" | \"default\""
       ]],

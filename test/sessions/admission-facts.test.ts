@@ -89,7 +89,7 @@ describe("admissionFacts", () => {
       const verdict = admission(["app", "web", "api", "cli"].map(entry), facts)
       assert.strictEqual(verdict.admit?.id, "q-api", "another key is another credential")
       const quota = facts.projects.app!.rateLimited!
-      assert.match(quota, /^agent coding-agent \(key [0-9a-f]{8}\) is rate-limited \(app-3\); orch tells app-3 to continue at 16:12$/)
+      assert.match(quota, /^agent coding-agent \(key [0-9a-f]{8}\) is rate-limited \(app-3\); orch tells app-3 to continue at 16:12 \S+$/)
       assert.deepStrictEqual(verdict.waiting.map((w) => [w.entry.projectId, w.reason]), [
         ["app", `waiting for the model quota: ${quota}`],
         ["web", `waiting for the model quota: ${quota}`],
