@@ -192,7 +192,7 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 120_000)
 
-  it.live("the queue: entries in order with what each waits on, live; an admitted one leaves it for the board", () =>
+  it.live("the queue: entries in order with what each waits on, live; an admitted one leaves it for the board; a rate-limited card says when it continues", () =>
     Effect.gen(function*() {
       const s = yield* sandbox({ config: { maxSessions: 1 } })
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
@@ -217,6 +217,14 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       yield* on(page, (p) => p.waitForFunction(() => document.querySelectorAll(".queue li").length === 1, undefined, { timeout: 15_000 }))
       assert.deepStrictEqual(yield* on(page, (p) => p.locator(".queue li .entry").allInnerTexts()), ["app 2"])
       assert.strictEqual(s.record("app-2").issueId, "3")
+
+      // Its agent says its provider turned it away: the card says when orch tells it to continue.
+      appendFileSync(
+        join(s.dataDir, "sessions", "app", "app-2", "activity.jsonl"),
+        `${JSON.stringify({ ts: new Date().toISOString(), report: "rate_limited", note: "429 · resets 11:59pm" })}\n`
+      )
+      yield* waitFor(page, "[data-list=working] [data-session=app-2][data-status=rate_limited]", "app-2 rate-limited, still under Working")
+      yield* waitForText(page, "[data-session=app-2] .limit", "orch tells it to continue at")
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
     }), 90_000)
 

@@ -79,9 +79,18 @@ const card = (record: SessionRecord, last: OrchEvent | undefined) => {
       record.host !== undefined && record.host !== "local" ? h("span.host", { title: "the machine it runs on" }, `on ${record.host}`) : null
     ),
     h("div.meta", {}, prLine(record)),
+    limitLine(record),
     lastEventLine(last)
   )
 }
+
+/** A rate-limited agent: what its provider said, and when orch tells it to continue (in the viewer's time). */
+const limitLine = (record: SessionRecord) =>
+  record.activity !== "rate_limited" || record.rateLimit === undefined ? null : h(
+    "div.meta.limit",
+    { title: record.rateLimit.message ?? "" },
+    `orch tells it to continue at ${new Date(record.rateLimit.continueAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`
+  )
 
 /** Whether a session runs on `host` (a record that names none runs here, on local). */
 export const onHost = (record: SessionRecord, host: string | undefined) => host === undefined || (record.host ?? "local") === host
