@@ -192,41 +192,45 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 120_000)
 
-  it.live("the queue: entries in order with what each waits on, live; an admitted one leaves it for the board; a rate-limited card says when it continues", () =>
-    Effect.gen(function*() {
-      const s = yield* sandbox({ config: { maxSessions: 1 } })
-      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
-      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
-      const api = dashboardClient(s)
-      const page = yield* newPage()
-      yield* on(page, (p) => p.goto(`${api.base}/?token=${api.token}`))
-      yield* waitFor(page, "[data-session=app-1]", "app-1's card")
-      assert.isTrue(yield* on(page, (p) => p.locator(".queue").isHidden()), "no queue, no section")
+  it.live(
+    "the queue: entries in order with what each waits on, live; an admitted one leaves it for the board; a rate-limited card says when it continues",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* sandbox({ config: { maxSessions: 1 } })
+        assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+        assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+        const api = dashboardClient(s)
+        const page = yield* newPage()
+        yield* on(page, (p) => p.goto(`${api.base}/?token=${api.token}`))
+        yield* waitFor(page, "[data-session=app-1]", "app-1's card")
+        assert.isTrue(yield* on(page, (p) => p.locator(".queue").isHidden()), "no queue, no section")
 
-      // Queued while the page is open: it shows at once, then with the budget it waits on.
-      assert.strictEqual((yield* s.orch(["queue", "add", "app", "2"])).code, 0)
-      assert.strictEqual((yield* s.orch(["queue", "add", "app", "3", "--priority", "5"])).code, 0)
-      yield* waitForText(page, ".queue li[data-entry=q-1] .waiting", "waiting for a free session: 1 running, maxSessions 1")
-      yield* waitForText(page, ".queue li[data-entry=q-2] .waiting", "waiting for a free session: 1 running, maxSessions 1")
-      assert.deepStrictEqual(yield* on(page, (p) => p.locator(".queue li .entry").allInnerTexts()), ["app 3", "app 2"], "priority first")
-      assert.include(yield* text(page, ".queue li[data-entry=q-2]"), "priority 5")
+        // Queued while the page is open: it shows at once, then with the budget it waits on.
+        assert.strictEqual((yield* s.orch(["queue", "add", "app", "2"])).code, 0)
+        assert.strictEqual((yield* s.orch(["queue", "add", "app", "3", "--priority", "5"])).code, 0)
+        yield* waitForText(page, ".queue li[data-entry=q-1] .waiting", "waiting for a free session: 1 running, maxSessions 1")
+        yield* waitForText(page, ".queue li[data-entry=q-2] .waiting", "waiting for a free session: 1 running, maxSessions 1")
+        assert.deepStrictEqual(yield* on(page, (p) => p.locator(".queue li .entry").allInnerTexts()), ["app 3", "app 2"], "priority first")
+        assert.include(yield* text(page, ".queue li[data-entry=q-2]"), "priority 5")
 
-      // A session ends: the first entry is admitted, leaves the queue and shows on the board.
-      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
-      yield* waitFor(page, "[data-list=working] [data-session=app-2]", "the admitted entry's session")
-      yield* on(page, (p) => p.waitForFunction(() => document.querySelectorAll(".queue li").length === 1, undefined, { timeout: 15_000 }))
-      assert.deepStrictEqual(yield* on(page, (p) => p.locator(".queue li .entry").allInnerTexts()), ["app 2"])
-      assert.strictEqual(s.record("app-2").issueId, "3")
+        // A session ends: the first entry is admitted, leaves the queue and shows on the board.
+        assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
+        yield* waitFor(page, "[data-list=working] [data-session=app-2]", "the admitted entry's session")
+        yield* on(page, (p) => p.waitForFunction(() => document.querySelectorAll(".queue li").length === 1, undefined, { timeout: 15_000 }))
+        assert.deepStrictEqual(yield* on(page, (p) => p.locator(".queue li .entry").allInnerTexts()), ["app 2"])
+        assert.strictEqual(s.record("app-2").issueId, "3")
 
-      // Its agent says its provider turned it away: the card says when orch tells it to continue.
-      appendFileSync(
-        join(s.dataDir, "sessions", "app", "app-2", "activity.jsonl"),
-        `${JSON.stringify({ ts: new Date().toISOString(), report: "rate_limited", note: "429 · resets 11:59pm" })}\n`
-      )
-      yield* waitFor(page, "[data-list=working] [data-session=app-2][data-status=rate_limited]", "app-2 rate-limited, still under Working")
-      yield* waitForText(page, "[data-session=app-2] .limit", "orch tells it to continue at")
-      assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
-    }), 90_000)
+        // Its agent says its provider turned it away: the card says when orch tells it to continue.
+        appendFileSync(
+          join(s.dataDir, "sessions", "app", "app-2", "activity.jsonl"),
+          `${JSON.stringify({ ts: new Date().toISOString(), report: "rate_limited", note: "429 · resets 11:59pm" })}\n`
+        )
+        yield* waitFor(page, "[data-list=working] [data-session=app-2][data-status=rate_limited]", "app-2 rate-limited, still under Working")
+        yield* waitForText(page, "[data-session=app-2] .limit", "orch tells it to continue at")
+        assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
+      }),
+    90_000
+  )
 
   it.live(
     "the project filter; a session page: typing in its terminal reaches tmux and the output shows; send, kill and restore; the orchestrator's page; a phone",
