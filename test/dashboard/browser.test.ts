@@ -7,7 +7,7 @@
 import { afterAll, afterEach, assert, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Browser, BrowserContextOptions, Page } from "playwright-core"
 import { parse, stringify } from "yaml"
@@ -231,6 +231,35 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       }),
     90_000
   )
+
+  it.live("the host filter: with other machines configured, the board shows the sessions of the host chosen", () =>
+    Effect.gen(function*() {
+      // Host b refuses at once (nothing listens on port 1): its session reads unknown; the filter still places it.
+      const s = yield* sandbox({ config: { hosts: { b: { ssh: "orch@127.0.0.1:1" } } } })
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1", "--host", "local"])).code, 0)
+      // A session on b, as a spawn there leaves its record (orch cannot reach b to make one here).
+      const onB = { ...s.record("app-1"), sessionId: "app-7", issueId: "7", branch: "feat/7", host: "b" }
+      mkdirSync(join(s.dataDir, "sessions", "app", "app-7"), { recursive: true })
+      writeFileSync(join(s.dataDir, "sessions", "app", "app-7", "session.json"), JSON.stringify(onB))
+      const api = dashboardClient(s)
+      const page = yield* newPage()
+      yield* on(page, (p) => p.goto(`${api.base}/?token=${api.token}`))
+      yield* waitFor(page, "[data-session=app-7]", "the session on b")
+      yield* waitFor(page, "[data-session=app-1]", "the local session")
+      assert.deepStrictEqual(yield* on(page, (p) => p.locator("select.host-filter option").allInnerTexts()), ["All hosts", "local", "b"])
+      assert.include(yield* text(page, "[data-session=app-7]"), "on b")
+
+      yield* on(page, (p) => p.selectOption("select.host-filter", "b"))
+      yield* on(page, (p) => p.waitForFunction(() => document.querySelector("[data-session=app-1]") === null, undefined, { timeout: 15_000 }))
+      assert.strictEqual(new URL(page.url()).searchParams.get("host"), "b")
+      assert.isTrue(yield* on(page, (p) => p.locator("[data-session=app-7]").isVisible()))
+
+      yield* on(page, (p) => p.selectOption("select.host-filter", "local"))
+      yield* waitFor(page, "[data-session=app-1]", "the local session again")
+      yield* on(page, (p) => p.waitForFunction(() => document.querySelector("[data-session=app-7]") === null, undefined, { timeout: 15_000 }))
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 90_000)
 
   it.live(
     "the project filter; a session page: typing in its terminal reaches tmux and the output shows; send, kill and restore; the orchestrator's page; a phone",
