@@ -47,7 +47,11 @@ export const makeIntake = (deps: IntakeDeps) => {
       priorities: intake.priorities
     })
     for (const priority of [...new Set(step.add.map((item) => item.priority))]) {
-      const issues = step.add.filter((item) => item.priority === priority).map((item) => ({ issue: item.issue, by: "intake" as const }))
+      const issues = step.add.filter((item) => item.priority === priority).map((item) => ({
+        issue: item.issue,
+        by: "intake" as const,
+        ...(item.title !== undefined ? { title: item.title } : {})
+      }))
       const { added } = yield* Effect.mapError(deps.queue.add(project.id, issues, priority), (error) => error.message)
       for (const entry of added) {
         yield* deps.events.append({

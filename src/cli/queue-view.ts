@@ -1,7 +1,7 @@
 /** The queue as `orch status` shows it: each entry with its position and the budget it waits on. */
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { entryLabel } from "../domain/queue.ts"
+import { entryLine } from "../domain/queue.ts"
 import { readAdmissionState, waitingReason } from "../store/admission-file.ts"
 import { QueueStore } from "../store/QueueStore.ts"
 
@@ -13,7 +13,7 @@ export const queueLines = (root: string, supervisorPid: number | undefined) =>
       const state = readAdmissionState(root)
       return [
         `Queued (${entries.length}):`,
-        ...entries.map((e) => `  ${e.position}. ${e.id} ${e.projectId} ${entryLabel(e)}: ${waitingReason(state, supervisorPid, e.id)}`)
+        ...entries.map((e) => `  ${entryLine(e, waitingReason(state, supervisorPid, e.id))}`)
       ]
     }),
     Effect.catch((error) => Effect.as(Console.error(`orch: warning: ${error.message}`), [] as ReadonlyArray<string>))

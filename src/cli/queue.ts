@@ -2,7 +2,7 @@
 import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { entryLabel } from "../domain/queue.ts"
+import { entryLabel, entryLine } from "../domain/queue.ts"
 
 const loadSessions = () => import("./session-context.ts")
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
@@ -30,11 +30,7 @@ const ls = Command.make(
     const items = yield* withSessionsAnywhere((sessions) => sessions.queueList())
     if (json) return yield* Console.log(JSON.stringify(items, null, 2))
     if (items.length === 0) return yield* Console.log("The queue is empty. Add to it with `orch queue add <project> <issue>...`.")
-    for (const item of items) {
-      yield* Console.log(
-        `${item.position}. ${item.id} ${item.projectId} ${entryLabel(item)}${item.priority !== 0 ? ` (priority ${item.priority})` : ""}: ${item.reason}`
-      )
-    }
+    for (const item of items) yield* Console.log(entryLine(item, item.reason))
   })
 ).pipe(Command.withDescription("List the queue in order, with what each entry waits on"))
 

@@ -11,6 +11,7 @@ import type { QueueEntry } from "./queue.ts"
 
 export interface IntakeIssue {
   readonly id: string
+  readonly title?: string
   readonly labels: ReadonlyArray<string>
 }
 
@@ -28,7 +29,7 @@ export interface IntakeFacts {
 }
 
 export interface IntakeStep {
-  readonly add: ReadonlyArray<{ readonly issue: string; readonly priority: number }>
+  readonly add: ReadonlyArray<{ readonly issue: string; readonly priority: number; readonly title?: string }>
   /** Entries intake queued whose issue is no longer open with the labels. */
   readonly drop: ReadonlyArray<QueueEntry>
   readonly seen: ReadonlyArray<string>
@@ -47,7 +48,11 @@ export const intakeStep = (facts: IntakeFacts): IntakeStep => {
   return {
     add: facts.open
       .filter((issue) => !facts.seen.has(issue.id) && !queued.has(issue.id) && !facts.worked.has(issue.id))
-      .map((issue) => ({ issue: issue.id, priority: priorityOf(issue.labels, facts.priorities) })),
+      .map((issue) => ({
+        issue: issue.id,
+        priority: priorityOf(issue.labels, facts.priorities),
+        ...(issue.title !== undefined ? { title: issue.title } : {})
+      })),
     drop: facts.queued.filter((entry) => entry.by === "intake" && entry.issue !== undefined && !open.has(entry.issue)),
     seen: [...open].sort()
   }

@@ -14,7 +14,9 @@ export const QueueEntry = Schema.Struct({
   /** Arrival order among entries of the same priority. */
   seq: Schema.Int,
   /** `intake`: queued by the supervisor's intake (docs/queue.md), which drops it when its issue closes. */
-  by: Schema.optionalKey(Schema.Literal("intake"))
+  by: Schema.optionalKey(Schema.Literal("intake")),
+  /** The issue's title, when it was known as it was queued (intake knows it). */
+  title: Schema.optionalKey(Schema.String)
 })
 export type QueueEntry = typeof QueueEntry.Type
 
@@ -28,5 +30,12 @@ export type Positioned = QueueEntry & { readonly position: number }
 export const queueOrder = (entries: ReadonlyArray<QueueEntry>): Array<Positioned> =>
   [...entries].sort((a, b) => b.priority - a.priority || a.seq - b.seq).map((entry, i) => ({ ...entry, position: i + 1 }))
 
-/** What an entry is for, for people: `42`, or `task fix-the-login`. */
-export const entryLabel = (entry: Pick<QueueEntry, "issue" | "task">): string => entry.issue ?? `task ${(entry.task ?? "").split("\n")[0]!.slice(0, 40)}`
+/** What an entry is for, for people: `42`, `42 "Fix the login"` when its title is known, or `task fix-the-login`. */
+export const entryLabel = (entry: Pick<QueueEntry, "issue" | "task" | "title">): string =>
+  entry.issue !== undefined
+    ? `${entry.issue}${entry.title !== undefined ? ` ${JSON.stringify(entry.title.length > 60 ? `${entry.title.slice(0, 59)}…` : entry.title)}` : ""}`
+    : `task ${(entry.task ?? "").split("\n")[0]!.slice(0, 40)}`
+
+/** One entry as `orch queue ls` and `orch status` list it: "1. q-3 app 42 "Fix the login" (priority 2): waiting for …". */
+export const entryLine = (entry: Positioned, reason: string): string =>
+  `${entry.position}. ${entry.id} ${entry.projectId} ${entryLabel(entry)}${entry.priority !== 0 ? ` (priority ${entry.priority})` : ""}: ${reason}`

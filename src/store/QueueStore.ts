@@ -22,7 +22,7 @@ const decodeQueue = Schema.decodeUnknownResult(Schema.fromJsonString(QueueFile))
 const EMPTY: QueueFile = { next: 1, entries: [] }
 
 /** What to queue: an issue (queued by intake, or by a person), or a task (its text). */
-export type QueueTarget = { readonly issue: string; readonly by?: "intake" } | { readonly task: string }
+export type QueueTarget = { readonly issue: string; readonly by?: "intake"; readonly title?: string } | { readonly task: string }
 
 export interface Added {
   readonly added: ReadonlyArray<Positioned>
@@ -92,7 +92,8 @@ export class QueueStore extends Context.Service<QueueStore, QueueStoreShape>()("
             priority,
             addedAt,
             seq: next,
-            ...("by" in target && target.by !== undefined ? { by: target.by } : {})
+            ...("by" in target && target.by !== undefined ? { by: target.by } : {}),
+            ...("title" in target && target.title !== undefined ? { title: target.title } : {})
           })
           added.push(id)
           next++

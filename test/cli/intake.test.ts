@@ -32,7 +32,9 @@ describe("intake (a real supervisor and the repohost emulator)", () => {
       yield* eventually("intake's entries", () => queued().length === 3, 20_000)
       assert.sameMembers(queued(), [String(first), String(urgent), String(closing)])
       const ls = (yield* s.orch(["queue", "ls"])).stdout
-      assert.match(ls, new RegExp(`1\\. q-\\d+ app ${urgent} \\(priority 5\\): waiting for a free session: 1 running, maxSessions 1`))
+      assert.match(ls, new RegExp(`1\\. q-\\d+ app ${urgent} "Wanted first" \\(priority 5\\): waiting for a free session: 1 running, maxSessions 1`))
+      // orch status lists them the same way.
+      assert.match((yield* s.orch(["status"])).stdout, new RegExp(`  1\\. q-\\d+ app ${urgent} "Wanted first" \\(priority 5\\): waiting for a free session`))
 
       emulator.closeIssue("acme/app", closing)
       yield* eventually("the closed issue's entry dropped", () => s.events().some((e) => e.type === "queue.dropped" && e.issueId === String(closing)), 20_000)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type IntakeFacts, intakeStep, priorityOf } from "../../src/domain/intake.ts"
-import type { QueueEntry } from "../../src/domain/queue.ts"
+import { entryLine, type QueueEntry } from "../../src/domain/queue.ts"
 
 const entry = (id: string, issue: string, by?: "intake"): QueueEntry => ({
   id,
@@ -51,9 +51,31 @@ describe("intakeStep", () => {
     expect(intakeStep(input)).toEqual(expected)
   })
 
+  it("an issue's title travels with it into the queue", () => {
+    expect(intakeStep(facts({ open: [{ id: "9", title: "Fix the login", labels: ["orch"] }] })).add).toEqual([{
+      issue: "9",
+      priority: 0,
+      title: "Fix the login"
+    }])
+  })
+
   it("priorityOf: the highest of its labels', 0 with none", () => {
     expect(priorityOf(["bug"], { p0: 10 })).toBe(0)
     expect(priorityOf(["P0", "p2"], { p0: 10, p2: 1 })).toBe(10)
     expect(priorityOf([], {})).toBe(0)
   })
+})
+
+describe("how a queued entry reads", () => {
+  const base = { id: "q-3", projectId: "app", priority: 0, addedAt: "2026-11-26T00:00:00.000Z", seq: 3, position: 1 }
+  it.each<[string, Parameters<typeof entryLine>[0], string]>([
+    ["an issue", { ...base, issue: "42" }, "1. q-3 app 42: waiting"],
+    [
+      "with its title and a priority",
+      { ...base, issue: "42", title: "Fix the \"login\"", priority: 2 },
+      "1. q-3 app 42 \"Fix the \\\"login\\\"\" (priority 2): waiting"
+    ],
+    ["a long title is cut", { ...base, issue: "42", title: "x".repeat(80) }, `1. q-3 app 42 "${"x".repeat(59)}…": waiting`],
+    ["a task", { ...base, task: "Split the parser\ninto two" }, "1. q-3 app task Split the parser: waiting"]
+  ])("%s", (_, entry, expected) => expect(entryLine(entry, "waiting")).toBe(expected))
 })
