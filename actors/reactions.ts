@@ -38,8 +38,9 @@ export const CONDITIONS: Readonly<Partial<Record<ReactionKey, (record: SessionRe
   "agent-stuck": (r) => (r.status === "stuck" ? "on" : "off"),
   "agent-needs-input": (r) => (r.status === "needs_input" ? "on" : "off"),
   "agent-exited": (r) => (r.activity === "exited" ? "on" : "off"),
-  // After orch told it to continue, the agent works on: unknown until it is past the limit or turned away again.
-  "agent-rate-limited": (r) => (r.activity === "rate_limited" ? "on" : r.rateLimit !== undefined ? "unknown" : "off")
+  // One episode from the first refusal until a turn ends normally: being turned away again after orch told the agent
+  // to continue is the same limit (one notification), not a new attempt.
+  "agent-rate-limited": (r) => (r.rateLimit !== undefined ? "on" : "off")
 }
 
 export interface ReactionPlan {
@@ -97,8 +98,6 @@ export const planReactions = (
         }
         continue
       }
-      // People hear of a limit once; being turned away again after orch told the agent to continue is the same limit.
-      if (key === "agent-rate-limited" && reaction.action === "notify" && attempts > 1) continue
       if (reaction.auto || reaction.action === "notify") effects.push(act(key, reaction, attempts))
       continue
     }

@@ -5,65 +5,24 @@
 //     the repohost poll interval that bounds how soon orch can know.
 // p50 and p95 over BENCH_RUNS runs (default 20). Needs the pinned CLI in node_modules and a built dist/.
 import { execFileSync, spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { machine, ms, ORCH, percentile, recordSection } from "./lib.mjs"
+import { claudeProject, loadModelServer, machine, ms, ORCH, percentile, recordSection, waitFor as waitUntil } from "./lib.mjs"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20)
 const POLL_MS = 1000
 const CLAUDE = new URL("../node_modules/.bin/claude", import.meta.url).pathname
 const KEY = "sk-ant-orch-bench-00000000000000000000000000"
-const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
 
 const root = mkdtempSync(join(tmpdir(), "orch-bench-agents-"))
-// The scripted model server is test code in TypeScript: bundle it for plain node.
-const { build } = await import("esbuild")
-await build({
-  entryPoints: [new URL("../test/agents/model-server.ts", import.meta.url).pathname],
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  outfile: join(root, "model-server.mjs"),
-  logLevel: "warning"
-})
-const { startModelServer } = await import(join(root, "model-server.mjs"))
+/** Polls every 10 ms: these waits are the measured latencies. */
+const waitFor = (what, probe, timeoutMs = 60_000) => waitUntil(what, probe, timeoutMs, 10)
+const { startModelServer } = await loadModelServer(root)
 const { startEmulator } = await import(new URL("../dist/index.mjs", import.meta.url).href)
 
-const waitFor = async (what, probe, timeoutMs = 60_000) => {
-  const start = Date.now()
-  for (;;) {
-    const value = probe()
-    if (value) return value
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
-const git = (cwd, ...args) => execFileSync("git", ["-C", cwd, ...args], { encoding: "utf8" }).trim()
-
-const home = join(root, "home")
-const repo = join(root, "app")
-const origin = join(root, "origin.git")
+const { home, repo, origin } = claudeProject(root, KEY)
 const socket = join(root, "tmux.sock")
-mkdirSync(home)
-execFileSync("git", ["init", "-q", "--bare", "-b", "main", origin])
-execFileSync("git", ["init", "-q", "-b", "main", repo])
-git(repo, "config", "user.email", "bench@example.com")
-git(repo, "config", "user.name", "Bench")
-writeFileSync(join(repo, "README.md"), "# app\n")
-git(repo, "add", ".")
-git(repo, "commit", "-qm", "initial")
-git(repo, "remote", "add", "origin", origin)
-git(repo, "push", "-q", "origin", "main")
-writeFileSync(
-  join(home, ".claude.json"),
-  JSON.stringify({
-    hasCompletedOnboarding: true,
-    bypassPermissionsModeAccepted: true,
-    customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-    projects: { [repo]: { hasTrustDialogAccepted: true } }
-  })
-)
 
 const ciFailedAt = new Map()
 const emulator = await startEmulator({

@@ -121,3 +121,61 @@ export const spawnSandbox = async (prefix) => {
     }
   }
 }
+
+export const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
+
+/** Polls `probe` until it answers something truthy (and answers that), every `everyMs`, failing after `timeoutMs`. */
+export const waitFor = async (what, probe, timeoutMs = 120_000, everyMs = 50) => {
+  const start = Date.now()
+  for (;;) {
+    const value = probe()
+    if (value) return value
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`)
+    await sleep(everyMs)
+  }
+}
+
+/** The scripted model server (test/agents/model-server.ts, test code in TypeScript), bundled into `root` for plain node. */
+export const loadModelServer = async (root) => {
+  const { build } = await import("esbuild")
+  await build({
+    entryPoints: [new URL("../test/agents/model-server.ts", import.meta.url).pathname],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: join(root, "model-server.mjs"),
+    logLevel: "warning"
+  })
+  return import(join(root, "model-server.mjs"))
+}
+
+/**
+ * A project for the real Claude Code CLI under `root`: a repository `app` with a bare origin, and a HOME whose
+ * `~/.claude.json` has the CLI's first-run questions answered (onboarding, the API key `key`, trust of `app`).
+ */
+export const claudeProject = (root, key) => {
+  const home = join(root, "home")
+  const repo = join(root, "app")
+  const origin = join(root, "origin.git")
+  const git = (cwd, ...args) => execFileSync("git", ["-C", cwd, ...args], { encoding: "utf8" }).trim()
+  execFileSync("mkdir", ["-p", home])
+  execFileSync("git", ["init", "-q", "--bare", "-b", "main", origin])
+  execFileSync("git", ["init", "-q", "-b", "main", repo])
+  git(repo, "config", "user.email", "bench@example.com")
+  git(repo, "config", "user.name", "Bench")
+  writeFileSync(join(repo, "README.md"), "# app\n")
+  git(repo, "add", ".")
+  git(repo, "commit", "-qm", "initial")
+  git(repo, "remote", "add", "origin", origin)
+  git(repo, "push", "-q", "origin", "main")
+  writeFileSync(
+    join(home, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      bypassPermissionsModeAccepted: true,
+      customApiKeyResponses: { approved: [key.slice(-20)], rejected: [] },
+      projects: { [repo]: { hasTrustDialogAccepted: true } }
+    })
+  )
+  return { home, repo, origin }
+}

@@ -4,64 +4,21 @@
 // floor: the CLI's own next request after the reset (it retries by itself; orch cannot know before it does).
 // Needs the pinned CLI in node_modules and a built dist/.
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { machine, ORCH, percentile, recordSection } from "./lib.mjs"
+import { claudeProject, loadModelServer, machine, ORCH, percentile, recordSection, waitFor } from "./lib.mjs"
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 4)
 const LIMIT_S = 60
 const CLAUDE = new URL("../node_modules/.bin/claude", import.meta.url).pathname
 const KEY = "sk-ant-orch-bench-00000000000000000000000000"
-const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
 
 const root = mkdtempSync(join(tmpdir(), "orch-bench-quota-"))
-const { build } = await import("esbuild")
-await build({
-  entryPoints: [new URL("../test/agents/model-server.ts", import.meta.url).pathname],
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  outfile: join(root, "model-server.mjs"),
-  logLevel: "warning"
-})
-const { startModelServer } = await import(join(root, "model-server.mjs"))
+const { startModelServer } = await loadModelServer(root)
 const { startEmulator } = await import(new URL("../dist/index.mjs", import.meta.url).href)
-
-const waitFor = async (what, probe, timeoutMs = 120_000) => {
-  const start = Date.now()
-  for (;;) {
-    const value = probe()
-    if (value) return value
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await sleep(50)
-  }
-}
-const git = (cwd, ...args) => execFileSync("git", ["-C", cwd, ...args], { encoding: "utf8" }).trim()
-
-const home = join(root, "home")
-const repo = join(root, "app")
-const origin = join(root, "origin.git")
+const { home, repo, origin } = claudeProject(root, KEY)
 const socket = join(root, "tmux.sock")
-mkdirSync(home)
-execFileSync("git", ["init", "-q", "--bare", "-b", "main", origin])
-execFileSync("git", ["init", "-q", "-b", "main", repo])
-git(repo, "config", "user.email", "bench@example.com")
-git(repo, "config", "user.name", "Bench")
-writeFileSync(join(repo, "README.md"), "# app\n")
-git(repo, "add", ".")
-git(repo, "commit", "-qm", "initial")
-git(repo, "remote", "add", "origin", origin)
-git(repo, "push", "-q", "origin", "main")
-writeFileSync(
-  join(home, ".claude.json"),
-  JSON.stringify({
-    hasCompletedOnboarding: true,
-    bypassPermissionsModeAccepted: true,
-    customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-    projects: { [repo]: { hasTrustDialogAccepted: true } }
-  })
-)
 
 const emulator = await startEmulator({ repos: [{ repo: "acme/app", gitDir: origin }] })
 const model = await startModelServer()

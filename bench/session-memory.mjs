@@ -7,36 +7,16 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { machine, median, recordSection } from "./lib.mjs"
+import { loadModelServer, machine, median, recordSection, sleep, waitFor } from "./lib.mjs"
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 4)
 const SETTLE_MS = 5000
 const CLAUDE = new URL("../node_modules/.bin/claude", import.meta.url).pathname
 const KEY = "sk-ant-orch-bench-00000000000000000000000000"
-const sleep = (msec) => new Promise((resolve) => setTimeout(resolve, msec))
 
 const root = mkdtempSync(join(tmpdir(), "orch-bench-memory-"))
 const socket = join(root, "tmux.sock")
-const { build } = await import("esbuild")
-await build({
-  entryPoints: [new URL("../test/agents/model-server.ts", import.meta.url).pathname],
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  outfile: join(root, "model-server.mjs"),
-  logLevel: "warning"
-})
-const { startModelServer } = await import(join(root, "model-server.mjs"))
-
-const waitFor = async (what, probe, timeoutMs = 120_000) => {
-  const start = Date.now()
-  for (;;) {
-    const value = probe()
-    if (value) return value
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await sleep(50)
-  }
-}
+const { startModelServer } = await loadModelServer(root)
 
 const kb = (text, key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0)
 const memAvailableMb = () => kb(readFileSync("/proc/meminfo", "utf8"), "MemAvailable") / 1024

@@ -23,8 +23,8 @@ import { lastEvents } from "./event-tail.ts"
 const LAST_EVENTS_SCAN_BYTES = 8 * 1024 * 1024
 /** The inbox entries a page gets: the newest ones. */
 const INBOX_ENTRIES = 100
-/** Writes to the inbox come in bursts (a notification, then its read marker); one read after them. */
-const INBOX_SETTLE_MS = 20
+/** Writes come in bursts (a notification, then its read marker; a queue, then its admission): one read after them. */
+const SETTLE_MS = 20
 /** The files that say what is queued and what each entry waits on (both rewritten by renaming a new file in). */
 const QUEUE_FILES: ReadonlyArray<string> = ["queue.json", "admission.json"]
 
@@ -42,6 +42,42 @@ export interface LiveHub {
 export type KeepGoing = (loop: string) => {
   readonly forever: <E, R>(step: Effect.Effect<void, E, R>) => Effect.Effect<never, never, R>
 }
+
+/**
+ * Part of the pages' state kept in files other processes write: read now, read again once a burst of writes to
+ * what `watched` (a file, or a directory whose `wanted` entries count) settles, and told to the pages when it
+ * differs. `read` answers the last state when it cannot read.
+ */
+const followFiles = <A>(
+  watched: string,
+  wanted: (file: string | null) => boolean,
+  read: (last: A) => Effect.Effect<A>,
+  initial: A,
+  tell: (state: A) => Effect.Effect<void>
+) =>
+  Effect.gen(function*() {
+    let state = yield* read(initial)
+    const changed = Effect.gen(function*() {
+      const next = yield* read(state)
+      if (JSON.stringify(next) === JSON.stringify(state)) return
+      state = next
+      yield* tell(next)
+    })
+    const context = yield* Effect.context<never>()
+    let settle: ReturnType<typeof setTimeout> | undefined
+    const watcher = watch(watched, (_, file) => {
+      if (!wanted(file)) return
+      clearTimeout(settle)
+      settle = setTimeout(() => Effect.runForkWith(context)(changed), SETTLE_MS)
+    })
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        clearTimeout(settle)
+        watcher.close()
+      })
+    )
+    return { current: Effect.sync(() => state), changed }
+  })
 
 export const makeLiveHub = Effect.fnUntraced(function*(deps: {
   readonly store: SessionStoreShape
@@ -68,73 +104,44 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     return publish({ kind: "event", event })
   })
 
-  let inboxState: InboxState = { unread: 0, entries: [] }
-  // An inbox that cannot be read is logged, and the pages keep what they were last told.
-  const readInbox: Effect.Effect<InboxState> = inbox.list().pipe(
-    Effect.map((entries) => ({ unread: entries.filter((e) => !e.read).length, entries: entries.slice(0, INBOX_ENTRIES) })),
-    Effect.catch((error) => Effect.as(Effect.logError(`could not read the inbox ${inbox.path}: ${error.message}`), inboxState))
-  )
-  inboxState = yield* readInbox
-  const inboxChanged = Effect.gen(function*() {
-    const next = yield* readInbox
-    if (JSON.stringify(next) === JSON.stringify(inboxState)) return
-    inboxState = next
-    yield* publish({ kind: "inbox", ...next })
-  })
-
   // The inbox is also written by other processes (`orch notify`, `orch notifications --mark-read`): watch the file.
   yield* Effect.sync(() => {
     mkdirSync(dirname(inbox.path), { recursive: true })
     appendFileSync(inbox.path, "")
   })
-  const context = yield* Effect.context<never>()
-  let settle: ReturnType<typeof setTimeout> | undefined
-  const watcher = watch(inbox.path, () => {
-    clearTimeout(settle)
-    settle = setTimeout(() => Effect.runForkWith(context)(inboxChanged), INBOX_SETTLE_MS)
-  })
-  yield* Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      clearTimeout(settle)
-      watcher.close()
-    })
+  // Either, when it cannot be read, is logged, and the pages keep what they were last told.
+  const inboxFeed = yield* followFiles(
+    inbox.path,
+    () => true,
+    (last: InboxState) =>
+      inbox.list().pipe(
+        Effect.map((entries) => ({ unread: entries.filter((e) => !e.read).length, entries: entries.slice(0, INBOX_ENTRIES) })),
+        Effect.catch((error) => Effect.as(Effect.logError(`could not read the inbox ${inbox.path}: ${error.message}`), last))
+      ),
+    { unread: 0, entries: [] },
+    (state) => publish({ kind: "inbox", ...state })
   )
-
   const queueStore = QueueStore.make(store.paths.root)
-  let queueState: ReadonlyArray<QueuedEntry> = []
-  // A queue that cannot be read is logged, and the pages keep what they were last told.
-  const readQueue: Effect.Effect<ReadonlyArray<QueuedEntry>> = queueStore.list.pipe(
-    Effect.map((entries) => {
-      const admission = readAdmissionState(store.paths.root)
-      return entries.map((entry) => ({
-        id: entry.id,
-        projectId: entry.projectId,
-        label: entryLabel(entry),
-        priority: entry.priority,
-        position: entry.position,
-        waiting: waitingReason(admission, deps.supervisorPid, entry.id)
-      }))
-    }),
-    Effect.catch((error) => Effect.as(Effect.logError(`could not read the queue: ${error.message}`), queueState))
-  )
-  queueState = yield* readQueue
-  const queueChanged = Effect.gen(function*() {
-    const next = yield* readQueue
-    if (JSON.stringify(next) === JSON.stringify(queueState)) return
-    queueState = next
-    yield* publish({ kind: "queue", entries: next })
-  })
-  let queueSettle: ReturnType<typeof setTimeout> | undefined
-  const queueWatcher = watch(store.paths.root, (_, file) => {
-    if (file === null || !QUEUE_FILES.includes(file)) return
-    clearTimeout(queueSettle)
-    queueSettle = setTimeout(() => Effect.runForkWith(context)(queueChanged), INBOX_SETTLE_MS)
-  })
-  yield* Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      clearTimeout(queueSettle)
-      queueWatcher.close()
-    })
+  const queueFeed = yield* followFiles(
+    store.paths.root,
+    (file) => file !== null && QUEUE_FILES.includes(file),
+    (last: ReadonlyArray<QueuedEntry>) =>
+      queueStore.list.pipe(
+        Effect.map((entries) => {
+          const admission = readAdmissionState(store.paths.root)
+          return entries.map((entry) => ({
+            id: entry.id,
+            projectId: entry.projectId,
+            label: entryLabel(entry),
+            priority: entry.priority,
+            position: entry.position,
+            waiting: waitingReason(admission, deps.supervisorPid, entry.id)
+          }))
+        }),
+        Effect.catch((error) => Effect.as(Effect.logError(`could not read the queue: ${error.message}`), last))
+      ),
+    [],
+    (entries) => publish({ kind: "queue", entries })
   )
 
   const snapshot = Effect.gen(function*() {
@@ -144,7 +151,7 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
       const event = last.get(record.sessionId)
       if (event !== undefined) shown[record.sessionId] = event
     }
-    return { sessions: records, lastEvents: shown, inbox: inboxState, queue: queueState }
+    return { sessions: records, lastEvents: shown, inbox: yield* inboxFeed.current, queue: yield* queueFeed.current }
   })
 
   // Subscribe before reading the snapshot: a change in between arrives after it, and applying it twice is harmless.
@@ -154,5 +161,5 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     return Stream.concat(Stream.succeed<LiveMessage>({ kind: "snapshot", ...first }), Stream.fromSubscription(subscription))
   }))
 
-  return { snapshot, inbox: Effect.sync(() => inboxState), stream, inboxChanged } satisfies LiveHub
+  return { snapshot, inbox: inboxFeed.current, stream, inboxChanged: inboxFeed.changed } satisfies LiveHub
 })

@@ -7,36 +7,15 @@ import { describe, expect, it } from "@effect/vitest"
 import { screenReading } from "../../actors/activity-rule.ts"
 import { decide, type LifecycleRules, type Observation } from "../../actors/lifecycle.ts"
 import type { AgentWord, SessionRecord } from "../../src/domain/session.ts"
+import { defaultRules, workingSession } from "../support/session-record.ts"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const iso = (ms: number) => new Date(ms).toISOString()
 const S = 1000
 const MIN = 60 * S
-const rules: LifecycleRules = {
-  quietMs: 3 * S,
-  hookSilenceMs: MIN,
-  readyThresholdMs: 5 * MIN,
-  stuckThresholdMs: 10 * MIN,
-  deadAfterProbes: 3,
-  rateLimitRetryMs: 300_000
-}
+const rules: LifecycleRules = defaultRules
 
-const session = (fields: Partial<SessionRecord> = {}): SessionRecord => ({
-  sessionId: "app-1",
-  projectId: "app",
-  issueId: "1",
-  status: "working",
-  activity: "active",
-  activitySince: iso(T0),
-  branch: "feat/1",
-  workspacePath: "/w",
-  runtime: { plugin: "multiplexer", id: "app-1", data: {} },
-  agent: { plugin: "command" },
-  pr: null,
-  createdAt: iso(T0),
-  updatedAt: iso(T0),
-  ...fields
-})
+const session = (fields: Partial<SessionRecord> = {}): SessionRecord => workingSession(T0, fields)
 const ready = (since = T0) => ({ status: "ready", activity: "ready", activitySince: iso(since) }) as const
 const idle = (since = T0) => ({ status: "idle", activity: "idle", activitySince: iso(since) }) as const
 const said = (by: AgentWord["by"], activity: AgentWord["activity"], at: number, more: Partial<AgentWord> = {}): AgentWord => ({

@@ -1,35 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { decide, deriveStatus, type LifecycleRules, type Observation } from "../../actors/lifecycle.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
+import { defaultRules, workingSession } from "../support/session-record.ts"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const iso = (ms: number) => new Date(ms).toISOString()
 const MIN = 60_000
-const rules: LifecycleRules = {
-  quietMs: 3000,
-  hookSilenceMs: MIN,
-  readyThresholdMs: 5 * MIN,
-  stuckThresholdMs: 10 * MIN,
-  deadAfterProbes: 3,
-  rateLimitRetryMs: 300_000
-}
+const rules: LifecycleRules = defaultRules
 
-const session = (fields: Partial<SessionRecord> = {}): SessionRecord => ({
-  sessionId: "app-1",
-  projectId: "app",
-  issueId: "1",
-  status: "working",
-  activity: "active",
-  activitySince: iso(T0),
-  branch: "feat/1",
-  workspacePath: "/w",
-  runtime: { plugin: "multiplexer", id: "app-1", data: {} },
-  agent: { plugin: "command" },
-  pr: null,
-  createdAt: iso(T0),
-  updatedAt: iso(T0),
-  ...fields
-})
+const session = (fields: Partial<SessionRecord> = {}): SessionRecord => workingSession(T0, fields)
 const pr = (state: "open" | "draft" | "merged" | "closed" = "open") => ({ number: 7, url: "https://github.com/acme/app/pull/7", state })
 const prObs = (fields: Partial<Extract<Observation, { _tag: "PullRequest" }>> = {}): Observation => ({
   _tag: "PullRequest",

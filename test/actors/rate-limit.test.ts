@@ -9,35 +9,15 @@ import { planReactions } from "../../actors/reactions.ts"
 import { DEFAULT_REACTIONS } from "../../src/config/defaults.ts"
 import type { ReactionConfig, ReactionKey } from "../../src/config/schema.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
+import { defaultRules, workingSession } from "../support/session-record.ts"
 
 const T0 = Date.parse("2026-01-01T14:00:00.000Z")
 const MIN = 60_000
 const iso = (ms: number) => new Date(ms).toISOString()
-const rules: LifecycleRules = {
-  quietMs: 3000,
-  hookSilenceMs: MIN,
-  readyThresholdMs: 5 * MIN,
-  stuckThresholdMs: 10 * MIN,
-  deadAfterProbes: 3,
-  rateLimitRetryMs: 5 * MIN
-}
+const rules: LifecycleRules = defaultRules
 const MESSAGE = "API Error: Request rejected (429) · This request would exceed your account's rate limit."
 
-const start: SessionRecord = {
-  sessionId: "app-1",
-  projectId: "app",
-  issueId: "1",
-  status: "working",
-  activity: "active",
-  activitySince: iso(T0),
-  branch: "feat/1",
-  workspacePath: "/w",
-  runtime: { plugin: "multiplexer", id: "app-1", data: {} },
-  agent: { plugin: "coding-agent" },
-  pr: null,
-  createdAt: iso(T0),
-  updatedAt: iso(T0)
-}
+const start: SessionRecord = workingSession(T0, { agent: { plugin: "coding-agent" } })
 
 const limited = (at: number, extra: Partial<Extract<Observation, { _tag: "Signal" }>> = {}): Observation => ({
   _tag: "Signal",

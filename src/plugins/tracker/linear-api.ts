@@ -11,16 +11,19 @@ import { answerProblem } from "../answer.ts"
 
 export const DEFAULT_LINEAR_API_URL = "https://api.linear.app/graphql"
 
-export const ISSUE_QUERY = `query OrchIssue($id: String!) {
-  issue(id: $id) {
-    identifier
+/** What orch reads of an issue, in ISSUE_QUERY and OPEN_ISSUES_QUERY alike. */
+const ISSUE_FIELDS = `identifier
     title
     description
     url
     branchName
     state { name type }
+    labels(first: 50) { nodes { name } }`
+
+export const ISSUE_QUERY = `query OrchIssue($id: String!) {
+  issue(id: $id) {
+    ${ISSUE_FIELDS}
     team { id key }
-    labels(first: 50) { nodes { name } }
   }
 }`
 
@@ -35,13 +38,7 @@ export const ISSUE_STATES_QUERY = `query OrchIssueStates($filter: IssueFilter!, 
 export const OPEN_ISSUES_QUERY = `query OrchOpenIssues($filter: IssueFilter!, $first: Int!) {
   issues(filter: $filter, first: $first, orderBy: createdAt) {
     nodes {
-      identifier
-      title
-      description
-      url
-      branchName
-      state { name type }
-      labels(first: 50) { nodes { name } }
+    ${ISSUE_FIELDS}
     }
   }
 }`

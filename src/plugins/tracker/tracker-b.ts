@@ -71,24 +71,21 @@ export const trackerBSettings = (config: TrackerConfig, where: string): Result.R
 }
 
 const State = Schema.Struct({ name: Schema.String, type: Schema.String })
-const IssueAnswer = Schema.Struct({
-  issue: Schema.Struct({
-    identifier: Schema.String,
-    title: Schema.String,
-    description: Schema.NullOr(Schema.String),
-    url: Schema.String,
-    branchName: Schema.String,
-    state: State,
-    team: Schema.Struct({ id: Schema.String, key: Schema.String }),
-    labels: Schema.Struct({ nodes: Schema.Array(Schema.Struct({ name: Schema.String })) })
-  })
+/** The fields of ISSUE_FIELDS, as read. */
+const IssueFields = Schema.Struct({
+  identifier: Schema.String,
+  title: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  url: Schema.String,
+  branchName: Schema.String,
+  state: State,
+  labels: Schema.Struct({ nodes: Schema.Array(Schema.Struct({ name: Schema.String })) })
 })
+const IssueAnswer = Schema.Struct({ issue: Schema.Struct({ ...IssueFields.fields, team: Schema.Struct({ id: Schema.String, key: Schema.String }) }) })
 const StatesAnswer = Schema.Struct({
   issues: Schema.Struct({ nodes: Schema.Array(Schema.Struct({ identifier: Schema.String, number: Schema.Number, state: State })) })
 })
-const OpenIssuesAnswer = Schema.Struct({
-  issues: Schema.Struct({ nodes: Schema.Array(IssueAnswer.fields.issue.mapFields(({ team: _, ...fields }) => fields)) })
-})
+const OpenIssuesAnswer = Schema.Struct({ issues: Schema.Struct({ nodes: Schema.Array(IssueFields) }) })
 const CommentAnswer = Schema.Struct({ commentCreate: Schema.Struct({ success: Schema.Boolean }) })
 
 const issueState = (state: typeof State.Type): IssueState => ({ name: state.name, completed: COMPLETED_STATE_TYPES.includes(state.type) })
@@ -140,6 +137,17 @@ export const makeLinearTracker = (
         })
       )
 
+    /** An issue as Linear answers it (ISSUE_FIELDS), as orch's Issue. */
+    const toIssue = (issue: typeof IssueFields.Type): Issue => ({
+      id: issue.identifier,
+      title: issue.title,
+      body: issue.description ?? "",
+      labels: issue.labels.nodes.map((label) => label.name),
+      url: issue.url,
+      ...(settings.useBranchName ? { branchName: issue.branchName } : {}),
+      state: issueState(issue.state)
+    })
+
     const getIssue = Effect.fn("Tracker.trackerB.getIssue")(function*(issueRef: string) {
       const id = issueRef.replace(/^#/, "")
       if (!IDENTIFIER.test(id)) return yield* new InvalidIssueId({ issueId: issueRef, expected: "a Linear issue identifier like ENG-123" })
@@ -150,15 +158,7 @@ export const makeLinearTracker = (
           expected: `an issue of Linear team ${team}, but ${issue.identifier} belongs to team ${issue.team.key}`
         })
       }
-      return {
-        id: issue.identifier,
-        title: issue.title,
-        body: issue.description ?? "",
-        labels: issue.labels.nodes.map((label) => label.name),
-        url: issue.url,
-        ...(settings.useBranchName ? { branchName: issue.branchName } : {}),
-        state: issueState(issue.state)
-      } satisfies Issue
+      return toIssue(issue)
     })
 
     const teamFilter = UUID.test(team) ? { id: { eq: team } } : { key: { eqIgnoreCase: team } }
@@ -194,15 +194,7 @@ export const makeLinearTracker = (
         },
         first: OPEN_ISSUES_PAGE
       }).pipe(Effect.catchTag("IssueNotFound", () => Effect.succeed({ issues: { nodes: [] } })))
-      return issues.nodes.map((issue): Issue => ({
-        id: issue.identifier,
-        title: issue.title,
-        body: issue.description ?? "",
-        labels: issue.labels.nodes.map((label) => label.name),
-        url: issue.url,
-        ...(settings.useBranchName ? { branchName: issue.branchName } : {}),
-        state: issueState(issue.state)
-      }))
+      return issues.nodes.map(toIssue)
     })
 
     const onSessionEvent = Effect.fn("Tracker.trackerB.onSessionEvent")(function*(update: SessionUpdate) {
