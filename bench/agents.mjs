@@ -8,7 +8,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { claudeProject, loadModelServer, machine, ms, ORCH, percentile, recordSection, waitFor as waitUntil } from "./lib.mjs"
+import { claudeProject, loadModelServer, machine, ms, orchRunner, percentile, recordSection, waitFor as waitUntil } from "./lib.mjs"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20)
 const POLL_MS = 1000
@@ -60,13 +60,7 @@ writeFileSync(
   })
 )
 const env = { PATH: process.env.PATH, HOME: home, ORCH_CONFIG_PATH: config, ORCH_TMUX_SOCKET: socket }
-const orch = (...args) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ORCH, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
-    let err = ""
-    child.stderr.on("data", (d) => (err += d))
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`orch ${args.join(" ")}: ${code} ${err}`))))
-  })
+const orch = orchRunner(env)
 
 const scriptFor = (issues) =>
   model.script(issues.flatMap((issue) => [

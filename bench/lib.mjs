@@ -1,5 +1,5 @@
 // Shared helpers for the benchmark scripts: timing child processes, medians, and writing BENCHMARKS.md.
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
 import { createServer } from "node:net"
@@ -179,3 +179,12 @@ export const claudeProject = (root, key) => {
   )
   return { home, repo, origin }
 }
+
+/** Runs the built CLI with `env` without blocking this process (servers a bench runs here must go on answering). */
+export const orchRunner = (env) => (...args) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ORCH, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
+    let err = ""
+    child.stderr.on("data", (d) => (err += d))
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`orch ${args.join(" ")}: ${code} ${err}`))))
+  })

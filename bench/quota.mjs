@@ -3,11 +3,11 @@
 // `rate_limited` (from the first refusal), and how soon after the limit ends it says it works again, against the
 // floor: the CLI's own next request after the reset (it retries by itself; orch cannot know before it does).
 // Needs the pinned CLI in node_modules and a built dist/.
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { claudeProject, loadModelServer, machine, ORCH, percentile, recordSection, waitFor } from "./lib.mjs"
+import { claudeProject, loadModelServer, machine, orchRunner, percentile, recordSection, waitFor } from "./lib.mjs"
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 4)
 const LIMIT_S = 60
@@ -49,13 +49,7 @@ writeFileSync(
   })
 )
 const env = { PATH: process.env.PATH, HOME: home, ORCH_CONFIG_PATH: config, ORCH_TMUX_SOCKET: socket }
-const orch = (...args) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ORCH, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
-    let err = ""
-    child.stderr.on("data", (d) => (err += d))
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`orch ${args.join(" ")}: ${code} ${err}`))))
-  })
+const orch = orchRunner(env)
 const events = () => {
   const file = join(home, ".orchestrator", "events.jsonl")
   return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line)) : []
