@@ -23,6 +23,7 @@ import { join } from "node:path"
 import type { ConfigChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { activityOf, limitOf, sourceOf } from "../src/domain/activity.ts"
+import { logsFailure } from "../src/domain/backoff.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import { entryLabel } from "../src/domain/queue.ts"
 import { limitLineOf, resetFromText } from "../src/domain/rate-limit.ts"
@@ -300,6 +301,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
    * brings their new activity lines into the local activity files. A session left out of the answer was not probed
    * (its runtime or host could not answer): it reads `unknown`, never exited.
    */
+  /** Probe cycles in a row each host failed, while it fails. */
+  const unprobedCycles = new Map<string, number>()
   const probeAllNow = Effect.fnUntraced(function*(records: ReadonlyArray<SessionRecord>) {
     const config = yield* configs.current
     const groups = probeGroups(records)
@@ -324,18 +327,33 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
         mine.map((r) => ({ projectId: r.projectId, sessionId: r.sessionId, runtime: r.runtime! }))
       )
         .pipe(
+          Effect.tap(() => {
+            const streak = unprobedCycles.get(host)
+            if (streak === undefined) return Effect.void
+            unprobedCycles.delete(host)
+            return Effect.logInfo(`host ${host}: its sessions answered the probe again after ${streak} failed cycle${streak === 1 ? "" : "s"}`)
+          }),
           Effect.map((answer) => {
             if (answer.mirrorFailed !== undefined) failed.push({ name: `host ${host}'s activity`, reason: answer.mirrorFailed })
             return mine.flatMap((r): Array<[string, Liveness]> =>
               answer.liveness.has(r.runtime!.id) ? [[r.sessionId, answer.liveness.get(r.runtime!.id)!]] : []
             )
           }),
-          Effect.catch((error) =>
-            Effect.as(
-              Effect.logWarning(`host ${host}: its sessions could not be probed (${error.message}); they read unknown until it answers`),
+          Effect.catch((error) => {
+            // The host watch tells of the outage (host.down, one notification); the log keeps a few lines of it.
+            const streak = (unprobedCycles.get(host) ?? 0) + 1
+            unprobedCycles.set(host, streak)
+            return Effect.as(
+              logsFailure(streak)
+                ? Effect.logWarning(
+                  `host ${host}: its sessions could not be probed (${streak} cycle${
+                    streak === 1 ? "" : "s"
+                  } in a row: ${error.message}); they read unknown until it answers`
+                )
+                : Effect.void,
               []
             )
-          )
+          })
         )
     })
     const answers = yield* Effect.all([...local, ...remote], { concurrency: "unbounded" })

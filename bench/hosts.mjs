@@ -157,11 +157,11 @@ ${machine()}; ${RUNS} spawns each, interleaved; two sshd hosts on loopback addre
       cycles.toFixed(0)
     } cycles; includes the minute's headroom read and size \`ps\`) | one per host |
 
-A spawn on a host makes six round trips to it: the headroom read (its first command, which also makes or joins the
-connection), whether the branch exists, the workspace (one script: clone or fetch, worktree, \`postCreate\`,
-symlinks), the agent's files, \`tmux new-session\` with its checks, and the start check's probe. Here the same steps
-are a /proc read, git and tmux processes and file writes, so the difference is those round trips and the ssh client
-each starts. Meeting the target needs a spawn's steps on a host sent as one or two scripts.
+A spawn on a host makes two round trips to it (src/hosts/host-start.ts): the headroom read (its first command, which
+also makes or joins the connection, and names orch's data dir there), then one script that makes the worktree (fetch,
+lock, \`worktree add\`, \`postCreate\`, symlinks), writes the agent's files, starts the tmux session and looks at the agent
+150 ms later. A local spawn runs the same steps as separate git and tmux processes from the CLI, so the host's one
+shell script can be as fast as they are; the difference left is within the noise of a few runs.
 `
   )
   console.log({ local, remote, rtt, perHost, cpu, rss: median(rss), processes, tripsPerHost, cycles })

@@ -19,6 +19,11 @@ export interface HostFacts {
   readonly disk: { readonly path: string; readonly freeMb: number }
   /** tmux's version ("3.3a"), or undefined where tmux is not installed. */
   readonly tmux: string | undefined
+  /**
+   * orch's data dir there as an absolute path (its nearest existing directory resolved, the rest as configured), so
+   * a spawn placed there knows its paths without asking again.
+   */
+  readonly dataDir?: string
 }
 
 export class HeadroomUnreadable extends Schema.TaggedError<HeadroomUnreadable>()("HeadroomUnreadable", {
@@ -36,8 +41,9 @@ export const dataDirWord = (dataDir: string): string =>
 
 /** The script: sections marked "@name", ended by "@end" so a cut-off answer is told from a short one. */
 export const headroomScript = (dataDir = "~/.orchestrator"): string =>
-  `d=${dataDirWord(dataDir)}
-while [ ! -d "$d" ]; do d=$(dirname "$d"); done
+  `d=${dataDirWord(dataDir)}; rest=""
+while [ ! -d "$d" ]; do rest="/$(basename "$d")$rest"; d=$(dirname "$d"); done
+echo "@data $(cd "$d" && pwd -P | sed 's:^/$::')$rest"
 echo @meminfo; cat /proc/meminfo
 echo @loadavg; cat /proc/loadavg
 echo @cpus; getconf _NPROCESSORS_ONLN 2>/dev/null || nproc
@@ -90,6 +96,7 @@ export const parseHeadroom = (text: string): HostFacts | string => {
   const tmuxLine = parts.get("tmux")?.lines[0] ?? "absent"
   const tmux = /^tmux (\S+)/.exec(tmuxLine)?.[1]
   const groups = (parts.get("groups")?.lines ?? []).flatMap((line) => parseGroupLine(line) ?? [])
+  const data = parts.get("data")?.arg
   const groupAvailable = groupAvailableBytes(groups)
   const groupLimit = groupLimitBytes(groups)
   return {
@@ -98,7 +105,8 @@ export const parseHeadroom = (text: string): HostFacts | string => {
     load1,
     cpus,
     disk: { path: disk.arg, freeMb: Math.floor(Number(free) / 1024) },
-    tmux
+    tmux,
+    ...(data !== undefined && data.startsWith("/") ? { dataDir: data } : {})
   }
 }
 

@@ -16,7 +16,8 @@ export const HostFactsSchema = Schema.Struct({
   load1: Schema.Number,
   cpus: Schema.Number,
   disk: Schema.Struct({ path: Schema.String, freeMb: Schema.Number }),
-  tmux: Schema.optional(Schema.String)
+  tmux: Schema.optional(Schema.String),
+  dataDir: Schema.optionalKey(Schema.String)
 })
 
 export const HostView = Schema.Struct({

@@ -61,12 +61,45 @@ const exportLines = (env: Readonly<Record<string, string>>) =>
 const launchScript = (spec: LaunchSpec) =>
   `f=$1; shift; . "$f"; rm -f "$f"; unset f; ${spec.unsetEnv.length > 0 ? `unset ${spec.unsetEnv.join(" ")}; ` : ""}${spec.command}`
 
+/** The lines every tmux script on a host starts with: $sock set, tmux required. */
+export const tmuxScriptHead = (dataDir?: string) => `sock=${remoteSocketWord(dataDir)}\n${requireTmux}`
+
+/** A fresh name for the 0600 file that carries a session's environment to its launch shell. */
+export const envFileName = () => `env-${randomBytes(6).toString("hex")}`
+
+/**
+ * The lines (after `tmuxScriptHead`) that make the session, its environment read from the script's stdin into
+ * `envName` in the socket's directory; they print the session's name as tmux gives it back.
+ */
+export const newSessionLines = (spec: LaunchSpec, envName: string) =>
+  `${prepareSocketDir}env_file="$dir"/${envName}
+(umask 077 && cat > "$env_file") || exit ${REFUSED}
+${
+    tmuxLine(newSessionArgs(spec.sessionId, spec.workingDir, [launchScript(spec), "sh", { raw: `"$env_file"` }]))
+  } || { status=$?; rm -f "$env_file"; exit $status; }
+`
+
+/** The environment as the script's stdin: `export K='v'` lines for the launch shell to source. */
+export const environmentInput = (spec: LaunchSpec) => exportLines(spec.env)
+
+/** The handle of a session made on `host`. */
+export const remoteHandle = (host: string, sessionId: string, dataDir?: string): RuntimeHandle => ({
+  plugin: PLUGIN,
+  id: sessionId,
+  data: { host, ...(dataDir !== undefined ? { dataDir } : {}) }
+})
+
+/** Why a session tmux said it made is not believed. */
+export const notMadeReason = (made: string) => `tmux reported the session made, but its server does not have it${made.trim() ? ` (${made.trim()})` : ""}`
+
+/** Names a shell cannot set: not passed to the agent (said at debug level, as locally). */
+export const unsettable = (spec: LaunchSpec) => Object.keys(spec.env).filter((key) => !SHELL_NAME.test(key))
+
 export const makeRemoteTmux = (connections: HostConnectionsShape, host: string, dataDir?: string) => {
-  const socket = remoteSocketWord(dataDir)
   const fail = (operation: string, reason: string) => new RuntimeError({ plugin: PLUGIN, operation, reason: `on host ${host}: ${reason}` })
   /** Runs `body` on the host with $sock set; a refusal or a tmux failure (other than "no server") is a RuntimeError. */
   const script = (operation: string, body: string, options: { readonly stdin?: string; readonly noServerOk?: boolean } = {}) =>
-    connections.run(host, `sock=${socket}\n${requireTmux}${body}`, options.stdin !== undefined ? { stdin: options.stdin } : {}).pipe(
+    connections.run(host, `${tmuxScriptHead(dataDir)}${body}`, options.stdin !== undefined ? { stdin: options.stdin } : {}).pipe(
       Effect.flatMap((result): Effect.Effect<string, RuntimeError> =>
         result.exitCode === 0 || (options.noServerOk === true && result.exitCode !== REFUSED && NO_SERVER.test(result.stderr))
           ? Effect.succeed(result.exitCode === 0 ? result.stdout : "")
@@ -76,28 +109,19 @@ export const makeRemoteTmux = (connections: HostConnectionsShape, host: string, 
   const target = (handle: RuntimeHandle) => `=${handle.id}:`
 
   const create = Effect.fn("RemoteTmux.create")(function*(spec: LaunchSpec): Effect.fn.Return<RuntimeHandle, RuntimeError | HostError> {
-    const skipped = Object.keys(spec.env).filter((key) => !SHELL_NAME.test(key))
+    const skipped = unsettable(spec)
     if (skipped.length > 0) yield* Effect.logDebug(`${spec.sessionId}: not passed to the agent (no shell can set these names): ${skipped.join(", ")}`)
-    const envName = `env-${randomBytes(6).toString("hex")}`
-    const made = yield* script(
-      "new-session",
-      `${prepareSocketDir}env_file="$dir"/${envName}
-(umask 077 && cat > "$env_file") || exit ${REFUSED}
-${
-        tmuxLine(newSessionArgs(spec.sessionId, spec.workingDir, [launchScript(spec), "sh", { raw: `"$env_file"` }]))
-      } || { status=$?; rm -f "$env_file"; exit $status; }
-`,
-      { stdin: exportLines(spec.env) }
-    )
+    const envName = envFileName()
+    const made = yield* script("new-session", newSessionLines(spec, envName), { stdin: environmentInput(spec) })
     // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
     if (made.trim() !== spec.sessionId) {
       // No shell of the session will read the environment file: it goes now, secrets with it.
       const left = yield* script("new-session", `rm -f "$(dirname "$sock")"/${envName}\n`).pipe(
         Effect.match({ onSuccess: () => "", onFailure: (error) => `; remove ${envName} from its tmux directory there by hand (${error.message})` })
       )
-      return yield* fail("new-session", `tmux reported the session made, but its server does not have it${made.trim() ? ` (${made.trim()})` : ""}${left}`)
+      return yield* fail("new-session", `${notMadeReason(made)}${left}`)
     }
-    return { plugin: PLUGIN, id: spec.sessionId, data: { host, ...(dataDir !== undefined ? { dataDir } : {}) } } satisfies RuntimeHandle
+    return remoteHandle(host, spec.sessionId, dataDir)
   })
 
   const listPanes = (nudge: boolean) =>
@@ -124,7 +148,7 @@ ${
     function*(handles: ReadonlyArray<RuntimeHandle>, rider: string): Effect.fn.Return<ProbedWith, RuntimeError | HostError> {
       const result = yield* connections.run(
         host,
-        `sock=${socket}\n${requireTmux}echo ${RIDER_START}\n${rider}echo ${RIDER_END}\n${tmuxLine(["list-panes", "-a", "-F", PANE_FORMAT])}\n`
+        `${tmuxScriptHead(dataDir)}echo ${RIDER_START}\n${rider}echo ${RIDER_END}\n${tmuxLine(["list-panes", "-a", "-F", PANE_FORMAT])}\n`
       )
       const end = result.stdout.indexOf(`${RIDER_END}\n`)
       const start = result.stdout.indexOf(`${RIDER_START}\n`)
@@ -179,7 +203,7 @@ ${
   })
 
   /** The remote command line of a viewer's tmux client (for `ssh -tt`). */
-  const attachCommand = (handle: RuntimeHandle, readOnly: boolean) => `sock=${socket}; exec ${tmuxLine(attachArgs(handle.id, readOnly))}`
+  const attachCommand = (handle: RuntimeHandle, readOnly: boolean) => `sock=${remoteSocketWord(dataDir)}; exec ${tmuxLine(attachArgs(handle.id, readOnly))}`
 
   /** A viewer's terminal: its own tmux client on the host, in a terminal through the host's connection (`ssh -tt`). */
   const attach = (handle: RuntimeHandle, size: TerminalSize, options: AttachOptions) =>

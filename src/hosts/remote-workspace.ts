@@ -18,6 +18,8 @@ import { LOCAL } from "./spec.ts"
 const PLUGIN = "worktree"
 /** A script's own "cannot go on" exit, its reason on stderr. */
 const REFUSED = 91
+/** The exit of a create script told to make a new branch that the host's clone or origin already has. */
+export const BRANCH_TAKEN = 93
 const IDENTITY = "-c user.name=orch -c user.email=orch@localhost"
 
 const q = shellQuote
@@ -60,8 +62,12 @@ done; echo $$ > ${lock}.d/pid; trap 'rm -rf ${lock}.d' EXIT; fi
   }
 }
 
-/** Makes the worktree, printing "@path <absolute path>", "@created 0|1" and "@data <the data dir's absolute path>". */
-export const createScript = (dataDir: string, spec: WorkspaceSpec, origin: string): string => {
+/**
+ * Makes the worktree, printing "@path <absolute path>", "@created 0|1" and "@data <the data dir's absolute path>".
+ * With `newBranch` (a task's branch, chosen as one nobody has) it exits BRANCH_TAKEN, making nothing, when the
+ * host's clone or origin has the branch after all.
+ */
+export const createScript = (dataDir: string, spec: WorkspaceSpec, origin: string, options: { readonly newBranch?: boolean } = {}): string => {
   const { project, sessionId, branch } = spec
   const b = q(branch)
   const links = project.symlinks.map((link) =>
@@ -75,7 +81,14 @@ export const createScript = (dataDir: string, spec: WorkspaceSpec, origin: strin
 command -v git >/dev/null 2>&1 || ${fail("git is not installed (not found on PATH)")}
 ${lock.take}if [ -d "$repo/.git" ]; then git -C "$repo" fetch -q origin 2>&1 >&2 || ${fail("git fetch origin failed in the host's clone")}
 else mkdir -p "$d"/repos && git clone -q ${q(origin)} "$repo" >&2 || ${fail(`git clone ${origin} failed`)}; fi
-mkdir -p "$(dirname "$wt")" || ${fail("the worktrees directory cannot be made")}
+${
+    options.newBranch === true
+      ? `if git -C "$repo" show-ref -q --verify refs/heads/${b} || git -C "$repo" show-ref -q --verify refs/remotes/origin/${b}; then echo ${
+        q(`the branch ${branch} exists already`)
+      } >&2; exit ${BRANCH_TAKEN}; fi
+`
+      : ""
+  }mkdir -p "$(dirname "$wt")" || ${fail("the worktrees directory cannot be made")}
 if git -C "$repo" show-ref -q --verify refs/heads/${b}; then created=0; git -C "$repo" worktree add -q "$wt" ${b} >&2
 elif git -C "$repo" show-ref -q --verify refs/remotes/origin/${b}; then created=0; git -C "$repo" worktree add -q -b ${b} "$wt" origin/${b} >&2
 else created=1; git -C "$repo" worktree add -q -b ${b} "$wt" origin/${q(project.defaultBranch)} >&2; fi || ${fail(`git worktree add for ${branch} failed`)}

@@ -22,6 +22,7 @@ import { Host } from "../config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import type { ControlDirUnusable } from "../hosts/errors.ts"
 import { makeHostRuntime } from "../hosts/host-runtime.ts"
+import { HostStart, makeHostStart } from "../hosts/host-start.ts"
 import { HostConnections, type HostConnectionsShape } from "../hosts/HostConnections.ts"
 import { makeRemoteTmux } from "../hosts/remote-tmux.ts"
 import { makeRemoteWorkspace } from "../hosts/remote-workspace.ts"
@@ -176,8 +177,14 @@ const make = Effect.fnUntraced(function*(build: BuildPlugins, options: ProjectPl
     }
     const runtime = makeHostRuntime(slots.runtime, remote, host)
     const spec = config.hosts[host]
-    const workspace = host === LOCAL || spec === undefined ? slots.workspace : makeRemoteWorkspace(hosts, host, spec.dataDir)
-    return { ...slots, runtime, workspace, context: slots.context.pipe(Context.add(Runtime, runtime), Context.add(Workspace, workspace)) }
+    if (host === LOCAL || spec === undefined) return { ...slots, runtime, context: slots.context.pipe(Context.add(Runtime, runtime)) }
+    const workspace = makeRemoteWorkspace(hosts, host, spec.dataDir)
+    const context = slots.context.pipe(
+      Context.add(Runtime, runtime),
+      Context.add(Workspace, workspace),
+      Context.add(HostStart, makeHostStart(hosts, host, spec.dataDir))
+    )
+    return { ...slots, runtime, workspace, context }
   })
   const sameAs = (entry: Entry, config: OrchestratorConfig, project: ProjectConfig) => !projectChanged(entry.config, config, entry.slots.project, project)
 

@@ -141,8 +141,10 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const existing = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
       if (existing !== undefined) return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId })
     }
-    const host = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
-    const spawned = yield* spawnSession(project, target, { configPath: config.configPath, host }).pipe(withPlugins(config, project, host))
+    const { host, dataDir } = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
+    const spawned = yield* spawnSession(project, target, { configPath: config.configPath, host, hostDataDir: dataDir }).pipe(
+      withPlugins(config, project, host)
+    )
     if (target._tag === "Issue") yield* unqueue(project.id, spawned.record.issueId, spawned.record.sessionId)
     return spawned
   })
@@ -239,8 +241,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
           Effect.matchEffect({
             // No host can take it now: it waits in the queue, as what the admission rule holds back does.
             onFailure: (nowhere) => queueIssue(issueId, `waiting for a host: ${nowhere.reason}`),
-            onSuccess: (host) =>
-              spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host }).pipe(
+            onSuccess: ({ host, dataDir }) =>
+              spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host, hostDataDir: dataDir }).pipe(
                 withPlugins(config, project, host),
                 Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned }))
               )

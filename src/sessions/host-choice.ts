@@ -57,8 +57,20 @@ const requestFor = (
   sessions: sessionsPerHost(records)
 })
 
-const hostOrFail = (placement: Placement): Effect.Effect<string, NoHostFits> =>
-  "none" in placement ? Effect.fail(new NoHostFits({ reason: describeNowhere(placement.none) })) : Effect.succeed(placement.host)
+/** The host a session goes to, with orch's data dir there when its reading named it (the spawn then need not ask). */
+export interface HostChoice {
+  readonly host: string
+  readonly dataDir?: string
+}
+
+const LOCAL_CHOICE: HostChoice = { host: LOCAL }
+
+const choiceOf = (placement: Placement, readings: ReadonlyMap<string, HostReading>): Effect.Effect<HostChoice, NoHostFits> => {
+  if ("none" in placement) return Effect.fail(new NoHostFits({ reason: describeNowhere(placement.none) }))
+  const reading = readings.get(placement.host)
+  const dataDir = reading?._tag === "Measured" ? reading.facts.dataDir : undefined
+  return Effect.succeed({ host: placement.host, ...(dataDir !== undefined ? { dataDir } : {}) })
+}
 
 export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
   connections: HostConnectionsShape,
@@ -70,9 +82,9 @@ export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
   if (forced !== undefined && forced !== LOCAL && config.hosts[forced] === undefined) {
     return yield* new UnknownHost({ host: forced, known: project.hosts ?? [LOCAL, ...Object.keys(config.hosts)] })
   }
-  if (localOnly(config, forced)) return LOCAL
+  if (localOnly(config, forced)) return LOCAL_CHOICE
   const readings = yield* readHeadroom(connections, config, forced)
-  return yield* hostOrFail(place(hostsOf(config), readings, requestFor(config, project, records, forced)))
+  return yield* choiceOf(place(hostsOf(config), readings, requestFor(config, project, records, forced)), readings)
 })
 
 /** The hosts of `count` new sessions of one batch, in order: one reading per host for them all. */
@@ -83,9 +95,11 @@ export const chooseHosts = Effect.fn("Sessions.chooseHosts")(function*(
   records: ReadonlyArray<SessionRecord>,
   count: number
 ) {
-  if (localOnly(config, undefined) || count === 0) return Array.from({ length: count }, (): Effect.Effect<string, NoHostFits> => Effect.succeed(LOCAL))
+  if (localOnly(config, undefined) || count === 0) {
+    return Array.from({ length: count }, (): Effect.Effect<HostChoice, NoHostFits> => Effect.succeed(LOCAL_CHOICE))
+  }
   const readings = yield* readHeadroom(connections, config, undefined)
-  return placeMany(hostsOf(config), readings, requestFor(config, project, records, undefined), count).map(hostOrFail)
+  return placeMany(hostsOf(config), readings, requestFor(config, project, records, undefined), count).map((placement) => choiceOf(placement, readings))
 })
 
 /** A host as the host watch last saw it (hosts.json), as placement reads it. */

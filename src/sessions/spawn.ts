@@ -5,27 +5,30 @@
  * sees the failure), so a failed spawn leaves nothing behind and one killed half-way can be undone later.
  */
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import { randomUUID } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import type { ProjectConfig } from "../config/schema.ts"
 import { reasonOf } from "../domain/reason.ts"
 import type { RuntimeHandle, SessionRecord } from "../domain/session.ts"
-import { Agent, type AgentContext, type AgentShape } from "../plugins/agent/Agent.ts"
+import { HostStart, type StartStep } from "../hosts/host-start.ts"
+import { Agent, type AgentContext, type AgentLaunch, type AgentShape } from "../plugins/agent/Agent.ts"
 import { type Liveness, Runtime, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
-import { InvalidIssueId, Tracker } from "../plugins/tracker/Tracker.ts"
+import { InvalidIssueId, type Issue, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { findProgram, programOf } from "../process/program.ts"
 import { buildWorkerPrompt } from "../prompts/worker.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { writeFileAtomic } from "../store/files.ts"
-import type { StorePaths } from "../store/paths.ts"
+import { type StorePaths, storePaths } from "../store/paths.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
-import { makeAgentFiles, pathsOn } from "./agent-files.ts"
+import { makeAgentFiles, pathsOn, promptCopies } from "./agent-files.ts"
 import { sessionBranch } from "./branch-name.ts"
 import { EmptyTask, SpawnFailed } from "./errors.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
@@ -42,7 +45,15 @@ const ISSUE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 const READY_POLL = "100 millis"
 const READY_POLLS = 600
 /** How long an agent with no ready signal must stay up before its spawn is reported. */
-const START_WATCH = "150 millis"
+const START_WATCH = Duration.millis(150)
+
+/** A start on a host's steps, as a spawn's failure names them. */
+const START_STEPS: Record<StartStep, string> = {
+  workspace: "creating the workspace",
+  files: "preparing the agent",
+  terminal: "starting the terminal session",
+  start: "starting the agent"
+}
 
 /** The last lines an agent printed, for a report: blank lines and tmux's own "Pane is dead" line left out. */
 export const lastPrintedLines = (screen: string, count = 5): ReadonlyArray<string> =>
@@ -151,6 +162,8 @@ export interface SpawnOptions {
   readonly configPath?: string | undefined
   /** The host it runs on (the plugins given are that host's); absent: local. */
   readonly host?: string | undefined
+  /** orch's data dir on that host as an absolute path, when the placement's reading named it (saves asking). */
+  readonly hostDataDir?: string | undefined
 }
 
 export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: ProjectConfig, target: SpawnTarget, options: SpawnOptions = {}) {
@@ -181,10 +194,12 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   const undo = <E>(what: string, effect: Effect.Effect<void, E>) =>
     effect.pipe(Effect.catchCause((cause) => Effect.sync(() => void leftBehind.push(`could not ${what}: ${reasonOf(cause)}`))))
   const remote = options.host !== undefined && options.host !== "local"
+  const onHost = remote ? Option.getOrUndefined(yield* Effect.serviceOption(HostStart)) : undefined
   // On another host the agent's program is looked for there, when it starts (watchStart reports what it printed).
   if (!remote) yield* checkAgentProgram(agent, project).pipe(Effect.mapError(failed("checking the agent")))
-  // The issue is looked up while the workspace is made (both wait on the network); a spawn for an issue
-  // that does not exist is undone like any other failure. A task has nothing to look up.
+  // The issue is looked up while the workspace is made here (both wait on the network; a start on a host waits for
+  // it: its one script writes the prompt); a spawn for an issue that does not exist is undone like any other
+  // failure. A task has nothing to look up.
   let unavailable = false
   const lookup = work._tag === "Task" ? Effect.succeed(undefined) : tracker.getIssue(work.issueRef).pipe(
     Effect.catchTag("TrackerUnavailable", (error) =>
@@ -194,28 +209,40 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         return undefined
       }))
   )
-  /** A task's branch: `feat/<slug>`, or `-2`, `-3`… when a branch or another session already has it. */
-  const taskBranch = (slug: string) =>
+  /**
+   * A task's branch: `feat/<slug>`, or `-2`, `-3`… when a branch or another session already has it. On a host the
+   * start itself refuses a branch its clone or origin has (BranchTaken, then the next is tried): no round trip first.
+   */
+  const taskBranch = (slug: string, taken: ReadonlySet<string>) =>
     Effect.gen(function*() {
       const { records } = yield* store.list
       const inUse = new Set(records.filter((r) => r.projectId === project.id).map((r) => r.branch))
       for (const branch of taskBranchCandidates(slug)) {
-        if (!inUse.has(branch) && !(yield* workspace.hasBranch(project, branch))) return branch
+        if (inUse.has(branch) || taken.has(branch)) continue
+        if (onHost !== undefined || !(yield* workspace.hasBranch(project, branch))) return branch
       }
       return yield* Effect.fail(`every branch from feat/${slug} to feat/${slug}-${MAX_TASK_BRANCH_TRIES} is taken; say the task in other words`)
     }).pipe(Effect.mapError(failed("choosing a branch")))
 
   const spawned = yield* Effect.scoped(Effect.gen(function*() {
     const issueFiber = yield* Effect.forkScoped(lookup)
+    const originFiber = onHost === undefined ? undefined : yield* Effect.forkScoped(onHost.origin(project))
     // A tracker that names branches is waited for: the branch is made next.
     const early = work._tag === "Issue" && tracker.namesBranches === true ? yield* Fiber.join(issueFiber) : undefined
     const sessionId = yield* Effect.acquireRelease(
       store.reserve(project.id, project.sessionPrefix).pipe(Effect.mapError(failed("reserving a session id"))),
       (id, exit) => (Exit.isFailure(exit) ? undo(`release the session id ${id}`, store.release(project.id, id)) : Effect.void)
     )
-    const branch = work._tag === "Task" ? yield* taskBranch(work.label) : sessionBranch(issueId, early)
+    const takenOnHost = new Set<string>()
+    const branch = work._tag === "Task" ? yield* taskBranch(work.label, takenOnHost) : sessionBranch(issueId, early)
     if (work._tag === "Task") issueId = branch.slice("feat/".length)
     const createdAt = yield* nowIso
+    // The session's files where it runs: on a host, under its data dir there (named by the placement's reading).
+    const there = onHost === undefined
+      ? store.paths
+      : options.hostDataDir !== undefined
+      ? storePaths(options.hostDataDir)
+      : yield* pathsOn(store.paths, workspace).pipe(Effect.mapError(failed("creating the workspace")))
     let record: SessionRecord = {
       sessionId,
       projectId: project.id,
@@ -226,7 +253,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       status: "spawning",
       activity: "unknown",
       branch,
-      workspacePath: store.paths.worktree(project.id, sessionId),
+      workspacePath: there.worktree(project.id, sessionId),
       runtime: null,
       agent: { plugin: agent.name, conversationId: randomUUID() },
       pr: null,
@@ -240,73 +267,135 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         return store.write(next)
       }).pipe(Effect.mapError(failed("writing the session record")))
     const journal = (entry: Partial<NonNullable<SessionRecord["spawn"]>>) => save({ ...record, spawn: { ...record.spawn!, ...entry } })
+    const undoWorkspace = (ws: { readonly path: string; readonly branch: string; readonly createdBranch: boolean }) =>
+      undo(
+        `remove the worktree ${ws.path}${ws.createdBranch ? ` and its branch ${ws.branch}` : ""}`,
+        workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch })
+      )
+    const undoTerminal = (handle: RuntimeHandle) => undo(`end the terminal session ${handle.id}`, runtime.destroy(handle))
 
-    yield* save(record)
-    // A task's branch was just chosen as one that does not exist: asking again would cost a host a round trip.
-    const branchExisted = work._tag === "Task"
-      ? false
-      : yield* workspace.hasBranch(project, record.branch).pipe(Effect.mapError(failed("creating the workspace")))
-    yield* journal({ workspace: record.workspacePath, createdBranch: !branchExisted })
-    const created = yield* Effect.acquireRelease(
-      workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath }).pipe(
-        Effect.mapError(failed("creating the workspace"))
-      ),
-      (ws, exit) =>
-        Exit.isFailure(exit)
-          ? undo(
-            `remove the worktree ${ws.path}${ws.createdBranch ? ` and its branch ${ws.branch}` : ""}`,
-            workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch })
-          )
-          : Effect.void
-    )
-    warnings.push(...created.warnings)
-    // A host's workspace is where that host put it (its data dir, its home).
-    if (created.path !== record.workspacePath) {
-      yield* journal({ workspace: created.path }).pipe(Effect.andThen(save({ ...record, workspacePath: created.path })))
-    }
-    const issue = yield* Fiber.join(issueFiber)
-    if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
-    if (created.createdBranch === branchExisted) yield* journal({ createdBranch: created.createdBranch })
-
-    const rulesFile = project.agentRulesFile !== undefined && existsSync(project.agentRulesFile)
-      ? readFileSync(project.agentRulesFile, "utf8")
-      : undefined
-    if (project.agentRulesFile !== undefined && rulesFile === undefined) warnings.push(`agentRulesFile ${project.agentRulesFile} does not exist`)
-    const prompt = buildWorkerPrompt({
-      project,
-      sessionId,
-      issueId,
-      branch: record.branch,
-      issue,
-      untracked: !unavailable,
-      ...(work._tag === "Task" ? { task: work.text } : {}),
-      rulesFile
-    })
-    // The prompt files are kept here in any case; a session on a host gets copies there (agent-files.ts).
-    yield* writeFileAtomic(store.paths.prompt(project.id, sessionId), prompt.full).pipe(Effect.mapError(failed("writing the prompt")))
-    yield* writeFileAtomic(store.paths.systemPrompt(project.id, sessionId), prompt.system).pipe(Effect.mapError(failed("writing the prompt")))
-    const there = yield* pathsOn(store.paths, workspace).pipe(Effect.mapError(failed("preparing the agent")))
-    const context = agentContext({ paths: there }, project, record, prompt.task)
-    const launch = yield* agent.launch(context).pipe(Effect.mapError(failed("preparing the agent")))
-    yield* makeAgentFiles(workspace, store.paths, there, { projectId: project.id, sessionId }, launch.files ?? []).pipe(
-      Effect.mapError(failed("preparing the agent"))
-    )
-
-    yield* journal({ runtime: { plugin: runtime.name, id: sessionId, data: {} } })
-    const handle = yield* Effect.acquireRelease(
-      runtime.create({
+    /** The prompt files here, and the agent's launch as the machine it runs on sees it. */
+    const prepareAgent = Effect.fnUntraced(function*(issue: Issue | undefined) {
+      const rulesFile = project.agentRulesFile !== undefined && existsSync(project.agentRulesFile)
+        ? readFileSync(project.agentRulesFile, "utf8")
+        : undefined
+      if (project.agentRulesFile !== undefined && rulesFile === undefined) warnings.push(`agentRulesFile ${project.agentRulesFile} does not exist`)
+      const prompt = buildWorkerPrompt({
+        project,
+        sessionId,
+        issueId,
+        branch: record.branch,
+        issue,
+        untracked: !unavailable,
+        ...(work._tag === "Task" ? { task: work.text } : {}),
+        rulesFile
+      })
+      // The prompt files are kept here in any case; a session on a host gets copies there (agent-files.ts).
+      yield* writeFileAtomic(store.paths.prompt(project.id, sessionId), prompt.full).pipe(Effect.mapError(failed("writing the prompt")))
+      yield* writeFileAtomic(store.paths.systemPrompt(project.id, sessionId), prompt.system).pipe(Effect.mapError(failed("writing the prompt")))
+      const context = agentContext({ paths: there }, project, record, prompt.task)
+      const launch = yield* agent.launch(context).pipe(Effect.mapError(failed("preparing the agent")))
+      const spec = {
         sessionId,
         workingDir: record.workspacePath,
         command: launch.command,
         ...agentEnvironment(project, context, launch.env, remote ? {} : process.env)
-      }).pipe(Effect.mapError(failed("starting the terminal session"))),
-      (h, exit) => (Exit.isFailure(exit) ? undo(`end the terminal session ${h.id}`, runtime.destroy(h)) : Effect.void)
-    )
+      }
+      return { launch, spec }
+    })
+
+    yield* save(record)
+    let handle: RuntimeHandle
+    let launch: AgentLaunch
+    if (onHost === undefined) {
+      // A task's branch was just chosen as one that does not exist.
+      const branchExisted = work._tag === "Task"
+        ? false
+        : yield* workspace.hasBranch(project, record.branch).pipe(Effect.mapError(failed("creating the workspace")))
+      yield* journal({ workspace: record.workspacePath, createdBranch: !branchExisted })
+      const created = yield* Effect.acquireRelease(
+        workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath }).pipe(
+          Effect.mapError(failed("creating the workspace"))
+        ),
+        (ws, exit) => (Exit.isFailure(exit) ? undoWorkspace(ws) : Effect.void)
+      )
+      warnings.push(...created.warnings)
+      const issue = yield* Fiber.join(issueFiber)
+      if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
+      if (created.createdBranch === branchExisted) yield* journal({ createdBranch: created.createdBranch })
+      const prepared = yield* prepareAgent(issue)
+      launch = prepared.launch
+      yield* makeAgentFiles(workspace, store.paths, there, { projectId: project.id, sessionId }, launch.files ?? []).pipe(
+        Effect.mapError(failed("preparing the agent"))
+      )
+      yield* journal({ runtime: { plugin: runtime.name, id: sessionId, data: {} } })
+      handle = yield* Effect.acquireRelease(
+        runtime.create(prepared.spec).pipe(Effect.mapError(failed("starting the terminal session"))),
+        (h, exit) => (Exit.isFailure(exit) ? undoTerminal(h) : Effect.void)
+      )
+      if (launch.initialMessage === undefined) yield* watchStart(runtime, handle).pipe(Effect.mapError(failed("starting the agent")))
+    } else {
+      // On a host, from the worktree to the agent started is one round trip (src/hosts/host-start.ts). The branch
+      // was not asked about first: until the host says it made it, the journal keeps it (never deletes work).
+      const issue = yield* Fiber.join(issueFiber)
+      if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
+      yield* journal({ workspace: record.workspacePath, createdBranch: false, runtime: onHost.handleOf(sessionId) })
+      const origin = yield* Fiber.join(originFiber!).pipe(Effect.mapError((error) => failed("creating the workspace")(error.message)))
+      const started = yield* Effect.gen(function*() {
+        for (;;) {
+          const prepared = yield* prepareAgent(issue)
+          const plan = {
+            workspace: { project, sessionId, branch: record.branch, path: record.workspacePath },
+            origin,
+            newBranch: work._tag === "Task",
+            edits: [...promptCopies(store.paths, there, project.id, sessionId), ...(prepared.launch.files ?? [])],
+            launch: prepared.spec,
+            ...(prepared.launch.initialMessage === undefined ? { watchAfterMs: Duration.toMillis(START_WATCH) } : {})
+          }
+          const attempt = yield* onHost.start(plan).pipe(
+            Effect.map((started) => ({ started, launch: prepared.launch })),
+            Effect.catchTag("BranchTaken", (taken) => Effect.succeed({ taken: taken.branch }))
+          )
+          if ("started" in attempt) return attempt
+          takenOnHost.add(attempt.taken)
+          const next = yield* taskBranch(work.label, takenOnHost)
+          issueId = next.slice("feat/".length)
+          yield* save({ ...record, issueId, branch: next })
+        }
+      }).pipe(
+        Effect.catchTag("HostStartFailed", (error) =>
+          Effect.gen(function*() {
+            if (error.made.session !== undefined) yield* undoTerminal(error.made.session)
+            if (error.made.worktree !== undefined) yield* undoWorkspace({ ...error.made.worktree, branch: record.branch })
+            return yield* failed(START_STEPS[error.step])(error.message)
+          }))
+      )
+      launch = started.launch
+      handle = started.started.handle
+      yield* Effect.addFinalizer((exit) =>
+        Exit.isFailure(exit)
+          ? undoTerminal(handle).pipe(Effect.andThen(undoWorkspace({ ...started.started, branch: record.branch })))
+          : Effect.void
+      )
+      yield* journal({ createdBranch: started.started.createdBranch, runtime: handle })
+      if (started.started.path !== record.workspacePath) {
+        yield* journal({ workspace: started.started.path }).pipe(Effect.andThen(save({ ...record, workspacePath: started.started.path })))
+      }
+      const watched = started.started.watched
+      if (watched !== undefined && watched.liveness._tag !== "Alive") {
+        const printed = lastPrintedLines(watched.screen)
+        return yield* Effect.fail(
+          failed("starting the agent")(
+            printed.length > 0
+              ? agentEndedReason(watched.liveness, printed, "as it started")
+              : yield* endedReason(runtime, handle, watched.liveness, "as it started")
+          )
+        )
+      }
+    }
     if (launch.initialMessage !== undefined) {
       yield* waitUntilReady(runtime, agent, handle).pipe(Effect.mapError(failed("waiting for the agent")))
       yield* runtime.send(handle, launch.initialMessage).pipe(Effect.mapError(failed("giving the agent its task")))
-    } else {
-      yield* watchStart(runtime, handle).pipe(Effect.mapError(failed("starting the agent")))
     }
     const { spawn: _journal, ...rest } = record
     yield* save({ ...rest, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso })

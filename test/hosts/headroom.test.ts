@@ -2,7 +2,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readFileSync, realpathSync } from "node:fs"
 import { join } from "node:path"
 import { measureHeadroom, parseHeadroom } from "../../src/hosts/headroom.ts"
 import { HostConnections } from "../../src/hosts/HostConnections.ts"
@@ -24,6 +24,11 @@ describe("parseHeadroom (the script's answer → figures)", () => {
       NO_TMUX,
       { memAvailableMb: 21800, memTotalMb: 24105, load1: 8.07, cpus: 2, disk: { path: "/tmp/orch-ssh-7f7f49/home-a", freeMb: 70363 }, tmux: undefined }
     ],
+    ["the data dir's absolute path, when the answer names it", `@data /home/orch/.orchestrator\n${LINUX}`, {
+      ...facts,
+      tmux: "3.3a",
+      dataDir: "/home/orch/.orchestrator"
+    }],
     ["a cut-off answer", LINUX.slice(0, LINUX.indexOf("@tmux")), "its answer was cut short"],
     [
       "a host without /proc/meminfo (not Linux)",
@@ -62,6 +67,7 @@ describe(`measureHeadroom on real hosts${sshHostsUnavailable ? ` (skipped: ${ssh
       const connections = yield* HostConnections.make({ hosts: pool.hosts, controlDir: join(data, "ssh") })
       const remote = yield* measureHeadroom(connections, "a")
       assert.strictEqual(remote.disk.path, a.home)
+      assert.strictEqual(remote.dataDir, `${a.home}/.orchestrator`, "the data dir that does not exist yet, named absolutely")
       assert.strictEqual(remote.tmux, /^tmux (\S+)/.exec(execFileSync("tmux", ["-V"], { encoding: "utf8" }))?.[1])
       assert.isAbove(remote.memAvailableMb, 0)
       assert.isAtLeast(remote.cpus, 1)
@@ -70,8 +76,10 @@ describe(`measureHeadroom on real hosts${sshHostsUnavailable ? ` (skipped: ${ssh
       assert.strictEqual(withoutTmux.disk.path, b.home)
       const local = yield* measureHeadroom(connections, "local", join(data, "not", "yet"))
       assert.strictEqual(local.disk.path, data)
+      assert.strictEqual(local.dataDir, join(realpathSync(data), "not", "yet"))
       const odd = yield* measureHeadroom(connections, "a", "~/it's here")
       assert.strictEqual(odd.disk.path, a.home)
+      assert.strictEqual(odd.dataDir, `${a.home}/it's here`)
       assert.strictEqual(a.log().filter((line) => /Accepted publickey/.test(line)).length, 1)
     }).pipe(Effect.provide(NodeServices.layer)))
 })

@@ -88,8 +88,12 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
         assert.strictEqual(misspelt.code, 2, misspelt.stdout)
         assert.include(misspelt.stderr, "there is no host named bb (did you mean \"b\"?); the project's hosts are local, ")
 
+        // b's sshd runs ~/.ssh/rc once per channel: a line per round trip.
+        b.shell(`printf '%s\\n' 'echo trip >> ~/trips' > ~/.ssh/rc`)
         const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
         assert.strictEqual(spawned.code, 0, spawned.stderr)
+        assert.strictEqual(b.shell("cat ~/trips").trim().split("\n").length, 2, "the headroom read, then one script from the worktree to the agent started")
+        b.shell("rm ~/.ssh/rc")
         const record = JSON.parse(spawned.stdout) as { sessionId: string; host: string; workspacePath: string }
         assert.strictEqual(record.host, "b")
         assert.isTrue(record.workspacePath.startsWith(`${b.home}/.orchestrator/worktrees/`), record.workspacePath)

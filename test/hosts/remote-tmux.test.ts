@@ -51,7 +51,7 @@ describe(`tmux on a host through its connection${sshHostsUnavailable ? ` (skippe
       const two = yield* tmux.create(spec("w-2"))
       assert.strictEqual(a.shell(`stat -c %a ${a.home}/.orchestrator/tmux`).trim(), "700")
       assert.deepStrictEqual(a.shell(`ls ${a.home}/.orchestrator/tmux`).trim().split("\n"), ["default"], "the environment files were consumed")
-      assert.isFalse(a.shell("ps -eo args").includes("t0k"), "no secret on the host's command lines")
+      assert.isFalse(a.shell(`ps -u ${a.user} -o args`).includes("t0k"), "no secret on the command lines of the host user")
       assert.include(yield* screenShows(tmux.capture(one), "token="), `on ${a.user} in ${a.home} token=t0k'en $x gone=unset`)
 
       // A message typed in and confirmed taken, its text only on the script's stdin.
