@@ -4,7 +4,8 @@
  * the lines its hooks write there reach `orch status` through the supervisor's probe of the host, and that probe is
  * one round trip per host per cycle whatever the number of projects (counted by the host's sshd itself: it runs
  * ~/.ssh/rc once for every session channel, i.e. every round trip). The last test runs the real Claude Code CLI
- * (the pinned one, a native binary the host's user can run) on a host against the scripted model server on loopback.
+ * (the pinned one, a native binary the host's user can run) on a host against the scripted model server on loopback,
+ * and the last the real Codex CLI there against the scripted Responses server.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, expect, it } from "@effect/vitest"
@@ -14,7 +15,9 @@ import { execFileSync } from "node:child_process"
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { claudeAgent, writeClaudeHome } from "../agents/claude-env.ts"
+import { codexAgent, writeCodexHome } from "../agents/codex-env.ts"
 import { startModelServer } from "../agents/model-server.ts"
+import { startResponsesServer } from "../agents/responses-server.ts"
 import { runOrchAsync } from "../support/cli.ts"
 import { tempDir } from "../support/host.ts"
 import { freePort } from "../support/ports.ts"
@@ -357,6 +360,45 @@ describe(`agents on other hosts through the CLI${sshHostsUnavailable ? ` (skippe
         const mirror = readFileSync(join(home, ".orchestrator", "sessions", "proj", record.sessionId, "activity.jsonl"), "utf8")
         const events = mirror.trim().split("\n").map((line) => (JSON.parse(line) as { event: string }).event)
         for (const event of ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"]) assert.include(events, event)
+      }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)),
+    180_000
+  )
+  live(
+    "the real Codex CLI on host b: its instructions file made there, its shell tool run in the host's worktree, ready read off its screen there",
+    () =>
+      Effect.gen(function*() {
+        const pool = yield* makeSshHosts(["b"])
+        const b = pool.hosts[0]!
+        const model = yield* Effect.acquireRelease(
+          Effect.promise(() => startResponsesServer([{ when: "say hello", steps: [{ shell: ["echo hi > hello.txt && echo wrote"] }, { text: "Wrote it." }] }])),
+          (m) => Effect.promise(() => m.close())
+        )
+        const agent = codexAgent("skip")
+        const { orch } = yield* setUp(pool.hosts, ["proj"], [`agent: ${agent.agent}`, `agentConfig: ${JSON.stringify(agent.agentConfig)}`])
+        // Codex's provider and the trust of b's clone (which covers its worktrees), for b's user.
+        writeCodexHome(b.home, model.url, [`${b.home}/.orchestrator/repos/proj`])
+        execFileSync("chown", ["-R", `${b.uid}:${b.shell("id -g").trim()}`, join(b.home, ".codex")])
+        const started = yield* orch("start", "proj", "--detach", "--no-open")
+        assert.strictEqual(started.code, 0, started.stderr)
+
+        const spawned = yield* orch("spawn", "proj", "--task", "say hello", "--host", "b", "--json")
+        assert.strictEqual(spawned.code, 0, spawned.stderr)
+        const record = JSON.parse(spawned.stdout) as { sessionId: string; workspacePath: string }
+        assert.isTrue(record.workspacePath.startsWith(`${b.home}/.orchestrator/worktrees/`), record.workspacePath)
+        const first = yield* eventually(Effect.sync(() => model.mainRequests(record.workspacePath)[0]), (r) => r !== undefined, "no model call from b", 60)
+        assert.isTrue(
+          first!.developerTexts.some((t) => t.includes(`in session ${record.sessionId} managed by orch`)),
+          "the instructions file on b reached the model"
+        )
+        assert.include(first!.userTexts.at(-1), "say hello", "the task, typed in once Codex was ready on b")
+        yield* eventually(
+          Effect.sync(() => b.shell(`cat ${record.workspacePath}/hello.txt 2>/dev/null || true`)),
+          (t) => t === "hi\n",
+          "the shell tool did not run in b's worktree",
+          60
+        )
+        const row = yield* eventually(statusRow(orch, record.sessionId), (r) => r?.activity === "ready", "orch status never read ready off b's screen", 60)
+        assert.strictEqual(row?.host, "b")
       }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)),
     180_000
   )
