@@ -1,14 +1,15 @@
 /**
  * orch as a new user meets it: installed from the packed tarball, run on a machine where nothing of orch's or
  * tmux's ran before (empty HOME, empty TMUX_TMPDIR, no ORCH_* variable), against a GitHub-looking repository.
- * Its main path, step by step, through a supervisor crash — also one whose parent never reaps it (a zombie).
+ * Its main path, step by step, through a supervisor crash — also one whose parent never reaps it (a zombie) — and a
+ * session on another machine over SSH (a real sshd for a Unix user of its own, on a loopback address).
  */
 import { assert, expect, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { execFileSync, spawn } from "node:child_process"
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { parseDocument } from "yaml"
 import { eventually } from "../support/eventually.ts"
@@ -16,6 +17,7 @@ import { freshUser } from "../support/fresh-user.ts"
 import { ECHO_AGENT } from "../support/orch-sandbox.ts"
 import { type PackedInstall, packedInstall } from "../support/packed-install.ts"
 import { freePort } from "../support/ports.ts"
+import { makeSshHosts, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
 class Installed extends Context.Service<Installed, PackedInstall>()("test/Installed") {}
 
@@ -195,4 +197,59 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       assert.strictEqual(stopped.stdout, `supervisor stopped (pid ${second}); sessions keep running\n`, stopped.stderr)
       yield* eventually("no orch process left", () => u.orchProcesses().length === 0)
     }), 60_000)
+
+  it.effect(
+    "a session on another machine over SSH: the host in the repository's config, orch hosts, spawn --host, send, status, kill saving the work there",
+    () =>
+      Effect.gen(function*() {
+        if (sshHostsUnavailable !== undefined) return console.log(`skipped: ${sshHostsUnavailable}`)
+        const u = yield* freshUser(yield* Installed)
+        const b = (yield* makeSshHosts(["b"])).hosts[0]!
+        // b reaches GitHub as the user's machine does (here: the same stand-in for ssh, and the same repositories).
+        chmodSync(u.root, 0o755)
+        execFileSync("chmod", ["-R", "a+rwX", join(u.root, "github.com")])
+        b.shell(`git config --global core.sshCommand ${join(u.root, "github-ssh")} && git config --global safe.directory '*'`)
+        yield* initProject(u)
+        const file = join(u.repo, "orchestrator.yaml")
+        const doc = parseDocument(readFileSync(file, "utf8"))
+        doc.set(
+          "hosts",
+          doc.createNode({
+            b: {
+              ssh: `${b.spec.ssh.user}@${b.spec.ssh.hostname}:${b.spec.ssh.port}`,
+              identityFile: b.spec.identityFile,
+              sshOptions: { UserKnownHostsFile: b.spec.sshOptions!.UserKnownHostsFile }
+            }
+          })
+        )
+        writeFileSync(file, doc.toString())
+        const hosts = yield* u.orch(["hosts"])
+        assert.strictEqual(hosts.code, 0, hosts.stderr)
+        assert.match(hosts.stdout, /^b\s+up\b/m)
+
+        const spawned = yield* u.orch(["spawn", "app", "1", "--host", "b"])
+        assert.strictEqual(spawned.code, 0, spawned.stderr)
+        assert.strictEqual(spawned.stdout, "app-1\n")
+        const screen = () => b.shell(`tmux -S ~/.orchestrator/tmux/default capture-pane -p -t =app-1: 2>/dev/null || true`)
+        yield* eventually("the agent to start on b", () => screen().includes("ready app-1"))
+        const row = (JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<Record<string, unknown>>).find((r) => r.sessionId === "app-1")
+        expect(row).toMatchObject({ host: "b", branch: "feat/1" })
+        const sent = yield* u.orch(["send", "app-1", "hello"])
+        assert.strictEqual(sent.stdout, "delivered to app-1\n", sent.stderr)
+        yield* eventually("hello in the agent's terminal on b", () => screen().includes("got: hello"))
+
+        const worktree = String(row!.workspacePath)
+        assert.isTrue(worktree.startsWith(`${b.home}/.orchestrator/worktrees/app/`), worktree)
+        b.shell(`echo 'half-done work' > ${worktree}/notes.txt`)
+        const killed = yield* u.orch(["session", "kill", "app-1"])
+        assert.strictEqual(killed.code, 0, killed.stderr)
+        assert.match(
+          killed.stdout,
+          /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 on origin, pushed from host b \(commit [0-9a-f]{12}; `git fetch origin refs\/orch\/rescue\/app-1:refs\/orch\/rescue\/app-1` brings it here\)\n$/
+        )
+        assert.strictEqual(u.git(u.origin, "show", "refs/orch/rescue/app-1:notes.txt"), "half-done work")
+        assert.strictEqual(b.shell(`test -d ${worktree} && echo kept || echo removed`).trim(), "removed")
+      }),
+    90_000
+  )
 })
