@@ -28,6 +28,12 @@ import { runSsh } from "./ssh-process.ts"
 
 /** sshd refuses more than MaxSessions (default 10) channels on one connection: orch keeps below it. */
 const MAX_CHANNELS = 8
+/**
+ * A command still running this long makes orch ask whether its host answers at all (a bare round trip, within
+ * BARE_LIMIT): a frozen host is then down after these 5 s, not at the end of the command's own limit.
+ */
+const SUSPECT_AFTER = Duration.seconds(1)
+const BARE_LIMIT = Duration.seconds(4)
 
 /** A reconnect every 1, 2, 4, 8, 16 s, then every 30 s, for as long as the host is down. */
 export const reconnectSchedule = (base: Duration.Input = "1 second", cap: Duration.Input = "30 seconds") =>
@@ -79,7 +85,12 @@ interface Entry {
   readonly state: Ref.Ref<HostState>
   readonly establishing: Semaphore.Semaphore
   readonly channels: Semaphore.Semaphore
+  /** Whether the host answers a bare round trip now: one check at a time, shared by the commands waiting on it. */
+  readonly stillAnswers: Effect.Effect<boolean>
 }
+
+/** What reaching a host takes (an entry before its shared check is made). */
+type Reach = Omit<Entry, "stillAnswers">
 
 /** The directory of the masters' sockets: made 0700, refused when other users can enter it or it is not ours. */
 const ensureControlDir = (dir: string): string | undefined => {
@@ -110,14 +121,15 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
       const path = controlPath(options.controlDir, host)
       const tooLong = controlPathProblem(path)
       if (tooLong !== undefined) return yield* new ControlDirUnusable({ dir: options.controlDir, reason: tooLong })
-      entries.set(host.name, {
+      const entry: Reach = {
         host,
         target: formatSshTarget(host.spec.ssh),
         path,
         state: yield* Ref.make<HostState>({ _tag: "Unknown" }),
         establishing: yield* Semaphore.make(1),
         channels: yield* Semaphore.make(MAX_CHANNELS)
-      })
+      }
+      entries.set(host.name, { ...entry, stillAnswers: yield* Effect.cachedWithTTL(Effect.suspend(() => answers(entry, BARE_LIMIT)), "1 second") })
     }
     const known = [LOCAL, ...entries.keys()]
     const pubsub = yield* PubSub.unbounded<HostStateChange>()
@@ -130,14 +142,14 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
     }
 
     /** `effect` within `timeout`, or the host did not answer. */
-    const within = (entry: Entry, timeout: Duration.Duration) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    const within = (entry: Reach, timeout: Duration.Duration) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.timeoutOrElse({
         duration: timeout,
         orElse: () => Effect.fail(new HostTimedOut({ host: entry.host.name, target: entry.target, seconds: Duration.toSeconds(timeout) }))
       }))
 
     /** One ssh process, bounded by its caller (`within`). */
-    const ssh = (entry: Entry, mode: SshMode, text: string | undefined) =>
+    const ssh = (entry: Reach, mode: SshMode, text: string | undefined) =>
       runSsh(sshArgs(entry.host, entry.path, mode), text, mode === "establish").pipe(
         Effect.mapError((reason) => new HostConnectionFailed({ host: entry.host.name, target: entry.target, problem: "other", detail: reason })),
         Effect.provide(context)
@@ -222,19 +234,34 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
         }
         return result
       })
-      return yield* attempt.pipe(
+      const timed = attempt.pipe(
         within(entry, timeout),
         // One slow command is not a host that stopped answering: it is down only when a bare round trip fails too.
         Effect.tapError((error) =>
-          error._tag === "HostTimedOut" ? Effect.flatMap(answers(entry), (up) => (up ? Effect.void : markDown(entry, error))) : markDown(entry, error)
+          error._tag === "HostTimedOut" ? Effect.flatMap(entry.stillAnswers, (up) => (up ? Effect.void : markDown(entry, error))) : markDown(entry, error)
         )
       )
+      if (!Duration.isGreaterThan(timeout, Duration.sum(SUSPECT_AFTER, BARE_LIMIT))) return yield* timed
+      // Once the command is late, a host that is up (its master made) and no longer answers is down now.
+      const watchdog = Effect.sleep(SUSPECT_AFTER).pipe(
+        Effect.andThen(Ref.get(entry.state)),
+        Effect.flatMap((now) => now._tag === "Up" ? entry.stillAnswers : Effect.succeed(true)),
+        Effect.flatMap((up) =>
+          up
+            ? Effect.never
+            : Effect.fail(
+              new HostTimedOut({ host: entry.host.name, target: entry.target, seconds: Duration.toSeconds(Duration.sum(SUSPECT_AFTER, BARE_LIMIT)) })
+            )
+        ),
+        Effect.tapError((error) => markDown(entry, error))
+      )
+      return yield* Effect.raceFirst(timed, watchdog)
     })
 
-    /** Whether the host answers a bare round trip within 5 s (outside the channel limit: it asks for one channel more). */
-    const answers = (entry: Entry) =>
+    /** Whether the host answers a bare round trip within `limit` (outside the channel limit: it asks for one channel more). */
+    const answers = (entry: Reach, limit: Duration.Duration) =>
       ssh(entry, "run", scriptText(":")).pipe(
-        within(entry, Duration.seconds(5)),
+        within(entry, limit),
         Effect.map((result) => result.exitCode === 0),
         Effect.orElseSucceed(() => false)
       )

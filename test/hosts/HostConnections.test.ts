@@ -140,6 +140,25 @@ describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped
       assert.strictEqual((yield* connections.run("a", "echo back")).stdout, "back\n")
     }).pipe(Effect.provide(NodeServices.layer)))
 
+  live("a frozen host is down 5 s into a command allowed a minute; a slow command on a host that answers runs to its end", () =>
+    Effect.gen(function*() {
+      const { pool, connections } = yield* setup(["a"])
+      const a = pool.hosts[0]!
+      yield* connections.run("a", "true")
+      // Slow but answering: the bare round trip asked after 1 s answers, and the command ends as it would.
+      assert.strictEqual((yield* connections.run("a", "sleep 2; echo done", { timeout: "1 minute" })).stdout, "done\n")
+      assert.strictEqual((yield* connections.state("a"))._tag, "Up")
+      yield* a.stop
+      const started = Date.now()
+      const error = yield* connections.run("a", "true", { timeout: "1 minute" }).pipe(Effect.flip)
+      const waited = Date.now() - started
+      assert.strictEqual(error._tag, "HostTimedOut")
+      assert.include(error.message, "did not answer within 5 s")
+      assert.isBelow(waited, 8000, "told when the bare round trip went unanswered, not at the command's limit")
+      assert.strictEqual((yield* connections.state("a"))._tag, "Down")
+      yield* a.resume
+    }).pipe(Effect.provide(NodeServices.layer)))
+
   live("a host whose sshd died is Down with the reason, and Up again through a new master once sshd is back", () =>
     Effect.gen(function*() {
       const { pool, connections, path } = yield* setup(["a"])
