@@ -1,24 +1,28 @@
 /**
- * The supervisor's watch over its remote hosts: once a minute every host's headroom (one command per host, all at
- * once), and at once every change its connection sees (a round trip that failed, a reconnect). Each is a step of
+ * The supervisor's watch over its remote hosts: once a minute every host's headroom (read by the probe of a host
+ * with sessions, riding its round trip; one command for each other host, all at once), and at once every change its
+ * connection sees (a round trip that failed, a reconnect). Each is a step of
  * src/hosts/host-watch.ts; news is recorded (`host.down`, `host.up`), a host going down is one urgent
  * notification, and every round leaves `hosts.json` for `orch hosts` and `orch status`.
  */
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { newNotification } from "../src/domain/notification.ts"
 import type { ControlDirUnusable } from "../src/hosts/errors.ts"
-import { measureHeadroom } from "../src/hosts/headroom.ts"
+import { type HostFacts, measureHeadroom } from "../src/hosts/headroom.ts"
 import { type HostObservation, HostsFile, type HostView, watchHost } from "../src/hosts/host-watch.ts"
 import type { HostConnectionsShape } from "../src/hosts/HostConnections.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
 import type { NotifierRouterShape } from "./notifier-router.ts"
 
-export const HOST_READ_INTERVAL = "1 minute"
+export const HOST_READ_INTERVAL = Duration.minutes(1)
+/** A reading this close to due is taken by a probe cycle (5 s apart) rather than waiting for the round. */
+const DUE_SLACK = Duration.seconds(5)
 
 export interface HostWatchDeps {
   readonly events: EventLogShape
@@ -70,7 +74,13 @@ export const makeHostWatch = Effect.fnUntraced(function*(deps: HostWatchDeps) {
         )
     )
 
-  /** One round: every host of the config in force read at once, then hosts.json. */
+  /** Whether `host`'s minute reading is due (a probe of it then carries the headroom script: no round trip of its own). */
+  const due = Effect.fnUntraced(function*(host: string) {
+    const readAt = views.get(host)?.readAt
+    return readAt === undefined || (yield* Clock.currentTimeMillis) - readAt >= Duration.toMillis(Duration.subtract(HOST_READ_INTERVAL, DUE_SLACK))
+  })
+
+  /** One round: every host of the config in force not read by a probe this minute, read at once; then hosts.json. */
   const round = Effect.fn("HostWatch.round")(function*() {
     const specs = yield* deps.hosts
     const hosts = Object.keys(specs)
@@ -81,14 +91,25 @@ export const makeHostWatch = Effect.fnUntraced(function*(deps: HostWatchDeps) {
       yield* FiberMap.clear(followers)
       yield* FiberMap.run(followers, key, follow(connections))
     }
-    const readings = yield* Effect.forEach(hosts, (host) =>
+    const unread = yield* Effect.filter(hosts, due)
+    const readings = yield* Effect.forEach(unread, (host) =>
       measureHeadroom(connections, host, specs[host]?.dataDir).pipe(
         Effect.map((facts): HostObservation => ({ _tag: "Read", facts })),
         Effect.catch((error) => Effect.succeed<HostObservation>({ _tag: "Failed", error: error.message }))
       ), { concurrency: "unbounded" })
-    for (const [i, host] of hosts.entries()) yield* observe(host, readings[i]!)
+    for (const [i, host] of unread.entries()) yield* observe(host, readings[i]!)
     yield* write(hosts)
   })
 
-  return { round, views: Effect.sync(() => new Map(views) as ReadonlyMap<string, HostView>) }
+  return {
+    round,
+    due,
+    /** A reading a probe brought (its figures, or why they could not be read), taken as the round's would be. */
+    took: (host: string, headroom: HostFacts | string) =>
+      observe(
+        host,
+        typeof headroom === "string" ? { _tag: "Failed", error: `orch could not read host ${host}'s headroom: ${headroom}` } : { _tag: "Read", facts: headroom }
+      ),
+    views: Effect.sync(() => new Map(views) as ReadonlyMap<string, HostView>)
+  }
 })

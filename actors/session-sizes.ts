@@ -1,6 +1,6 @@
 /**
  * The supervisor's measure of its sessions, once a minute at a probe cycle: one `ps` per host with live sessions
- * (through its connection; this machine's locally), each session's agent process tree summed from the pid the
+ * (on a host it rides that cycle's probe; this machine's runs locally), each session's agent process tree summed from the pid the
  * cycle's probe gave, the figure per agent plugin moved (src/domain/session-size.ts) and written to
  * session-sizes.json, where admission reads the expected size of one more session.
  */
@@ -32,19 +32,27 @@ export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDe
   const sizes = yield* Ref.make<Readonly<Record<string, AgentSize>>>(readSessionSizes(deps.root))
   const lastSample = yield* Ref.make<number | undefined>(undefined)
 
+  /** Whether a sample is due: at the first call, then SIZE_SAMPLE_INTERVAL apart. */
+  const due = Effect.gen(function*() {
+    const last = yield* Ref.get(lastSample)
+    return last === undefined || (yield* Clock.currentTimeMillis) - last >= Duration.toMillis(SIZE_SAMPLE_INTERVAL)
+  })
+
   /**
-   * Measures `live` (what a probe cycle found alive, on any host) when a sample is due: at the first call, then
-   * SIZE_SAMPLE_INTERVAL apart. Nothing is read or written while no session runs.
+   * Measures `live` (what a probe cycle found alive, on any host) when a sample is due; a host's `ps` is taken from
+   * `read` when the cycle's probe brought it, else asked. Nothing is read or written while no session runs.
    */
   const sample = Effect.fn("SessionSizes.sample")(
-    function*(live: ReadonlyArray<SizedSession>): Effect.fn.Return<void, StoreError | { readonly message: string }> {
+    function*(
+      live: ReadonlyArray<SizedSession>,
+      read: ReadonlyMap<string, string> = new Map()
+    ): Effect.fn.Return<void, StoreError | { readonly message: string }> {
+      if (live.length === 0 || !(yield* due)) return
       const now = yield* Clock.currentTimeMillis
-      const last = yield* Ref.get(lastSample)
-      if (live.length === 0 || (last !== undefined && now - last < Duration.toMillis(SIZE_SAMPLE_INTERVAL))) return
       yield* Ref.set(lastSample, now)
       const hosts = [...new Set(live.map((session) => session.host))]
       const perHost = yield* Effect.forEach(hosts, (host) =>
-        deps.ps(host).pipe(
+        (read.has(host) ? Effect.succeed(read.get(host)!) : deps.ps(host)).pipe(
           Effect.map((text) => {
             const rows = parsePs(text)
             return live.filter((session) => session.host === host).flatMap(({ agent, pid }) => {
@@ -63,5 +71,5 @@ export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDe
     }
   )
 
-  return { sample, sizes: Ref.get(sizes) }
+  return { due, sample, sizes: Ref.get(sizes) }
 })

@@ -29,7 +29,7 @@ import { entryLabel } from "../src/domain/queue.ts"
 import { limitLineOf, resetFromText } from "../src/domain/rate-limit.ts"
 import { measurable } from "../src/domain/session-size.ts"
 import { type Activity, hostOf, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
-import { probeHost } from "../src/hosts/host-probe.ts"
+import { probeHost, PS_COMMAND } from "../src/hosts/host-probe.ts"
 import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
 import type { Liveness, RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
@@ -128,7 +128,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     ps: (host) =>
       configs.current.pipe(
         Effect.flatMap(plugins.connections),
-        Effect.flatMap((connections) => connections.run(host, "ps -e -o pid=,ppid=,rss=")),
+        Effect.flatMap((connections) => connections.run(host, PS_COMMAND)),
         Effect.flatMap((result) => result.exitCode === 0 ? Effect.succeed(result.stdout) : Effect.fail({ message: `ps failed: ${result.stderr.trim()}` }))
       )
   })
@@ -316,17 +316,28 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     )
     const connections = groups.remote.size === 0 ? undefined : yield* Effect.result(plugins.connections(config))
     if (connections?._tag === "Failure") failed.push({ name: "hosts", reason: connections.failure.message })
+    // The minute's reads of a host (headroom, session sizes' ps) ride its probe when due.
+    const psDue = yield* sizes.due
+    const ps = new Map<string, string>()
     const remote = [...groups.remote].map(([host, mine]) => {
       const spec = config.hosts[host]
       if (spec === undefined || connections === undefined || connections._tag === "Failure") return Effect.succeed([])
-      return probeHost(
-        connections.success,
-        store.paths,
-        host,
-        spec.dataDir,
-        mine.map((r) => ({ projectId: r.projectId, sessionId: r.sessionId, runtime: r.runtime! }))
-      )
+      return Effect.flatMap(hostWatch.due(host), (headroomDue) =>
+        probeHost(
+          connections.success,
+          store.paths,
+          host,
+          spec.dataDir,
+          mine.map((r) => ({ projectId: r.projectId, sessionId: r.sessionId, runtime: r.runtime! })),
+          { headroom: headroomDue, ps: psDue }
+        ))
         .pipe(
+          Effect.tap((answer) =>
+            Effect.gen(function*() {
+              if (answer.ps !== undefined) ps.set(host, answer.ps)
+              if (answer.headroom !== undefined) yield* hostWatch.took(host, answer.headroom)
+            })
+          ),
           Effect.tap(() => {
             const streak = unprobedCycles.get(host)
             if (streak === undefined) return Effect.void
@@ -360,7 +371,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     return {
       records: [...[...groups.local.values()].flat(), ...[...groups.remote.values()].flat()],
       liveness: new Map(answers.flat()),
-      failed
+      failed,
+      ps
     }
   })
 
@@ -410,7 +422,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
         ? [{ agent: record.agent.plugin, host: hostOf(record), pid: liveness.pid }]
         : []
     })
-    yield* loops.sizes.attempt(sizes.sample(running), "orch measures the sessions again at the next minute")
+    yield* loops.sizes.attempt(sizes.sample(running, probed.ps), "orch measures the sessions again at the next minute")
     yield* reportAdoption(probedCounts)
     if (probed.failed.length > 0) return yield* new PartsFailed({ parts: probed.failed })
   })

@@ -155,7 +155,7 @@ ${machine()}; ${RUNS} spawns each, interleaved; two sshd hosts on loopback addre
     } others | one master per host: ${processes.filter((p) => p === "master").length === pool.hosts.length ? "met" : "NOT met"} |
 | round trips per probe cycle (5 s), per host | ${tripsPerHost.map((t, i) => `${pool.hosts[i].name} ${(t / cycles).toFixed(2)}`).join(", ")} (${
       cycles.toFixed(0)
-    } cycles; includes the minute's headroom read and size \`ps\`) | one per host |
+    } cycles; the minute's headroom read and size \`ps\` ride the probe) | one per host |
 
 A spawn on a host makes two round trips to it (src/hosts/host-start.ts): the headroom read (its first command, which
 also makes or joins the connection, and names orch's data dir there), then one script that makes the worktree (fetch,

@@ -91,4 +91,31 @@ describe("the host watch", () => {
       assert.strictEqual(notified.length, 1)
       yield* Fiber.interrupt(loop)
     }))
+
+  it.effect("a host whose probe brought its headroom this minute is not read again by the round; due again at the minute", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir("orch-host-watch-")
+      const events = yield* EventLog.make(join(dir, "events.jsonl"))
+      const fake = yield* connections
+      const watch = yield* makeHostWatch({
+        events,
+        router: { notify: () => Effect.void },
+        hosts: Effect.succeed({ a: { dataDir: dir }, b: { dataDir: dir } }),
+        connections: Effect.succeed(fake.shape),
+        hostsFile: join(dir, "hosts.json")
+      })
+      assert.isTrue(yield* watch.due("a"), "never read: due")
+      const facts = { memAvailableMb: 4000, memTotalMb: 8000, load1: 0.5, cpus: 4, disk: { path: "/", freeMb: 9000 }, tmux: "3.3a" }
+      yield* watch.took("a", facts)
+      assert.isFalse(yield* watch.due("a"))
+      yield* watch.round()
+      assert.deepStrictEqual(Object.fromEntries(fake.reads), { b: 1 }, "only the host no probe read")
+      assert.deepStrictEqual((yield* watch.views).get("a")?.headroom, facts)
+      yield* TestClock.adjust("54 seconds")
+      assert.isFalse(yield* watch.due("a"))
+      yield* TestClock.adjust("1 second")
+      assert.isTrue(yield* watch.due("a"), "due a probe cycle before the minute, so the probe takes it")
+      yield* watch.took("a", "its answer was cut short")
+      assert.strictEqual((yield* watch.views).get("a")?.lastError, "orch could not read host a's headroom: its answer was cut short")
+    }))
 })
