@@ -199,12 +199,20 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
   return lines
 })
 
-/** Each host under `hosts:`: it answers through its connection, with tmux and git there (one round trip each, all hosts at once). */
+/**
+ * Each host under `hosts:`: it answers through its connection, with tmux and git there, and can read the origin of
+ * each project that may use it (three round trips each, all hosts at once).
+ */
 const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data: string) {
   const names = Object.keys(config.hosts)
   if (names.length === 0) return []
-  const [{ HostConnections }, { measureHeadroom }] = yield* Effect.promise(() =>
-    Promise.all([import("../hosts/HostConnections.ts"), import("../hosts/headroom.ts")])
+  const [{ HostConnections }, { measureHeadroom }, { originOf }, { shellQuote }] = yield* Effect.promise(() =>
+    Promise.all([
+      import("../hosts/HostConnections.ts"),
+      import("../hosts/headroom.ts"),
+      import("../hosts/remote-workspace.ts"),
+      import("../plugins/runtime/launch-env.ts")
+    ])
   )
   return yield* Effect.scoped(Effect.gen(function*() {
     const connections = yield* HostConnections.make({
@@ -218,6 +226,34 @@ const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data:
         if (facts.tmux === undefined) return { level: "fail", what, detail: "answers, but tmux is not installed there; install it on the host" } satisfies Line
         const git = yield* connections.run(name, "git --version")
         if (git.exitCode !== 0) return { level: "fail", what, detail: "answers, but git is not installed there; install it on the host" } satisfies Line
+        // The host gets each project's code from its origin: the host's user must be able to read it (and push rescues).
+        const projects = Object.values(config.projects).filter((project) => project.hosts === undefined || project.hosts.includes(name))
+        const origins = (yield* Effect.forEach(projects, (project) =>
+          originOf(connections, project).pipe(
+            Effect.map((url) => [{ project: project.id, url }]),
+            Effect.orElseSucceed(() => [])
+          ))).flat()
+        if (origins.length > 0) {
+          const read = yield* connections.run(
+            name,
+            origins.map(({ project, url }) =>
+              `if out=$(GIT_TERMINAL_PROMPT=0 git ls-remote -q ${shellQuote(url)} HEAD 2>&1); then :; else echo ${
+                shellQuote(`${project} ${url}`)
+              }": $(printf '%s\n' "$out" | grep -m 1 . )"; fi\n`
+            ).join(""),
+            { timeout: "30 seconds" }
+          )
+          const unreadable = read.stdout.trim()
+          if (unreadable !== "") {
+            return {
+              level: "fail",
+              what,
+              detail: `answers, but cannot read the origin of ${
+                unreadable.split("\n").join("; ")
+              }; the host's user needs read and push access to it (a path owned by another user also needs git config --global --add safe.directory PATH there)`
+            } satisfies Line
+          }
+        }
         return {
           level: "ok",
           what,

@@ -36,6 +36,11 @@ export const DurationString = Schema.String.check(
   Schema.isPattern(/^\d+(ms|s|m|h|d)$/u, { message: "Expected a duration such as \"30s\", \"10m\" or \"2h\"" })
 ).annotate({ description: "A duration: a whole number followed by ms, s, m, h or d (\"10m\")" })
 
+/** A duration above zero: a threshold of 0 would fire at once, every cycle (a rate-limited agent told to go on at once). */
+const PositiveDurationString = DurationString.check(
+  Schema.isPattern(/^0*[1-9]/u, { message: "Expected a duration above zero, such as \"30s\" or \"5m\"" })
+)
+
 export const SESSION_PREFIX_PATTERN = /^[a-zA-Z0-9_-]+$/u
 export const SessionPrefix = Schema.String.check(
   Schema.isPattern(SESSION_PREFIX_PATTERN, { message: "sessionPrefix must match [a-zA-Z0-9_-]+" })
@@ -67,7 +72,7 @@ const reactionFields = {
   priority: Schema.optionalKey(EventPriority),
   retries: Schema.optionalKey(NonNegativeInt),
   escalateAfter: Schema.optionalKey(Schema.Union([NonNegativeInt, DurationString])),
-  threshold: Schema.optionalKey(DurationString),
+  threshold: Schema.optionalKey(PositiveDurationString),
   includeSummary: Schema.optionalKey(Schema.Boolean),
   continueMessage: Schema.optionalKey(Schema.String).annotate({
     description: "agent-rate-limited: what orch tells the agent when its limit resets (with auto: true)"

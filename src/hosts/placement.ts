@@ -34,6 +34,8 @@ export interface PlacementRequest {
   readonly sessions: ReadonlyMap<string, number>
   /** Sessions placed on each host since its figures were measured: their reserve is not in MemAvailable yet. */
   readonly placedSinceMeasured?: ReadonlyMap<string, number>
+  /** Hosts the session cannot go to whatever their figures, with why (a project without origin: every remote one). */
+  readonly excluded?: ReadonlyMap<string, string>
 }
 
 export type Placement =
@@ -51,6 +53,8 @@ const judge = (
   if (request.allowed !== undefined && !request.allowed.includes(host.name)) return `the project may not use it (its hosts: ${request.allowed.join(", ")})`
   const missing = (request.labels ?? []).filter((label) => !(host.labels ?? []).includes(label))
   if (missing.length > 0) return `it lacks the label${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`
+  const excluded = request.excluded?.get(host.name)
+  if (excluded !== undefined) return excluded
   if (reading === undefined || reading._tag === "Unmeasured") return "its headroom has not been measured yet"
   if (reading._tag === "Down") return `it is down (${reading.error})`
   const facts = reading.facts

@@ -41,6 +41,11 @@ export const originOf = (connections: HostConnectionsShape, project: ProjectConf
 /** The lines that set $repo (the host's clone of the project) from the data dir. */
 const repoLines = (dataDir: string, project: ProjectConfig) => `d=${dataDirWord(dataDir)}\nrepo="$d"/repos/${q(project.id)}\n`
 const fail = (reason: string) => `{ echo ${q(reason)} >&2; exit ${REFUSED}; }`
+/** The shell function `says` prints what git said that matters: its "fatal:" line, else its last line. */
+const GIT_SAYS = `says() { m=$(printf '%s\n' "$1" | grep -m 1 '^fatal:'); [ -n "$m" ] || m=$(printf '%s\n' "$1" | grep . | tail -n 1); printf '%s' "$m"; }
+`
+/** Stops with `reason` and what git said of it ($out). */
+const failSaying = (reason: string) => `{ echo ${q(`${reason}: `)}"$(says "$out")" >&2; exit ${REFUSED}; }`
 
 /**
  * The lines that take, and give back, the host's lock on the project's clone: spawns from several orch processes
@@ -79,8 +84,10 @@ export const createScript = (dataDir: string, spec: WorkspaceSpec, origin: strin
   const lock = lockLines(project)
   return `${repoLines(dataDir, project)}wt="$d"/worktrees/${q(project.id)}/${q(sessionId)}
 command -v git >/dev/null 2>&1 || ${fail("git is not installed (not found on PATH)")}
-${lock.take}if [ -d "$repo/.git" ]; then git -C "$repo" fetch -q origin 2>&1 >&2 || ${fail("git fetch origin failed in the host's clone")}
-else mkdir -p "$d"/repos && git clone -q ${q(origin)} "$repo" >&2 || ${fail(`git clone ${origin} failed`)}; fi
+${GIT_SAYS}${lock.take}if [ -d "$repo/.git" ]; then git -C "$repo" remote set-url origin ${q(origin)}; out=$(git -C "$repo" fetch -q origin 2>&1) || ${
+    failSaying(`git fetch ${origin} failed in the host's clone`)
+  }
+else mkdir -p "$d"/repos && out=$(git clone -q ${q(origin)} "$repo" 2>&1) || ${failSaying(`git clone ${origin} failed`)}; fi
 ${
     options.newBranch === true
       ? `if git -C "$repo" show-ref -q --verify refs/heads/${b} || git -C "$repo" show-ref -q --verify refs/remotes/origin/${b}; then echo ${
@@ -89,9 +96,10 @@ ${
 `
       : ""
   }mkdir -p "$(dirname "$wt")" || ${fail("the worktrees directory cannot be made")}
-if git -C "$repo" show-ref -q --verify refs/heads/${b}; then created=0; git -C "$repo" worktree add -q "$wt" ${b} >&2
-elif git -C "$repo" show-ref -q --verify refs/remotes/origin/${b}; then created=0; git -C "$repo" worktree add -q -b ${b} "$wt" origin/${b} >&2
-else created=1; git -C "$repo" worktree add -q -b ${b} "$wt" origin/${q(project.defaultBranch)} >&2; fi || ${fail(`git worktree add for ${branch} failed`)}
+if git -C "$repo" show-ref -q --verify refs/heads/${b}; then created=0; set -- "$wt" ${b}
+elif git -C "$repo" show-ref -q --verify refs/remotes/origin/${b}; then created=0; set -- -b ${b} "$wt" origin/${b}
+else created=1; set -- -b ${b} "$wt" origin/${q(project.defaultBranch)}; fi
+out=$(git -C "$repo" worktree add -q "$@" 2>&1) || ${failSaying(`git worktree add for ${branch} failed`)}
 ${lock.give}undo() { echo "$1" >&2; git -C "$repo" worktree remove --force "$wt"; [ "$created" = 1 ] && git -C "$repo" branch -q -D ${b}; exit ${REFUSED}; }
 cd "$wt" || undo "the worktree is not there"
 ${links}${post}echo "@path $(pwd -P)"

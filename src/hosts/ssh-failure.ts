@@ -42,6 +42,11 @@ export const classifySshFailure = (stderr: string): SshFailure => {
   for (const [problem, pattern] of RULES) {
     const line = lines.find((candidate) => pattern.test(candidate))
     if (line === undefined) continue
+    if (problem === "key-refused") {
+      // ssh warns, then goes on without it, when the identityFile is missing: that is the reason, not the refusal.
+      const missing = lines.find((candidate) => /Identity file .* not accessible/i.test(candidate))
+      return { problem, detail: missing ?? line }
+    }
     if (problem === "host-key-changed") {
       // "Offending ED25519 key in /path/known_hosts:3" says which entry to look at.
       const offending = lines.find((candidate) => /^Offending .* key in /.test(candidate))
@@ -58,7 +63,7 @@ export const describeSshFailure = (failure: SshFailure): string => {
     case "host-key-changed":
       return `presented a host key that differs from the one in known_hosts (${failure.detail}); orch never accepts a changed key: if the host was reinstalled, verify its new key and replace the old entry (ssh-keygen -R)`
     case "host-key-unknown":
-      return `has a host key that is not in known_hosts, and orch does not accept keys on its own; connect once with ssh to check and accept it`
+      return `has a host key that is not in known_hosts, and orch does not accept keys on its own; connect once with ssh to check and accept it (ssh reads the known_hosts of your login's home directory, not of $HOME, unless the host's sshOptions set UserKnownHostsFile)`
     case "key-refused":
       return `refused the key (${failure.detail}); check the host's identityFile and that its public key is in ~/.ssh/authorized_keys there`
     case "connection-refused":

@@ -130,9 +130,9 @@ export class UnknownHost extends Schema.TaggedError<UnknownHost>()("UnknownHost"
 }) {
   override readonly [Runtime.errorExitCode] = 2
   override get message() {
-    return `there is no host named ${this.host}${didYouMean(this.host, this.known)}; the project's hosts are ${
-      this.known.join(", ")
-    }: name one of them with --host, or add it under hosts: in the config`
+    return `${
+      this.host.trim() === "" ? "--host was given an empty name" : `there is no host named ${this.host}${didYouMean(this.host, this.known)}`
+    }; the project's hosts are ${this.known.join(", ")}: name one of them with --host, or add it under hosts: in the config`
   }
 }
 

@@ -10,6 +10,7 @@ import { measureHeadroom } from "../hosts/headroom.ts"
 import type { HostView } from "../hosts/host-watch.ts"
 import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
 import { describeNowhere, type HostReading, place, placeMany, type Placement, type PlacementRequest } from "../hosts/placement.ts"
+import { originOf } from "../hosts/remote-workspace.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { NoHostFits, UnknownHost } from "./errors.ts"
 
@@ -42,12 +43,25 @@ const readHeadroom = Effect.fnUntraced(function*(connections: HostConnectionsSha
   )
 })
 
+/**
+ * The remote hosts a project's session cannot go to with the reason, whatever their figures: all of them when the
+ * project's checkout has no `origin` (a host gets the code from origin). One local git call.
+ */
+const excludedHosts = Effect.fnUntraced(function*(connections: HostConnectionsShape, config: OrchestratorConfig, project: ProjectConfig) {
+  const hasOrigin = yield* originOf(connections, project).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
+  return new Map<string, string>(
+    hasOrigin ? [] : Object.keys(config.hosts).map((name) => [name, "the project's checkout has no origin remote, which a host gets the code from"])
+  )
+})
+
 const requestFor = (
   config: OrchestratorConfig,
   project: ProjectConfig,
   records: ReadonlyArray<SessionRecord>,
-  forced: string | undefined
+  forced: string | undefined,
+  excluded?: ReadonlyMap<string, string>
 ): PlacementRequest => ({
+  ...(excluded !== undefined && excluded.size > 0 ? { excluded } : {}),
   ...(forced !== undefined ? { host: forced } : {}),
   ...(project.hosts !== undefined ? { allowed: project.hosts } : {}),
   ...(project.hostLabels !== undefined ? { labels: project.hostLabels } : {}),
@@ -83,8 +97,10 @@ export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
     return yield* new UnknownHost({ host: forced, known: project.hosts ?? [LOCAL, ...Object.keys(config.hosts)] })
   }
   if (localOnly(config, forced)) return LOCAL_CHOICE
-  const readings = yield* readHeadroom(connections, config, forced)
-  return yield* choiceOf(place(hostsOf(config), readings, requestFor(config, project, records, forced)), readings)
+  const [readings, excluded] = yield* Effect.all([readHeadroom(connections, config, forced), excludedHosts(connections, config, project)], {
+    concurrency: "unbounded"
+  })
+  return yield* choiceOf(place(hostsOf(config), readings, requestFor(config, project, records, forced, excluded)), readings)
 })
 
 /** The hosts of `count` new sessions of one batch, in order: one reading per host for them all. */
@@ -98,8 +114,12 @@ export const chooseHosts = Effect.fn("Sessions.chooseHosts")(function*(
   if (localOnly(config, undefined) || count === 0) {
     return Array.from({ length: count }, (): Effect.Effect<HostChoice, NoHostFits> => Effect.succeed(LOCAL_CHOICE))
   }
-  const readings = yield* readHeadroom(connections, config, undefined)
-  return placeMany(hostsOf(config), readings, requestFor(config, project, records, undefined), count).map((placement) => choiceOf(placement, readings))
+  const [readings, excluded] = yield* Effect.all([readHeadroom(connections, config, undefined), excludedHosts(connections, config, project)], {
+    concurrency: "unbounded"
+  })
+  return placeMany(hostsOf(config), readings, requestFor(config, project, records, undefined, excluded), count).map((placement) =>
+    choiceOf(placement, readings)
+  )
 })
 
 /** A host as the host watch last saw it (hosts.json), as placement reads it. */

@@ -233,6 +233,9 @@ describe("validation issues", () => {
       [{ projects: {}, reactions: { "agent-stuck": { action: "notify", threshold: "ten minutes" } } }, [
         "reactions.agent-stuck.threshold: Expected a duration such as \"30s\", \"10m\" or \"2h\""
       ]],
+      [{ projects: { app: project({ reactions: { "agent-rate-limited": { threshold: "0s" } } }) } }, [
+        "projects.app.reactions.agent-rate-limited.threshold: Expected a duration above zero, such as \"30s\" or \"5m\""
+      ]],
       [{ projects: {}, reactions: { "ci-failed": { action: "notify", escalateAfter: -2 } } }, [
         "reactions.ci-failed.escalateAfter: Expected a non-negative whole number"
       ]],

@@ -131,4 +131,21 @@ describe("a session's start on a host (real shell, git and tmux)", () => {
       assert.strictEqual(terminal.made.worktree?.path, realpathSync(join(data, "worktrees", "app", "app-6")))
       assert.isUndefined(terminal.made.session)
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.effect("git's own reason when the host cannot get the code; a changed origin reaches the host's clone", () =>
+    Effect.gen(function*() {
+      const { dir, repo, data, start, plan } = yield* setup()
+      const missing = yield* start.start(plan("app-7", "true", { origin: join(dir, "gone.git") })).pipe(Effect.flip)
+      assert.strictEqual(missing._tag, "HostStartFailed")
+      assert.match(
+        missing.message,
+        /git clone \S+gone\.git failed: fatal: '?\S+gone\.git'? does not appear to be a git repository|fatal: repository '\S+gone\.git' does not exist/
+      )
+
+      yield* start.start(plan("app-8", "while IFS= read -r l; do :; done"))
+      const moved = join(dir, "moved.git")
+      execFileSync("git", ["clone", "-q", "--bare", repo.origin, moved])
+      yield* start.start(plan("app-9", "while IFS= read -r l; do :; done", { origin: moved }))
+      assert.strictEqual(git(join(data, "repos", "app"), "remote", "get-url", "origin").trim(), moved)
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 })

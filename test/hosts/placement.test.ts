@@ -68,6 +68,12 @@ describe("place (where a new session goes)", () => {
       }
     ],
     [
+      "a project without origin stays here, however much room the hosts have",
+      { a: facts(9000), b: facts(9000), local: facts(2000) },
+      { excluded: new Map([["a", "no origin"], ["b", "no origin"]]) },
+      { host: "local" }
+    ],
+    [
       "nowhere: no figures yet, and too little disk",
       { a: facts(9000, { disk: { path: "/home/orch", freeMb: 300 } }) },
       { allowed: ["a", "b"] },

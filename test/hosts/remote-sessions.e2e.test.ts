@@ -183,6 +183,14 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
       assert.match(doctor.stdout, /^ok {4}host a: answers; \d+ MB of memory free, load [\d.]+ on \d+ cores, tmux \S+, git version \S+$/m)
       assert.include(doctor.stdout, "fail  host b: answers, but tmux is not installed there; install it on the host\n")
       assert.strictEqual(doctor.code, 1, doctor.stdout)
+
+      // a's user may no longer read origin (a repository another user owns, without safe.directory): git's reason.
+      pool.hosts[0]!.shell("git config --global --unset-all safe.directory")
+      const unreadable = yield* orch("doctor", "--no-canary")
+      assert.match(
+        unreadable.stdout,
+        /^fail {2}host a: answers, but cannot read the origin of proj \S+origin\.git: fatal: detected dubious ownership in repository at '\S+'; the host's user needs read and push access to it/m
+      )
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 
   live("placement honours maxSessions: two spawns go to two hosts, a third fits nowhere and says each host's reason", () =>
@@ -201,6 +209,19 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
       assert.include(third.stderr, "no host can take the session: local: the project may not use it")
       assert.include(third.stderr, "a: it runs 1 session, its maxSessions 1")
       assert.include(third.stderr, "b: it runs 1 session, its maxSessions 1")
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
+  live("a project whose checkout has no origin stays on this machine: placement says why no host can take it", () =>
+    Effect.gen(function*() {
+      const pool = yield* makeSshHosts(["a"])
+      const { orch, checkout } = yield* setUp(pool.hosts)
+      git(checkout, "remote", "remove", "origin")
+      const spawned = yield* orch("spawn", "proj", "--task", "stays here", "--json")
+      assert.strictEqual(spawned.code, 0, spawned.stderr)
+      assert.isUndefined((JSON.parse(spawned.stdout) as { host?: string }).host, "a local session names no host")
+      const forced = yield* orch("spawn", "proj", "--task", "goes there", "--host", "a")
+      assert.strictEqual(forced.code, 1, forced.stdout)
+      assert.include(forced.stderr, "no host can take the session: a: the project's checkout has no origin remote, which a host gets the code from")
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 
   live("batch-spawn places each issue in turn on one reading per host: four spread two and two, a fifth fits nowhere", () =>

@@ -25,6 +25,12 @@ describe("classifySshFailure (ssh's stderr → what went wrong)", () => {
     ["an unknown host key (BatchMode: no prompt)", "Host key verification failed.\n", "host-key-unknown", "Host key verification failed."],
     ["a refused key", "orchs4463@127.0.0.88: Permission denied (publickey).\n", "key-refused", "orchs4463@127.0.0.88: Permission denied (publickey)."],
     [
+      "a refused key because the identityFile is missing: the missing file is the reason",
+      "Warning: Identity file /home/me/.ssh/id_nope not accessible: No such file or directory.\norchhost1@127.0.0.5: Permission denied (publickey).\n",
+      "key-refused",
+      "Warning: Identity file /home/me/.ssh/id_nope not accessible: No such file or directory."
+    ],
+    [
       "sshd not running",
       "ssh: connect to host 127.0.0.9 port 2289: Connection refused\n",
       "connection-refused",
