@@ -39,6 +39,20 @@ const BARE_LIMIT = Duration.seconds(4)
 export const reconnectSchedule = (base: Duration.Input = "1 second", cap: Duration.Input = "30 seconds") =>
   Schedule.min([Schedule.exponential(base), Schedule.spaced(cap)])
 
+/**
+ * A host that refused us (our key, or its host key is unknown or changed) will not change its mind on its own: its
+ * reconnects wait this much longer each, so a fixed config is noticed within minutes while the host's sshd (and a
+ * fail2ban there) is not hammered by a login failing every 30 s.
+ */
+export const REFUSED_RECONNECT_EXTRA = Duration.minutes(5)
+
+const refusedUs = (error: unknown): boolean =>
+  error instanceof HostConnectionFailed && ["key-refused", "host-key-unknown", "host-key-changed"].includes(error.problem)
+
+/** `schedule`, each wait REFUSED_RECONNECT_EXTRA longer after a failure in which the host refused us. */
+export const patientWithRefusals = <O>(schedule: Schedule.Schedule<O, unknown>) =>
+  schedule.pipe(Schedule.addDelay(({ input }) => Effect.succeed(refusedUs(input) ? REFUSED_RECONNECT_EXTRA : Duration.zero)))
+
 export type HostState =
   | { readonly _tag: "Unknown" }
   | { readonly _tag: "Up"; readonly since: number }
@@ -110,7 +124,7 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
   static readonly make = Effect.fn("HostConnections.make")(function*(options: HostConnectionsOptions) {
     const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
     const defaultTimeout = Duration.fromInputUnsafe(options.timeout ?? "10 seconds")
-    const schedule = options.reconnect ?? reconnectSchedule()
+    const schedule = patientWithRefusals(options.reconnect ?? reconnectSchedule())
     const remote = options.hosts.filter((host) => host.name !== LOCAL)
     if (remote.length > 0) {
       const problem = ensureControlDir(options.controlDir)

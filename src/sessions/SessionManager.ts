@@ -141,10 +141,11 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const existing = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
       if (existing !== undefined) return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId })
     }
-    const { host, dataDir } = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
-    const spawned = yield* spawnSession(project, target, { configPath: config.configPath, host, hostDataDir: dataDir }).pipe(
+    const { host, dataDir, unread } = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
+    const placed = yield* spawnSession(project, target, { configPath: config.configPath, host, hostDataDir: dataDir }).pipe(
       withPlugins(config, project, host)
     )
+    const spawned = unread === undefined ? placed : { ...placed, warnings: [...unread, ...placed.warnings] }
     if (target._tag === "Issue") yield* unqueue(project.id, spawned.record.issueId, spawned.record.sessionId)
     return spawned
   })

@@ -75,6 +75,8 @@ const requestFor = (
 export interface HostChoice {
   readonly host: string
   readonly dataDir?: string
+  /** Hosts placement could not read (down), each with why: the user hears they were left out. */
+  readonly unread?: ReadonlyArray<string>
 }
 
 const LOCAL_CHOICE: HostChoice = { host: LOCAL }
@@ -83,7 +85,8 @@ const choiceOf = (placement: Placement, readings: ReadonlyMap<string, HostReadin
   if ("none" in placement) return Effect.fail(new NoHostFits({ reason: describeNowhere(placement.none) }))
   const reading = readings.get(placement.host)
   const dataDir = reading?._tag === "Measured" ? reading.facts.dataDir : undefined
-  return Effect.succeed({ host: placement.host, ...(dataDir !== undefined ? { dataDir } : {}) })
+  const unread = [...readings].flatMap(([host, r]) => r._tag === "Down" ? [`host ${host} was left out: ${r.error}`] : [])
+  return Effect.succeed({ host: placement.host, ...(dataDir !== undefined ? { dataDir } : {}), ...(unread.length > 0 ? { unread } : {}) })
 }
 
 export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(

@@ -224,6 +224,16 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
       assert.include(forced.stderr, "no host can take the session: a: the project's checkout has no origin remote, which a host gets the code from")
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 
+  live("a host placement could not read is named as left out, and the session goes where it fits", () =>
+    Effect.gen(function*() {
+      const pool = yield* makeSshHosts(["a"])
+      const { orch } = yield* setUp(pool.hosts)
+      yield* pool.hosts[0]!.kill
+      const spawned = yield* orch("spawn", "proj", "--task", "somewhere")
+      assert.strictEqual(spawned.code, 0, spawned.stderr)
+      assert.match(spawned.stderr, /^orch: warning: host a was left out: host a \(\S+\) refused the connection/m)
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
   live("batch-spawn places each issue in turn on one reading per host: four spread two and two, a fifth fits nowhere", () =>
     Effect.gen(function*() {
       const pool = yield* makeSshHosts(["a", "b"])

@@ -4,7 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { TestClock } from "effect/testing"
 import { execFileSync } from "node:child_process"
-import { reconnectSchedule } from "../../src/hosts/HostConnections.ts"
+import { HostConnectionFailed } from "../../src/hosts/errors.ts"
+import { patientWithRefusals, reconnectSchedule } from "../../src/hosts/HostConnections.ts"
 import { controlPath, controlPathProblem, scriptText, sshArgs } from "../../src/hosts/ssh-command.ts"
 
 const host = { name: "b", spec: { ssh: { user: "orch", hostname: "10.0.0.2", port: 2222 }, identityFile: "/k/id", sshOptions: { ServerAliveInterval: "15" } } }
@@ -94,5 +95,23 @@ describe("reconnectSchedule", () => {
       yield* TestClock.adjust("3 minutes")
       yield* Fiber.interrupt(fiber)
       assert.deepStrictEqual(attempts.map((at) => at / 1000), [0, 1, 3, 7, 15, 31, 61, 91, 121, 151])
+    }))
+})
+
+describe("patientWithRefusals", () => {
+  it.effect("a host that refused us is asked again 5 minutes later than one that did not answer", () =>
+    Effect.gen(function*() {
+      const attempts: Array<number> = []
+      const refused = new HostConnectionFailed({ host: "a", target: "me@a", problem: "key-refused", detail: "Permission denied (publickey)." })
+      const timedOut = new HostConnectionFailed({ host: "a", target: "me@a", problem: "timed-out", detail: "Connection timed out" })
+      const fiber = yield* Clock.currentTimeMillis.pipe(
+        Effect.flatMap((now) => Effect.sync(() => attempts.push(now))),
+        Effect.andThen(Effect.suspend(() => Effect.fail(attempts.length <= 2 ? refused : timedOut))),
+        Effect.retry(patientWithRefusals(reconnectSchedule())),
+        Effect.forkChild
+      )
+      yield* TestClock.adjust("12 minutes")
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(attempts.map((at) => at / 1000), [0, 301, 603, 607, 615, 631, 661, 691])
     }))
 })
