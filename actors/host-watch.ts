@@ -51,7 +51,7 @@ export const makeHostWatch = Effect.fnUntraced(function*(deps: HostWatchDeps) {
     })
     if (news.type === "host.down") {
       yield* deps.router.notify(
-        yield* newNotification({ type: "host.down", priority: "urgent", title: `host ${host} is not answering`, message: news.message })
+        yield* newNotification({ type: "host.down", priority: "urgent", title: `host ${host} cannot be reached`, message: news.message })
       )
     }
   })

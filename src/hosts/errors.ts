@@ -42,7 +42,8 @@ export class HostDown extends Schema.TaggedError<HostDown>()("HostDown", {
   lastError: Schema.String
 }) {
   override get message() {
-    return `host ${this.host} is not answering (${this.lastError}); nothing is sent there until it answers again`
+    // The last error names the host and says what happened: this adds only what it means for the work asked.
+    return `${this.lastError}; nothing is sent to host ${this.host} until it can be reached again`
   }
 }
 

@@ -65,8 +65,8 @@ export const watchHost = (
       news: {
         type: "host.down",
         message: previous === undefined
-          ? `host ${host} does not answer (${observation.error}); no session can run there until it does`
-          : `host ${host} stopped answering (${observation.error}); its sessions read unknown until it answers again`
+          ? `${observation.error}; no session can run on host ${host} until it can be reached`
+          : `${observation.error}; host ${host}'s sessions read unknown until it can be reached again`
       }
     }
   }

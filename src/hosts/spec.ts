@@ -1,8 +1,4 @@
-/**
- * A host sessions may run on, as the user will describe it (issue 14's `hosts:` entry), and its SSH target
- * `user@host[:port]` read purely. Not yet part of orchestrator.yaml: the Schema is here so the config can take it
- * as it is once hosts are wired in.
- */
+/** A host sessions may run on, as a `hosts:` entry of orchestrator.yaml describes it, and its SSH target `[user@]host[:port]` read purely. */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"

@@ -57,11 +57,11 @@ describe("watchHost", () => {
   it("says what happened in a sentence, with how long it was down", () => {
     assert.strictEqual(
       watchHost("b", up, failed, 61_000).news?.message,
-      "host b stopped answering (host b did not answer within 10 s); its sessions read unknown until it answers again"
+      "host b did not answer within 10 s; host b's sessions read unknown until it can be reached again"
     )
     assert.strictEqual(
       watchHost("b", undefined, failed, 5_000).news?.message,
-      "host b does not answer (host b did not answer within 10 s); no session can run there until it does"
+      "host b did not answer within 10 s; no session can run on host b until it can be reached"
     )
     const back = watchHost("b", down, answered, 10_000 + 125_000).news
     assert.deepInclude(back, { type: "host.up", downForMs: 125_000, message: "host b answers again after 2 min down; its sessions are watched as before" })
