@@ -9,11 +9,12 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { probeHost } from "../../src/hosts/host-probe.ts"
-import { HostConnections, type HostConnectionsShape } from "../../src/hosts/HostConnections.ts"
+import { HostConnections } from "../../src/hosts/HostConnections.ts"
 import { makeRemoteTmux } from "../../src/hosts/remote-tmux.ts"
 import { LOCAL } from "../../src/hosts/spec.ts"
 import { storePaths } from "../../src/store/paths.ts"
 import { tempDir } from "../support/host.ts"
+import { countingRoundTrips } from "../support/round-trips.ts"
 
 describe("a host's probe (real shell and tmux)", () => {
   it.effect("one round trip: liveness, the activity files' new lines, and when due the headroom and the ps of session sizes", () =>
@@ -24,8 +25,7 @@ describe("a host's probe (real shell and tmux)", () => {
         Effect.sync(() => void execFileSync("sh", ["-c", `tmux -S '${join(there, "tmux", "default")}' kill-server 2>/dev/null || true`]))
       )
       const real = yield* HostConnections.make({ hosts: [], controlDir: join(dir, "ssh") })
-      let trips = 0
-      const counted: HostConnectionsShape = { ...real, run: (host, script, options) => Effect.suspend(() => (trips++, real.run(host, script, options))) }
+      const { counted, trips } = countingRoundTrips(real)
       const handle = yield* makeRemoteTmux(real, LOCAL, there).create({
         sessionId: "app-1",
         workingDir: dir,
@@ -40,14 +40,14 @@ describe("a host's probe (real shell and tmux)", () => {
       const session = { projectId: "app", sessionId: "app-1", runtime: handle }
 
       const plain = yield* probeHost(counted, here, LOCAL, there, [session])
-      assert.strictEqual(trips, 1)
+      assert.strictEqual(trips(), 1)
       assert.strictEqual(plain.liveness.get("app-1")?._tag, "Alive")
       assert.isUndefined(plain.headroom)
       assert.isUndefined(plain.ps)
       assert.strictEqual(readFileSync(here.activity("app", "app-1"), "utf8"), `{"event":"Stop"}\n`)
 
       const minute = yield* probeHost(counted, here, LOCAL, there, [session], { headroom: true, ps: true })
-      assert.strictEqual(trips, 2, "the minute's reads rode the probe")
+      assert.strictEqual(trips(), 2, "the minute's reads rode the probe")
       assert.strictEqual(minute.liveness.get("app-1")?._tag, "Alive")
       assert.isObject(minute.headroom)
       if (typeof minute.headroom === "object") assert.isAbove(minute.headroom.memAvailableMb, 0)

@@ -10,20 +10,12 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFile
 import { join } from "node:path"
 import type { ProjectConfig } from "../../src/config/schema.ts"
 import { type HostStartPlan, makeHostStart } from "../../src/hosts/host-start.ts"
-import { HostConnections, type HostConnectionsShape } from "../../src/hosts/HostConnections.ts"
+import { HostConnections } from "../../src/hosts/HostConnections.ts"
 import { LOCAL } from "../../src/hosts/spec.ts"
 import { hookEdits } from "../../src/plugins/agent/coding-agent.ts"
 import { tempDir } from "../support/host.ts"
 import { git, makeRepo } from "../support/repo.ts"
-
-const counting = (connections: HostConnectionsShape) => {
-  let trips = 0
-  const counted: HostConnectionsShape = {
-    ...connections,
-    run: (host, script, options) => Effect.suspend(() => (trips++, connections.run(host, script, options)))
-  }
-  return { counted, trips: () => trips }
-}
+import { countingRoundTrips } from "../support/round-trips.ts"
 
 const setup = (options: { readonly postCreate?: ReadonlyArray<string> } = {}) =>
   Effect.gen(function*() {
@@ -32,7 +24,7 @@ const setup = (options: { readonly postCreate?: ReadonlyArray<string> } = {}) =>
     const data = join(dir, "data")
     const socket = join(data, "tmux", "default")
     yield* Effect.addFinalizer(() => Effect.sync(() => void execFileSync("sh", ["-c", `tmux -S '${socket}' kill-server 2>/dev/null || true`])))
-    const { counted, trips } = counting(yield* HostConnections.make({ hosts: [], controlDir: join(dir, "ssh") }))
+    const { counted, trips } = countingRoundTrips(yield* HostConnections.make({ hosts: [], controlDir: join(dir, "ssh") }))
     const project = { id: "app", path: repo.path, defaultBranch: "main", symlinks: [], postCreate: options.postCreate ?? [] } as unknown as ProjectConfig
     const plan = (sessionId: string, command: string, more: Partial<HostStartPlan> = {}): HostStartPlan => {
       const path = join(data, "worktrees", "app", sessionId)

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { ProjectConfig } from "../../src/config/schema.ts"
-import { HostConnections, type HostConnectionsShape } from "../../src/hosts/HostConnections.ts"
+import { HostConnections } from "../../src/hosts/HostConnections.ts"
 import { makeRemoteFiles } from "../../src/hosts/remote-files.ts"
 import { makeRemoteWorkspace } from "../../src/hosts/remote-workspace.ts"
 import { LOCAL } from "../../src/hosts/spec.ts"
@@ -17,15 +17,7 @@ import { instructionEdits } from "../../src/plugins/agent/codex.ts"
 import { hookEdits } from "../../src/plugins/agent/coding-agent.ts"
 import { tempDir } from "../support/host.ts"
 import { makeRepo } from "../support/repo.ts"
-
-const counting = (connections: HostConnectionsShape) => {
-  let trips = 0
-  const counted: HostConnectionsShape = {
-    ...connections,
-    run: (host, script, options) => Effect.suspend(() => (trips++, connections.run(host, script, options)))
-  }
-  return { counted, trips: () => trips }
-}
+import { countingRoundTrips } from "../support/round-trips.ts"
 
 describe("files on a host (real shell)", () => {
   it.effect("resolves the data dir once, writes prompt files and Claude Code's and Codex's edits in two round trips, keeps git's exclude", () =>
@@ -34,7 +26,7 @@ describe("files on a host (real shell)", () => {
       const repo = makeRepo(join(dir, "r"))
       mkdirSync(join(repo.path, ".claude"))
       writeFileSync(join(repo.path, ".claude", "settings.local.json"), JSON.stringify({ model: "opus" }))
-      const { counted, trips } = counting(yield* HostConnections.make({ hosts: [], controlDir: join(dir, "ssh") }))
+      const { counted, trips } = countingRoundTrips(yield* HostConnections.make({ hosts: [], controlDir: join(dir, "ssh") }))
       const files = makeRemoteFiles(counted, LOCAL, join(dir, "data dir"))
       const data = yield* files.dataDir
       assert.strictEqual(data, realpathSync(join(dir, "data dir")))
@@ -83,7 +75,7 @@ describe("files on a host (real shell)", () => {
     Effect.gen(function*() {
       const dir = yield* tempDir("orch-remote-files-")
       const repo = makeRepo(join(dir, "r"))
-      const { counted, trips } = counting(yield* HostConnections.make({ hosts: [], controlDir: join(dir, "ssh") }))
+      const { counted, trips } = countingRoundTrips(yield* HostConnections.make({ hosts: [], controlDir: join(dir, "ssh") }))
       const workspace = makeRemoteWorkspace(counted, LOCAL, join(dir, "data"))
       const project = { id: "app", path: repo.path, defaultBranch: "main", symlinks: [], postCreate: [] } as unknown as ProjectConfig
       const made = yield* workspace.create({ project, sessionId: "app-1", branch: "feat/x", path: "unused" })
