@@ -92,9 +92,14 @@ export const place = (hosts: ReadonlyArray<PlacementHost>, readings: ReadonlyMap
   return fits.length > 0 ? { host: fits[0]!.host } : { none: reasons }
 }
 
-/** "no host can take the session: a: …; b: …" — the sentence a spawn that fits nowhere fails with. */
+/**
+ * "no host can take the session: a: …; b: …" — the sentence a spawn that fits nowhere fails with; "host a cannot
+ * take the session: …" when only one was asked (`--host a`).
+ */
 export const describeNowhere = (none: ReadonlyArray<{ readonly host: string; readonly reason: string }>): string =>
-  `no host can take the session: ${none.map(({ host, reason }) => `${host}: ${reason}`).join("; ")}`
+  none.length === 1
+    ? `host ${none[0]!.host} cannot take the session: ${none[0]!.reason}`
+    : `no host can take the session: ${none.map(({ host, reason }) => `${host}: ${reason}`).join("; ")}`
 
 /**
  * Where each of `count` new sessions goes, in order, on one set of readings: each placement counts against its

@@ -95,6 +95,8 @@ describe("place (where a new session goes)", () => {
       describeNowhere([{ host: "a", reason: "it is down (x)" }, { host: "b", reason: "tmux is not installed there" }]),
       "no host can take the session: a: it is down (x); b: tmux is not installed there"
     ))
+  it("names the one host asked for (--host)", () =>
+    assert.strictEqual(describeNowhere([{ host: "a", reason: "it is down (x)" }]), "host a cannot take the session: it is down (x)"))
 })
 
 describe("placeMany (a batch, placed in turn on one reading)", () => {

@@ -221,7 +221,7 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
       assert.isUndefined((JSON.parse(spawned.stdout) as { host?: string }).host, "a local session names no host")
       const forced = yield* orch("spawn", "proj", "--task", "goes there", "--host", "a")
       assert.strictEqual(forced.code, 1, forced.stdout)
-      assert.include(forced.stderr, "no host can take the session: a: the project's checkout has no origin remote, which a host gets the code from")
+      assert.include(forced.stderr, "host a cannot take the session: the project's checkout has no origin remote, which a host gets the code from")
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 
   live("a host placement could not read is named as left out, and the session goes where it fits", () =>
