@@ -193,6 +193,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     config: configs.current,
     findProject,
     spawn: (projectId, target) => spawn(projectId, target),
+    lookup: (config, project, issueId) => Tracker.use((tracker) => tracker.getIssue(issueId)).pipe(withPlugins(config, project)),
     unplaceable
   })
 

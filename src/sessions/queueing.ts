@@ -28,6 +28,15 @@ export interface QueueingDeps {
     projectId: string,
     target: SpawnTarget
   ) => Effect.Effect<{ readonly record: SessionRecord }, { readonly _tag: string; readonly message: string }>
+  /**
+   * The issue as the project's tracker has it (undefined for a tracker that keeps none): `queue add` refuses an issue
+   * the tracker says does not exist, and keeps the title of one it knows.
+   */
+  readonly lookup: (
+    config: OrchestratorConfig,
+    project: ProjectConfig,
+    issueId: string
+  ) => Effect.Effect<{ readonly title: string } | undefined, { readonly _tag: string; readonly message: string }>
   /** For each project named, why no host could take one of its sessions now (hosts configured), else nothing. */
   readonly unplaceable: (
     config: OrchestratorConfig,
@@ -57,7 +66,8 @@ export const makeQueueing = (deps: QueueingDeps) => {
 
   /** Issues that could never start are refused when queued, not dropped later: an empty id, one a live session works. */
   const queueAdd = Effect.fn("Queue.add")(function*(projectRef: string, issues: ReadonlyArray<string>, priority: number) {
-    const project = yield* deps.findProject(yield* deps.config, projectRef)
+    const config = yield* deps.config
+    const project = yield* deps.findProject(config, projectRef)
     const ids = issues.map((issue) => issue.trim().replace(/^#/, ""))
     const empty = ids.findIndex((id) => id === "")
     if (empty !== -1) return yield* new InvalidIssueId({ issueId: issues[empty]!, expected: "an issue id, like 42" })
@@ -66,7 +76,14 @@ export const makeQueueing = (deps: QueueingDeps) => {
       const live = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
       if (live !== undefined) return yield* new IssueHasSession({ issueId, sessionId: live.sessionId })
     }
-    const result = yield* queue.add(project.id, ids.map((issue) => ({ issue })), priority)
+    // Asked all at once: an issue the tracker does not have is refused now, not dropped at admission; one it cannot
+    // be asked about now (unavailable) is queued without its title.
+    const titles = yield* Effect.forEach(ids, (issueId) =>
+      deps.lookup(config, project, issueId).pipe(
+        Effect.map((issue) => issue?.title),
+        Effect.catch((error) => error._tag === "IssueNotFound" || error._tag === "InvalidIssueId" ? Effect.fail(error) : Effect.succeed(undefined))
+      ), { concurrency: "unbounded" })
+    const result = yield* queue.add(project.id, ids.map((issue, i) => ({ issue, ...(titles[i] !== undefined ? { title: titles[i] } : {}) })), priority)
     yield* added(result.added)
     return result
   })

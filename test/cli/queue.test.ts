@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import { spawn as spawnProcess } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { ORCH_BIN, runOrchAsync } from "../support/cli.ts"
 import { eventually } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
@@ -81,6 +82,24 @@ describe("the work queue (built CLI, real git and tmux)", () => {
         "queue.added",
         "queue.dropped"
       ])
+    }), 60_000)
+
+  it.live("queue add asks the tracker: a known issue is queued with its title, one it does not have is refused", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const emulator = yield* Effect.acquireRelease(
+        Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: s.repo.origin }] })),
+        (e) => Effect.promise(() => e.close())
+      )
+      const known = emulator.addIssue("acme/app", { title: "Fix the login" })
+      s.writeConfig({ tracker: { plugin: "repohost", apiUrl: emulator.url } })
+      const added = yield* s.orch(["queue", "add", "app", String(known)])
+      assert.strictEqual(added.code, 0, added.stderr)
+      assert.include((yield* s.orch(["queue", "ls"])).stdout, `1. q-1 app ${known} "Fix the login": waiting for a supervisor`)
+      const missing = yield* s.orch(["queue", "add", "app", "999", String(known)])
+      assert.strictEqual(missing.code, 1, missing.stdout)
+      assert.strictEqual(missing.stderr, "orch: issue #999 not found in acme/app\n")
+      assert.strictEqual(JSON.parse((yield* s.orch(["queue", "ls", "--json"])).stdout).length, 1, "nothing of a refused add is queued")
     }), 60_000)
 
   it.live("concurrent adds from several processes all land; kill -9 mid-write leaves a readable queue", () =>

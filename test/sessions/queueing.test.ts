@@ -34,6 +34,7 @@ const setup = (spawnFails: () => NoHostFits | SpawnFailed | undefined) =>
         const failure = spawnFails()
         return failure !== undefined ? Effect.fail(failure) : Effect.succeed({ record: { sessionId: `app-${target._tag}` } as unknown as SessionRecord })
       },
+      lookup: () => Effect.succeed(undefined),
       unplaceable: () => Effect.succeed({})
     })
     const types = () =>
