@@ -357,9 +357,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
             return Effect.as(
               logsFailure(streak)
                 ? Effect.logWarning(
-                  `host ${host}: its sessions could not be probed (${streak} cycle${
+                  `host ${host}: its sessions could not be probed, ${streak} cycle${
                     streak === 1 ? "" : "s"
-                  } in a row: ${error.message}); they read unknown until it answers`
+                  } in a row; they read unknown until it answers; last: ${error.message}`
                 )
                 : Effect.void,
               []

@@ -206,7 +206,7 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
 const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data: string) {
   const names = Object.keys(config.hosts)
   if (names.length === 0) return []
-  const [{ HostConnections }, { measureHeadroom }, { originOf }, { shellQuote }] = yield* Effect.promise(() =>
+  const [{ HostConnections }, { measureHeadroom, dataDirWord }, { originOf }, { shellQuote }] = yield* Effect.promise(() =>
     Promise.all([
       import("../hosts/HostConnections.ts"),
       import("../hosts/headroom.ts"),
@@ -224,8 +224,22 @@ const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data:
         const what = `host ${name}`
         const facts = yield* measureHeadroom(connections, name, config.hosts[name]!.dataDir)
         if (facts.tmux === undefined) return { level: "fail", what, detail: "answers, but tmux is not installed there; install it on the host" } satisfies Line
-        const git = yield* connections.run(name, "git --version")
-        if (git.exitCode !== 0) return { level: "fail", what, detail: "answers, but git is not installed there; install it on the host" } satisfies Line
+        const git = yield* connections.run(
+          name,
+          `git --version || exit 3\nd=${
+            dataDirWord(config.hosts[name]!.dataDir ?? "~/.orchestrator")
+          }\nout=$(mkdir -p "$d" 2>&1 && touch "$d"/.orch-doctor 2>&1 && rm -f "$d"/.orch-doctor) || { echo "$out" >&2; exit 4; }\n`
+        )
+        if (git.exitCode === 3) return { level: "fail", what, detail: "answers, but git is not installed there; install it on the host" } satisfies Line
+        if (git.exitCode !== 0) {
+          return {
+            level: "fail",
+            what,
+            detail: `answers, but orch's data dir there cannot be used (${
+              git.stderr.trim().split("\n").at(-1)
+            }); set the host's dataDir to a directory its user may write`
+          } satisfies Line
+        }
         // The host gets each project's code from its origin: the host's user must be able to read it (and push rescues).
         const projects = Object.values(config.projects).filter((project) => project.hosts === undefined || project.hosts.includes(name))
         const origins = (yield* Effect.forEach(projects, (project) =>

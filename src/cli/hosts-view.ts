@@ -67,8 +67,8 @@ export const downHostLines = (views: ReadonlyMap<string, HostView>, records: Rea
     const sessions = records.filter((r) => !isEnded(r.status) && hostOf(r) === host).map((r) => r.sessionId)
     if (sessions.length === 0) return []
     return [
-      `host ${host} unreachable since ${hhmm(view.since)}${view.lastError !== undefined ? ` (${view.lastError})` : ""}: ${
-        sessions.join(", ")
-      } read unknown until it answers`
+      `host ${host} unreachable since ${hhmm(view.since)}: ${sessions.join(", ")} read unknown until it answers${
+        view.lastError !== undefined ? `; last: ${view.lastError}` : ""
+      }`
     ]
   })

@@ -256,10 +256,14 @@ export class HostConnections extends Context.Service<HostConnections, HostConnec
         )
       )
       if (!Duration.isGreaterThan(timeout, Duration.sum(SUSPECT_AFTER, BARE_LIMIT))) return yield* timed
-      // Once the command is late, a host that is up (its master made) and no longer answers is down now.
+      // Once the command is late, a host whose master is made (by this process, or by another orch: the supervisor's,
+      // one left for ControlPersist) and that no longer answers is down now. A connection still being made is left
+      // to ssh's ConnectTimeout.
       const watchdog = Effect.sleep(SUSPECT_AFTER).pipe(
         Effect.andThen(Ref.get(entry.state)),
-        Effect.flatMap((now) => now._tag === "Up" ? entry.stillAnswers : Effect.succeed(true)),
+        Effect.flatMap((now) =>
+          now._tag === "Up" ? entry.stillAnswers : Effect.flatMap(masterRunning(entry), (made) => (made ? entry.stillAnswers : Effect.succeed(true)))
+        ),
         Effect.flatMap((up) =>
           up
             ? Effect.never

@@ -55,7 +55,7 @@ const failSaying = (reason: string) => `{ echo ${q(`${reason}: `)}"$(says "$out"
 export const lockLines = (project: ProjectConfig) => {
   const lock = `"$d"/repos/.${q(project.id)}.lock`
   return {
-    take: `mkdir -p "$d"/repos || ${fail("the repos directory cannot be made")}
+    take: `out=$(mkdir -p "$d"/repos 2>&1) || { echo "orch's data dir on the host cannot be used: $out" >&2; exit ${REFUSED}; }
 if command -v flock >/dev/null 2>&1; then exec 9>${lock}; flock -w 300 9 || ${fail("another spawn held the host's clone for 5 minutes")}
 else waited=0; until mkdir ${lock}.d 2>/dev/null; do
   holder=$(cat ${lock}.d/pid 2>/dev/null); if [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; then rm -rf ${lock}.d; continue; fi
@@ -167,11 +167,18 @@ elif git ls-remote --exit-code --heads ${q(origin)} ${q(branch)} >/dev/null 2>&1
   })
 
   /** Commits everything (in an index of its own) on the host and pushes it to `ref` on origin, keeping what it held. */
-  const rescue = Effect.fn("RemoteWorkspace.rescue")(function*(_project: ProjectConfig, path: string, ref: string) {
+  const rescue = Effect.fn("RemoteWorkspace.rescue")(function*(project: ProjectConfig, path: string, ref: string) {
+    // Saved where the project's origin is now, as the local checkout names it (it may have moved since the spawn).
+    const origin = yield* originOf(connections, project).pipe(Effect.orElseSucceed(() => undefined))
     const out = yield* script(
       "rescue",
       `cd ${q(path)} || exit ${REFUSED}
-export GIT_INDEX_FILE="$(git rev-parse --absolute-git-dir)/orch-rescue-index"
+${
+        origin !== undefined ?
+          `git remote set-url origin ${q(origin)} || ${fail("the host's clone cannot be pointed at origin")}
+` :
+          ""
+      }export GIT_INDEX_FILE="$(git rev-parse --absolute-git-dir)/orch-rescue-index"
 rm -f "$GIT_INDEX_FILE"; git read-tree HEAD && git add -A && tree=$(git write-tree) || ${fail("the work could not be staged")}
 rm -f "$GIT_INDEX_FILE"; unset GIT_INDEX_FILE
 earlier=""; if git fetch -q origin ${q(`+${ref}:${ref}`)} 2>/dev/null; then earlier="-p $(git rev-parse ${q(ref)})"; fi

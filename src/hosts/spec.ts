@@ -28,7 +28,7 @@ export const parseSshTarget = (text: string): SshTarget | string => {
   } else if (rest.split(":").length === 2) {
     ;[hostname, portText] = rest.split(":") as [string, string]
   }
-  if (!/^[A-Za-z0-9._:-]+$/.test(hostname) || hostname.startsWith("-")) return `"${text}" names no host (expected user@host[:port])`
+  if (!/^[A-Za-z0-9._:-]+$/.test(hostname) || hostname.startsWith("-")) return `"${text}" names no host (expected [user@]host[:port])`
   if (portText !== undefined) {
     const port = Number(portText)
     if (!/^\d+$/.test(portText) || port < 1 || port > 65535) return `"${text}" has a port that is not 1-65535`
@@ -59,12 +59,17 @@ const SshTargetFromString = Schema.String.pipe(Schema.decodeTo(
  */
 export const RESERVED_SSH_OPTIONS = ["BatchMode", "ControlMaster", "ControlPath", "ControlPersist", "RemoteCommand", "RequestTTY"]
 
+/** ssh options the `ssh:` target says: set twice, ssh would use one and orch name the other. */
+const TARGET_SSH_OPTIONS = ["User", "HostName", "Port"]
+
 const SshOptions = Schema.Record(Schema.String, Schema.String).pipe(Schema.check(Schema.makeFilter((options) => {
   for (const [key, value] of Object.entries(options)) {
     if (!/^[A-Za-z][A-Za-z0-9]*$/.test(key)) return `"${key}" is not an ssh option name`
     if (RESERVED_SSH_OPTIONS.some((reserved) => reserved.toLowerCase() === key.toLowerCase())) {
       return `${key} is set by orch for its shared connection; remove it (orch uses ${RESERVED_SSH_OPTIONS.join(", ")} itself)`
     }
+    const target = TARGET_SSH_OPTIONS.find((option) => option.toLowerCase() === key.toLowerCase())
+    if (target !== undefined) return `${key} belongs in ssh: ([user@]host[:port]), where orch reads it for its messages; remove it from sshOptions`
     if (/[\r\n]/.test(value)) return `the value of ${key} spans lines`
   }
   return true

@@ -65,7 +65,9 @@ export const describeSshFailure = (failure: SshFailure): string => {
     case "host-key-unknown":
       return `has a host key that is not in known_hosts, and orch does not accept keys on its own; connect once with ssh to check and accept it (ssh reads the known_hosts of your login's home directory, not of $HOME, unless the host's sshOptions set UserKnownHostsFile)`
     case "key-refused":
-      return `refused the key (${failure.detail}); check the host's identityFile and that its public key is in ~/.ssh/authorized_keys there`
+      return /Identity file .* not accessible/i.test(failure.detail)
+        ? `was offered no key: ${failure.detail.replace(/^Warning: /, "").replace(/\.$/, "")}; fix the host's identityFile`
+        : `refused the key (${failure.detail}); check the host's identityFile and that its public key is in ~/.ssh/authorized_keys there`
     case "connection-refused":
       return `refused the connection (${failure.detail}); check that sshd runs there and the port is right`
     case "timed-out":

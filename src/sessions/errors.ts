@@ -155,7 +155,7 @@ export class HostUnreachable extends Schema.TaggedError<HostUnreachable>()("Host
   command: Schema.String
 }) {
   override get message() {
-    return `${this.sessionId} runs on host ${this.host}, which cannot be reached (${this.reason}); nothing was done to it: run \`orch ${this.command} ${this.sessionId}\` again once \`orch hosts\` shows ${this.host} up`
+    return `${this.sessionId} runs on host ${this.host}, which cannot be reached, and nothing was done to it: run \`orch ${this.command} ${this.sessionId}\` again once \`orch hosts\` shows ${this.host} up; last: ${this.reason}`
   }
 }
 

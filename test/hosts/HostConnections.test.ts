@@ -142,7 +142,7 @@ describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped
 
   live("a frozen host is down 5 s into a command allowed a minute; a slow command on a host that answers runs to its end", () =>
     Effect.gen(function*() {
-      const { pool, connections } = yield* setup(["a"])
+      const { pool, connections, controlDir } = yield* setup(["a"])
       const a = pool.hosts[0]!
       yield* connections.run("a", "true")
       // Slow but answering: the bare round trip asked after 1 s answers, and the command ends as it would.
@@ -156,6 +156,12 @@ describe(`HostConnections over real sshd hosts${sshHostsUnavailable ? ` (skipped
       assert.include(error.message, "did not answer within 5 s")
       assert.isBelow(waited, 8000, "told when the bare round trip went unanswered, not at the command's limit")
       assert.strictEqual((yield* connections.state("a"))._tag, "Down")
+      // Another orch process (a CLI run alone) has never seen the host, but finds its master: the same 5 s.
+      const other = yield* HostConnections.make({ hosts: pool.hosts, controlDir, timeout: "1 minute" })
+      const before = Date.now()
+      const fresh = yield* other.run("a", "true").pipe(Effect.flip)
+      assert.strictEqual(fresh._tag, "HostTimedOut")
+      assert.isBelow(Date.now() - before, 8000, "a fresh process is told as soon")
       yield* a.resume
     }).pipe(Effect.provide(NodeServices.layer)))
 

@@ -156,6 +156,11 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
         const afterRefused = JSON.parse((yield* orch("status", "--json")).stdout) as Array<{ sessionId: string; activity: string }>
         assert.strictEqual(afterRefused.find((row) => row.sessionId === record.sessionId)?.activity, "exited")
 
+        // origin moved since the spawn (the checkout names another): the work is saved where origin is now.
+        const moved = join(env.dir, "moved.git")
+        git(env.dir, "clone", "-q", "--bare", origin, moved)
+        execFileSync("chmod", ["-R", "a+rwX", moved])
+        git(env.checkout, "remote", "set-url", "origin", moved)
         const killed = yield* orch("session", "kill", record.sessionId)
         assert.strictEqual(killed.code, 0, killed.stderr)
         const ref = `refs/orch/rescue/${record.sessionId}`
@@ -165,7 +170,7 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
             `^killed ${record.sessionId}; unsaved work saved to ${ref} on origin, pushed from host b \\(commit [0-9a-f]{12}; \`git fetch origin ${ref}:${ref}\` brings it here\\)\n$`
           )
         )
-        assert.strictEqual(git(origin, "show", `${ref}:dirty.txt`), "unsaved\n", "the dirty file is on origin's rescue ref")
+        assert.strictEqual(git(moved, "show", `${ref}:dirty.txt`), "unsaved\n", "the dirty file is on origin's rescue ref")
         assert.strictEqual(b.shell(`test -e ${record.workspacePath} && echo there || echo gone`).trim(), "gone")
         assert.strictEqual(
           b.shell(`tmux -S "$HOME/.orchestrator/tmux/default" has-session -t =${record.sessionId} 2>/dev/null && echo alive || echo gone`).trim(),
@@ -190,6 +195,14 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
       assert.match(
         unreadable.stdout,
         /^fail {2}host a: answers, but cannot read the origin of proj \S+origin\.git: fatal: detected dubious ownership in repository at '\S+'; the host's user needs read and push access to it/m
+      )
+
+      // a's data dir may not be written by its user: said before any spawn finds out.
+      pool.hosts[0]!.shell("mkdir -p ~/.orchestrator && chmod 500 ~/.orchestrator")
+      const readOnly = yield* orch("doctor", "--no-canary")
+      assert.match(
+        readOnly.stdout,
+        /^fail {2}host a: answers, but orch's data dir there cannot be used \(touch: cannot touch '\S+\/\.orchestrator\/\.orch-doctor': Permission denied\); set the host's dataDir to a directory its user may write$/m
       )
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 

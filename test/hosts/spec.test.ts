@@ -13,9 +13,9 @@ describe("parseSshTarget (user@host[:port])", () => {
     ["orch@box:0", `"orch@box:0" has a port that is not 1-65535`],
     ["orch@box:ssh", `"orch@box:ssh" has a port that is not 1-65535`],
     ["@box", `"@box" has an empty or odd user name before "@"`],
-    ["orch@", `"orch@" names no host (expected user@host[:port])`],
-    ["orch@-oProxyCommand=x", `"orch@-oProxyCommand=x" names no host (expected user@host[:port])`],
-    ["orch@a b", `"orch@a b" names no host (expected user@host[:port])`]
+    ["orch@", `"orch@" names no host (expected [user@]host[:port])`],
+    ["orch@-oProxyCommand=x", `"orch@-oProxyCommand=x" names no host (expected [user@]host[:port])`],
+    ["orch@a b", `"orch@a b" names no host (expected [user@]host[:port])`]
   ]
   for (const [text, expected] of table) {
     it(text, () => {
@@ -56,6 +56,10 @@ describe("HostSpec (a hosts: entry)", () => {
   it("refuses options orch sets for its shared connection, with the reason", () =>
     assert.deepStrictEqual(decode({ ssh: "box", sshOptions: { controlpath: "/tmp/x" } }), [
       "controlpath is set by orch for its shared connection; remove it (orch uses BatchMode, ControlMaster, ControlPath, ControlPersist, RemoteCommand, RequestTTY itself)"
+    ]))
+  it("refuses a port, user or host name in sshOptions: the ssh: target says them", () =>
+    assert.deepStrictEqual(decode({ ssh: "me@box:2223", sshOptions: { Port: "2224" } }), [
+      "Port belongs in ssh: ([user@]host[:port]), where orch reads it for its messages; remove it from sshOptions"
     ]))
   it("refuses a bad target and a negative maxSessions", () =>
     assert.deepStrictEqual(decode({ ssh: "a@b:99999", maxSessions: -1 }), [

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { classifySshFailure } from "../../src/hosts/ssh-failure.ts"
+import { classifySshFailure, describeSshFailure } from "../../src/hosts/ssh-failure.ts"
 
 // ssh 9.2p1's own stderr, captured against a real sshd (see test/support/ssh-hosts.ts).
 const CHANGED = `@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@
@@ -62,4 +62,14 @@ describe("classifySshFailure (ssh's stderr → what went wrong)", () => {
   for (const [name, stderr, problem, detail] of table) {
     it(name, () => assert.deepStrictEqual(classifySshFailure(stderr), { problem, detail } as never))
   }
+})
+
+describe("describeSshFailure (what happened, what to do)", () => {
+  it("a missing identityFile is named, not taken for a refused key", () =>
+    assert.strictEqual(
+      describeSshFailure(classifySshFailure(
+        "Warning: Identity file /home/me/.ssh/id_nope not accessible: No such file or directory.\norchhost1@127.0.0.5: Permission denied (publickey).\n"
+      )),
+      "was offered no key: Identity file /home/me/.ssh/id_nope not accessible: No such file or directory; fix the host's identityFile"
+    ))
 })
