@@ -20,7 +20,7 @@ import type { HostError } from "./errors.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
 import { parseRead, readScript, writeScript } from "./remote-files.ts"
 import { envFileName, environmentInput, newSessionLines, notMadeReason, remoteHandle, tmuxScriptHead } from "./remote-tmux.ts"
-import { BRANCH_TAKEN, createScript, originOf, parseCreated } from "./remote-workspace.ts"
+import { BRANCH_TAKEN, createScript, originOf, parseCreated, withGitHint } from "./remote-workspace.ts"
 
 /** The exit of a first script that found a file the edits start from: its content is in the answer. */
 const NEEDS_READ = 94
@@ -158,7 +158,7 @@ ${readScript(reads)}${reads.length > 0 ? `if ${reads.map((path) => `[ -f ${q(pat
     }
     const { made, step } = answer
     if (result.exitCode !== 0) {
-      return yield* failure(step, result.stderr.trim().split("\n").at(-1) || `the script exited ${result.exitCode}`, made)
+      return yield* failure(step, withGitHint(result.stderr.trim().split("\n").at(-1) || `the script exited ${result.exitCode}`), made)
     }
     if (made.worktree === undefined || made.session === undefined || !/^@end$/m.test(result.stdout)) {
       return yield* failure(step, "the host's answer was cut short", made)

@@ -44,6 +44,12 @@ const fail = (reason: string) => `{ echo ${q(reason)} >&2; exit ${REFUSED}; }`
 /** The shell function `says` prints what git said that matters: its "fatal:" line, else its last line. */
 const GIT_SAYS = `says() { m=$(printf '%s\n' "$1" | grep -m 1 '^fatal:'); [ -n "$m" ] || m=$(printf '%s\n' "$1" | grep . | tail -n 1); printf '%s' "$m"; }
 `
+/** What to do about what git said, when orch knows: a repository another user owns needs safe.directory on the host. */
+export const withGitHint = (reason: string): string => {
+  const owned = /detected dubious ownership in repository at '([^']+)'/.exec(reason)?.[1]
+  return owned === undefined ? reason : `${reason}; on the host, as its user: git config --global --add safe.directory ${owned}`
+}
+
 /** Stops with `reason` and what git said of it ($out). */
 const failSaying = (reason: string) => `{ echo ${q(`${reason}: `)}"$(says "$out")" >&2; exit ${REFUSED}; }`
 
@@ -117,7 +123,7 @@ export const parseCreated = (stdout: string): { readonly path: string; readonly 
 
 export const makeRemoteWorkspace = (connections: HostConnectionsShape, host: string, dataDir = "~/.orchestrator"): WorkspaceShape => {
   const failed = (operation: string) => (error: HostError | string) =>
-    new WorkspaceError({ plugin: PLUGIN, operation, reason: `on host ${host}: ${typeof error === "string" ? error : error.message}` })
+    new WorkspaceError({ plugin: PLUGIN, operation, reason: `on host ${host}: ${withGitHint(typeof error === "string" ? error : error.message)}` })
   const script = (operation: string, text: string) =>
     connections.run(host, text, { timeout: "5 minutes" }).pipe(
       Effect.mapError(failed(operation)),

@@ -197,6 +197,13 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
         /^fail {2}host a: answers, but cannot read the origin of proj \S+origin\.git: fatal: detected dubious ownership in repository at '\S+'; the host's user needs read and push access to it/m
       )
 
+      const spawned = yield* orch("spawn", "proj", "--task", "try a", "--host", "a")
+      assert.strictEqual(spawned.code, 1, spawned.stdout)
+      assert.match(
+        spawned.stderr,
+        /git clone \S+ failed: fatal: detected dubious ownership in repository at '(\S+)'; on the host, as its user: git config --global --add safe\.directory \S+origin\.git/
+      )
+
       // a's data dir may not be written by its user: said before any spawn finds out.
       pool.hosts[0]!.shell("mkdir -p ~/.orchestrator && chmod 500 ~/.orchestrator")
       const readOnly = yield* orch("doctor", "--no-canary")
