@@ -20,7 +20,7 @@ const add = Command.make(
     for (const entry of added) yield* Console.log(`${entry.issue}: queued as ${entry.id}, position ${entry.position}`)
     for (const entry of already) yield* Console.log(`${entry.issue}: already queued as ${entry.id}, position ${entry.position}`)
   })
-).pipe(Command.withDescription("Queue issues of a project: the supervisor starts each when the admission rule lets it"))
+).pipe(Command.withDescription("Queue issues of a project (each checked with its tracker): the supervisor starts each when the admission rule lets it"))
 
 const ls = Command.make(
   "ls",
