@@ -365,6 +365,6 @@ export const doctor = Command.make(
   })
 ).pipe(
   Command.withDescription(
-    "Check git, tmux, the config, the agents (their versions, and offline whether orch still reads their screens) and, with --notify, the notifiers"
+    "Check git, tmux, the config, each host (it answers, with tmux, git, a writable data dir and each project's origin readable there), the agents (their versions, and offline whether orch still reads their screens) and, with --notify, the notifiers"
   )
 )
