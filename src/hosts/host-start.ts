@@ -115,8 +115,11 @@ export interface HostStartShape {
 
 export class HostStart extends Context.Service<HostStart, HostStartShape>()("orch/hosts/HostStart") {}
 
-export const makeHostStart = (connections: HostConnectionsShape, host: string, dataDir = "~/.orchestrator"): HostStartShape => {
-  const tmuxDataDir = dataDir === "~/.orchestrator" ? undefined : dataDir
+/** `configured`: the host's `dataDir` as the config gives it (absent: `~/.orchestrator` there). */
+export const makeHostStart = (connections: HostConnectionsShape, host: string, configured?: string): HostStartShape => {
+  const dataDir = configured ?? "~/.orchestrator"
+  // The handle names the data dir as the host's tmux does (remote-tmux.ts): only when configured.
+  const tmuxDataDir = configured
   const failure = (step: StartStep, reason: string, made: StartMade = {}) => new HostStartFailed({ host, step, reason, made })
   /** A script whose answer never came may have made anything up to `mayHaveMade`: the spawn undoes it all (each undo is idempotent). */
   const run = (script: string, stdin: string, step: StartStep, mayHaveMade: StartMade) =>
