@@ -141,8 +141,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const existing = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
       if (existing !== undefined) return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId })
     }
-    const { host, dataDir, unread } = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
-    const placed = yield* spawnSession(project, target, { configPath: config.configPath, host, hostDataDir: dataDir }).pipe(
+    const { host, dataDir, origin, unread } = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
+    const placed = yield* spawnSession(project, target, { configPath: config.configPath, host, hostDataDir: dataDir, hostOrigin: origin }).pipe(
       withPlugins(config, project, host)
     )
     const spawned = unread === undefined ? placed : { ...placed, warnings: [...unread, ...placed.warnings] }
@@ -243,8 +243,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
           Effect.matchEffect({
             // No host can take it now: it waits in the queue, as what the admission rule holds back does.
             onFailure: (nowhere) => queueIssue(issueId, `waiting for a host: ${nowhere.reason}`),
-            onSuccess: ({ host, dataDir }) =>
-              spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host, hostDataDir: dataDir }).pipe(
+            onSuccess: ({ host, dataDir, origin }) =>
+              spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host, hostDataDir: dataDir, hostOrigin: origin }).pipe(
                 withPlugins(config, project, host),
                 Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned }))
               )

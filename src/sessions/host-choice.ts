@@ -43,16 +43,18 @@ const readHeadroom = Effect.fnUntraced(function*(connections: HostConnectionsSha
   )
 })
 
+/** The project's origin as its checkout names it (one local git call), or undefined when it has none. */
+const originOrNone = (connections: HostConnectionsShape, project: ProjectConfig) =>
+  originOf(connections, project).pipe(Effect.map((url): string | undefined => url), Effect.orElseSucceed(() => undefined))
+
 /**
  * The remote hosts a project's session cannot go to with the reason, whatever their figures: all of them when the
- * project's checkout has no `origin` (a host gets the code from origin). One local git call.
+ * project's checkout has no `origin` (a host gets the code from origin).
  */
-const excludedHosts = Effect.fnUntraced(function*(connections: HostConnectionsShape, config: OrchestratorConfig, project: ProjectConfig) {
-  const hasOrigin = yield* originOf(connections, project).pipe(Effect.as(true), Effect.orElseSucceed(() => false))
-  return new Map<string, string>(
-    hasOrigin ? [] : Object.keys(config.hosts).map((name) => [name, "the project's checkout has no origin remote, which a host gets the code from"])
+const excludedHosts = (config: OrchestratorConfig, origin: string | undefined): ReadonlyMap<string, string> =>
+  new Map(
+    origin !== undefined ? [] : Object.keys(config.hosts).map((name) => [name, "the project's checkout has no origin remote, which a host gets the code from"])
   )
-})
 
 const requestFor = (
   config: OrchestratorConfig,
@@ -77,16 +79,27 @@ export interface HostChoice {
   readonly dataDir?: string
   /** Hosts placement could not read (down), each with why: the user hears they were left out. */
   readonly unread?: ReadonlyArray<string>
+  /** The project's origin, read for placement: where a session on another host gets the code (not asked again). */
+  readonly origin?: string
 }
 
 const LOCAL_CHOICE: HostChoice = { host: LOCAL }
 
-const choiceOf = (placement: Placement, readings: ReadonlyMap<string, HostReading>): Effect.Effect<HostChoice, NoHostFits> => {
+const choiceOf = (
+  placement: Placement,
+  readings: ReadonlyMap<string, HostReading>,
+  origin: string | undefined
+): Effect.Effect<HostChoice, NoHostFits> => {
   if ("none" in placement) return Effect.fail(new NoHostFits({ reason: describeNowhere(placement.none) }))
   const reading = readings.get(placement.host)
   const dataDir = reading?._tag === "Measured" ? reading.facts.dataDir : undefined
   const unread = [...readings].flatMap(([host, r]) => r._tag === "Down" ? [`host ${host} was left out: ${r.error}`] : [])
-  return Effect.succeed({ host: placement.host, ...(dataDir !== undefined ? { dataDir } : {}), ...(unread.length > 0 ? { unread } : {}) })
+  return Effect.succeed({
+    host: placement.host,
+    ...(dataDir !== undefined ? { dataDir } : {}),
+    ...(unread.length > 0 ? { unread } : {}),
+    ...(origin !== undefined && placement.host !== LOCAL ? { origin } : {})
+  })
 }
 
 export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
@@ -100,10 +113,9 @@ export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
     return yield* new UnknownHost({ host: forced, known: project.hosts ?? [LOCAL, ...Object.keys(config.hosts)] })
   }
   if (localOnly(config, forced)) return LOCAL_CHOICE
-  const [readings, excluded] = yield* Effect.all([readHeadroom(connections, config, forced), excludedHosts(connections, config, project)], {
-    concurrency: "unbounded"
-  })
-  return yield* choiceOf(place(hostsOf(config), readings, requestFor(config, project, records, forced, excluded)), readings)
+  const [readings, origin] = yield* Effect.all([readHeadroom(connections, config, forced), originOrNone(connections, project)], { concurrency: "unbounded" })
+  const request = requestFor(config, project, records, forced, excludedHosts(config, origin))
+  return yield* choiceOf(place(hostsOf(config), readings, request), readings, origin)
 })
 
 /** The hosts of `count` new sessions of one batch, in order: one reading per host for them all. */
@@ -117,12 +129,9 @@ export const chooseHosts = Effect.fn("Sessions.chooseHosts")(function*(
   if (localOnly(config, undefined) || count === 0) {
     return Array.from({ length: count }, (): Effect.Effect<HostChoice, NoHostFits> => Effect.succeed(LOCAL_CHOICE))
   }
-  const [readings, excluded] = yield* Effect.all([readHeadroom(connections, config, undefined), excludedHosts(connections, config, project)], {
-    concurrency: "unbounded"
-  })
-  return placeMany(hostsOf(config), readings, requestFor(config, project, records, undefined, excluded), count).map((placement) =>
-    choiceOf(placement, readings)
-  )
+  const [readings, origin] = yield* Effect.all([readHeadroom(connections, config, undefined), originOrNone(connections, project)], { concurrency: "unbounded" })
+  const request = requestFor(config, project, records, undefined, excludedHosts(config, origin))
+  return placeMany(hostsOf(config), readings, request, count).map((placement) => choiceOf(placement, readings, origin))
 })
 
 /** A host as the host watch last saw it (hosts.json), as placement reads it. */

@@ -164,6 +164,8 @@ export interface SpawnOptions {
   readonly host?: string | undefined
   /** orch's data dir on that host as an absolute path, when the placement's reading named it (saves asking). */
   readonly hostDataDir?: string | undefined
+  /** The project's origin, when placement read it (saves asking again). */
+  readonly hostOrigin?: string | undefined
 }
 
 export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: ProjectConfig, target: SpawnTarget, options: SpawnOptions = {}) {
@@ -226,7 +228,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
 
   const spawned = yield* Effect.scoped(Effect.gen(function*() {
     const issueFiber = yield* Effect.forkScoped(lookup)
-    const originFiber = onHost === undefined ? undefined : yield* Effect.forkScoped(onHost.origin(project))
+    const originFiber = onHost === undefined || options.hostOrigin !== undefined ? undefined : yield* Effect.forkScoped(onHost.origin(project))
     // A tracker that names branches is waited for: the branch is made next.
     const early = work._tag === "Issue" && tracker.namesBranches === true ? yield* Fiber.join(issueFiber) : undefined
     const sessionId = yield* Effect.acquireRelease(
@@ -340,7 +342,9 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       const issue = yield* Fiber.join(issueFiber)
       if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
       yield* journal({ workspace: record.workspacePath, createdBranch: false, runtime: onHost.handleOf(sessionId) })
-      const origin = yield* Fiber.join(originFiber!).pipe(Effect.mapError((error) => failed("creating the workspace")(error.message)))
+      const origin = originFiber === undefined
+        ? options.hostOrigin!
+        : yield* Fiber.join(originFiber).pipe(Effect.mapError((error) => failed("creating the workspace")(error.message)))
       const started = yield* Effect.gen(function*() {
         for (;;) {
           const prepared = yield* prepareAgent(issue)
