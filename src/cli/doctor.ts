@@ -201,7 +201,7 @@ const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, cana
 
 /**
  * Each host under `hosts:`: it answers through its connection, with tmux and git there, and can read the origin of
- * each project that may use it (three round trips each, all hosts at once).
+ * each project that may use it (two round trips each, all hosts at once).
  */
 const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data: string) {
   const names = Object.keys(config.hosts)
@@ -219,16 +219,29 @@ const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data:
       hosts: names.map((name) => ({ name, spec: config.hosts[name]! })),
       controlDir: join(data, "ssh")
     })
+    // The host gets each project's code from its origin: the host's user must be able to read it (and push rescues).
+    const origins = (yield* Effect.forEach(Object.values(config.projects), (project) =>
+      originOf(connections, project).pipe(
+        Effect.map((url) => [{ project, url }]),
+        Effect.orElseSucceed(() => [])
+      ))).flat()
     return yield* Effect.forEach(names, (name) =>
       Effect.gen(function*() {
         const what = `host ${name}`
         const facts = yield* measureHeadroom(connections, name, config.hosts[name]!.dataDir)
         if (facts.tmux === undefined) return { level: "fail", what, detail: "answers, but tmux is not installed there; install it on the host" } satisfies Line
+        // git, orch's data dir writable, and each origin the host may need readable: one round trip.
+        const readsOrigin = origins.filter(({ project }) => project.hosts === undefined || project.hosts.includes(name)).map(({ project, url }) =>
+          `if out=$(GIT_TERMINAL_PROMPT=0 git ls-remote -q ${shellQuote(url)} HEAD 2>&1); then :; else echo ${
+            shellQuote(`@unreadable ${project.id} ${url}`)
+          }": $(printf '%s\n' "$out" | grep -m 1 . )"; fi\n`
+        ).join("")
         const git = yield* connections.run(
           name,
           `git --version || exit 3\nd=${
             dataDirWord(config.hosts[name]!.dataDir ?? "~/.orchestrator")
-          }\nout=$(mkdir -p "$d" 2>&1 && touch "$d"/.orch-doctor 2>&1 && rm -f "$d"/.orch-doctor) || { echo "$out" >&2; exit 4; }\n`
+          }\nout=$(mkdir -p "$d" 2>&1 && touch "$d"/.orch-doctor 2>&1 && rm -f "$d"/.orch-doctor) || { echo "$out" >&2; exit 4; }\n${readsOrigin}`,
+          { timeout: "30 seconds" }
         )
         if (git.exitCode === 3) return { level: "fail", what, detail: "answers, but git is not installed there; install it on the host" } satisfies Line
         if (git.exitCode !== 0) {
@@ -240,38 +253,22 @@ const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data:
             }); set the host's dataDir to a directory its user may write`
           } satisfies Line
         }
-        // The host gets each project's code from its origin: the host's user must be able to read it (and push rescues).
-        const projects = Object.values(config.projects).filter((project) => project.hosts === undefined || project.hosts.includes(name))
-        const origins = (yield* Effect.forEach(projects, (project) =>
-          originOf(connections, project).pipe(
-            Effect.map((url) => [{ project: project.id, url }]),
-            Effect.orElseSucceed(() => [])
-          ))).flat()
-        if (origins.length > 0) {
-          const read = yield* connections.run(
-            name,
-            origins.map(({ project, url }) =>
-              `if out=$(GIT_TERMINAL_PROMPT=0 git ls-remote -q ${shellQuote(url)} HEAD 2>&1); then :; else echo ${
-                shellQuote(`${project} ${url}`)
-              }": $(printf '%s\n' "$out" | grep -m 1 . )"; fi\n`
-            ).join(""),
-            { timeout: "30 seconds" }
-          )
-          const unreadable = read.stdout.trim()
-          if (unreadable !== "") {
-            return {
-              level: "fail",
-              what,
-              detail: `answers, but cannot read the origin of ${
-                unreadable.split("\n").join("; ")
-              }; the host's user needs read and push access to it (a path owned by another user also needs git config --global --add safe.directory PATH there)`
-            } satisfies Line
-          }
+        const unreadable = git.stdout.split("\n").flatMap((line) => line.startsWith("@unreadable ") ? [line.slice("@unreadable ".length)] : [])
+        if (unreadable.length > 0) {
+          return {
+            level: "fail",
+            what,
+            detail: `answers, but cannot read the origin of ${
+              unreadable.join("; ")
+            }; the host's user needs read and push access to it (a path owned by another user also needs git config --global --add safe.directory PATH there)`
+          } satisfies Line
         }
         return {
           level: "ok",
           what,
-          detail: `answers; ${facts.memAvailableMb} MB of memory free, load ${facts.load1} on ${facts.cpus} cores, tmux ${facts.tmux}, ${git.stdout.trim()}`
+          detail: `answers; ${facts.memAvailableMb} MB of memory free, load ${facts.load1} on ${facts.cpus} cores, tmux ${facts.tmux}, ${
+            git.stdout.split("\n")[0]!.trim()
+          }`
         } satisfies Line
       }).pipe(Effect.catch((error) => Effect.succeed({ level: "fail", what: `host ${name}`, detail: error.message } satisfies Line))), {
       concurrency: "unbounded"
