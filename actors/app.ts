@@ -87,8 +87,10 @@ const handlers = (options: AppOptions) =>
           Effect.tap(() => supervisor.cycleNow),
           Effect.map(({ record, reused }) => ({ project, orchestratorSessionId: record.sessionId, reused, dashboardUrl: options.dashboardUrl }))
         ),
+      // Admission stops first: no session a kill frees is filled again, and a start under way is undone and its
+      // entry put back before anything is killed.
       Stop: ({ killSessions }) =>
-        (killSessions ? killAll : Effect.succeed({ killed: [], failed: [] })).pipe(
+        Effect.andThen(supervisor.haltAdmission, killSessions ? killAll : Effect.succeed({ killed: [], failed: [] })).pipe(
           // Answer first, then stop.
           Effect.tap(() => Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, undefined))))
         )

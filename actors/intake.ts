@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { ProjectConfig } from "../src/config/schema.ts"
 import { intakeStep } from "../src/domain/intake.ts"
+import { isIssueId, ISSUE_ID_EXPECTED } from "../src/domain/issue-id.ts"
 import type { SessionRecord } from "../src/domain/session.ts"
 import type { TrackerShape } from "../src/plugins/tracker/Tracker.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
@@ -35,7 +36,11 @@ export const makeIntake = (deps: IntakeDeps) => {
   const poll = Effect.fnUntraced(function*(project: ProjectConfig, tracker: TrackerShape) {
     const intake = project.intake!
     if (tracker.openIssues === undefined) return yield* Effect.fail(`its tracker (${tracker.name}) cannot list issues by label`)
-    const open = yield* Effect.mapError(tracker.openIssues(intake.labels), (error) => error.message)
+    const listed = yield* Effect.mapError(tracker.openIssues(intake.labels), (error) => error.message)
+    // The same id rule as `orch queue add`: an id it refuses is never queued (and said once per poll).
+    const open = listed.filter((issue) => isIssueId(issue.id))
+    const refused = listed.filter((issue) => !isIssueId(issue.id)).map((issue) => JSON.stringify(issue.id))
+    if (refused.length > 0) yield* Effect.logWarning(`intake of ${project.id}: ${refused.join(", ")} cannot be queued: an issue id is ${ISSUE_ID_EXPECTED}`)
     const records = yield* Effect.mapError(deps.records, (error) => error.message)
     const queued = (yield* Effect.mapError(deps.queue.list, (error) => error.message)).filter((entry) => entry.projectId === project.id)
     const seenFile = yield* Effect.mapError(readIntakeSeen(deps.root), (error) => error.message)
@@ -52,26 +57,21 @@ export const makeIntake = (deps: IntakeDeps) => {
         by: "intake" as const,
         ...(item.title !== undefined ? { title: item.title } : {})
       }))
-      const { added } = yield* Effect.mapError(deps.queue.add(project.id, issues, priority), (error) => error.message)
-      for (const entry of added) {
-        yield* deps.events.append({
-          type: "queue.added",
-          projectId: project.id,
-          issueId: entry.issue!,
-          message: `intake queued ${entry.id} (issue ${entry.issue}, labelled ${intake.labels.join(", ")}) at position ${entry.position}`,
-          data: { entryId: entry.id, priority: entry.priority, by: "intake" }
-        })
-      }
+      yield* Effect.mapError(
+        deps.queue.add(
+          project.id,
+          issues,
+          priority,
+          (entry) => `intake queued ${entry.id} (issue ${entry.issue}, labelled ${intake.labels.join(", ")}) at position ${entry.position}`
+        ),
+        (error) => error.message
+      )
     }
     for (const entry of step.drop) {
-      if (!(yield* Effect.mapError(deps.queue.take(entry.id), (error) => error.message))) continue
-      yield* deps.events.append({
-        type: "queue.dropped",
-        projectId: project.id,
-        issueId: entry.issue!,
-        message: `intake dropped ${entry.id}: issue ${entry.issue} is no longer open with the labels ${intake.labels.join(", ")}`,
-        data: { entryId: entry.id, by: "intake" }
-      })
+      yield* Effect.mapError(
+        deps.queue.drop(entry.id, `intake dropped ${entry.id}: issue ${entry.issue} is no longer open with the labels ${intake.labels.join(", ")}`),
+        (error) => error.message
+      )
     }
     yield* Effect.mapError(writeIntakeSeen(deps.root, { projects: { ...seenFile.projects, [project.id]: step.seen } }), (error) => error.message)
     if (step.add.length > 0) yield* deps.admitSoon
@@ -88,7 +88,7 @@ export const makeIntake = (deps: IntakeDeps) => {
       lastPoll.set(project.id, now)
       const polled = yield* Effect.result(poll(project, tracker))
       if (polled._tag === "Failure") {
-        failed.push({ name: `${project.id}'s intake`, reason: typeof polled.failure === "string" ? polled.failure : polled.failure.message })
+        failed.push({ name: `${project.id}'s intake`, reason: polled.failure })
       }
     }
     if (failed.length > 0) return yield* new PartsFailed({ parts: failed })

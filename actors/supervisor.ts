@@ -15,6 +15,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
@@ -26,7 +27,7 @@ import { activityOf, limitOf, sourceOf } from "../src/domain/activity.ts"
 import { logsFailure } from "../src/domain/backoff.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import { entryLabel } from "../src/domain/queue.ts"
-import { limitLineOf, resetFromText } from "../src/domain/rate-limit.ts"
+import { clockTime, limitLineOf, resetFromText } from "../src/domain/rate-limit.ts"
 import { measurable } from "../src/domain/session-size.ts"
 import { type Activity, hostOf, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
 import { probeHost, PS_COMMAND } from "../src/hosts/host-probe.ts"
@@ -37,7 +38,7 @@ import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
-import { writeAdmissionState } from "../src/store/admission-file.ts"
+import { waitingReason, writeAdmissionState } from "../src/store/admission-file.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
 import { QueueStore } from "../src/store/QueueStore.ts"
@@ -597,14 +598,16 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
 
   /**
    * One admission round (queue.ts): start what the rule admits, one at a time; remember (and write, for
-   * `orch status`) what waits and on what. One round at a time.
+   * `orch status`) what waits and on what. One round at a time; none once admission is halted (`orch stop`).
    */
   const admitting = yield* Semaphore.make(1)
   let waiting: ReadonlyMap<string, string> = new Map()
-  const admitRound = admitting.withPermits(1)(Effect.gen(function*() {
-    const { waiting: left, dropped } = yield* manager.admit()
+  let halted = false
+  let round: Fiber.Fiber<void, unknown> | undefined
+  const roundBody = Effect.gen(function*() {
+    const { waiting: left, dropped, held } = yield* manager.admit()
     waiting = new Map(left.map((w) => [w.entry.id, w.reason]))
-    // Queued work that could not start left the queue: people hear of it, not only the event log.
+    // Queued work that could never start left the queue: people hear of it, not only the event log.
     for (const { entry, reason } of dropped) {
       yield* router.notify(
         yield* newNotification({
@@ -616,20 +619,56 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
         })
       )
     }
+    // A place that cannot start a project's sessions is told once, when it is first held back; its work waits.
+    for (const { hold } of held.filter((news) => news.fresh)) {
+      const where = hold.host === undefined ? undefined : hold.host === "local" ? "this machine" : `host ${hold.host}`
+      yield* router.notify(
+        yield* newNotification({
+          type: "queue.held",
+          priority: "warning",
+          title: where === undefined ? `${hold.project}: its queued work is held` : `${hold.project}: ${where} is left out`,
+          message: `${
+            where === undefined ? `orch could not start a session of ${hold.project}` : `orch could not start a session of ${hold.project} on ${where}`
+          }: ${hold.reason}. Its queued work waits${where === undefined ? "" : " for another host"}; orch tries again ${
+            clockTime(yield* Clock.currentTimeMillis)(Date.parse(hold.retryAt))
+          }${where === undefined || hold.host === "local" ? "" : ` (\`orch hosts\` shows why)`}.`,
+          projectId: hold.project
+        })
+      )
+    }
     yield* writeAdmissionState(store.paths.root, {
       pid: process.pid,
       at: new Date(yield* Clock.currentTimeMillis).toISOString(),
       waiting: Object.fromEntries(waiting)
     })
     yield* refresh
+  })
+  const admitRound = admitting.withPermits(1)(Effect.gen(function*() {
+    if (halted) return
+    const fiber = yield* Effect.forkChild(roundBody)
+    round = fiber
+    const exit = yield* Fiber.await(fiber)
+    round = undefined
+    // Halted meanwhile: the round was cancelled and put its entry back; nothing more to say.
+    if (Exit.isFailure(exit) && !(Exit.hasInterrupts(exit) && halted)) return yield* Effect.failCause(exit.cause)
   }))
+  /**
+   * Stops admitting for good (`orch stop`, before anything is killed): no round starts, and one under way is cancelled
+   * (its spawn undoes what it made and its entry goes back where it was); answers once it has ended.
+   */
+  const haltAdmission = Effect.gen(function*() {
+    halted = true
+    const current = round
+    if (current !== undefined) yield* Fiber.interrupt(current)
+    yield* admitting.withPermits(1)(Effect.void)
+  })
   /** Something changed (a session ended, a PR merged, the queue grew): the admission loop runs a round now. */
   const wakeAdmission = yield* Queue.sliding<void>(1)
   const admitSoon = Effect.asVoid(Queue.offer(wakeAdmission, undefined))
   const intake = makeIntake({
     root: store.paths.root,
     events,
-    queue: QueueStore.make(store.paths.root),
+    queue: QueueStore.make(store.paths.root, events),
     records: Effect.map(store.list, ({ records }) => records),
     projects: Effect.sync(() => [...projects.values()]),
     admitSoon
@@ -644,7 +683,11 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     queueList: () =>
       Effect.map(
         manager.queueList(),
-        (entries) => entries.map((entry) => ({ ...entry, reason: waiting.get(entry.id) ?? "waiting for the next admission round" }))
+        (entries) =>
+          entries.map((entry) => ({
+            ...entry,
+            reason: waitingReason({ pid: process.pid, at: "", waiting: Object.fromEntries(waiting) }, process.pid, entry)
+          }))
       ),
     queueRemove: (ref) => manager.queueRemove(ref),
     restore: (sessionId) => Effect.tap(exclusive(sessionId, manager.restore(sessionId)), () => Effect.andThen(stopActor(sessionId), refresh)),
@@ -723,6 +766,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     intakeDue: intake.untilDue,
     cycleNow,
     admitRound,
+    haltAdmission,
     /** Waits until something changed, or ADMISSION_INTERVAL passed. */
     admissionDue: Effect.asVoid(Effect.timeoutOption(Queue.take(wakeAdmission), ADMISSION_INTERVAL)),
     loops,

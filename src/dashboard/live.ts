@@ -13,7 +13,7 @@ import { entryLabel } from "../domain/queue.ts"
 import { readAdmissionState, waitingReason } from "../store/admission-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import type { InboxShape } from "../store/Inbox.ts"
-import { QueueStore } from "../store/QueueStore.ts"
+import { listQueue } from "../store/QueueStore.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
 import type { InboxState, LiveMessage, QueuedEntry, Snapshot } from "./api.ts"
 import { showsOnCard } from "./board.ts"
@@ -121,12 +121,11 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     { unread: 0, entries: [] },
     (state) => publish({ kind: "inbox", ...state })
   )
-  const queueStore = QueueStore.make(store.paths.root)
   const queueFeed = yield* followFiles(
     store.paths.root,
     (file) => file !== null && QUEUE_FILES.includes(file),
     (last: ReadonlyArray<QueuedEntry>) =>
-      queueStore.list.pipe(
+      listQueue(store.paths.root).pipe(
         Effect.map((entries) => {
           const admission = readAdmissionState(store.paths.root)
           return entries.map((entry) => ({
@@ -135,7 +134,7 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
             label: entryLabel(entry),
             priority: entry.priority,
             position: entry.position,
-            waiting: waitingReason(admission, deps.supervisorPid, entry.id)
+            waiting: waitingReason(admission, deps.supervisorPid, entry)
           }))
         }),
         Effect.catch((error) => Effect.as(Effect.logError(`could not read the queue: ${error.message}`), last))

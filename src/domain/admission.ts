@@ -21,8 +21,10 @@ export interface ProjectFacts {
   /** Sessions whose PR waits on a person: open, checks green, not approved. */
   readonly awaitingReview: number
   readonly maxAwaitingReview?: number
-  /** Why no host could take one more of its sessions now (placement, when hosts are configured). */
+  /** Why no host could take one more of its sessions now (placement, when hosts are configured, or this machine held). */
   readonly unplaceable?: string
+  /** Why the project's own setup holds its sessions back now (src/domain/holds.ts), with when orch tries again. */
+  readonly held?: string
   /** The model quota: its agent's credential is rate-limited, as a sentence (see src/domain/rate-limit.ts). */
   readonly rateLimited?: string
 }
@@ -80,6 +82,7 @@ export const blocker = (entry: Candidate, facts: AdmissionFacts): string | undef
     } await a review, its maxAwaitingReview ${project.maxAwaitingReview}`
   }
   if (project.rateLimited !== undefined) return `waiting for the model quota: ${project.rateLimited}`
+  if (project.held !== undefined) return `waiting for ${entry.projectId} to start sessions again: ${project.held}`
   if (project.unplaceable !== undefined) return `waiting for a host: ${project.unplaceable}`
   const { machine } = facts
   if (machine.freeBytes !== undefined) {

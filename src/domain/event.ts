@@ -49,7 +49,10 @@ export const EVENT_TYPES = [
   "config.rejected",
   "queue.added",
   "queue.admitted",
-  "queue.dropped"
+  "queue.dropped",
+  "queue.recovered",
+  "queue.held",
+  "queue.resumed"
 ] as const
 export const EventType = Schema.Literals(EVENT_TYPES)
 export type EventType = typeof EventType.Type

@@ -1,5 +1,18 @@
 /** The work queue's entries (src/store/QueueStore.ts keeps them): what waits in front of spawn, and its order. */
 import * as Schema from "effect/Schema"
+import { OrchEvent } from "./event.ts"
+
+/**
+ * An entry being started: the session id its spawn reserved and the process doing it (`<pid> <start time>`). The
+ * entry stays in the queue until its session record is whole; recovery (src/sessions/queue-recovery.ts) finishes or
+ * undoes an admission whose process died.
+ */
+export const Admitting = Schema.Struct({
+  sessionId: Schema.String,
+  by: Schema.String,
+  at: Schema.String
+})
+export type Admitting = typeof Admitting.Type
 
 export const QueueEntry = Schema.Struct({
   /** `q-<n>`, never reused. */
@@ -16,11 +29,23 @@ export const QueueEntry = Schema.Struct({
   /** `intake`: queued by the supervisor's intake (docs/queue.md), which drops it when its issue closes. */
   by: Schema.optionalKey(Schema.Literal("intake")),
   /** The issue's title, when it was known as it was queued (intake knows it). */
-  title: Schema.optionalKey(Schema.String)
+  title: Schema.optionalKey(Schema.String),
+  admitting: Schema.optionalKey(Admitting)
 })
 export type QueueEntry = typeof QueueEntry.Type
 
-export const QueueFile = Schema.Struct({ next: Schema.Int, entries: Schema.Array(QueueEntry) })
+/**
+ * Events of a queue change, written in the same file as the change before they are appended to the event log (from
+ * `logOffset`, its size then), and cleared after: whoever next changes the queue appends those a crash left unwritten.
+ */
+export const QueueOutbox = Schema.Struct({ logOffset: Schema.Int, events: Schema.Array(OrchEvent) })
+export type QueueOutbox = typeof QueueOutbox.Type
+
+export const QueueFile = Schema.Struct({
+  next: Schema.Int,
+  entries: Schema.Array(QueueEntry),
+  outbox: Schema.optionalKey(QueueOutbox)
+})
 export type QueueFile = typeof QueueFile.Type
 
 /** An entry with its place in the queue (1 is next). */

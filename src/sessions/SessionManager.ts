@@ -4,6 +4,7 @@
  * procedure reads the config in force (ConfigSource) once when it starts, so a supervisor's reload applies
  * from the next procedure on.
  */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -13,15 +14,19 @@ import { existsSync, statSync } from "node:fs"
 import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { planBatch } from "../domain/admission.ts"
+import { heldHosts, type Hold, holdSentence, projectHold } from "../domain/holds.ts"
+import { firstInvalidIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
+import { clockTime } from "../domain/rate-limit.ts"
 import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
 import { hostViewsOf } from "../hosts/host-watch.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
 import { type Liveness, Runtime } from "../plugins/runtime/Runtime.ts"
-import { type IssueState, Tracker } from "../plugins/tracker/Tracker.ts"
+import { InvalidIssueId, type IssueState, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
+import { readHolds } from "../store/holds-file.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { QueueStore } from "../store/QueueStore.ts"
 import { readSessionSizes } from "../store/session-sizes-file.ts"
@@ -31,12 +36,14 @@ import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import { HostUnreachable, IssueHasSession, KillIncomplete, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
+import { failureOwner } from "./failure-owner.ts"
 import { admissionReadings, chooseHost, chooseHosts, placementBlocker } from "./host-choice.ts"
 import { startOrchestrator } from "./orchestrator.ts"
-import { makeQueueing } from "./queueing.ts"
+import { recoverQueue } from "./queue-recovery.ts"
+import { liftHolds, makeQueueing, recordHold } from "./queueing.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
-import { agentContext, checkAgentProgram, nowIso, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
+import { agentContext, checkAgentProgram, nowIso, type SpawnOptions, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 
 /** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
@@ -50,7 +57,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const plugins = yield* ProjectPlugins
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner | SessionStore | EventLog>()
   const projectsOf = (config: OrchestratorConfig) => Object.values(config.projects)
-  const queue = QueueStore.make(store.paths.root)
+  const queue = QueueStore.make(store.paths.root, events)
 
   const configFile = (config: OrchestratorConfig) => (config.configPath !== undefined ? { configPath: config.configPath } : {})
   const findProject = (config: OrchestratorConfig, ref: string) => {
@@ -97,32 +104,49 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       return Effect.as(store.write(next), next)
     })
 
-  /** Undoes spawns whose process died half-way, and drops reservations that never got a record. */
-  const reconcile = Effect.fn("Sessions.reconcile")(function*() {
-    const config = yield* configs.current
-    const undone: Array<string> = []
-    const { records } = yield* store.list
-    for (const record of records) {
-      if (record.status !== "spawning" || record.spawn === undefined || isProcessAlive(record.spawn.pid)) continue
-      const project = projectsOf(config).find((p) => p.id === record.projectId)
-      if (project === undefined) continue
-      const journal = record.spawn
+  /** Undoes a spawn whose process died half-way: its terminal, its worktree (unsaved work rescued first) and a branch it made, then its id. */
+  const undoSpawn = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord) {
+    const project = projectsOf(config).find((p) => p.id === record.projectId)
+    const journal = record.spawn
+    if (project !== undefined && journal !== undefined) {
       yield* Effect.gen(function*() {
         if (journal.runtime !== undefined) yield* stopRuntime(journal.runtime)
         if (journal.workspace !== undefined) {
           yield* removeWorkspaceSafely(project, record.sessionId, journal.workspace, record.branch, { deleteBranch: journal.createdBranch === true })
         }
       }).pipe(withPlugins(config, project, hostOf(record)))
-      yield* store.release(record.projectId, record.sessionId)
-      yield* events.append({
-        type: "session.reconciled",
-        sessionId: record.sessionId,
-        projectId: record.projectId,
-        issueId: record.issueId,
-        message: `undid a spawn whose process (${journal.pid}) died half-way`
-      })
+    }
+    yield* store.release(record.projectId, record.sessionId)
+    yield* events.append({
+      type: "session.reconciled",
+      sessionId: record.sessionId,
+      projectId: record.projectId,
+      issueId: record.issueId,
+      message: `undid a spawn whose process (${journal?.pid ?? "unknown"}) died half-way`
+    })
+  })
+
+  /**
+   * Undoes spawns whose process died half-way, finishes or undoes queue admissions a crash cut short
+   * (queue-recovery.ts), and drops reservations that never got a record.
+   */
+  const reconcile = Effect.fn("Sessions.reconcile")(function*() {
+    const config = yield* configs.current
+    const undone: Array<string> = []
+    const { records } = yield* store.list
+    for (const record of records) {
+      if (record.status !== "spawning" || record.spawn === undefined || isProcessAlive(record.spawn.pid)) continue
+      // A project no longer in the config: its half-made spawn waits until it is back (its plugins undo it).
+      if (!projectsOf(config).some((p) => p.id === record.projectId)) continue
+      yield* undoSpawn(config, record)
       undone.push(record.sessionId)
     }
+    yield* recoverQueue({
+      queue,
+      store,
+      orphaned: queueing.orphaned,
+      undoSpawn: (record) => undoSpawn(config, record)
+    })
     const now = Date.now()
     for (const { projectId, sessionId } of yield* store.reservations) {
       const age = yield* Effect.sync(() => now - (statSync(store.paths.session(projectId, sessionId), { throwIfNoEntry: false })?.mtimeMs ?? now))
@@ -131,57 +155,97 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return undone
   })
 
-  const spawn = Effect.fn("Sessions.spawnIn")(function*(projectRef: string, target: SpawnTarget) {
+  /**
+   * Spawns a session where placement puts it. A failure of that host (failure-owner.ts) holds it back for the
+   * project (src/domain/holds.ts), and a person's spawn is placed again without it, saying so; admission's spawns
+   * (`claim`) leave that to admission.
+   */
+  const spawn = Effect.fn("Sessions.spawnIn")(function*(
+    projectRef: string,
+    target: SpawnTarget,
+    options: Pick<SpawnOptions, "claim" | "refuseClosed"> = {}
+  ) {
     const config = yield* configs.current
     const project = yield* findProject(config, projectRef)
     yield* reconcile()
     if (target._tag === "Issue") {
-      const issueId = target.issue.replace(/^#/, "")
+      const issueId = normalIssueId(target.issue)
       const { records } = yield* store.list
       const existing = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
-      if (existing !== undefined) return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId })
+      if (existing !== undefined) {
+        return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId, ...(existing.status === "spawning" ? { spawning: true } : {}) })
+      }
     }
-    const { host, dataDir, origin, unread } = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
-    const placed = yield* spawnSession(project, target, { configPath: config.configPath, host, hostDataDir: dataDir, hostOrigin: origin }).pipe(
-      withPlugins(config, project, host)
-    )
-    const spawned = unread === undefined ? placed : { ...placed, warnings: [...unread, ...placed.warnings] }
-    if (target._tag === "Issue") yield* unqueue(project.id, spawned.record.issueId, spawned.record.sessionId)
-    return spawned
+    const connections = yield* plugins.connections(config)
+    const warnings: Array<string> = []
+    for (let tries = 0;; tries++) {
+      const now = yield* Clock.currentTimeMillis
+      const held = target.host !== undefined ? new Map<string, string>() : heldHosts(yield* readHolds(store.paths.root), project.id, now, clockTime(now))
+      const { host, dataDir, origin, unread } = yield* chooseHost(connections, config, project, (yield* store.list).records, target.host, held)
+      const placed = yield* spawnSession(project, target, {
+        configPath: config.configPath,
+        host,
+        hostDataDir: dataDir,
+        hostOrigin: origin,
+        claim: options.claim,
+        refuseClosed: options.refuseClosed
+      }).pipe(withPlugins(config, project, host), Effect.result)
+      if (placed._tag === "Success") {
+        yield* liftHolds(store.paths.root, events, project.id, host)
+        const spawned = { ...placed.success, warnings: [...(unread ?? []), ...warnings, ...placed.success.warnings] }
+        if (target._tag === "Issue") yield* unqueue(project.id, spawned.record.issueId, spawned.record.sessionId)
+        return spawned
+      }
+      const owner = failureOwner(placed.failure)
+      if (owner._tag !== "Host" || options.claim !== undefined) return yield* Effect.fail(placed.failure)
+      yield* recordHold(store.paths.root, events, { project: project.id, host: owner.host }, owner.reason)
+      // Another host may take it: placed again without this one (the hold leaves it out), once per host at most.
+      if (target.host !== undefined || Object.keys(config.hosts).length === 0 || tries >= Object.keys(config.hosts).length) {
+        return yield* Effect.fail(placed.failure)
+      }
+      warnings.push(`host ${owner.host} could not take the session (${owner.reason}); orch leaves it out for ${project.id} for now and placed it again`)
+    }
   })
 
-  /** An issue a person started with `orch spawn` leaves the queue: it is not waiting any more. */
+  /** An issue a person started with `orch spawn` leaves the queue: it is not waiting any more (an entry being started is left to its admission). */
   const unqueue = (projectId: string, issueId: string, sessionId: string) =>
     queue.list.pipe(
       Effect.flatMap((entries) =>
-        Effect.forEach(entries.filter((entry) => entry.projectId === projectId && entry.issue === issueId), (entry) =>
-          Effect.flatMap(queue.take(entry.id), (taken) =>
-            taken
-              ? events.append({
-                type: "queue.dropped",
-                projectId,
-                issueId,
-                sessionId,
-                message: `${entry.id} (issue ${issueId}) left the queue: orch spawn started it as ${sessionId}`,
-                data: { entryId: entry.id }
-              })
-              : Effect.void), { discard: true })
+        Effect.forEach(
+          entries.filter((entry) => entry.projectId === projectId && entry.issue === issueId && entry.admitting === undefined),
+          (entry) => queue.drop(entry.id, `${entry.id} (issue ${issueId}) left the queue: orch spawn started it as ${sessionId}`, { sessionId }),
+          { discard: true }
+        )
       ),
       // The session runs; a queue that could not be changed is said, and admission drops the entry later (it has a session).
-      Effect.catch((error) =>
-        Effect.logWarning(`issue ${issueId} stays queued although ${sessionId} works it: ${error.message}`)
-      )
+      Effect.catch((error) => Effect.logWarning(`issue ${issueId} stays queued although ${sessionId} works it: ${error.message}`))
     )
 
-  /** Why no host could take a session of each project now, on the host watch's last figures (hosts configured only). */
-  const unplaceable = Effect.fnUntraced(function*(config: OrchestratorConfig, records: ReadonlyArray<SessionRecord>, projectIds: ReadonlyArray<string>) {
+  /**
+   * Why no host could take a session of each project now: with hosts, on the host watch's last figures, hosts held back
+   * for the project left out; without, this machine when it is held back for the project.
+   */
+  const unplaceable = Effect.fnUntraced(function*(
+    config: OrchestratorConfig,
+    records: ReadonlyArray<SessionRecord>,
+    projectIds: ReadonlyArray<string>,
+    holds: ReadonlyArray<Hold>
+  ) {
     const reasons: Record<string, string | undefined> = {}
-    if (Object.keys(config.hosts).length === 0) return reasons
+    const now = yield* Clock.currentTimeMillis
+    const mine = projectsOf(config).filter((p) => projectIds.includes(p.id))
+    if (Object.keys(config.hosts).length === 0) {
+      for (const project of mine) {
+        const local = heldHosts(holds, project.id, now, clockTime(now)).get(LOCAL)
+        if (local !== undefined) reasons[project.id] = `this machine: ${local}`
+      }
+      return reasons
+    }
     // Admission runs in the supervisor: its own host watch's views.
     const views = hostViewsOf(store.paths.hosts, process.pid)
     const readings = yield* admissionReadings(yield* plugins.connections(config), config, views)
-    for (const project of projectsOf(config).filter((p) => projectIds.includes(p.id))) {
-      reasons[project.id] = placementBlocker(config, project, records, readings, views)
+    for (const project of mine) {
+      reasons[project.id] = placementBlocker(config, project, records, readings, views, heldHosts(holds, project.id, now, clockTime(now)))
     }
     return reasons
   })
@@ -192,7 +256,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     store,
     config: configs.current,
     findProject,
-    spawn: (projectId, target) => spawn(projectId, target),
+    spawn: (projectId, target, options) => spawn(projectId, target, options),
     lookup: (config, project, issueId) => Tracker.use((tracker) => tracker.getIssue(issueId)).pipe(withPlugins(config, project)),
     unplaceable
   })
@@ -204,30 +268,40 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   ) {
     const config = yield* configs.current
     const project = yield* findProject(config, projectRef)
+    // Refused before anything starts or is queued, as `queue add` refuses it.
+    const invalid = firstInvalidIssueId(issues)
+    if (invalid !== undefined) return yield* new InvalidIssueId({ issueId: invalid, expected: ISSUE_ID_EXPECTED })
     yield* reconcile()
     const { records } = yield* store.list
     // Tasks are not issues: a task whose slug reads like an issue id never makes that issue skipped.
     const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status) && worksAnIssue(r)).map((r) => [r.issueId, r.sessionId]))
-    const unique = [...new Set(issues.map((issue) => issue.replace(/^#/, "")))]
+    const unique = [...new Set(issues.map(normalIssueId))]
     // What the admission rule does not let start now is queued (behind what is queued already).
     const fresh = unique.filter((issueId) => !live.has(issueId)).map((issueId) => ({ id: issueId, projectId: project.id, agent: project.agent }))
     const queued = (yield* queue.list).flatMap((entry) => {
       const owner = projectsOf(config).find((p) => p.id === entry.projectId)
       return owner === undefined ? [] : [{ id: entry.id, projectId: entry.projectId, agent: owner.agent }]
     })
-    const plan = planBatch(queued, fresh, admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root))))
+    const now = yield* Clock.currentTimeMillis
+    const holds = yield* readHolds(store.paths.root)
+    const hold = projectHold(holds, project.id, now)
+    const localHold = Object.keys(config.hosts).length === 0 ? heldHosts(holds, project.id, now, clockTime(now)).get(LOCAL) : undefined
+    const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)), {
+      unplaceable: { [project.id]: localHold === undefined ? undefined : `this machine: ${localHold}` },
+      held: { [project.id]: hold === undefined ? undefined : holdSentence(hold, clockTime(now)) }
+    })
+    const plan = planBatch(queued, fresh, facts)
     const waits = new Map(plan.waiting.map((w) => [w.entry.id, w.reason]))
     const toQueue = unique.filter((issueId) => waits.has(issueId))
     const { added, already } = toQueue.length === 0 ? { added: [], already: [] } : yield* queue.add(project.id, toQueue.map((issue) => ({ issue })), 0)
-    yield* queueing.queued(added)
     const entries = new Map([...added, ...already].map((entry) => [entry.issue, entry]))
     // Where each one that starts now goes: placed in turn on one headroom reading per host.
     const starting = unique.filter((issueId) => !live.has(issueId) && !entries.has(issueId))
-    const hosts = yield* chooseHosts(yield* plugins.connections(config), config, project, records, starting.length)
+    const held = heldHosts(holds, project.id, now, clockTime(now))
+    const hosts = yield* chooseHosts(yield* plugins.connections(config), config, project, records, starting.length, held)
     const queueIssue = (issueId: string, reason: string) =>
       Effect.gen(function*() {
         const result = yield* queue.add(project.id, [{ issue: issueId }], 0)
-        yield* queueing.queued(result.added)
         const entry = [...result.added, ...result.already][0]!
         return { _tag: "Queued", issueId, entryId: entry.id, position: entry.position, reason } satisfies BatchOutcome
       })
@@ -246,7 +320,22 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
             onSuccess: ({ host, dataDir, origin }) =>
               spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host, hostDataDir: dataDir, hostOrigin: origin }).pipe(
                 withPlugins(config, project, host),
-                Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned }))
+                Effect.tap(() => liftHolds(store.paths.root, events, project.id, host)),
+                Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
+                // Where it was to run could not take it (not the issue's fault): held back there, and the issue waits.
+                Effect.catch((error) => {
+                  const owner = failureOwner(error)
+                  return owner._tag === "Host"
+                    ? recordHold(store.paths.root, events, { project: project.id, host: owner.host }, owner.reason).pipe(
+                      Effect.andThen(
+                        queueIssue(
+                          issueId,
+                          `waiting for a host: ${owner.host === LOCAL ? "this machine" : `host ${owner.host}`} could not start it: ${owner.reason}`
+                        )
+                      )
+                    )
+                    : Effect.fail(error)
+                })
               )
           }),
           Effect.catch((error) => Effect.succeed<BatchOutcome>({ _tag: "Failed", issueId, reason: error.message }))

@@ -102,8 +102,15 @@ export const admissionFacts = (
   records: ReadonlyArray<SessionRecord>,
   machine: MachineReading,
   expectedBytes: (agent: string) => number = () => DEFAULT_SESSION_BYTES,
-  unplaceable: Readonly<Record<string, string | undefined>> = {}
+  placement: {
+    /** Per project, why no host (this machine included) can take one of its sessions now. */
+    readonly unplaceable?: Readonly<Record<string, string | undefined>>
+    /** Per project, why its own setup holds it back now (src/domain/holds.ts). */
+    readonly held?: Readonly<Record<string, string | undefined>>
+  } = {}
 ): AdmissionFacts => {
+  const unplaceable = placement.unplaceable ?? {}
+  const held = placement.held ?? {}
   // With hosts, placement weighs every host's memory and load, this machine's included (`unplaceable`).
   const hosted = Object.keys(config.hosts).length > 0
   // Workers whose agent may run hold a session; a PR waits on its reviewer whether or not its agent still runs.
@@ -120,6 +127,7 @@ export const admissionFacts = (
       ...(project.maxSessions !== undefined ? { maxSessions: project.maxSessions } : {}),
       ...(project.maxAwaitingReview !== undefined ? { maxAwaitingReview: project.maxAwaitingReview } : {}),
       ...(unplaceable[project.id] !== undefined ? { unplaceable: unplaceable[project.id]! } : {}),
+      ...(held[project.id] !== undefined ? { held: held[project.id]! } : {}),
       ...(rateLimited !== undefined ? { rateLimited } : {})
     }
   }

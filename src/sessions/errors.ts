@@ -61,10 +61,24 @@ export class RestoreFailed extends Schema.TaggedError<RestoreFailed>()("RestoreF
 /** `orch spawn` of an issue a session is still working on: one issue, one session. */
 export class IssueHasSession extends Schema.TaggedError<IssueHasSession>()("IssueHasSession", {
   issueId: Schema.String,
-  sessionId: Schema.String
+  sessionId: Schema.String,
+  /** That session is still being spawned (it may yet fail). */
+  spawning: Schema.optionalKey(Schema.Boolean)
 }) {
   override get message() {
-    return `issue ${this.issueId} already has a live session ${this.sessionId}: \`orch send ${this.sessionId} …\` or \`orch attach ${this.sessionId}\``
+    return this.spawning === true
+      ? `issue ${this.issueId} is being started as ${this.sessionId} right now`
+      : `issue ${this.issueId} already has a live session ${this.sessionId}: \`orch send ${this.sessionId} …\` or \`orch attach ${this.sessionId}\``
+  }
+}
+
+/** Queued work for an issue the tracker says is over: it is not started. */
+export class IssueClosed extends Schema.TaggedError<IssueClosed>()("IssueClosed", {
+  issueId: Schema.String,
+  state: Schema.String
+}) {
+  override get message() {
+    return `issue ${this.issueId} is ${this.state} in its tracker, so it was not started`
   }
 }
 
@@ -76,11 +90,16 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
   task: Schema.optionalKey(Schema.Boolean),
   step: Schema.String,
   reason: Schema.String,
+  /** The host it ran on, when not this machine. */
+  host: Schema.optionalKey(Schema.String),
+  /** The session's branch was taken (checked out elsewhere): the work's own conflict, wherever it runs. */
+  branchTaken: Schema.optionalKey(Schema.Boolean),
   /** What undoing the spawn could not undo ("could not remove the worktree …: why"). */
   leftBehind: Schema.optionalKey(Schema.Array(Schema.String))
 }) {
   override get message() {
-    const failed = `spawn of ${this.project} ${this.task === true ? "task" : "issue"} ${this.issueId} failed while ${this.step}`
+    const on = this.host !== undefined ? ` on host ${this.host}` : ""
+    const failed = `spawn of ${this.project} ${this.task === true ? "task" : "issue"} ${this.issueId}${on} failed while ${this.step}`
     const left = this.leftBehind ?? []
     return left.length === 0 ? `${failed} (nothing was left behind): ${this.reason}` : `${failed}: ${this.reason}; and it ${left.join("; and it ")}`
   }
@@ -163,5 +182,16 @@ export class NotQueued extends Schema.TaggedError<NotQueued>()("NotQueued", { re
   override readonly [Runtime.errorExitCode] = 1
   override get message() {
     return `nothing in the queue is ${this.ref} (an entry id like q-3, or an issue); \`orch queue ls\` lists what is queued`
+  }
+}
+
+/** `orch queue rm` of an entry that is being started now: its session is about to exist. */
+export class QueueEntryStarting extends Schema.TaggedError<QueueEntryStarting>()("QueueEntryStarting", {
+  entryId: Schema.String,
+  sessionId: Schema.String
+}) {
+  override readonly [Runtime.errorExitCode] = 1
+  override get message() {
+    return `${this.entryId} is being started as ${this.sessionId} right now, so it was not removed; \`orch session kill ${this.sessionId}\` ends it once it runs`
   }
 }

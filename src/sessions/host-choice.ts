@@ -48,13 +48,17 @@ const originOrNone = (connections: HostConnectionsShape, project: ProjectConfig)
   originOf(connections, project).pipe(Effect.map((url): string | undefined => url), Effect.orElseSucceed(() => undefined))
 
 /**
- * The remote hosts a project's session cannot go to with the reason, whatever their figures: all of them when the
- * project's checkout has no `origin` (a host gets the code from origin).
+ * The hosts a project's session cannot go to with the reason, whatever their figures: those held back for the project
+ * (a spawn there failed: src/domain/holds.ts), and every remote one when the project's checkout has no `origin` (a
+ * host gets the code from origin).
  */
-const excludedHosts = (config: OrchestratorConfig, origin: string | undefined): ReadonlyMap<string, string> =>
-  new Map(
-    origin !== undefined ? [] : Object.keys(config.hosts).map((name) => [name, "the project's checkout has no origin remote, which a host gets the code from"])
-  )
+const excludedHosts = (config: OrchestratorConfig, origin: string | undefined, held: ReadonlyMap<string, string>): ReadonlyMap<string, string> =>
+  new Map([
+    ...held,
+    ...(origin !== undefined
+      ? []
+      : Object.keys(config.hosts).map((name) => [name, "the project's checkout has no origin remote, which a host gets the code from"] as const))
+  ])
 
 const requestFor = (
   config: OrchestratorConfig,
@@ -107,14 +111,15 @@ export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
   config: OrchestratorConfig,
   project: ProjectConfig,
   records: ReadonlyArray<SessionRecord>,
-  forced: string | undefined
+  forced: string | undefined,
+  held: ReadonlyMap<string, string> = new Map()
 ) {
   if (forced !== undefined && forced !== LOCAL && config.hosts[forced] === undefined) {
     return yield* new UnknownHost({ host: forced, known: project.hosts ?? [LOCAL, ...Object.keys(config.hosts)] })
   }
   if (localOnly(config, forced)) return LOCAL_CHOICE
   const [readings, origin] = yield* Effect.all([readHeadroom(connections, config, forced), originOrNone(connections, project)], { concurrency: "unbounded" })
-  const request = requestFor(config, project, records, forced, excludedHosts(config, origin))
+  const request = requestFor(config, project, records, forced, excludedHosts(config, origin, held))
   return yield* choiceOf(place(hostsOf(config), readings, request), readings, origin)
 })
 
@@ -124,13 +129,14 @@ export const chooseHosts = Effect.fn("Sessions.chooseHosts")(function*(
   config: OrchestratorConfig,
   project: ProjectConfig,
   records: ReadonlyArray<SessionRecord>,
-  count: number
+  count: number,
+  held: ReadonlyMap<string, string> = new Map()
 ) {
   if (localOnly(config, undefined) || count === 0) {
     return Array.from({ length: count }, (): Effect.Effect<HostChoice, NoHostFits> => Effect.succeed(LOCAL_CHOICE))
   }
   const [readings, origin] = yield* Effect.all([readHeadroom(connections, config, undefined), originOrNone(connections, project)], { concurrency: "unbounded" })
-  const request = requestFor(config, project, records, undefined, excludedHosts(config, origin))
+  const request = requestFor(config, project, records, undefined, excludedHosts(config, origin, held))
   return placeMany(hostsOf(config), readings, request, count).map((placement) => choiceOf(placement, readings, origin))
 })
 
@@ -168,7 +174,8 @@ export const placementBlocker = (
   project: ProjectConfig,
   records: ReadonlyArray<SessionRecord>,
   readings: ReadonlyMap<string, HostReading>,
-  views: ReadonlyMap<string, HostView>
+  views: ReadonlyMap<string, HostView>,
+  held: ReadonlyMap<string, string> = new Map()
 ): string | undefined => {
   const placedSinceMeasured = new Map(
     Object.keys(config.hosts).map((name) => {
@@ -176,6 +183,6 @@ export const placementBlocker = (
       return [name, readAt === undefined ? 0 : records.filter((r) => hostOf(r) === name && holdsASlot(r) && Date.parse(r.createdAt) > readAt).length]
     })
   )
-  const placement = place(hostsOf(config), readings, { ...requestFor(config, project, records, undefined), placedSinceMeasured })
+  const placement = place(hostsOf(config), readings, { ...requestFor(config, project, records, undefined, held), placedSinceMeasured })
   return "none" in placement ? describeNowhere(placement.none) : undefined
 }

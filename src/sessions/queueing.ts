@@ -1,22 +1,41 @@
 /**
  * The queue's procedures: `orch queue add|ls|rm`, and admission (the supervisor's: start what the rule in
- * src/domain/admission.ts admits, until it admits nothing). Events: `queue.added`, `queue.admitted`, `queue.dropped`.
+ * src/domain/admission.ts admits, until it admits nothing). An admitted entry is claimed with the session id its spawn
+ * reserved before anything is made, and leaves the queue only once that session exists; a spawn that fails or is
+ * cancelled puts it back where it was, unless the failure is the entry's own (failure-owner.ts). A failure of where
+ * the session was to run holds that host back for the project (src/domain/holds.ts). Events: `queue.added`,
+ * `queue.admitted`, `queue.dropped`, `queue.held`, `queue.resumed`.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { admission, type Waiting } from "../domain/admission.ts"
+import { type Hold, holdAfterFailure, holdSentence, liftHold, projectHold } from "../domain/holds.ts"
+import { firstInvalidIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
 import { entryLabel, type Positioned, type QueueEntry } from "../domain/queue.ts"
-import { isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
+import { clockTime } from "../domain/rate-limit.ts"
+import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
 import { InvalidIssueId } from "../plugins/tracker/Tracker.ts"
 import { NO_SUPERVISOR_REASON } from "../store/admission-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
+import { changeHolds, readHolds } from "../store/holds-file.ts"
+import { isOwnerAlive, thisProcess } from "../store/process-liveness.ts"
 import type { QueueStoreShape } from "../store/QueueStore.ts"
 import { readSessionSizes } from "../store/session-sizes-file.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
 import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
-import { IssueHasSession, NotQueued } from "./errors.ts"
+import { IssueHasSession, NotQueued, QueueEntryStarting } from "./errors.ts"
+import { failureOwner, type SpawnFailure } from "./failure-owner.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
+import type { SpawnOptions } from "./spawn.ts"
+
+/** The entry was claimed, or removed, by someone else before this spawn could claim it. */
+export class EntryTaken extends Schema.TaggedError<EntryTaken>()("EntryTaken", { entryId: Schema.String }) {
+  override get message() {
+    return `${this.entryId} was taken off the queue meanwhile`
+  }
+}
 
 export interface QueueingDeps {
   readonly queue: QueueStoreShape
@@ -26,8 +45,9 @@ export interface QueueingDeps {
   readonly findProject: (config: OrchestratorConfig, ref: string) => Effect.Effect<ProjectConfig, { readonly message: string }>
   readonly spawn: (
     projectId: string,
-    target: SpawnTarget
-  ) => Effect.Effect<{ readonly record: SessionRecord }, { readonly _tag: string; readonly message: string }>
+    target: SpawnTarget,
+    options: Pick<SpawnOptions, "claim" | "refuseClosed">
+  ) => Effect.Effect<{ readonly record: SessionRecord }, SpawnFailure>
   /**
    * The issue as the project's tracker has it (undefined for a tracker that keeps none): `queue add` refuses an issue
    * the tracker says does not exist, and keeps the title of one it knows.
@@ -37,40 +57,74 @@ export interface QueueingDeps {
     project: ProjectConfig,
     issueId: string
   ) => Effect.Effect<{ readonly title: string } | undefined, { readonly _tag: string; readonly message: string }>
-  /** For each project named, why no host could take one of its sessions now (hosts configured), else nothing. */
+  /** For each project named, why no host could take one of its sessions now (hosts configured, or this machine held). */
   readonly unplaceable: (
     config: OrchestratorConfig,
     records: ReadonlyArray<SessionRecord>,
-    projectIds: ReadonlyArray<string>
+    projectIds: ReadonlyArray<string>,
+    holds: ReadonlyArray<Hold>
   ) => Effect.Effect<Readonly<Record<string, string | undefined>>, { readonly message: string }>
 }
 
 export type Candidate = Positioned & { readonly agent: string }
 
-const eventOf = (entry: QueueEntry) => ({ projectId: entry.projectId, ...(entry.issue !== undefined ? { issueId: entry.issue } : {}) })
+/** A hold made or kept by a failed spawn; `fresh` when people have not been told of it yet. */
+export interface HoldNews {
+  readonly hold: Hold
+  readonly fresh: boolean
+}
+
+/** Records a failure in `scope` (a hold made or put off), with `queue.held` when it is new. */
+export const recordHold = Effect.fnUntraced(function*(
+  root: string,
+  events: EventLogShape,
+  scope: { readonly project: string; readonly host?: string | undefined },
+  reason: string
+) {
+  const news = yield* changeHolds(root, (holds, now) => {
+    const next = holdAfterFailure(holds, scope, reason, now)
+    return [next.holds, { hold: next.hold, fresh: next.fresh }] as const
+  })
+  if (news.fresh) {
+    yield* events.append({
+      type: "queue.held",
+      projectId: scope.project,
+      message: `${scope.host !== undefined ? `host ${scope.host} is left out for ${scope.project}` : `${scope.project} is held`}: ${reason}`,
+      data: { ...(scope.host !== undefined ? { host: scope.host } : {}), reason, retryAt: news.hold.retryAt }
+    })
+  }
+  return news satisfies HoldNews
+})
+
+/** Ends the holds a spawn that succeeded on `host` disproves (that host's for the project, and the project's), with `queue.resumed`. */
+export const liftHolds = Effect.fnUntraced(function*(root: string, events: EventLogShape, project: string, host: string) {
+  const lifted = yield* changeHolds(root, (holds) => {
+    const gone = holds.filter((hold) => hold.project === project && (hold.host === undefined || hold.host === host))
+    return [gone.length > 0 ? gone.reduce((left, hold) => liftHold(left, hold), holds) : undefined, gone] as const
+  })
+  for (const hold of lifted) {
+    yield* events.append({
+      type: "queue.resumed",
+      projectId: project,
+      message: `${
+        hold.host !== undefined ? `host ${hold.host} takes ${project}'s sessions again` : `${project} starts sessions again`
+      }: a spawn there succeeded`,
+      data: hold.host !== undefined ? { host: hold.host } : {}
+    })
+  }
+})
 
 export const makeQueueing = (deps: QueueingDeps) => {
   const { events, queue, store } = deps
-  const added = (entries: ReadonlyArray<Positioned>) =>
-    Effect.forEach(
-      entries,
-      (entry) =>
-        events.append({
-          type: "queue.added",
-          ...eventOf(entry),
-          message: `queued ${entry.id} at position ${entry.position}`,
-          data: { entryId: entry.id, priority: entry.priority }
-        }),
-      { discard: true }
-    )
+  const root = store.paths.root
 
-  /** Issues that could never start are refused when queued, not dropped later: an empty id, one a live session works. */
+  /** Issues that could never start are refused when queued, not dropped later: not an issue id, one a live session works. */
   const queueAdd = Effect.fn("Queue.add")(function*(projectRef: string, issues: ReadonlyArray<string>, priority: number) {
     const config = yield* deps.config
     const project = yield* deps.findProject(config, projectRef)
-    const ids = issues.map((issue) => issue.trim().replace(/^#/, ""))
-    const empty = ids.findIndex((id) => id === "")
-    if (empty !== -1) return yield* new InvalidIssueId({ issueId: issues[empty]!, expected: "an issue id, like 42" })
+    const invalid = firstInvalidIssueId(issues)
+    if (invalid !== undefined) return yield* new InvalidIssueId({ issueId: invalid, expected: ISSUE_ID_EXPECTED })
+    const ids = issues.map(normalIssueId)
     const { records } = yield* store.list
     for (const issueId of ids) {
       const live = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
@@ -83,81 +137,128 @@ export const makeQueueing = (deps: QueueingDeps) => {
         Effect.map((issue) => issue?.title),
         Effect.catch((error) => error._tag === "IssueNotFound" || error._tag === "InvalidIssueId" ? Effect.fail(error) : Effect.succeed(undefined))
       ), { concurrency: "unbounded" })
-    const result = yield* queue.add(project.id, ids.map((issue, i) => ({ issue, ...(titles[i] !== undefined ? { title: titles[i] } : {}) })), priority)
-    yield* added(result.added)
-    return result
+    return yield* queue.add(project.id, ids.map((issue, i) => ({ issue, ...(titles[i] !== undefined ? { title: titles[i] } : {}) })), priority)
   })
 
   const queueRemove = Effect.fn("Queue.remove")(function*(ref: string) {
-    const gone = yield* queue.remove(ref)
-    if (gone.length === 0) return yield* new NotQueued({ ref })
-    yield* Effect.forEach(
-      gone,
-      (entry) => events.append({ type: "queue.dropped", ...eventOf(entry), message: `${entry.id} removed (orch queue rm)`, data: { entryId: entry.id } }),
-      { discard: true }
-    )
-    return gone
+    const { removed, starting } = yield* queue.remove(ref, "removed (orch queue rm)")
+    if (removed.length === 0 && starting.length > 0) {
+      return yield* new QueueEntryStarting({ entryId: starting[0]!.id, sessionId: starting[0]!.admitting!.sessionId })
+    }
+    if (removed.length === 0) return yield* new NotQueued({ ref })
+    return removed
   })
 
-  /** The queue's entries the config knows, as the rule's candidates (an entry of a removed project waits). */
+  /** The queue's waiting entries the config knows, as the rule's candidates (an entry of a removed project waits). */
   const candidates = (config: OrchestratorConfig, entries: ReadonlyArray<Positioned>): Array<Candidate> =>
     entries.flatMap((entry) => {
       const project = Object.values(config.projects).find((p) => p.id === entry.projectId)
-      return project === undefined ? [] : [{ ...entry, agent: project.agent }]
+      return project === undefined || entry.admitting !== undefined ? [] : [{ ...entry, agent: project.agent }]
     })
 
+  /** Entries this process is starting now: recovery leaves them alone even though they name a live process. */
+  const inFlight = new Set<string>()
+
+  type Started =
+    | { readonly _tag: "Admitted" }
+    | { readonly _tag: "Dropped"; readonly reason: string }
+    | { readonly _tag: "Taken" }
+    | { readonly _tag: "Held"; readonly news: HoldNews }
+    | { readonly _tag: "Wait"; readonly reason: string }
+
+  /** Claims `entry` with the session its spawn reserves, starts it, and settles the entry by how that went. */
+  const start = Effect.fnUntraced(function*(entry: Candidate) {
+    let claimed: string | undefined
+    // Claimed and remembered as one step: a cancel between the two would leave the mark with nobody to clear it.
+    const claim = (sessionId: string) =>
+      queue.claim(entry.id, sessionId).pipe(
+        Effect.tap((ok) => Effect.sync(() => void (ok ? (claimed = sessionId) : undefined))),
+        Effect.uninterruptible,
+        Effect.flatMap((ok) => (ok ? Effect.void : Effect.fail(new EntryTaken({ entryId: entry.id }))))
+      )
+    const target: SpawnTarget = entry.issue !== undefined ? { _tag: "Issue", issue: entry.issue } : { _tag: "Task", task: entry.task ?? "" }
+    inFlight.add(entry.id)
+    const spawned = yield* deps.spawn(entry.projectId, target, { claim, refuseClosed: true }).pipe(
+      // Cancelled (the supervisor stops): the spawn undid what it made; the entry goes back where it was.
+      Effect.onInterrupt(() => claimed === undefined ? Effect.void : settleLogged(entry, claimed, { _tag: "Returned" })),
+      Effect.result,
+      Effect.ensuring(Effect.sync(() => inFlight.delete(entry.id)))
+    )
+    const label = `${entry.id} (${entryLabel(entry)})`
+    if (spawned._tag === "Success") {
+      const { record } = spawned.success
+      const now = yield* Clock.currentTimeMillis
+      yield* queue.settle(entry.id, record.sessionId, {
+        _tag: "Admitted",
+        message: `${label} started as ${record.sessionId}`,
+        data: { waitedMs: Math.max(0, now - Date.parse(entry.addedAt)) }
+      })
+      yield* liftHolds(root, events, entry.projectId, hostOf(record))
+      return { _tag: "Admitted" } satisfies Started
+    }
+    const error = spawned.failure
+    if (error._tag === "EntryTaken") return { _tag: "Taken" } satisfies Started
+    const owner = failureOwner(error)
+    if (owner._tag === "Entry") {
+      const message = `${label} could not start: ${owner.reason}`
+      if (claimed !== undefined) yield* queue.settle(entry.id, claimed, { _tag: "Dropped", message })
+      else yield* queue.drop(entry.id, message)
+      return { _tag: "Dropped", reason: owner.reason } satisfies Started
+    }
+    if (claimed !== undefined) yield* queue.settle(entry.id, claimed, { _tag: "Returned" })
+    if (owner._tag === "Wait") return { _tag: "Wait", reason: owner.reason } satisfies Started
+    const news = yield* recordHold(root, events, { project: entry.projectId, ...(owner._tag === "Host" ? { host: owner.host } : {}) }, owner.reason)
+    return { _tag: "Held", news } satisfies Started
+  })
+
+  /** Settles an entry where failing cannot be answered (a cancelled spawn): a failure is logged, recovery redoes it. */
+  const settleLogged = (entry: QueueEntry, sessionId: string, how: { readonly _tag: "Returned" }) =>
+    queue.settle(entry.id, sessionId, how).pipe(
+      Effect.catch((error) =>
+        Effect.logWarning(`${entry.id} stays marked as being started as ${sessionId} (${error.message}); the next start of orch puts it back`)
+      )
+    )
+
   /**
-   * Starts what the rule admits, one at a time, until it admits nothing; answers what waits and why, and the
-   * entries that could not start and left the queue (their spawn failed), for people to hear of.
+   * Starts what the rule admits, one at a time, until it admits nothing; answers what waits and why, the entries
+   * that could never start and left the queue, and the holds failed spawns made (for people to hear of).
    */
   const admit = Effect.fn("Queue.admit")(function*() {
     const dropped: Array<{ readonly entry: QueueEntry; readonly reason: string }> = []
-    const answer = (waiting: ReadonlyArray<Waiting<Candidate>>) => ({ waiting, dropped })
+    const held: Array<HoldNews> = []
+    const answer = (waiting: ReadonlyArray<Waiting<Candidate>>) => ({ waiting, dropped, held })
     for (;;) {
       const config = yield* deps.config
       const entries = yield* queue.list
-      if (entries.length === 0) return answer([])
-      const { records } = yield* store.list
       const waiting = candidates(config, entries)
-      const unplaceable = yield* deps.unplaceable(config, records, waiting.map((entry) => entry.projectId))
-      const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)), unplaceable)
+      if (waiting.length === 0) return answer([])
+      const { records } = yield* store.list
+      const now = yield* Clock.currentTimeMillis
+      const holds = yield* readHolds(root)
+      const projectIds = [...new Set(waiting.map((entry) => entry.projectId))]
+      const unplaceable = yield* deps.unplaceable(config, records, projectIds, holds)
+      const heldProjects = Object.fromEntries(projectIds.map((id) => {
+        const hold = projectHold(holds, id, now)
+        return [id, hold === undefined ? undefined : holdSentence(hold, clockTime(now))]
+      }))
+      const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(root)), { unplaceable, held: heldProjects })
       const verdict = admission(waiting, facts)
       const entry = verdict.admit
       if (entry === undefined) return answer(verdict.waiting)
-      // Taken from the queue first: an entry is never started twice, even by two supervisors' rounds.
-      if (!(yield* queue.take(entry.id))) continue
-      const addedAt = Date.parse(entry.addedAt)
-      const now = yield* Clock.currentTimeMillis
-      const target: SpawnTarget = entry.issue !== undefined ? { _tag: "Issue", issue: entry.issue } : { _tag: "Task", task: entry.task ?? "" }
-      const spawned = yield* Effect.result(deps.spawn(entry.projectId, target))
-      if (spawned._tag === "Success") {
-        yield* events.append({
-          type: "queue.admitted",
-          sessionId: spawned.success.record.sessionId,
-          ...eventOf(entry),
-          message: `${entry.id} (${entryLabel(entry)}) started as ${spawned.success.record.sessionId}`,
-          data: { entryId: entry.id, waitedMs: Math.max(0, now - addedAt) }
-        })
-      } else if (spawned.failure._tag === "NoHostFits") {
-        // The host watch's figures let it in, the spawn's fresh reading did not: it waits again (this round ends, or
-        // the same figures would let it in again), nothing lost.
-        const again = yield* queue.add(entry.projectId, [entry.issue !== undefined ? { issue: entry.issue } : { task: entry.task ?? "" }], entry.priority)
-        yield* added(again.added)
-        const requeued = [...again.added, ...again.already].map((queued) => ({ entry: { ...queued, agent: entry.agent }, reason: spawned.failure.message }))
-        return answer([...verdict.waiting, ...requeued])
-      } else {
-        yield* events.append({
-          type: "queue.dropped",
-          ...eventOf(entry),
-          message: `${entry.id} (${entryLabel(entry)}) could not start: ${spawned.failure.message}`,
-          data: { entryId: entry.id }
-        })
-        dropped.push({ entry, reason: spawned.failure.message })
-      }
+      const started = yield* start(entry)
+      if (started._tag === "Dropped") dropped.push({ entry, reason: started.reason })
+      if (started._tag === "Held") held.push(started.news)
+      if (started._tag === "Wait") return answer([...verdict.waiting, { entry, reason: started.reason }])
     }
   })
 
   /** Without a supervisor (the CLI's own procedures), nothing admits: every entry says so. */
   const queueList = () => Effect.map(queue.list, (entries) => entries.map((entry) => ({ ...entry, reason: NO_SUPERVISOR_REASON })))
-  return { queueAdd, queueRemove, queueList, admit, queued: added }
+
+  /** Whether an entry marked as being started was left so by a process that is gone (or by this one, not starting it now). */
+  const orphaned = (entry: QueueEntry) => {
+    const by = entry.admitting?.by
+    return by !== undefined && (by === thisProcess() ? !inFlight.has(entry.id) : !isOwnerAlive(by))
+  }
+  return { queueAdd, queueRemove, queueList, admit, orphaned }
 }

@@ -14,8 +14,9 @@ import * as Schedule from "effect/Schedule"
 import { randomUUID } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import type { ProjectConfig } from "../config/schema.ts"
+import { isIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
 import { reasonOf } from "../domain/reason.ts"
-import type { RuntimeHandle, SessionRecord } from "../domain/session.ts"
+import { isEnded, type RuntimeHandle, type SessionRecord, worksAnIssue } from "../domain/session.ts"
 import { HostStart, type StartStep } from "../hosts/host-start.ts"
 import { Agent, type AgentContext, type AgentLaunch, type AgentShape } from "../plugins/agent/Agent.ts"
 import { type Liveness, Runtime, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
@@ -30,7 +31,7 @@ import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn, promptCopies } from "./agent-files.ts"
 import { sessionBranch } from "./branch-name.ts"
-import { EmptyTask, SpawnFailed } from "./errors.ts"
+import { EmptyTask, IssueClosed, IssueHasSession, SpawnFailed } from "./errors.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
 import { MAX_TASK_BRANCH_TRIES, taskBranchCandidates, taskSlug, taskTitle } from "./task.ts"
 
@@ -41,7 +42,7 @@ export interface Spawned {
 
 export const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
-const ISSUE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+const sessionNumber = (sessionId: string) => Number(sessionId.split("-").at(-1))
 const READY_POLL = "100 millis"
 const READY_POLLS = 600
 /** How long an agent with no ready signal must stay up before its spawn is reported. */
@@ -154,8 +155,14 @@ type Work =
 
 const workOf = (target: SpawnTarget): Work =>
   target._tag === "Issue"
-    ? { _tag: "Issue", issueRef: target.issue, label: target.issue.replace(/^#/, "") }
+    ? { _tag: "Issue", issueRef: target.issue, label: normalIssueId(target.issue) }
     : { _tag: "Task", text: target.task.trim(), label: taskSlug(target.task) }
+
+/** Why a claim failed: the entry was taken meanwhile, or the queue could not be written. */
+export interface ClaimError {
+  readonly _tag: "EntryTaken" | "StoreError" | "LockTimeout"
+  readonly message: string
+}
 
 export interface SpawnOptions {
   /** The config file the spawn runs under, remembered in the record. */
@@ -166,6 +173,14 @@ export interface SpawnOptions {
   readonly hostDataDir?: string | undefined
   /** The project's origin, when placement read it (saves asking again). */
   readonly hostOrigin?: string | undefined
+  /**
+   * Called with the session id once it is reserved, before anything is made: admission marks its queue entry there,
+   * so a crash from then on leaves the entry naming the session (src/sessions/queue-recovery.ts). Its failure fails
+   * the spawn.
+   */
+  readonly claim?: ((sessionId: string) => Effect.Effect<void, ClaimError>) | undefined
+  /** An issue its tracker says is over (closed, done) is not started (IssueClosed): queued work, not a person's spawn. */
+  readonly refuseClosed?: boolean | undefined
 }
 
 export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: ProjectConfig, target: SpawnTarget, options: SpawnOptions = {}) {
@@ -178,24 +193,24 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   const warnings: Array<string> = []
   const work = workOf(target)
 
-  if (work._tag === "Issue" && !ISSUE_ID.test(work.label)) {
-    return yield* new InvalidIssueId({ issueId: work.issueRef, expected: "letters, digits, \".\", \"_\" or \"-\" (e.g. 42 or ENG-123)" })
-  }
+  if (work._tag === "Issue" && !isIssueId(work.issueRef)) return yield* new InvalidIssueId({ issueId: work.issueRef, expected: ISSUE_ID_EXPECTED })
   if (work._tag === "Task" && work.text === "") return yield* new EmptyTask({})
   let issueId = work.label
-  const failed = (step: string) => (error: { readonly message: string } | string) =>
+  const remote = options.host !== undefined && options.host !== "local"
+  const failed = (step: string) => (error: { readonly message: string; readonly branchInUse?: boolean } | string) =>
     new SpawnFailed({
       project: project.key,
       issueId,
       ...(work._tag === "Task" ? { task: true } : {}),
       step,
-      reason: typeof error === "string" ? error : error.message
+      reason: typeof error === "string" ? error : error.message,
+      ...(remote ? { host: options.host! } : {}),
+      ...(typeof error !== "string" && error.branchInUse === true ? { branchTaken: true } : {})
     })
   /** What undoing a failed spawn could not undo; its SpawnFailed says so. */
   const leftBehind: Array<string> = []
   const undo = <E>(what: string, effect: Effect.Effect<void, E>) =>
     effect.pipe(Effect.catchCause((cause) => Effect.sync(() => void leftBehind.push(`could not ${what}: ${reasonOf(cause)}`))))
-  const remote = options.host !== undefined && options.host !== "local"
   const onHost = remote ? Option.getOrUndefined(yield* Effect.serviceOption(HostStart)) : undefined
   // On another host the agent's program is looked for there, when it starts (watchStart reports what it printed).
   if (!remote) yield* checkAgentProgram(agent, project).pipe(Effect.mapError(failed("checking the agent")))
@@ -203,7 +218,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   // it: its one script writes the prompt); a spawn for an issue that does not exist is undone like any other
   // failure. A task has nothing to look up.
   let unavailable = false
-  const lookup = work._tag === "Task" ? Effect.succeed(undefined) : tracker.getIssue(work.issueRef).pipe(
+  const lookup = work._tag === "Task" ? Effect.succeed(undefined) : tracker.getIssue(work.label).pipe(
     Effect.catchTag("TrackerUnavailable", (error) =>
       Effect.sync(() => {
         unavailable = true
@@ -226,6 +241,26 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       return yield* Effect.fail(`every branch from feat/${slug} to feat/${slug}-${MAX_TASK_BRANCH_TRIES} is taken; say the task in other words`)
     }).pipe(Effect.mapError(failed("choosing a branch")))
 
+  const refuseIfClosed = (issue: Issue | undefined) =>
+    options.refuseClosed === true && issue?.state?.completed === true
+      ? Effect.fail(new IssueClosed({ issueId, state: issue.state.name }))
+      : Effect.void
+  /**
+   * Of two spawns of one issue that raced past the check before them (two processes, or a person's and admission's),
+   * the one with the lower session number goes on; the other fails and undoes itself. Its record is written first,
+   * so each of the two sees the other.
+   */
+  const firstForIssue = (mine: SessionRecord) =>
+    Effect.flatMap(store.list, ({ records }) => {
+      const rival = records.find((r) =>
+        r.sessionId !== mine.sessionId && r.projectId === mine.projectId && r.issueId === mine.issueId && worksAnIssue(r) && !isEnded(r.status) &&
+        sessionNumber(r.sessionId) < sessionNumber(mine.sessionId)
+      )
+      return rival === undefined
+        ? Effect.void
+        : Effect.fail(new IssueHasSession({ issueId: mine.issueId, sessionId: rival.sessionId, ...(rival.status === "spawning" ? { spawning: true } : {}) }))
+    })
+
   const spawned = yield* Effect.scoped(Effect.gen(function*() {
     const issueFiber = yield* Effect.forkScoped(lookup)
     const originFiber = onHost === undefined || options.hostOrigin !== undefined ? undefined : yield* Effect.forkScoped(onHost.origin(project))
@@ -235,6 +270,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       store.reserve(project.id, project.sessionPrefix).pipe(Effect.mapError(failed("reserving a session id"))),
       (id, exit) => (Exit.isFailure(exit) ? undo(`release the session id ${id}`, store.release(project.id, id)) : Effect.void)
     )
+    if (options.claim !== undefined) yield* options.claim(sessionId)
     const takenOnHost = new Set<string>()
     const branch = work._tag === "Task" ? yield* taskBranch(work.label, takenOnHost) : sessionBranch(issueId, early)
     if (work._tag === "Task") issueId = branch.slice("feat/".length)
@@ -307,6 +343,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     })
 
     yield* save(record)
+    if (work._tag === "Issue") yield* firstForIssue(record)
     let handle: RuntimeHandle
     let launch: AgentLaunch
     if (onHost === undefined) {
@@ -322,7 +359,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         (ws, exit) => (Exit.isFailure(exit) ? undoWorkspace(ws) : Effect.void)
       )
       warnings.push(...created.warnings)
-      const issue = yield* Fiber.join(issueFiber)
+      const issue = yield* Fiber.join(issueFiber).pipe(Effect.tap(refuseIfClosed))
       if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
       if (created.createdBranch === branchExisted) yield* journal({ createdBranch: created.createdBranch })
       const prepared = yield* prepareAgent(issue)
@@ -339,7 +376,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     } else {
       // On a host, from the worktree to the agent started is one round trip (src/hosts/host-start.ts). The branch
       // was not asked about first: until the host says it made it, the journal keeps it (never deletes work).
-      const issue = yield* Fiber.join(issueFiber)
+      const issue = yield* Fiber.join(issueFiber).pipe(Effect.tap(refuseIfClosed))
       if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
       yield* journal({ workspace: record.workspacePath, createdBranch: false, runtime: onHost.handleOf(sessionId) })
       const origin = originFiber === undefined
@@ -412,6 +449,8 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         ...(error.task !== undefined ? { task: error.task } : {}),
         step: error.step,
         reason: error.reason,
+        ...(error.host !== undefined ? { host: error.host } : {}),
+        ...(error.branchTaken !== undefined ? { branchTaken: error.branchTaken } : {}),
         leftBehind: [...leftBehind]
       }) :
       error)

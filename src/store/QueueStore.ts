@@ -1,8 +1,12 @@
 /**
- * The work queue on disk: `<dataDir>/queue.json`, rewritten atomically (files.ts) under the `queue` lock
- * (lock.ts), so concurrent CLI processes and the supervisor never lose each other's entries and a `kill -9`
- * leaves the old queue or the new one. Read with a Schema; a file that does not decode is an error, never an
- * empty queue.
+ * The work queue on disk: `<dataDir>/queue.json`, rewritten atomically (files.ts) under the `queue` lock (lock.ts),
+ * so concurrent CLI processes and the supervisor never lose each other's entries and a `kill -9` leaves the old
+ * queue or the new one. Read with a Schema; a file that does not decode is an error, never an empty queue.
+ *
+ * A change and its events (`queue.added`, `queue.admitted`, `queue.dropped`, `queue.recovered`) are one step: the
+ * events are written in the file with the change (its outbox), then appended to the event log, then cleared. Whoever
+ * takes the lock next appends what a crash left in the outbox, unless the log already has it. An entry being started
+ * is marked `admitting` (with the session id its spawn reserved) and leaves the queue only once its session exists.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -12,11 +16,14 @@ import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Host, type HostShape } from "../config/host.ts"
-import { type Positioned, type QueueEntry, QueueFile, queueOrder } from "../domain/queue.ts"
+import type { NewEvent, OrchEvent } from "../domain/event.ts"
+import { entryLabel, type Positioned, type QueueEntry, QueueFile, queueOrder } from "../domain/queue.ts"
 import { errnoReason, StoreError } from "./errors.ts"
+import { EventLog, type EventLogShape } from "./EventLog.ts"
 import { writeFileAtomic } from "./files.ts"
 import { type LockTimeout, withLock } from "./lock.ts"
 import { dataDir, storePaths } from "./paths.ts"
+import { thisProcess } from "./process-liveness.ts"
 
 const decodeQueue = Schema.decodeUnknownResult(Schema.fromJsonString(QueueFile))
 const EMPTY: QueueFile = { next: 1, entries: [] }
@@ -30,48 +37,116 @@ export interface Added {
   readonly already: ReadonlyArray<Positioned>
 }
 
+export interface Removed {
+  readonly removed: ReadonlyArray<QueueEntry>
+  /** Entries `ref` names that are being started now: left alone (their session is about to exist). */
+  readonly starting: ReadonlyArray<QueueEntry>
+}
+
+/** How an admission ends: its session exists, the entry could never start, or it waits again where it was. */
+export type Settlement =
+  | { readonly _tag: "Admitted"; readonly message: string; readonly data?: Readonly<Record<string, unknown>> }
+  | { readonly _tag: "Dropped"; readonly message: string }
+  | { readonly _tag: "Returned" }
+
 export type QueueError = StoreError | LockTimeout
 
 export interface QueueStoreShape {
   readonly path: string
-  readonly add: (projectId: string, targets: ReadonlyArray<QueueTarget>, priority: number) => Effect.Effect<Added, QueueError>
-  /** In queue order, with positions. */
+  /** Queues what is not queued yet, each with `queue.added` (its message `describe`d: "queued q-3 at position 2" by default). */
+  readonly add: (
+    projectId: string,
+    targets: ReadonlyArray<QueueTarget>,
+    priority: number,
+    describe?: (entry: Positioned) => string
+  ) => Effect.Effect<Added, QueueError>
+  /** In queue order, with positions (entries being started included, with their `admitting`). */
   readonly list: Effect.Effect<ReadonlyArray<Positioned>, StoreError>
-  /** Removes the entries `ref` names (an entry id, or an issue in any project); answers what went. */
-  readonly remove: (ref: string) => Effect.Effect<ReadonlyArray<QueueEntry>, QueueError>
-  /** Removes one entry by id (admitted or dropped); false when it was gone already. */
-  readonly take: (id: string) => Effect.Effect<boolean, QueueError>
+  /** Removes the waiting entries `ref` names (an entry id, or an issue in any project), each with `queue.dropped`. */
+  readonly remove: (ref: string, why: string) => Effect.Effect<Removed, QueueError>
+  /** Removes one waiting entry (not one being started) with `queue.dropped`; false when it was not there to remove. */
+  readonly drop: (
+    id: string,
+    message: string,
+    extra?: { readonly sessionId?: string; readonly data?: Readonly<Record<string, unknown>> }
+  ) => Effect.Effect<boolean, QueueError>
+  /** Marks a waiting entry as being started as `sessionId` by this process; false when it is gone or taken. */
+  readonly claim: (id: string, sessionId: string) => Effect.Effect<boolean, QueueError>
+  /**
+   * Ends the admission of `id` as `sessionId` (a no-op when the entry is not being started as that session), with
+   * `also` (recovery's `queue.recovered`) in the same step.
+   */
+  readonly settle: (id: string, sessionId: string, how: Settlement, also?: ReadonlyArray<NewEvent>) => Effect.Effect<boolean, QueueError>
 }
 
+const eventOf = (entry: QueueEntry) => ({ projectId: entry.projectId, ...(entry.issue !== undefined ? { issueId: entry.issue } : {}) })
+
+/** Reads the queue file (an empty queue when there is none). */
+const readQueueFile = (path: string): Effect.Effect<QueueFile, StoreError> =>
+  Effect.suspend(() => {
+    let text: string
+    try {
+      text = readFileSync(path, "utf8")
+    } catch (cause) {
+      if ((cause as NodeJS.ErrnoException).code === "ENOENT") return Effect.succeed(EMPTY)
+      return Effect.fail(new StoreError({ path, reason: errnoReason(cause) }))
+    }
+    const decoded = decodeQueue(text)
+    return decoded._tag === "Success"
+      ? Effect.succeed(decoded.success)
+      : Effect.fail(new StoreError({ path, reason: `not a valid queue: ${decoded.failure.message.split("\n")[0]}; move it away to start an empty queue` }))
+  })
+
+/** The queue of the data directory `root`, in queue order: for readers (`orch queue ls`, `orch status`, the dashboard). */
+export const listQueue = (root: string): Effect.Effect<ReadonlyArray<Positioned>, StoreError> =>
+  Effect.map(readQueueFile(join(root, "queue.json")), (file) => queueOrder(file.entries))
+
 export class QueueStore extends Context.Service<QueueStore, QueueStoreShape>()("orch/store/QueueStore") {
-  static readonly make = (root: string): QueueStoreShape => {
+  static readonly make = (root: string, events: EventLogShape): QueueStoreShape => {
     const paths = storePaths(root)
     const path = join(root, "queue.json")
-    const read = Effect.suspend((): Effect.Effect<QueueFile, StoreError> => {
-      let text: string
-      try {
-        text = readFileSync(path, "utf8")
-      } catch (cause) {
-        if ((cause as NodeJS.ErrnoException).code === "ENOENT") return Effect.succeed(EMPTY)
-        return Effect.fail(new StoreError({ path, reason: errnoReason(cause) }))
-      }
-      const decoded = decodeQueue(text)
-      return decoded._tag === "Success"
-        ? Effect.succeed(decoded.success)
-        : Effect.fail(new StoreError({ path, reason: `not a valid queue: ${decoded.failure.message.split("\n")[0]}; move it away to start an empty queue` }))
+    const write = (file: QueueFile, durable = true) => writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`, { durable })
+
+    /** Appends the events a writer that died left in the outbox, skipping those the log has from where they belong. */
+    const flush = Effect.fnUntraced(function*(file: QueueFile) {
+      if (file.outbox === undefined) return file
+      const written = new Set(yield* events.linesFrom(file.outbox.logOffset))
+      for (const event of file.outbox.events) if (!written.has(JSON.stringify(event))) yield* events.appendStamped(event)
+      const { outbox: _, ...rest } = file
+      return rest
     })
-    const write = (file: QueueFile) => writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`)
-    /** Reads, changes and writes the queue under its lock. */
-    const change = <A>(f: (file: QueueFile, nowIso: string) => readonly [QueueFile | undefined, A]) =>
+
+    /**
+     * Reads, changes and writes the queue under its lock: `f` answers the next file (undefined: unchanged), its
+     * answer and the events of the change, which are written down with it and then appended.
+     */
+    const change = <A>(
+      f: (file: QueueFile, nowIso: string) => readonly [QueueFile | undefined, A, ReadonlyArray<NewEvent>?]
+    ) =>
       withLock(paths.locks, "queue", "30 seconds")(Effect.gen(function*() {
-        const file = yield* read
-        const now = yield* Clock.currentTimeMillis
-        const [next, answer] = f(file, new Date(now).toISOString())
-        if (next !== undefined) yield* write(next)
+        const found = yield* readQueueFile(path)
+        const file = yield* flush(found)
+        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const [next, answer, news = []] = f(file, now)
+        if (news.length === 0) {
+          if (next !== undefined) yield* write(next)
+          else if (file !== found) yield* write(file, false)
+          return answer
+        }
+        const stamped: Array<OrchEvent> = news.map((event) => ({ timestamp: now, ...event }))
+        const settled = next ?? file
+        yield* write({ ...settled, outbox: { logOffset: yield* events.size, events: stamped } })
+        for (const event of stamped) yield* events.appendStamped(event)
+        yield* write(settled, false)
         return answer
       }))
 
-    const add = Effect.fn("QueueStore.add")(function*(projectId: string, targets: ReadonlyArray<QueueTarget>, priority: number) {
+    const add = Effect.fn("QueueStore.add")(function*(
+      projectId: string,
+      targets: ReadonlyArray<QueueTarget>,
+      priority: number,
+      describe: (entry: Positioned) => string = (entry) => `queued ${entry.id} at position ${entry.position}`
+    ) {
       const ids = yield* change((file, addedAt) => {
         const entries = [...file.entries]
         let next = file.next
@@ -98,31 +173,89 @@ export class QueueStore extends Context.Service<QueueStore, QueueStoreShape>()("
           added.push(id)
           next++
         }
-        return [added.length > 0 ? { next, entries } : undefined, { added, already, entries }] as const
+        const ordered = queueOrder(entries)
+        const pick = (wanted: ReadonlyArray<string>) => wanted.map((id) => ordered.find((e) => e.id === id)!)
+        const news = pick(added).map((entry): NewEvent => ({
+          type: "queue.added",
+          ...eventOf(entry),
+          message: describe(entry),
+          data: { entryId: entry.id, priority: entry.priority, ...(entry.by !== undefined ? { by: entry.by } : {}) }
+        }))
+        return [added.length > 0 ? { next, entries } : undefined, { added: pick(added), already: pick(already) }, news] as const
       })
-      const ordered = queueOrder(ids.entries)
-      const pick = (wanted: ReadonlyArray<string>) => wanted.map((id) => ordered.find((e) => e.id === id)!)
-      return { added: pick(ids.added), already: pick(ids.already) }
+      return ids
     })
 
-    const remove = Effect.fn("QueueStore.remove")(function*(ref: string) {
+    const dropped = (entry: QueueEntry, message: string, extra: { readonly sessionId?: string; readonly data?: Readonly<Record<string, unknown>> } = {}) =>
+      ({
+        type: "queue.dropped",
+        ...(extra.sessionId !== undefined ? { sessionId: extra.sessionId } : {}),
+        ...eventOf(entry),
+        message,
+        data: { entryId: entry.id, ...(entry.by !== undefined ? { by: entry.by } : {}), ...extra.data }
+      }) satisfies NewEvent
+
+    const remove = Effect.fn("QueueStore.remove")(function*(ref: string, why: string) {
       const wanted = ref.replace(/^#/, "")
       return yield* change((file) => {
-        const gone = file.entries.filter((e) => e.id === wanted || e.issue === wanted)
-        return [gone.length > 0 ? { ...file, entries: file.entries.filter((e) => !gone.includes(e)) } : undefined, gone] as const
+        const named = file.entries.filter((e) => e.id === wanted || e.issue === wanted)
+        const removed = named.filter((e) => e.admitting === undefined)
+        const starting = named.filter((e) => e.admitting !== undefined)
+        const answer: Removed = { removed, starting }
+        if (removed.length === 0) return [undefined, answer] as const
+        return [
+          { ...file, entries: file.entries.filter((e) => !removed.includes(e)) },
+          answer,
+          removed.map((entry) => dropped(entry, `${entry.id} (${entryLabel(entry)}) ${why}`))
+        ] as const
       })
     })
 
-    const take = Effect.fn("QueueStore.take")(function*(id: string) {
+    const drop = Effect.fn("QueueStore.drop")(function*(
+      id: string,
+      message: string,
+      extra: { readonly sessionId?: string; readonly data?: Readonly<Record<string, unknown>> } = {}
+    ) {
       return yield* change((file) => {
-        const kept = file.entries.filter((e) => e.id !== id)
-        return [kept.length < file.entries.length ? { ...file, entries: kept } : undefined, kept.length < file.entries.length] as const
+        const entry = file.entries.find((e) => e.id === id && e.admitting === undefined)
+        if (entry === undefined) return [undefined, false] as const
+        return [{ ...file, entries: file.entries.filter((e) => e !== entry) }, true, [dropped(entry, message, extra)]] as const
       })
     })
 
-    return { path, add, list: Effect.map(read, (file) => queueOrder(file.entries)), remove, take }
+    const claim = Effect.fn("QueueStore.claim")(function*(id: string, sessionId: string) {
+      const by = thisProcess()
+      return yield* change((file, at) => {
+        const entry = file.entries.find((e) => e.id === id)
+        if (entry === undefined || entry.admitting !== undefined) return [undefined, false] as const
+        return [{ ...file, entries: file.entries.map((e) => (e === entry ? { ...e, admitting: { sessionId, by, at } } : e)) }, true] as const
+      })
+    })
+
+    const settle = Effect.fn("QueueStore.settle")(function*(id: string, sessionId: string, how: Settlement, also: ReadonlyArray<NewEvent> = []) {
+      return yield* change((file) => {
+        const entry = file.entries.find((e) => e.id === id && e.admitting?.sessionId === sessionId)
+        if (entry === undefined) return [undefined, false] as const
+        if (how._tag === "Returned") {
+          const { admitting: _, ...waiting } = entry
+          return [{ ...file, entries: file.entries.map((e) => (e === entry ? waiting : e)) }, true, also] as const
+        }
+        const ending: NewEvent = how._tag === "Admitted"
+          ? { type: "queue.admitted", sessionId, ...eventOf(entry), message: how.message, data: { entryId: entry.id, ...how.data } }
+          : dropped(entry, how.message, { sessionId })
+        return [{ ...file, entries: file.entries.filter((e) => e !== entry) }, true, [ending, ...also]] as const
+      })
+    })
+
+    return { path, add, list: Effect.map(readQueueFile(path), (file) => queueOrder(file.entries)), remove, drop, claim, settle }
   }
 
   /** The queue in `~/.orchestrator` (or `ORCH_HOME`). */
-  static readonly layer = Layer.effect(QueueStore, Effect.map(Host, (host: HostShape) => QueueStore.make(dataDir(host))))
+  static readonly layer = Layer.effect(
+    QueueStore,
+    Effect.gen(function*() {
+      const host: HostShape = yield* Host
+      return QueueStore.make(dataDir(host), yield* EventLog)
+    })
+  )
 }

@@ -7,8 +7,10 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
+import type { QueueEntry } from "../domain/queue.ts"
 import type { StoreError } from "./errors.ts"
 import { writeFileAtomic } from "./files.ts"
+import { isOwnerAlive } from "./process-liveness.ts"
 
 export const AdmissionState = Schema.Struct({
   /** The supervisor that wrote it: only the running one's word counts. */
@@ -37,10 +39,19 @@ export const writeAdmissionState = (root: string, state: AdmissionState): Effect
 /** Without a running supervisor, nothing is admitted: the reason every entry gives. */
 export const NO_SUPERVISOR_REASON = "waiting for a supervisor: `orch start` admits queued work"
 
-/** The reason shown for `entryId`: the running supervisor's word (`supervisorPid`), else that none runs. */
-export const waitingReason = (state: AdmissionState | undefined, supervisorPid: number | undefined, entryId: string): string =>
-  supervisorPid === undefined
+/**
+ * The reason shown for an entry: being started (by a process that runs, or cut short by one that died), else the
+ * running supervisor's word (`supervisorPid`), else that none runs.
+ */
+export const waitingReason = (state: AdmissionState | undefined, supervisorPid: number | undefined, entry: QueueEntry): string => {
+  if (entry.admitting !== undefined) {
+    return isOwnerAlive(entry.admitting.by)
+      ? `being started as ${entry.admitting.sessionId}`
+      : `its start as ${entry.admitting.sessionId} was cut short; the next orch command or supervisor start finishes or undoes it`
+  }
+  return supervisorPid === undefined
     ? NO_SUPERVISOR_REASON
     : state?.pid === supervisorPid
-    ? state.waiting[entryId] ?? "waiting for the next admission round"
+    ? state.waiting[entry.id] ?? "waiting for the next admission round"
     : "waiting for the next admission round"
+}

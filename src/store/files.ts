@@ -1,6 +1,6 @@
 /** Small synchronous file primitives with the guarantees the store needs: atomic replace, one-write append. */
 import * as Effect from "effect/Effect"
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
+import { appendFileSync, closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs"
 import { dirname } from "node:path"
 import { errnoReason, StoreError } from "./errors.ts"
 
@@ -9,8 +9,12 @@ export const attempt = <A>(path: string, f: () => A): Effect.Effect<A, StoreErro
 
 let counter = 0
 
-/** Replaces `path` with `text` so that a reader sees either the old or the new content, never a mix. */
-export const writeFileAtomic = (path: string, text: string): Effect.Effect<void, StoreError> =>
+/**
+ * Replaces `path` with `text` so that a reader sees either the old or the new content, never a mix. The text reaches
+ * the disk before the rename (fsync), unless `durable: false` says a write lost to a power cut costs nothing (one
+ * that only clears what recovery would redo anyway).
+ */
+export const writeFileAtomic = (path: string, text: string, options: { readonly durable?: boolean } = {}): Effect.Effect<void, StoreError> =>
   attempt(path, () => {
     mkdirSync(dirname(path), { recursive: true })
     const tmp = `${path}.${process.pid}.${counter++}.tmp`
@@ -18,7 +22,7 @@ export const writeFileAtomic = (path: string, text: string): Effect.Effect<void,
       const fd = openSync(tmp, "w", 0o644)
       try {
         writeSync(fd, text)
-        fsyncSync(fd)
+        if (options.durable !== false) fsyncSync(fd)
       } finally {
         closeSync(fd)
       }
@@ -35,3 +39,27 @@ export const appendLine = (path: string, line: string): Effect.Effect<void, Stor
     mkdirSync(dirname(path), { recursive: true })
     appendFileSync(path, `${line}\n`)
   })
+
+/** The text of `path` from byte `offset` to its end ("" when there is none). */
+export const readFrom = (path: string, offset: number): string => {
+  let fd: number
+  try {
+    fd = openSync(path, "r")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return ""
+    throw error
+  }
+  try {
+    const length = Math.max(0, fstatSync(fd).size - offset)
+    const buffer = Buffer.alloc(length)
+    let read = 0
+    while (read < length) {
+      const n = readSync(fd, buffer, read, length - read, offset + read)
+      if (n === 0) break
+      read += n
+    }
+    return buffer.subarray(0, read).toString("utf8")
+  } finally {
+    closeSync(fd)
+  }
+}

@@ -15,7 +15,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } 
 import { basename, dirname, join } from "node:path"
 import type { StoreError } from "./errors.ts"
 import { attempt } from "./files.ts"
-import { isProcessAlive, processStartTime } from "./process-liveness.ts"
+import { isProcessAlive, parseOwner, thisProcess } from "./process-liveness.ts"
 
 export { isProcessAlive } from "./process-liveness.ts"
 
@@ -31,24 +31,9 @@ export class LockTimeout extends Schema.TaggedError<LockTimeout>()("LockTimeout"
 /** A breaker that has held the break lock this long died while breaking (it takes microseconds). */
 const BREAKER_STALE_MS = 10_000
 
-export interface LockOwner {
-  readonly pid: number
-  readonly startTime?: string
-}
-
-/** `<pid>` or `<pid> <start time>`; undefined for anything else. */
-export const parseOwner = (text: string): LockOwner | undefined => {
-  const [pid, startTime, ...rest] = text.trim().split(/\s+/)
-  const n = Number(pid)
-  if (pid === undefined || pid === "" || !Number.isInteger(n) || n <= 0 || rest.length > 0) return undefined
-  return startTime === undefined ? { pid: n } : { pid: n, startTime }
-}
+export { parseOwner } from "./process-liveness.ts"
 
 let counter = 0
-const me = () => {
-  const startTime = processStartTime(process.pid)
-  return startTime === undefined ? `${process.pid}` : `${process.pid} ${startTime}`
-}
 
 const readOwner = (dir: string): string | undefined => {
   try {
@@ -123,7 +108,7 @@ export const withLock =
   (locksDir: string, name: string, timeout: Duration.Input = "2 minutes") =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | LockTimeout | StoreError, R> => {
     const dir = join(locksDir, `${name}.lock`)
-    const owner = me()
+    const owner = thisProcess()
     let holder = "?"
     const acquire = Clock.currentTimeMillis.pipe(
       Effect.flatMap((nowMs) => attempt(locksDir, () => tryAcquire(dir, owner, nowMs))),

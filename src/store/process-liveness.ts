@@ -69,3 +69,23 @@ export const isProcessAlive = (pid: number, startTime?: string): boolean => {
   if (stat.state === "Z" || stat.state === "X" || stat.state === "x") return false
   return startTime === undefined || stat.startTime === startTime
 }
+
+/** This process as an owner of something on disk: `<pid>` or `<pid> <start time>` (see `isOwnerAlive`). */
+export const thisProcess = (): string => {
+  const startTime = processStartTime(process.pid)
+  return startTime === undefined ? `${process.pid}` : `${process.pid} ${startTime}`
+}
+
+/** `<pid>` or `<pid> <start time>`; undefined for anything else. */
+export const parseOwner = (text: string): { readonly pid: number; readonly startTime?: string } | undefined => {
+  const [pid, startTime, ...rest] = text.trim().split(/\s+/)
+  const n = Number(pid)
+  if (pid === undefined || pid === "" || !Number.isInteger(n) || n <= 0 || rest.length > 0) return undefined
+  return startTime === undefined ? { pid: n } : { pid: n, startTime }
+}
+
+/** Whether the process an owner string names still runs; a string that names none is taken for a dead owner. */
+export const isOwnerAlive = (owner: string): boolean => {
+  const parsed = parseOwner(owner)
+  return parsed !== undefined && isProcessAlive(parsed.pid, parsed.startTime)
+}

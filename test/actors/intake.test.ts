@@ -36,7 +36,7 @@ const setup = Effect.gen(function*() {
   let asked = 0
   const counted: TrackerShape = { ...tracker, openIssues: (labels) => Effect.suspend(() => (asked++, tracker.openIssues!(labels))) }
   const events = yield* EventLog.make(join(root, "events.jsonl"))
-  const queue = QueueStore.make(root)
+  const queue = QueueStore.make(root, events)
   const records: Array<SessionRecord> = []
   let woken = 0
   const make = (trackerShape: TrackerShape = counted) =>
@@ -71,7 +71,7 @@ describe("intake loop under TestClock", () => {
       assert.strictEqual(yield* intake.untilDue, 1)
       yield* intake.round()
       assert.strictEqual(t.asked(), 1)
-      yield* t.queue.remove("1")
+      yield* t.queue.remove("1", "removed (orch queue rm)")
       t.tracker.issues.set("4", { id: "4", title: "four", body: "", labels: ["orch"] })
       yield* TestClock.adjust(1)
       yield* intake.round()

@@ -112,7 +112,10 @@ describe("notifier router", () => {
       const unwritable: EventLogShape = {
         path: "/nonexistent",
         stream: Stream.empty,
-        append: () => Effect.fail(new StoreError({ path: "/nonexistent/events.jsonl", reason: "no such directory" }))
+        append: () => Effect.fail(new StoreError({ path: "/nonexistent/events.jsonl", reason: "no such directory" })),
+        appendStamped: () => Effect.fail(new StoreError({ path: "/nonexistent/events.jsonl", reason: "no such directory" })),
+        size: Effect.succeed(0),
+        linesFrom: () => Effect.succeed([])
       }
       const broken = yield* NotifierRouter.make(new Map([["a", recorder("a").notifier]]), routing).pipe(Effect.provideService(EventLog, unwritable))
       assert.deepStrictEqual(yield* broken.deliver(notification({ id: "n9", priority: "action" })).pipe(Effect.provide(Logger.layer([logger]))), [{

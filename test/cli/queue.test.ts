@@ -66,7 +66,7 @@ describe("the work queue (built CLI, real git and tmux)", () => {
       // What could never start is refused now, not dropped later: an empty id, an issue a live session works.
       const empty = yield* s.orch(["queue", "add", "app", "9", " "])
       assert.strictEqual(empty.code, 2)
-      assert.strictEqual(empty.stderr, "orch: \" \" is not an issue id here: expected an issue id, like 42\n")
+      assert.strictEqual(empty.stderr, "orch: \" \" is not an issue id here: expected letters, digits, \".\", \"_\" or \"-\" (e.g. 42 or ENG-123)\n")
       // An issue a person starts with `orch spawn` leaves the queue.
       assert.strictEqual((yield* s.orch(["queue", "add", "app", "8"])).code, 0)
       assert.strictEqual((yield* s.orch(["spawn", "app", "8"])).code, 0)

@@ -106,7 +106,7 @@ describe("admissionFacts", () => {
         projects: { app: { repo: "acme/app", path: `${root}/app`, tracker: { plugin: "none" } } }
       }).pipe(withHost({ cwd: root, homeDir: root }))
       const full = { freeBytes: 0, load: 99, cores: 1, readAt: 0 }
-      const facts = admissionFacts(config, [], full, undefined, { app: "no host can take the session: a: it is down (refused)" })
+      const facts = admissionFacts(config, [], full, undefined, { unplaceable: { app: "no host can take the session: a: it is down (refused)" } })
       assert.deepStrictEqual(facts.machine, { name: "this machine", reserveBytes: 1024 ** 3 })
       assert.strictEqual(facts.projects.app!.unplaceable, "no host can take the session: a: it is down (refused)")
       assert.strictEqual(admissionFacts(config, [], full).projects.app!.unplaceable, undefined)

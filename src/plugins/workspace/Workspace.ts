@@ -9,7 +9,9 @@ import type { FileEdit } from "./file-edits.ts"
 export class WorkspaceError extends Schema.TaggedError<WorkspaceError>()("WorkspaceError", {
   plugin: Schema.String,
   operation: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** The session's branch is checked out somewhere else: the work's own conflict, not the machine's. */
+  branchInUse: Schema.optionalKey(Schema.Boolean)
 }) {
   override get message() {
     return `${this.plugin}: ${this.operation}: ${this.reason}`

@@ -193,7 +193,12 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
         elsewhere = yield* checkedOutAt(project, branch)
       }
       if (elsewhere !== undefined) {
-        return yield* new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: `branch ${branch} is already checked out at ${elsewhere}` })
+        return yield* new WorkspaceError({
+          plugin: PLUGIN,
+          operation: "create",
+          reason: `branch ${branch} is already checked out at ${elsewhere}`,
+          branchInUse: true
+        })
       }
       yield* worktreeAdd(project, [path, branch])
       return { path, branch, createdBranch: false, warnings } satisfies CreatedWorkspace
