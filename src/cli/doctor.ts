@@ -5,6 +5,7 @@
  * `--notify` sends a test notification through the routing. Prints one line per check; exits 1 if any failed.
  */
 import { Command, Flag } from "effect/cli"
+import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
@@ -277,6 +278,46 @@ const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data:
 })
 
 /**
+ * Where queued work waits because a spawn there failed (src/domain/holds.ts): a warning each, with why and when orch
+ * tries again. A host that just passed every check (`passed`) takes the held projects' sessions again: its holds end.
+ */
+const holdChecks = Effect.fnUntraced(function*(data: string, passed: ReadonlyArray<string>) {
+  const [{ readHolds }, { activeHolds }, { clockTime }, { liftHolds }, { EventLog }, { storePaths }] = yield* Effect.promise(() =>
+    Promise.all([
+      import("../store/holds-file.ts"),
+      import("../domain/holds.ts"),
+      import("../domain/rate-limit.ts"),
+      import("../sessions/queueing.ts"),
+      import("../store/EventLog.ts"),
+      import("../store/paths.ts")
+    ])
+  )
+  const now = yield* Clock.currentTimeMillis
+  const holds = yield* readHolds(data).pipe(Effect.catch((error) => Effect.succeed(error.message)))
+  if (typeof holds === "string") return [{ level: "warn", what: "holds", detail: holds } satisfies Line]
+  const cleared = holds.filter((hold) => hold.host !== undefined && passed.includes(hold.host))
+  if (cleared.length > 0) {
+    const events = yield* EventLog.make(storePaths(data).events)
+    for (const hold of cleared) yield* liftHolds(data, events, hold.project, hold.host!)
+  }
+  const clearedLines = cleared.map((hold): Line => ({
+    level: "ok",
+    what: `host ${hold.host}`,
+    detail: `passes its checks again: orch places ${hold.project}'s sessions there again (it had been left out: ${hold.reason})`
+  }))
+  return [
+    ...clearedLines,
+    ...activeHolds(holds.filter((hold) => !cleared.includes(hold)), now).map((hold): Line => ({
+      level: "warn",
+      what: hold.host === undefined ? `project ${hold.project}` : hold.host === "local" ? "this machine" : `host ${hold.host}`,
+      detail: `${hold.host === undefined ? "its queued work is held" : `left out for ${hold.project}`}: a spawn failed (${hold.reason}); orch tries again ${
+        clockTime(now)(Date.parse(hold.retryAt))
+      }`
+    }))
+  ]
+})
+
+/**
  * The notifiers the routing names: those that cannot deliver on this machine (known without sending anything) and,
  * with `--notify`, a test notification through each of the others, one at a time, so each answers for itself.
  */
@@ -352,7 +393,9 @@ export const doctor = Command.make(
       lines.push({ level: "ok", what: "config", detail: `${config.configPath ?? "(defaults)"}: ${Object.keys(config.projects).length} project(s)` })
       if (Object.values(config.projects).some((p) => p.runtime === "multiplexer")) lines.push(tmuxSocketCheck(host.env))
       lines.push(...yield* supervisorChecks(dataDir(host), config))
-      lines.push(...yield* hostChecks(config, dataDir(host)))
+      const hostLines = yield* hostChecks(config, dataDir(host))
+      lines.push(...hostLines)
+      lines.push(...yield* holdChecks(dataDir(host), hostLines.flatMap((line) => line.level === "ok" ? [line.what.replace(/^host /, "")] : [])))
       lines.push(...yield* agentChecks(config, !noCanary))
       lines.push(...yield* notifierChecks(config, notify))
     }

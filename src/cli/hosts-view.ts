@@ -2,6 +2,8 @@
  * What `orch hosts` and `orch status` say of the hosts: rows from each host's view (the running supervisor's
  * hosts.json, or a reading made now) and the sessions on it. Pure, but for reading the file.
  */
+import { activeHolds, type Hold } from "../domain/holds.ts"
+import { clockTime } from "../domain/rate-limit.ts"
 import { hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
 import type { HostView } from "../hosts/host-watch.ts"
 import { formatSshTarget, type HostSpec } from "../hosts/spec.ts"
@@ -72,3 +74,16 @@ export const downHostLines = (views: ReadonlyMap<string, HostView>, records: Rea
       }`
     ]
   })
+
+/**
+ * A line per host held back for a project (a spawn there failed: src/domain/holds.ts): "b is left out for app since
+ * 12:01: creating the workspace: fatal: … ; orch tries again at 12:05".
+ */
+export const holdLines = (holds: ReadonlyArray<Hold>, now: number): ReadonlyArray<string> =>
+  activeHolds(holds, now).flatMap((hold) =>
+    hold.host === undefined ? [] : [
+      `${hold.host === "local" ? "this machine (local)" : hold.host} is left out for ${hold.project} since ${
+        hhmm(Date.parse(hold.since))
+      }: ${hold.reason}; orch tries again ${clockTime(now)(Date.parse(hold.retryAt))}`
+    ]
+  )

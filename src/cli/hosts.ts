@@ -10,9 +10,11 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { join } from "node:path"
+import { activeHolds } from "../domain/holds.ts"
 import { type HostView, readHostsFile } from "../hosts/host-watch.ts"
+import { readHolds } from "../store/holds-file.ts"
 import { table } from "./format.ts"
-import { HOST_HEADER, hostCells, hostRows } from "./hosts-view.ts"
+import { holdLines, HOST_HEADER, hostCells, hostRows } from "./hosts-view.ts"
 
 export const hosts = Command.make(
   "hosts",
@@ -57,12 +59,24 @@ export const hosts = Command.make(
       readNow.forEach((host, i) => views.set(host, read[i]!))
     }))
     const rows = hostRows(config.hosts, views, records)
+    const holds = activeHolds(
+      yield* readHolds(paths.root).pipe(Effect.catch((error) => Effect.as(Console.error(`orch: warning: ${error.message}`), []))),
+      now
+    )
     if (json) {
       return yield* Console.log(
-        JSON.stringify(rows.map(({ view, ...row }) => ({ ...row, ...(view?.headroom !== undefined ? { headroom: view.headroom } : {}) })), null, 2)
+        JSON.stringify(
+          rows.map(({ view, ...row }) => {
+            const held = holds.filter((hold) => hold.host === row.host).map(({ project, reason, since, retryAt }) => ({ project, reason, since, retryAt }))
+            return { ...row, ...(view?.headroom !== undefined ? { headroom: view.headroom } : {}), ...(held.length > 0 ? { leftOutFor: held } : {}) }
+          }),
+          null,
+          2
+        )
       )
     }
     yield* Console.log(table(HOST_HEADER, rows.map(hostCells)))
+    for (const line of holdLines(holds, now)) yield* Console.log(line)
     if (Object.keys(config.hosts).length === 0) {
       yield* Console.log("No other hosts are configured: every session runs here. Add some under `hosts:` (docs/scale-out.md).")
     } else if (fromSupervisor !== undefined) {

@@ -17,7 +17,7 @@ import { entryLabel, type Positioned, type QueueEntry } from "../domain/queue.ts
 import { clockTime } from "../domain/rate-limit.ts"
 import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
 import { InvalidIssueId } from "../plugins/tracker/Tracker.ts"
-import { NO_SUPERVISOR_REASON } from "../store/admission-file.ts"
+import { waitingReason } from "../store/admission-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import { changeHolds, readHolds } from "../store/holds-file.ts"
 import { isOwnerAlive, thisProcess } from "../store/process-liveness.ts"
@@ -253,7 +253,7 @@ export const makeQueueing = (deps: QueueingDeps) => {
   })
 
   /** Without a supervisor (the CLI's own procedures), nothing admits: every entry says so. */
-  const queueList = () => Effect.map(queue.list, (entries) => entries.map((entry) => ({ ...entry, reason: NO_SUPERVISOR_REASON })))
+  const queueList = () => Effect.map(queue.list, (entries) => entries.map((entry) => ({ ...entry, reason: waitingReason(undefined, undefined, entry) })))
 
   /** Whether an entry marked as being started was left so by a process that is gone (or by this one, not starting it now). */
   const orphaned = (entry: QueueEntry) => {

@@ -47,7 +47,7 @@ export const waitingReason = (state: AdmissionState | undefined, supervisorPid: 
   if (entry.admitting !== undefined) {
     return isOwnerAlive(entry.admitting.by)
       ? `being started as ${entry.admitting.sessionId}`
-      : `its start as ${entry.admitting.sessionId} was cut short; the next orch command or supervisor start finishes or undoes it`
+      : `its start as ${entry.admitting.sessionId} was cut short (its orch process is gone); the next orch start or session command finishes or undoes it`
   }
   return supervisorPid === undefined
     ? NO_SUPERVISOR_REASON

@@ -199,6 +199,81 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
     }), 60_000)
 
   it.effect(
+    "queued work through a kill -9 of the supervisor mid-admission, then orch stop --kill-sessions: nothing queued is lost",
+    () =>
+      Effect.gen(function*() {
+        const u = yield* freshUser(yield* Installed)
+        for (const title of ["Three", "Four", "Five", "Six"]) u.emulator.addIssue("acme/app", { title })
+        yield* initProject(u)
+        // Each worktree's postCreate marks where it is, then takes a while: a kill lands in the middle of a spawn.
+        const file = join(u.repo, "orchestrator.yaml")
+        const doc = parseDocument(readFileSync(file, "utf8"))
+        doc.setIn(["projects", "app", "postCreate"], doc.createNode([`touch "$PWD.postcreate"; sleep 2`]))
+        writeFileSync(file, doc.toString())
+        const first = assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "started")
+        const added = yield* u.orch(["queue", "add", "app", "1", "2", "3"])
+        assert.strictEqual(added.code, 0, added.stderr)
+
+        // The first admission is in its spawn (its worktree's postCreate runs): kill -9 of the supervisor there.
+        const marker = join(u.dataDir, "worktrees", "app", "app-1.postcreate")
+        yield* eventually("the first admitted spawn in its postCreate", () => existsSync(marker), 20_000)
+        process.kill(first, "SIGKILL")
+        const queue = () =>
+          JSON.parse(readFileSync(join(u.dataDir, "queue.json"), "utf8")) as { entries: Array<{ issue: string; admitting?: { sessionId: string } }> }
+        assert.deepStrictEqual(queue().entries.map((e) => [e.issue, e.admitting?.sessionId]), [["1", "app-1"], ["2", undefined], ["3", undefined]])
+        const cutShort = yield* u.orch(["queue", "ls"])
+        assert.include(
+          cutShort.stdout,
+          "1. q-1 app 1 \"Say hello\": its start as app-1 was cut short (its orch process is gone); the next orch start or session command finishes or undoes it"
+        )
+
+        // A new supervisor finishes or undoes it first: the half-made spawn is undone and issue 1 waits where it was,
+        // then every issue gets exactly one session.
+        const second = assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "is already running")
+        assert.notStrictEqual(second, first)
+        yield* eventually("all three admitted", () => u.events().filter((e) => e.type === "queue.admitted").length === 3, 30_000)
+        const recovered = u.events().filter((e) => e.type === "queue.recovered")
+        assert.deepStrictEqual(recovered.map((e) => [e.data.entryId, e.sessionId, e.data.outcome]), [["q-1", "app-1", "returned"]])
+        const live = (JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; issueId: string; role?: string }>)
+          .filter((r) => r.role === undefined)
+        assert.deepStrictEqual(live.map((r) => r.issueId).sort(), ["1", "2", "3"])
+        for (const [id, type] of u.events().filter((e) => e.type === "queue.added").map((e) => [e.data.entryId, e.type])) {
+          assert.lengthOf(u.events().filter((e) => e.data?.entryId === id && (e.type === "queue.admitted" || e.type === "queue.dropped")), 1, `${id} ${type}`)
+        }
+
+        // orch stop --kill-sessions while entries wait: admission stops before the first kill frees a session, so none
+        // is started and cancelled half-way; every entry is still queued, none marked as being started.
+        doc.setIn(["projects", "app", "maxSessions"], 3)
+        writeFileSync(file, doc.toString())
+        assert.strictEqual((yield* u.orch(["queue", "add", "app", "4", "5", "6"])).code, 0)
+        const stopped = yield* u.orch(["stop", "--kill-sessions"])
+        assert.strictEqual(stopped.code, 0, stopped.stderr)
+        assert.include(stopped.stdout, "; 4 session(s) killed")
+        assert.deepStrictEqual(queue().entries.map((e) => [e.issue, e.admitting?.sessionId]), [["4", undefined], ["5", undefined], ["6", undefined]])
+        assert.deepStrictEqual(u.events().filter((e) => e.type === "queue.dropped"), [])
+        assert.deepStrictEqual(u.sessions(), [])
+        const records = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ status: string }>
+        assert.deepStrictEqual([...new Set(records.map((r) => r.status))], ["killed"])
+      }),
+    120_000
+  )
+
+  it.effect("batch-spawn refuses what queue add refuses, before anything starts or is queued (exit 2)", () =>
+    Effect.gen(function*() {
+      const u = yield* freshUser(yield* Installed)
+      yield* initProject(u)
+      for (const bad of ["", " ", "a b", "x;y"]) {
+        const run = yield* u.orch(["batch-spawn", "app", "1", bad])
+        assert.strictEqual(run.code, 2, `${JSON.stringify(bad)}: ${run.stdout}${run.stderr}`)
+        assert.strictEqual(run.stderr, `orch: ${JSON.stringify(bad)} is not an issue id here: expected letters, digits, ".", "_" or "-" (e.g. 42 or ENG-123)\n`)
+        assert.strictEqual(run.stdout, "")
+      }
+      assert.deepStrictEqual(u.sessions(), [])
+      assert.isFalse(existsSync(join(u.dataDir, "queue.json")))
+      assert.deepStrictEqual(u.events(), [])
+    }), 60_000)
+
+  it.effect(
     "a session on another machine over SSH: the host in the repository's config, orch hosts, spawn --host, send, status, kill saving the work there",
     () =>
       Effect.gen(function*() {
