@@ -327,4 +327,65 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       }),
     90_000
   )
+
+  it.effect(
+    "a host that cannot read origin is left out for the project, not given the work: spawn goes elsewhere, queued work waits for another host, doctor says why and clears it once fixed",
+    () =>
+      Effect.gen(function*() {
+        if (sshHostsUnavailable !== undefined) return console.log(`skipped: ${sshHostsUnavailable}`)
+        const u = yield* freshUser(yield* Installed)
+        u.emulator.addIssue("acme/app", { title: "Three" })
+        u.emulator.addIssue("acme/app", { title: "Four" })
+        const b = (yield* makeSshHosts(["b"])).hosts[0]!
+        // b reaches GitHub as the user's machine does, but its git refuses the repositories (another user owns them).
+        chmodSync(u.root, 0o755)
+        execFileSync("chmod", ["-R", "a+rwX", join(u.root, "github.com")])
+        b.shell(`git config --global core.sshCommand ${join(u.root, "github-ssh")}`)
+        yield* initProject(u)
+        const file = join(u.repo, "orchestrator.yaml")
+        const doc = parseDocument(readFileSync(file, "utf8"))
+        doc.set(
+          "hosts",
+          doc.createNode({
+            b: {
+              ssh: `${b.spec.ssh.user}@${b.spec.ssh.hostname}:${b.spec.ssh.port}`,
+              identityFile: b.spec.identityFile,
+              sshOptions: { UserKnownHostsFile: b.spec.sshOptions!.UserKnownHostsFile }
+            }
+          })
+        )
+        writeFileSync(file, doc.toString())
+
+        // Placement picks b (as roomy as this machine, and first by name); b cannot clone: it is left out, the spawn
+        // lands here, and the user is told once.
+        const spawned = yield* u.orch(["spawn", "app", "1"])
+        assert.strictEqual(spawned.code, 0, spawned.stderr)
+        assert.strictEqual(spawned.stdout, "app-1\n")
+        assert.match(spawned.stderr, /^orch: warning: host b could not take the session \(creating the workspace: .*dubious ownership.*\); orch leaves it out for app for now and placed it again\n$/)
+        const second = yield* u.orch(["spawn", "app", "2"])
+        assert.deepStrictEqual([second.stdout, second.stderr], ["app-2\n", ""])
+        const rows = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; host?: string }>
+        assert.deepStrictEqual(rows.filter((r) => r.sessionId !== "app-orchestrator").map((r) => r.host ?? "local"), ["local", "local"])
+        const hosts = yield* u.orch(["hosts"])
+        assert.match(hosts.stdout, /^b is left out for app since \d\d:\d\d UTC: creating the workspace: .*dubious ownership.*; orch tries again at \d\d?:\d\d/m)
+
+        // Queued work is admitted where it can run, never dropped for b's sake.
+        assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "started")
+        assert.strictEqual((yield* u.orch(["queue", "add", "app", "3", "4"])).code, 0)
+        yield* eventually("both admitted", () => u.events().filter((e) => e.type === "queue.admitted").length === 2, 30_000)
+        assert.deepStrictEqual(u.events().filter((e) => e.type === "queue.dropped"), [])
+        const placed = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ issueId: string; host?: string }>
+        assert.deepStrictEqual(placed.filter((r) => r.issueId === "3" || r.issueId === "4").map((r) => r.host ?? "local"), ["local", "local"])
+
+        // doctor says why b is left out; once b's user may read the repositories, doctor's checks pass and b is back.
+        const doctor = yield* u.orch(["doctor", "--no-canary"])
+        assert.match(doctor.stdout, /^warn  host b: left out for app: a spawn failed \(creating the workspace: .*dubious ownership.*\); orch tries again /m)
+        b.shell("git config --global safe.directory '*'")
+        const fixed = yield* u.orch(["doctor", "--no-canary"])
+        assert.match(fixed.stdout, /^ok    host b: passes its checks again: orch places app's sessions there again/m)
+        assert.notInclude((yield* u.orch(["hosts"])).stdout, "left out")
+        assert.strictEqual((yield* u.orch(["stop", "--kill-sessions"])).code, 0)
+      }),
+    120_000
+  )
 })
