@@ -95,7 +95,12 @@ export const SpawnJournal = Schema.Struct({
   startedAt: Schema.String,
   workspace: Schema.optionalKey(Schema.String),
   createdBranch: Schema.optionalKey(Schema.Boolean),
-  runtime: Schema.optionalKey(RuntimeHandle)
+  runtime: Schema.optionalKey(RuntimeHandle),
+  /**
+   * The session is whole and its `session.spawned` is owed to the event log, from this byte offset on: the journal
+   * goes once the event is written (a spawn killed in between has it written by the next reconcile).
+   */
+  announce: Schema.optionalKey(Schema.Int)
 })
 export type SpawnJournal = typeof SpawnJournal.Type
 

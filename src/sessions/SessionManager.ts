@@ -43,7 +43,7 @@ import { recoverQueue } from "./queue-recovery.ts"
 import { liftHolds, makeQueueing, recordHold } from "./queueing.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
-import { agentContext, checkAgentProgram, nowIso, type SpawnOptions, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
+import { agentContext, checkAgentProgram, nowIso, spawnedEvent, type SpawnOptions, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 
 /** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
@@ -126,6 +126,16 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     })
   })
 
+  /** Writes the `session.spawned` a spawn killed after its session was whole still owed (unless the log has it), and ends its journal. */
+  const announceOwed = Effect.fnUntraced(function*(record: SessionRecord, from: number) {
+    const written = (yield* events.linesFrom(from)).some((line) =>
+      line.includes(`"type":"session.spawned"`) && line.includes(`"sessionId":"${record.sessionId}"`)
+    )
+    if (!written) yield* events.append(spawnedEvent(record))
+    const { spawn: _journal, ...whole } = record
+    yield* store.write(whole)
+  })
+
   /**
    * Undoes spawns whose process died half-way, finishes or undoes queue admissions a crash cut short
    * (queue-recovery.ts), and drops reservations that never got a record.
@@ -135,7 +145,12 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const undone: Array<string> = []
     const { records } = yield* store.list
     for (const record of records) {
-      if (record.status !== "spawning" || record.spawn === undefined || isProcessAlive(record.spawn.pid)) continue
+      if (record.spawn === undefined || isProcessAlive(record.spawn.pid)) continue
+      // Whole, but killed before its session.spawned was written (or its journal cleared): finished here.
+      if (record.status !== "spawning") {
+        if (record.spawn.announce !== undefined) yield* announceOwed(record, record.spawn.announce)
+        continue
+      }
       // A project no longer in the config: its half-made spawn waits until it is back (its plugins undo it).
       if (!projectsOf(config).some((p) => p.id === record.projectId)) continue
       yield* undoSpawn(config, record)

@@ -14,6 +14,7 @@ import * as Schedule from "effect/Schedule"
 import { randomUUID } from "node:crypto"
 import { existsSync, readFileSync } from "node:fs"
 import type { ProjectConfig } from "../config/schema.ts"
+import type { NewEvent } from "../domain/event.ts"
 import { isIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
 import { reasonOf } from "../domain/reason.ts"
 import { isEnded, type RuntimeHandle, type SessionRecord, worksAnIssue } from "../domain/session.ts"
@@ -146,6 +147,21 @@ export const agentContext = (
   task,
   activityFile: store.paths.activity(project.id, record.sessionId),
   conversationId: record.agent.conversationId ?? record.sessionId
+})
+
+/** The `session.spawned` event of a whole session. */
+export const spawnedEvent = (record: SessionRecord): NewEvent => ({
+  type: "session.spawned",
+  sessionId: record.sessionId,
+  projectId: record.projectId,
+  issueId: record.issueId,
+  data: {
+    branch: record.branch,
+    workspacePath: record.workspacePath,
+    agent: record.agent.plugin,
+    runtime: record.runtime?.plugin,
+    ...(record.task !== undefined ? { task: record.task.title } : {})
+  }
 })
 
 /** What a spawn is for, checked: an issue's id, or a task's text with its slug (the branch is chosen later). */
@@ -438,8 +454,9 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       yield* waitUntilReady(runtime, agent, handle).pipe(Effect.mapError(failed("waiting for the agent")))
       yield* runtime.send(handle, launch.initialMessage).pipe(Effect.mapError(failed("giving the agent its task")))
     }
-    const { spawn: _journal, ...rest } = record
-    yield* save({ ...rest, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso })
+    // Whole. The journal stays, saying where in the event log `session.spawned` belongs, until that is written.
+    const announce = yield* events.size
+    yield* save({ ...record, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso, spawn: { ...record.spawn!, announce } })
     return record
   })).pipe(
     Effect.mapError((error) => (error._tag === "SpawnFailed" && leftBehind.length > 0 ?
@@ -461,20 +478,14 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   )
 
   // The session runs: an event that cannot be recorded is told, not a failure of the spawn.
-  yield* events.append({
-    type: "session.spawned",
-    sessionId: spawned.sessionId,
-    projectId: project.id,
-    issueId: spawned.issueId,
-    data: {
-      branch: spawned.branch,
-      workspacePath: spawned.workspacePath,
-      agent: spawned.agent.plugin,
-      runtime: spawned.runtime?.plugin,
-      ...(spawned.task !== undefined ? { task: spawned.task.title } : {})
-    }
-  }).pipe(Effect.catch((error) => Effect.sync(() => void warnings.push(`the session.spawned event could not be recorded: ${error.message}`))))
-  return { record: spawned, warnings } satisfies Spawned
+  yield* events.append(spawnedEvent(spawned)).pipe(
+    Effect.catch((error) => Effect.sync(() => void warnings.push(`the session.spawned event could not be recorded: ${error.message}`)))
+  )
+  const { spawn: _journal, ...announced } = spawned
+  yield* store.write(announced, { durable: false }).pipe(
+    Effect.catch((error) => Effect.logWarning(`${spawned.sessionId}'s record keeps its spawn journal (${error.message}); the next command clears it`))
+  )
+  return { record: announced, warnings } satisfies Spawned
 }, (effect, project, target, _options) =>
   effect.pipe(
     Effect.tapError((error) =>

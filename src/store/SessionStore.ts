@@ -30,7 +30,8 @@ export interface SessionStoreShape {
   readonly paths: StorePaths
   /** Reserves the next free `<prefix>-<n>` of a project and returns it. */
   readonly reserve: (projectId: string, prefix: string) => Effect.Effect<string, StoreError>
-  readonly write: (record: SessionRecord) => Effect.Effect<void, StoreError>
+  /** Writes the record atomically; `durable: false` skips the fsync for a write a crash may lose (recovery redoes it). */
+  readonly write: (record: SessionRecord, options?: { readonly durable?: boolean }) => Effect.Effect<void, StoreError>
   readonly read: (sessionId: string) => Effect.Effect<SessionRecord, SessionNotFound | StoreError>
   /** Every readable record; unreadable ones are reported in `problems`, never dropped silently. */
   readonly list: Effect.Effect<{ readonly records: ReadonlyArray<SessionRecord>; readonly problems: ReadonlyArray<string> }>
@@ -137,8 +138,8 @@ export class SessionStore extends Context.Service<SessionStore, SessionStoreShap
     return {
       paths,
       reserve,
-      write: (record) =>
-        writeFileAtomic(paths.record(record.projectId, record.sessionId), `${JSON.stringify(record, null, 2)}\n`).pipe(
+      write: (record, options) =>
+        writeFileAtomic(paths.record(record.projectId, record.sessionId), `${JSON.stringify(record, null, 2)}\n`, options).pipe(
           Effect.andThen(publish({ sessionId: record.sessionId, record }))
         ),
       read,

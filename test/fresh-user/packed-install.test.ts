@@ -361,7 +361,10 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
         const spawned = yield* u.orch(["spawn", "app", "1"])
         assert.strictEqual(spawned.code, 0, spawned.stderr)
         assert.strictEqual(spawned.stdout, "app-1\n")
-        assert.match(spawned.stderr, /^orch: warning: host b could not take the session \(creating the workspace: .*dubious ownership.*\); orch leaves it out for app for now and placed it again\n$/)
+        assert.match(
+          spawned.stderr,
+          /^orch: warning: host b could not take the session \(creating the workspace: .*dubious ownership.*\); orch leaves it out for app for now and placed it again\n$/
+        )
         const second = yield* u.orch(["spawn", "app", "2"])
         assert.deepStrictEqual([second.stdout, second.stderr], ["app-2\n", ""])
         const rows = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; host?: string }>

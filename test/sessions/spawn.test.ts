@@ -10,6 +10,29 @@ import { git, gitOk } from "../support/repo.ts"
 const ENV_AGENT =
   `env | grep -E '^(ORCH_|GITHUB_TOKEN)' | sort > "$ORCH_WORKSPACE/../agent-env-$ORCH_SESSION_ID"; pwd > "$ORCH_WORKSPACE/../agent-cwd-$ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; done`
 
+describe("a spawn killed once its session was whole", () => {
+  it.live("its owed session.spawned is written by the next command, once, and its journal cleared", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "2"])).code, 0)
+      const events = join(s.dataDir, "events.jsonl")
+      const lines = readFileSync(events, "utf8").trim().split("\n")
+      // As if the spawn of app-1 was killed right after its last record write: its event not written, its journal kept;
+      // and as if app-2's was killed after the event, before the journal was cleared.
+      const kept = lines.filter((line) => !line.includes(`"sessionId":"app-1"`))
+      writeFileSync(events, `${kept.join("\n")}\n`)
+      for (const id of ["app-1", "app-2"]) {
+        const file = join(s.dataDir, "sessions", "app", id, "session.json")
+        writeFileSync(file, JSON.stringify({ ...s.record(id), spawn: { pid: 999999999, startedAt: "2026-11-27T12:00:00.000Z", announce: 0 } }))
+      }
+      assert.strictEqual((yield* s.orch(["spawn", "app", "3"])).code, 0)
+      const spawned = s.events().filter((e) => e.type === "session.spawned").map((e) => e.sessionId)
+      assert.deepStrictEqual(spawned.sort(), ["app-1", "app-2", "app-3"])
+      for (const id of ["app-1", "app-2", "app-3"]) assert.isUndefined(s.record(id).spawn, id)
+    }))
+})
+
 describe("orch spawn (real git, tmux, tracker server)", () => {
   it.live("creates worktree, branch, tmux session, prompt, record and event; prints the id", () =>
     Effect.gen(function*() {
