@@ -14,7 +14,7 @@ import { existsSync, statSync } from "node:fs"
 import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { planBatch } from "../domain/admission.ts"
-import { heldHosts, type Hold, holdSentence, projectHold } from "../domain/holds.ts"
+import { heldHosts, type Hold } from "../domain/holds.ts"
 import { firstInvalidIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
 import { clockTime } from "../domain/rate-limit.ts"
 import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
@@ -299,12 +299,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     })
     const now = yield* Clock.currentTimeMillis
     const holds = yield* readHolds(store.paths.root)
-    const hold = projectHold(holds, project.id, now)
-    const localHold = Object.keys(config.hosts).length === 0 ? heldHosts(holds, project.id, now, clockTime(now)).get(LOCAL) : undefined
-    const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)), {
-      unplaceable: { [project.id]: localHold === undefined ? undefined : `this machine: ${localHold}` },
-      held: { [project.id]: hold === undefined ? undefined : holdSentence(hold, clockTime(now)) }
-    })
+    // A person's batch tries now: holds leave hosts out of its placement (below), they do not hold it back.
+    const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)))
     const plan = planBatch(queued, fresh, facts)
     const waits = new Map(plan.waiting.map((w) => [w.entry.id, w.reason]))
     const toQueue = unique.filter((issueId) => waits.has(issueId))
@@ -337,19 +333,15 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
                 withPlugins(config, project, host),
                 Effect.tap(() => liftHolds(store.paths.root, events, project.id, host)),
                 Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
-                // Where it was to run could not take it (not the issue's fault): held back there, and the issue waits.
+                // Where it was to run could not take it (not the issue's fault): held back there. With other hosts the
+                // issue waits for one; with this machine alone it failed, and the person hears why now.
                 Effect.catch((error) => {
                   const owner = failureOwner(error)
-                  return owner._tag === "Host"
-                    ? recordHold(store.paths.root, events, { project: project.id, host: owner.host }, owner.reason).pipe(
-                      Effect.andThen(
-                        queueIssue(
-                          issueId,
-                          `waiting for a host: ${owner.host === LOCAL ? "this machine" : `host ${owner.host}`} could not start it: ${owner.reason}`
-                        )
-                      )
-                    )
-                    : Effect.fail(error)
+                  if (owner._tag !== "Host") return Effect.fail(error)
+                  const held = recordHold(store.paths.root, events, { project: project.id, host: owner.host }, owner.reason)
+                  if (Object.keys(config.hosts).length === 0) return Effect.andThen(held, Effect.fail(error))
+                  const where = owner.host === LOCAL ? "this machine" : `host ${owner.host}`
+                  return Effect.andThen(held, queueIssue(issueId, `waiting for a host: ${where} could not start it: ${owner.reason}`))
                 })
               )
           }),

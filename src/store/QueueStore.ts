@@ -88,7 +88,9 @@ const readQueueFile = (path: string): Effect.Effect<QueueFile, StoreError> =>
     try {
       text = readFileSync(path, "utf8")
     } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code === "ENOENT") return Effect.succeed(EMPTY)
+      // No file, or no data directory yet (a file where it would be is for the commands that write to say).
+      const code = (cause as NodeJS.ErrnoException).code
+      if (code === "ENOENT" || code === "ENOTDIR") return Effect.succeed(EMPTY)
       return Effect.fail(new StoreError({ path, reason: errnoReason(cause) }))
     }
     const decoded = decodeQueue(text)

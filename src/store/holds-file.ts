@@ -24,7 +24,8 @@ export const readHolds = (root: string): Effect.Effect<ReadonlyArray<Hold>, Stor
     try {
       text = readFileSync(path, "utf8")
     } catch (cause) {
-      if ((cause as NodeJS.ErrnoException).code === "ENOENT") return Effect.succeed([])
+      const code = (cause as NodeJS.ErrnoException).code
+      if (code === "ENOENT" || code === "ENOTDIR") return Effect.succeed([])
       return Effect.fail(new StoreError({ path, reason: errnoReason(cause) }))
     }
     const decoded = decode(text)
