@@ -22,10 +22,10 @@ import { type Liveness, Runtime } from "../plugins/runtime/Runtime.ts"
 import { type IssueState, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
-import { isProcessAlive } from "../store/lock.ts"
 import { QueueStore } from "../store/QueueStore.ts"
 import { readSessionSizes } from "../store/session-sizes-file.ts"
 import { SessionStore } from "../store/SessionStore.ts"
+import { interruptedSpawns } from "../store/spawner.ts"
 import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
@@ -38,6 +38,7 @@ import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type Remova
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
+import { type UndoneSpawn, undoSpawn } from "./undo-spawn.ts"
 
 /** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
 const ORPHAN_RESERVATION_MS = 60_000
@@ -97,31 +98,18 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       return Effect.as(store.write(next), next)
     })
 
-  /** Undoes spawns whose process died half-way, and drops reservations that never got a record. */
+  /**
+   * Undoes spawns whose process died half-way (lists show them `interrupted`; undo-spawn.ts says how), and drops
+   * reservations that never got a record. Says what it undid.
+   */
   const reconcile = Effect.fn("Sessions.reconcile")(function*() {
     const config = yield* configs.current
-    const undone: Array<string> = []
+    const undone: Array<UndoneSpawn> = []
     const { records } = yield* store.list
-    for (const record of records) {
-      if (record.status !== "spawning" || record.spawn === undefined || isProcessAlive(record.spawn.pid)) continue
+    for (const record of interruptedSpawns(records)) {
       const project = projectsOf(config).find((p) => p.id === record.projectId)
-      if (project === undefined) continue
-      const journal = record.spawn
-      yield* Effect.gen(function*() {
-        if (journal.runtime !== undefined) yield* stopRuntime(journal.runtime)
-        if (journal.workspace !== undefined) {
-          yield* removeWorkspaceSafely(project, record.sessionId, journal.workspace, record.branch, { deleteBranch: journal.createdBranch === true })
-        }
-      }).pipe(withPlugins(config, project, hostOf(record)))
-      yield* store.release(record.projectId, record.sessionId)
-      yield* events.append({
-        type: "session.reconciled",
-        sessionId: record.sessionId,
-        projectId: record.projectId,
-        issueId: record.issueId,
-        message: `undid a spawn whose process (${journal.pid}) died half-way`
-      })
-      undone.push(record.sessionId)
+      if (project === undefined || record.spawn === undefined) continue
+      undone.push(yield* undoSpawn(project, record, record.spawn).pipe(withPlugins(config, project, hostOf(record))))
     }
     const now = Date.now()
     for (const { projectId, sessionId } of yield* store.reservations) {
