@@ -393,7 +393,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   const cycle = Effect.fn("Supervisor.cycle")(function*() {
     const { records } = yield* store.list
     // A spawn whose process died half-way (lists show it interrupted) is undone now, not at some later command.
-    if (interruptedSpawns(records).length > 0) yield* loops.cleanup.attempt(undoInterrupted, "orch tries again at the next probe cycle")
+    if (interruptedSpawns(records).some((r) => projects.has(r.projectId))) {
+      yield* loops.cleanup.attempt(undoInterrupted, "orch tries again at the next probe cycle")
+    }
     // A merged or closed PR ends its session: terminal and worktree go (unsaved work is rescued first).
     if (records.some((r) => r.endedAt === undefined && (r.pr?.state === "merged" || r.pr?.state === "closed"))) {
       yield* loops.cleanup.attempt(manager.cleanup({ dryRun: false }), "orch tries again at the next probe cycle")
