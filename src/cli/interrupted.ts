@@ -30,22 +30,33 @@ export const undoInterruptedSpawns = Effect.fn("cli.undoInterruptedSpawns")(func
   // One reconcile per config: it undoes every interrupted spawn of that config's projects at once.
   for (const record of interrupted) {
     if (settled.has(record.sessionId)) continue
-    const undone = yield* configForSession(record.sessionId).pipe(
-      Effect.flatMap((config) => SessionManager.use((sessions) => sessions.reconcile()).pipe(Effect.provide(SessionManager.layer(config)))),
+    settled.add(record.sessionId)
+    const result = yield* configForSession(record.sessionId).pipe(
+      Effect.flatMap((config) =>
+        SessionManager.use((sessions) => sessions.reconcile()).pipe(
+          Effect.map((undone) => ({ config, undone })),
+          Effect.provide(SessionManager.layer(config))
+        )
+      ),
       Effect.result
     )
-    if (undone._tag === "Failure") {
-      warnings.push(`${record.sessionId} is an interrupted spawn orch could not undo: ${undone.failure.message}`)
-      settled.add(record.sessionId)
+    if (result._tag === "Failure") {
+      // Gone already: another command undid it first.
+      if (result.failure._tag !== "SessionNotFound") {
+        warnings.push(`${record.sessionId} is an interrupted spawn orch could not undo: ${result.failure.message}`)
+      }
       continue
     }
-    for (const spawn of undone.success) {
+    const { config, undone } = result.success
+    for (const spawn of undone) {
       settled.add(spawn.sessionId)
       lines.push(undoneLine(spawn))
     }
-    if (!settled.has(record.sessionId)) {
-      warnings.push(`${record.sessionId} is an interrupted spawn orch could not undo: its config has no project ${record.projectId}`)
-      settled.add(record.sessionId)
+    // Not undone here, and not by another command meanwhile: its project is not in the config it runs under.
+    if (!undone.some((spawn) => spawn.sessionId === record.sessionId) && !Object.values(config.projects).some((p) => p.id === record.projectId)) {
+      warnings.push(
+        `${record.sessionId} is an interrupted spawn orch could not undo: ${config.configPath ?? "the config"} has no project ${record.projectId}`
+      )
     }
   }
   return { lines, warnings } satisfies UndoReport

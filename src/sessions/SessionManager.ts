@@ -108,8 +108,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const { records } = yield* store.list
     for (const record of interruptedSpawns(records)) {
       const project = projectsOf(config).find((p) => p.id === record.projectId)
-      if (project === undefined || record.spawn === undefined) continue
-      undone.push(yield* undoSpawn(project, record, record.spawn).pipe(withPlugins(config, project, hostOf(record))))
+      if (project === undefined) continue
+      const spawn = yield* undoSpawn(project, record).pipe(withPlugins(config, project, hostOf(record)))
+      if (spawn !== undefined) undone.push(spawn)
     }
     const now = Date.now()
     for (const { projectId, sessionId } of yield* store.reservations) {

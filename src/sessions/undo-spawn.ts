@@ -5,10 +5,14 @@
  */
 import * as Effect from "effect/Effect"
 import type { ProjectConfig } from "../config/schema.ts"
+import { isInterrupted } from "../domain/live.ts"
 import type { SessionRecord, SpawnJournal } from "../domain/session.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
+import { StoreError } from "../store/errors.ts"
 import { EventLog } from "../store/EventLog.ts"
+import { withLock } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
+import { spawnerLives } from "../store/spawner.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 
 /** What undoing one interrupted spawn did. */
@@ -44,7 +48,18 @@ export const undoneLine = (undone: UndoneSpawn): string => {
  * Undoes one interrupted spawn, with its project's plugins in context (and the host's, for a session on another
  * host). An id whose work was rescued is retired, not released: its rescue ref stays that spawn's alone.
  */
-export const undoSpawn = Effect.fn("Sessions.undoSpawn")(function*(project: ProjectConfig, record: SessionRecord, journal: SpawnJournal) {
+export const undoSpawn = Effect.fn("Sessions.undoSpawn")(function*(project: ProjectConfig, listed: SessionRecord) {
+  const store = yield* SessionStore
+  // Two commands may find the same interrupted spawn at once (`orch status` in two terminals): one undoes it, under
+  // a lock of its own; the other then finds it gone, or finds nothing to undo.
+  return yield* withLock(store.paths.locks, `undo-${listed.sessionId}`, "30 seconds")(Effect.gen(function*() {
+    const record = yield* store.read(listed.sessionId).pipe(Effect.catchTag("SessionNotFound", () => Effect.succeed(undefined)))
+    if (record === undefined || record.spawn === undefined || !isInterrupted(record, spawnerLives(record))) return undefined
+    return yield* undo(project, record, record.spawn)
+  })).pipe(Effect.catchTag("LockTimeout", (error) => Effect.fail(new StoreError({ path: store.paths.locks, reason: error.message }))))
+})
+
+const undo = Effect.fnUntraced(function*(project: ProjectConfig, record: SessionRecord, journal: SpawnJournal) {
   const store = yield* SessionStore
   const events = yield* EventLog
   const workspace = yield* Workspace

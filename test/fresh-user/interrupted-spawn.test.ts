@@ -164,6 +164,16 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       assert.strictEqual(u.git(u.repo, "show", "feat/3:done.txt"), "done", "the branch holding work stays")
       assert.strictEqual(u.git(u.repo, "show", "refs/orch/rescue/app-2:done.txt"), "done")
       assert.deepStrictEqual(JSON.parse((yield* u.orch(["status", "--json"])).stdout), [])
+
+      // Two commands find it at once: it is undone once, by one of them; neither fails.
+      const fourth = yield* spawnKilledInPostCreate(u, "4", "app-3")
+      const before = u.events().length
+      const both = yield* Effect.all([u.orch(["status"]), u.orch(["session", "ls"])], { concurrency: "unbounded" })
+      for (const run of both) assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(both.map((run) => run.stderr), ["", ""])
+      assert.strictEqual(both.filter((run) => run.stdout.includes("\nundid app-3, a spawn of issue 4")).length, 1, both.map((r) => r.stdout).join("\n"))
+      assert.deepStrictEqual(u.events().slice(before).filter((e) => e.type === "session.reconciled").map((e) => e.sessionId), ["app-3"])
+      assertUndone(u, "app-3", fourth.worktree)
     }), 180_000)
 
   it.effect("a supervisor running undoes it within a probe cycle, with no command run", () =>
