@@ -37,12 +37,14 @@ import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { MergeRefused } from "../src/sessions/errors.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
+import { undoneLine } from "../src/sessions/undo-spawn.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
 import { waitingReason, writeAdmissionState } from "../src/store/admission-file.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
 import { QueueStore } from "../src/store/QueueStore.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
+import { interruptedSpawns } from "../src/store/spawner.ts"
 import { hooksSpeak, LIMIT_LOOK_AFTER_MS } from "./activity-rule.ts"
 import { allCompleteStep } from "./all-complete.ts"
 import { HOST_READ_INTERVAL, makeHostWatch } from "./host-watch.ts"
@@ -377,6 +379,13 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     }
   })
 
+  /** Undoes interrupted spawns (SessionManager's reconcile: `session.reconciled` each); what it frees, admission may fill. */
+  const undoInterrupted = Effect.gen(function*() {
+    const undone = yield* manager.reconcile()
+    for (const spawn of undone) yield* Effect.logInfo(undoneLine(spawn))
+    if (undone.length > 0) yield* admitSoon
+  })
+
   /** One probe at a time: a cycle run now (after a cleanup) and the periodic one would mirror the same lines twice. */
   const probing = yield* Semaphore.make(1)
   const probeAll = (records: ReadonlyArray<SessionRecord>) => probing.withPermits(1)(probeAllNow(records))
@@ -384,6 +393,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   /** One probe cycle: sync actors with the records, probe every runtime once, read signals, let time pass. */
   const cycle = Effect.fn("Supervisor.cycle")(function*() {
     const { records } = yield* store.list
+    // A spawn whose process died half-way (lists show it interrupted) is undone now, not at some later command.
+    if (interruptedSpawns(records).some((r) => projects.has(r.projectId))) {
+      yield* loops.cleanup.attempt(undoInterrupted, "orch tries again at the next probe cycle")
+    }
     // A merged or closed PR ends its session: terminal and worktree go (unsaved work is rescued first).
     if (records.some((r) => r.endedAt === undefined && (r.pr?.state === "merged" || r.pr?.state === "closed"))) {
       yield* loops.cleanup.attempt(manager.cleanup({ dryRun: false }), "orch tries again at the next probe cycle")

@@ -7,6 +7,7 @@ import { hostOf, isEnded, type SessionRecord, workLabel } from "../domain/sessio
 import { LOCAL } from "../hosts/spec.ts"
 import type { Liveness } from "../plugins/runtime/Runtime.ts"
 import type { Removed } from "../sessions/SessionOps.ts"
+import { asListed } from "../store/spawner.ts"
 import { age, rescueNote, table } from "./format.ts"
 import { sortRecords } from "./status.ts"
 
@@ -33,8 +34,15 @@ const ls = Command.make(
   Effect.fn("cli.session.ls")(function*({ json }) {
     const { withLocalSessions } = yield* Effect.promise(loadSessions)
     const { records, liveness } = yield* withLocalSessions((sessions) => sessions.probeAll())
-    const sorted = sortRecords(records)
+    const sorted = sortRecords(records).map(asListed)
+    // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.
+    const interrupted = sorted.filter((r) => r.status === "interrupted")
+    const undone = interrupted.length === 0
+      ? { lines: [], warnings: [] }
+      : yield* Effect.flatMap(Effect.promise(() => import("./interrupted.ts")), ({ undoInterruptedSpawns }) => undoInterruptedSpawns(interrupted))
+    for (const warning of undone.warnings) yield* Console.error(`orch: warning: ${warning}`)
     if (json) {
+      for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
       return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, host: hostOf(r), runtimeState: runtimeCell(r, liveness) }))))
     }
     const now = yield* Clock.currentTimeMillis
@@ -52,8 +60,13 @@ const ls = Command.make(
         age(r.createdAt, now)
       ])
     ))
+    for (const line of undone.lines) yield* Console.log(line)
   })
-).pipe(Command.withDescription("List sessions with the live state of their terminals (probes tmux once)"))
+).pipe(
+  Command.withDescription(
+    "List sessions with the live state of their terminals (probes tmux once); a spawn whose process died is shown interrupted, and undone when no supervisor runs"
+  )
+)
 
 const kill = Command.make(
   "kill",

@@ -39,7 +39,8 @@ export const asShown = (
   return {
     ...shown,
     host: hostOf(record),
-    recorded: !options.supervised && !isEnded(record.status),
+    // An interrupted spawn is what it is now (its process is gone), not a state last recorded.
+    recorded: !options.supervised && !isEnded(record.status) && record.status !== "interrupted",
     recordedAgeMs: Number.isNaN(recordedAt) ? 0 : Math.max(0, options.nowMs - recordedAt)
   }
 }

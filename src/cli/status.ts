@@ -1,6 +1,8 @@
 /**
  * `orch status [--json]`: every session, from the records alone (no tmux, git or network call). Without a running
- * supervisor the live ones are marked as last recorded, with how long ago (status-view.ts). With one, a line
+ * supervisor the live ones are marked as last recorded, with how long ago (status-view.ts). A spawn whose process
+ * died half-way shows as `interrupted`; with no supervisor to undo it, this command does (interrupted.ts), and only then
+ * loads the config and plugins. With one, a line
  * about its config file when an edit was not applied or waits for a restart (config-status.ts). A line when the
  * supervisor met errors in its loops lately (supervisor-errors.ts).
  */
@@ -15,6 +17,7 @@ import { join } from "node:path"
 import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import type { SessionRecord } from "../domain/session.ts"
+import { asListed } from "../store/spawner.ts"
 import { configNotes } from "./config-status.ts"
 import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable } from "./status-view.ts"
 
@@ -84,14 +87,21 @@ export const status = Command.make(
     const hostsDown = downHostLines(hostViews, records)
     const downHosts = new Set([...hostViews].filter(([, view]) => view.status === "down").map(([host]) => host))
     const rows = sortRecords(records).map((record) =>
-      asShown(record, latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now, downHosts })
+      asShown(asListed(record), latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now, downHosts })
     )
+    // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.
+    const interrupted = rows.filter((row) => row.status === "interrupted")
+    const undone = interrupted.length === 0 || supervised
+      ? { lines: [], warnings: [] }
+      : yield* Effect.flatMap(Effect.promise(() => import("./interrupted.ts")), ({ undoInterruptedSpawns }) => undoInterruptedSpawns(interrupted))
+    for (const warning of undone.warnings) yield* Console.error(`orch: warning: ${warning}`)
     const recent = readRecentErrors(paths.events, now)
     const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
     // The spec makes --json's output an array of sessions: the notes go beside it, on stderr.
     if (json) {
       for (const line of hostsDown) yield* Console.error(`orch: warning: ${line}`)
       if (errorsNote !== undefined) yield* Console.error(`orch: warning: ${errorsNote}`)
+      for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
       return yield* Console.log(JSON.stringify(rows))
     }
     // Only the running supervisor's word counts: a file left by another one says nothing.
@@ -106,6 +116,7 @@ export const status = Command.make(
       return
     }
     yield* Console.log(statusTable(rows, now))
+    for (const line of undone.lines) yield* Console.log(line)
     for (const line of hostsDown) yield* Console.log(line)
     for (const line of queued) yield* Console.log(line)
     for (const line of rateLimitedLines(records, now, supervisor !== undefined)) yield* Console.log(line)

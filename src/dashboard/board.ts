@@ -13,7 +13,7 @@ export const GROUPS: ReadonlyArray<{ readonly key: Group; readonly title: string
   { key: "needs", title: "Needs you", hint: "waiting for input, stuck, errored or escalated" },
   { key: "review", title: "Review and merge", hint: "awaiting review, approved, mergeable or changes requested" },
   { key: "working", title: "Working", hint: "agents at work, CI running or being fixed, agents waiting out a rate limit" },
-  { key: "done", title: "Done", hint: "merged, closed, killed, or ended after the agent stopped" }
+  { key: "done", title: "Done", hint: "merged, closed, killed, ended after the agent stopped, or a spawn interrupted (orch undoes it)" }
 ]
 
 const BY_STATUS: Readonly<Record<SessionStatus, Group>> = {
@@ -35,7 +35,9 @@ const BY_STATUS: Readonly<Record<SessionStatus, Group>> = {
   merged: "done",
   killed: "done",
   done: "done",
-  exited: "done"
+  exited: "done",
+  // A spawn whose process died half-way: it never started, and orch undoes it (the supervisor, within a probe cycle).
+  interrupted: "done"
 }
 
 /** A reaction orch gave up on: a person is needed, whatever the status says. */
@@ -48,7 +50,7 @@ export const groupOf = (record: SessionRecord): Group => {
 
 export const canKill = isLive
 export const canRestore = (record: SessionRecord): boolean =>
-  record.status !== "merged" && record.status !== "spawning" && (record.activity === "exited" || groupOf(record) === "done")
+  record.status !== "merged" && record.status !== "spawning" && record.status !== "interrupted" && (record.activity === "exited" || groupOf(record) === "done")
 /** Merging from the dashboard: the PR is open, green, approved and free of conflicts (the supervisor checks again). */
 export const canMerge = (record: SessionRecord): boolean => record.status === "mergeable" && record.pr?.state === "open"
 
@@ -80,6 +82,7 @@ export const toneOf = (status: SessionStatus): Tone => {
     case "changes_requested":
     case "rate_limited":
     case "exited":
+    case "interrupted":
       return "warn"
     case "approved":
     case "mergeable":

@@ -15,6 +15,7 @@ import type { EventLogShape } from "../store/EventLog.ts"
 import type { InboxShape } from "../store/Inbox.ts"
 import { listQueue } from "../store/QueueStore.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
+import { asListed } from "../store/spawner.ts"
 import type { InboxState, LiveMessage, QueuedEntry, Snapshot } from "./api.ts"
 import { showsOnCard } from "./board.ts"
 import { lastEvents } from "./event-tail.ts"
@@ -98,7 +99,12 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
   const { records } = yield* store.list
   const last = lastEvents(events.path, new Set(records.map((r) => r.sessionId)), showsOnCard, LAST_EVENTS_SCAN_BYTES)
 
-  yield* follow("dashboard's record feed", store.changes, (change) => publish({ kind: "session", sessionId: change.sessionId, record: change.record }))
+  // Records as every list shows them: a spawn whose process died half-way is `interrupted` (src/store/spawner.ts).
+  yield* follow(
+    "dashboard's record feed",
+    store.changes,
+    (change) => publish({ kind: "session", sessionId: change.sessionId, record: change.record === null ? null : asListed(change.record) })
+  )
   yield* follow("dashboard's event feed", events.stream, (event: OrchEvent) => {
     if (event.sessionId !== undefined && showsOnCard(event)) last.set(event.sessionId, event)
     return publish({ kind: "event", event })
@@ -150,7 +156,7 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
       const event = last.get(record.sessionId)
       if (event !== undefined) shown[record.sessionId] = event
     }
-    return { sessions: records, lastEvents: shown, inbox: yield* inboxFeed.current, queue: yield* queueFeed.current }
+    return { sessions: records.map(asListed), lastEvents: shown, inbox: yield* inboxFeed.current, queue: yield* queueFeed.current }
   })
 
   // Subscribe before reading the snapshot: a change in between arrives after it, and applying it twice is harmless.

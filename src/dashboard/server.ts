@@ -21,6 +21,7 @@ import type { OpError } from "../sessions/SessionOps.ts"
 import { EventLog } from "../store/EventLog.ts"
 import type { InboxShape } from "../store/Inbox.ts"
 import { SessionStore } from "../store/SessionStore.ts"
+import { asListed } from "../store/spawner.ts"
 import { ApiError, type Boot, InboxState, LiveMessage, MarkReadRequest, Merged, Opened, type ProjectSummary, SendRequest, Sent } from "./api.ts"
 import { findAssetsDir, loadAssets } from "./assets.ts"
 import { COOKIE, originAllowed, requestToken } from "./auth.ts"
@@ -173,13 +174,14 @@ const routes = (options: DashboardOptions) =>
       }))
     )
 
-    yield* router.add("GET", "/api/sessions", guarded(Effect.map(store.list, ({ records }) => json(Schema.Array(SessionRecord), records))))
+    // Sessions as every list shows them: a spawn whose process died half-way is `interrupted` (src/store/spawner.ts).
+    yield* router.add("GET", "/api/sessions", guarded(Effect.map(store.list, ({ records }) => json(Schema.Array(SessionRecord), records.map(asListed)))))
     yield* router.add(
       "GET",
       "/api/sessions/:id",
       guarded(Effect.flatMap(param("id"), (id) =>
         store.read(id).pipe(
-          Effect.map((record) => json(SessionRecord, record)),
+          Effect.map((record) => json(SessionRecord, asListed(record))),
           Effect.catch((error) => Effect.succeed(failed(error)))
         )))
     )

@@ -12,8 +12,24 @@ import type { SessionRecord, SessionStatus } from "./session.ts"
 export const ENDED_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done", "exited"]
 export const isEnded = (status: SessionStatus): boolean => ENDED_STATUSES.includes(status)
 
-/** A session with an agent to watch: not ended, and not still being spawned (the spawn owns it until then). */
-export const isLive = (record: Pick<SessionRecord, "status">): boolean => !isEnded(record.status) && record.status !== "spawning"
+/**
+ * A session with an agent to watch: not ended, and not still being spawned (the spawn owns it until then) nor a spawn
+ * that was interrupted (reconcile undoes it).
+ */
+export const isLive = (record: Pick<SessionRecord, "status">): boolean =>
+  !isEnded(record.status) && record.status !== "spawning" && record.status !== "interrupted"
+
+/**
+ * The status every list shows (`orch status`, `orch session ls`, the dashboard): a `spawning` record whose spawning
+ * process is gone (`kill -9`, a crash) is `interrupted`, not `spawning`: nothing will finish it, and orch undoes it
+ * (SessionManager's `reconcile`). A record without a spawn journal cannot tell, and shows as it is.
+ */
+export const shownStatus = (record: Pick<SessionRecord, "status" | "spawn">, spawnerLives: boolean): SessionStatus =>
+  record.status === "spawning" && record.spawn !== undefined && !spawnerLives ? "interrupted" : record.status
+
+/** A spawn whose process is gone, half-way: what reconcile undoes. */
+export const isInterrupted = (record: Pick<SessionRecord, "status" | "spawn">, spawnerLives: boolean): boolean =>
+  shownStatus(record, spawnerLives) === "interrupted"
 
 /**
  * A session whose agent may be running: not ended, and its agent not seen to exit (an `errored` session keeps its

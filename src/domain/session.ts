@@ -3,9 +3,14 @@ import * as Schema from "effect/Schema"
 import { ReportedState } from "./activity.ts"
 import { RateLimit } from "./rate-limit.ts"
 
-/** Where a session is in its life. Spec values (`ready`, `idle`, `stuck`) completed as DESIGN.md says. */
+/**
+ * Where a session is in its life. Spec values (`ready`, `idle`, `stuck`) completed as DESIGN.md says. `interrupted` is
+ * never written to a record: it is how every list shows a `spawning` record whose spawning process is gone (live.ts
+ * `shownStatus`), until orch undoes that spawn.
+ */
 export const SessionStatus = Schema.Literals([
   "spawning",
+  "interrupted",
   "working",
   "ready",
   "idle",
@@ -64,10 +69,6 @@ export const PullRequest = Schema.Struct({
 })
 export type PullRequest = typeof PullRequest.Type
 
-/**
- * What a spawn has made so far, written before each step, so a spawn killed half-way can be undone by the
- * next command. Removed when the spawn completes.
- */
 /** A failing check on a session's PR, as told to the agent by the `ci-failed` reaction. */
 export const FailingCheck = Schema.Struct({
   name: Schema.String,
@@ -90,8 +91,15 @@ export const ReviewComment = Schema.Struct({
 })
 export type ReviewComment = typeof ReviewComment.Type
 
+/**
+ * What a spawn has made so far, written before each step, so a spawn killed half-way can be undone by the
+ * next command. Removed when the spawn completes.
+ */
 export const SpawnJournal = Schema.Struct({
+  /** The spawning process: while it runs, the spawn is under way; once it is gone, the spawn was interrupted. */
   pid: Schema.Int,
+  /** That process's start time where the system tells it (process-liveness.ts), so a reused pid is not taken for it. */
+  startTime: Schema.optionalKey(Schema.String),
   startedAt: Schema.String,
   workspace: Schema.optionalKey(Schema.String),
   createdBranch: Schema.optionalKey(Schema.Boolean),

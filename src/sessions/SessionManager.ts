@@ -27,10 +27,10 @@ import { InvalidIssueId, type IssueState, Tracker } from "../plugins/tracker/Tra
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { readHolds } from "../store/holds-file.ts"
-import { isProcessAlive } from "../store/lock.ts"
 import { QueueStore } from "../store/QueueStore.ts"
 import { readSessionSizes } from "../store/session-sizes-file.ts"
 import { SessionStore } from "../store/SessionStore.ts"
+import { interruptedSpawns, spawnerLives } from "../store/spawner.ts"
 import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
@@ -45,6 +45,7 @@ import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type Remova
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnedEvent, type SpawnOptions, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
+import { type UndoneSpawn, undoSpawn } from "./undo-spawn.ts"
 
 /** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
 const ORPHAN_RESERVATION_MS = 60_000
@@ -104,28 +105,6 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       return Effect.as(store.write(next), next)
     })
 
-  /** Undoes a spawn whose process died half-way: its terminal, its worktree (unsaved work rescued first) and a branch it made, then its id. */
-  const undoSpawn = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord) {
-    const project = projectsOf(config).find((p) => p.id === record.projectId)
-    const journal = record.spawn
-    if (project !== undefined && journal !== undefined) {
-      yield* Effect.gen(function*() {
-        if (journal.runtime !== undefined) yield* stopRuntime(journal.runtime)
-        if (journal.workspace !== undefined) {
-          yield* removeWorkspaceSafely(project, record.sessionId, journal.workspace, record.branch, { deleteBranch: journal.createdBranch === true })
-        }
-      }).pipe(withPlugins(config, project, hostOf(record)))
-    }
-    yield* store.release(record.projectId, record.sessionId)
-    yield* events.append({
-      type: "session.reconciled",
-      sessionId: record.sessionId,
-      projectId: record.projectId,
-      issueId: record.issueId,
-      message: `undid a spawn whose process (${journal?.pid ?? "unknown"}) died half-way`
-    })
-  })
-
   /** Writes the `session.spawned` a spawn killed after its session was whole still owed (unless the log has it), and ends its journal. */
   const announceOwed = Effect.fnUntraced(function*(record: SessionRecord, from: number) {
     const written = (yield* events.linesFrom(from)).some((line) =>
@@ -136,31 +115,35 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     yield* store.write(whole)
   })
 
+  /** Undoes one interrupted spawn with its project's plugins (undo-spawn.ts); undefined when its project left the config. */
+  const undoInterrupted = (config: OrchestratorConfig, record: SessionRecord) => {
+    const project = projectsOf(config).find((p) => p.id === record.projectId)
+    return project === undefined ? Effect.succeed(undefined) : undoSpawn(project, record).pipe(withPlugins(config, project, hostOf(record)))
+  }
+
   /**
-   * Undoes spawns whose process died half-way, finishes or undoes queue admissions a crash cut short
-   * (queue-recovery.ts), and drops reservations that never got a record.
+   * Undoes spawns whose process died half-way (lists show them `interrupted`; undo-spawn.ts says how), writes the
+   * `session.spawned` of one killed once whole, finishes or undoes queue admissions a crash cut short
+   * (queue-recovery.ts), and drops reservations that never got a record. Says what it undid.
    */
   const reconcile = Effect.fn("Sessions.reconcile")(function*() {
     const config = yield* configs.current
-    const undone: Array<string> = []
+    const undone: Array<UndoneSpawn> = []
     const { records } = yield* store.list
     for (const record of records) {
-      if (record.spawn === undefined || isProcessAlive(record.spawn.pid)) continue
-      // Whole, but killed before its session.spawned was written (or its journal cleared): finished here.
-      if (record.status !== "spawning") {
-        if (record.spawn.announce !== undefined) yield* announceOwed(record, record.spawn.announce)
-        continue
+      if (record.spawn?.announce !== undefined && record.status !== "spawning" && !spawnerLives(record)) {
+        yield* announceOwed(record, record.spawn.announce)
       }
-      // A project no longer in the config: its half-made spawn waits until it is back (its plugins undo it).
-      if (!projectsOf(config).some((p) => p.id === record.projectId)) continue
-      yield* undoSpawn(config, record)
-      undone.push(record.sessionId)
+    }
+    for (const record of interruptedSpawns(records)) {
+      const spawn = yield* undoInterrupted(config, record)
+      if (spawn !== undefined) undone.push(spawn)
     }
     yield* recoverQueue({
       queue,
       store,
       orphaned: queueing.orphaned,
-      undoSpawn: (record) => undoSpawn(config, record)
+      undoSpawn: (record) => Effect.asVoid(undoInterrupted(config, record))
     })
     const now = Date.now()
     for (const { projectId, sessionId } of yield* store.reservations) {

@@ -28,6 +28,7 @@ import { buildWorkerPrompt } from "../prompts/worker.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { writeFileAtomic } from "../store/files.ts"
 import { type StorePaths, storePaths } from "../store/paths.ts"
+import { processStartTime } from "../store/process-liveness.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn, promptCopies } from "./agent-files.ts"
@@ -291,6 +292,9 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     const branch = work._tag === "Task" ? yield* taskBranch(work.label, takenOnHost) : sessionBranch(issueId, early)
     if (work._tag === "Task") issueId = branch.slice("feat/".length)
     const createdAt = yield* nowIso
+    // Who spawns it: while this process runs the spawn is under way; once it is gone, lists show it interrupted.
+    const startTime = yield* Effect.sync(() => processStartTime(process.pid))
+    const spawner = startTime === undefined ? {} : { startTime }
     // The session's files where it runs: on a host, under its data dir there (named by the placement's reading).
     const there = onHost === undefined
       ? store.paths
@@ -313,7 +317,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       pr: null,
       createdAt,
       updatedAt: createdAt,
-      spawn: { pid: process.pid, startedAt: createdAt }
+      spawn: { pid: process.pid, ...spawner, startedAt: createdAt }
     }
     const save = (next: SessionRecord) =>
       Effect.suspend(() => {

@@ -15,9 +15,15 @@ export interface RemovedWorkspace {
   /** Where unsaved work went, if there was any. */
   readonly rescuedTo?: string
   readonly commit?: string
+  /** Asked to delete the branch, and it held no commits of its own: it is gone. */
+  readonly branchDeleted?: boolean
 }
 
-/** Removes the workspace, first saving unsaved work to the rescue ref. The branch is kept. */
+/**
+ * Removes the workspace, first saving unsaved work to the rescue ref. The branch is kept, unless `deleteBranch` (only
+ * ever a branch the session's own spawn made) and it holds no commits of its own: whatever was uncommitted is in the
+ * rescue ref then (its commit's parent is where the branch started), and the branch holds nothing else.
+ */
 export const removeWorkspaceSafely = Effect.fn("Sessions.removeWorkspace")(function*(
   project: ProjectConfig,
   sessionId: string,
@@ -26,7 +32,12 @@ export const removeWorkspaceSafely = Effect.fn("Sessions.removeWorkspace")(funct
   options: { readonly deleteBranch?: boolean } = {}
 ) {
   const workspace = yield* Workspace
-  if (!(yield* workspace.exists(path))) return {} satisfies RemovedWorkspace
+  if (!(yield* workspace.exists(path))) {
+    if (options.deleteBranch !== true) return {} satisfies RemovedWorkspace
+    // git makes a new branch before its worktree's directory: a spawn killed in between left the branch alone.
+    yield* workspace.destroy(project, path, { branch, deleteBranch: true })
+    return { branchDeleted: true } satisfies RemovedWorkspace
+  }
   const unsaved = yield* workspace.unsavedWork(project, path)
   let removed: RemovedWorkspace = {}
   if (unsaved.uncommitted > 0 || unsaved.unpushed > 0) {
@@ -47,8 +58,9 @@ export const removeWorkspaceSafely = Effect.fn("Sessions.removeWorkspace")(funct
       )
     )
   }
-  yield* workspace.destroy(project, path, { branch, deleteBranch: options.deleteBranch === true && removed.rescuedTo === undefined })
-  return removed
+  const deleteBranch = options.deleteBranch === true && unsaved.unpushed === 0
+  yield* workspace.destroy(project, path, { branch, deleteBranch })
+  return deleteBranch ? { ...removed, branchDeleted: true } : removed
 })
 
 export const stopRuntime = (handle: RuntimeHandle | null) => handle === null ? Effect.void : Runtime.use((runtime) => runtime.destroy(handle))

@@ -45,6 +45,11 @@ describe("orch status: what a record is shown as", () => {
       recorded: false,
       recordedAgeMs: 600 * MIN
     }],
+    ["no supervisor: an interrupted spawn is what it is now, not as last recorded", record("interrupted", 30), undefined, false, {
+      activity: "active",
+      recorded: false,
+      recordedAgeMs: 30 * MIN
+    }],
     ["no supervisor: exited (cleaned) is final too", record("exited", 30), undefined, false, { activity: "active", recorded: false, recordedAgeMs: 30 * MIN }],
     ["a supervisor watches: the record is its current view", record("working", 180), undefined, true, {
       activity: "active",

@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { ApiError, Boot, InboxState, Opened } from "../../src/dashboard/api.ts"
@@ -175,4 +176,44 @@ describe("dashboard API (a real supervisor)", () => {
       assert.deepStrictEqual(decode(Schema.Array(OrchEvent), (yield* api.get("/api/sessions/app-1/events?limit=1")).json).length, 1)
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 90_000)
+
+  it.live(
+    "a spawn whose process died shows as interrupted in the API and the live snapshot (one the supervisor cannot undo stays so)",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* sandbox()
+        // A spawn of a project no longer configured, its process gone: nothing can undo it here, so it stays to be seen.
+        const dead = spawnSync("true").pid!
+        const at = new Date().toISOString()
+        const record: SessionRecord = {
+          sessionId: "old-1",
+          projectId: "old",
+          issueId: "5",
+          status: "spawning",
+          activity: "unknown",
+          branch: "feat/5",
+          workspacePath: join(s.dataDir, "worktrees", "old", "old-1"),
+          runtime: null,
+          agent: { plugin: "command" },
+          pr: null,
+          createdAt: at,
+          updatedAt: at,
+          spawn: { pid: dead, startedAt: at }
+        }
+        mkdirSync(join(s.dataDir, "sessions", "old", "old-1"), { recursive: true })
+        writeFileSync(join(s.dataDir, "sessions", "old", "old-1", "session.json"), JSON.stringify(record))
+        assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+        const api = dashboardClient(s)
+        const sessions = decode(Schema.Array(SessionRecord), (yield* api.get("/api/sessions")).json)
+        assert.strictEqual(sessions.find((r) => r.sessionId === "old-1")?.status, "interrupted")
+        assert.strictEqual(decode(SessionRecord, (yield* api.get("/api/sessions/old-1")).json).status, "interrupted")
+        const live = yield* liveStream(api.base, api.token)
+        const snapshot = yield* live.next("the snapshot", is("snapshot"))
+        assert.strictEqual(snapshot.sessions.find((r) => r.sessionId === "old-1")?.status, "interrupted")
+        assert.strictEqual(s.record("app-orchestrator").status, "working", "the others as they are")
+        assert.strictEqual(JSON.parse(readFileSync(join(s.dataDir, "sessions", "old", "old-1", "session.json"), "utf8")).status, "spawning", "never written so")
+        assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+      }),
+    60_000
+  )
 })

@@ -46,7 +46,8 @@ describe("board groups", () => {
       ["merged", "done"],
       ["killed", "done"],
       ["done", "done"],
-      ["exited", "done"]
+      ["exited", "done"],
+      ["interrupted", "done"]
     ] as const
   )("%s is in %s", (status, group) => {
     assert.strictEqual(groupOf(record(status)), group)
@@ -80,6 +81,10 @@ describe("board groups", () => {
     assert.strictEqual(toneOf("exited"), "warn", "set apart from the sessions whose work landed")
     assert.isFalse(canRestore(record("working")))
     assert.isFalse(canRestore(record("merged", { activity: "exited" })))
+    // A spawn whose process died half-way: orch undoes it; there is nothing to kill or restore.
+    assert.isFalse(canKill(record("interrupted", { activity: "unknown" })))
+    assert.isFalse(canRestore(record("interrupted", { activity: "unknown" })))
+    assert.strictEqual(toneOf("interrupted"), "warn")
   })
 
   it("cards show progress, not deliveries or restarts", () => {

@@ -1,0 +1,23 @@
+/**
+ * Whether a spawn's process still runs, asked of the system (process-liveness.ts: its pid, and its start time where
+ * the journal has it, so a reused pid is not taken for it), and records as every list shows them (domain/live.ts
+ * `shownStatus`). Only a `spawning` record asks: the others cost nothing.
+ */
+import { isInterrupted, shownStatus } from "../domain/live.ts"
+import type { SessionRecord } from "../domain/session.ts"
+import { isProcessAlive } from "./process-liveness.ts"
+
+/** Whether the process that spawns `record` still runs; true for a record with no spawn journal (nothing to ask). */
+export const spawnerLives = (record: Pick<SessionRecord, "spawn">): boolean =>
+  record.spawn === undefined || isProcessAlive(record.spawn.pid, record.spawn.startTime)
+
+/** The record with the status lists show: a spawn whose process is gone is `interrupted`. */
+export const asListed = <R extends SessionRecord>(record: R): R => {
+  if (record.status !== "spawning") return record
+  const status = shownStatus(record, spawnerLives(record))
+  return status === record.status ? record : { ...record, status }
+}
+
+/** The records that are spawns interrupted half-way: what reconcile undoes. */
+export const interruptedSpawns = <R extends SessionRecord>(records: ReadonlyArray<R>): ReadonlyArray<R> =>
+  records.filter((record) => record.status === "spawning" && isInterrupted(record, spawnerLives(record)))

@@ -1,0 +1,74 @@
+/**
+ * The one rule every list uses for a spawn whose process is gone (`shownStatus`), and what asks the system whether
+ * that process lives (src/store/spawner.ts): by pid and start time, so a pid the kernel gave to another process is
+ * not taken for the spawner.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { isInterrupted, isLive, shownStatus } from "../../src/domain/live.ts"
+import type { SessionRecord, SessionStatus, SpawnJournal } from "../../src/domain/session.ts"
+import { processStartTime } from "../../src/store/process-liveness.ts"
+import { asListed, interruptedSpawns, spawnerLives } from "../../src/store/spawner.ts"
+
+const JOURNAL: SpawnJournal = { pid: 4242, startedAt: "2026-11-21T10:00:00.000Z", workspace: "/w/app-1", createdBranch: true }
+
+const record = (status: SessionStatus, spawn?: SpawnJournal): SessionRecord => ({
+  sessionId: "app-1",
+  projectId: "app",
+  issueId: "9",
+  status,
+  activity: "unknown",
+  branch: "feat/9",
+  workspacePath: "/w/app-1",
+  runtime: null,
+  agent: { plugin: "command" },
+  pr: null,
+  createdAt: "2026-11-21T10:00:00.000Z",
+  updatedAt: "2026-11-21T10:00:00.000Z",
+  ...(spawn !== undefined ? { spawn } : {})
+})
+
+describe("shownStatus: a spawn whose process is gone is interrupted", () => {
+  it.each<[string, SessionRecord, boolean, SessionStatus]>([
+    ["a spawn under way (its process lives)", record("spawning", JOURNAL), true, "spawning"],
+    ["a spawn whose process is gone", record("spawning", JOURNAL), false, "interrupted"],
+    ["a spawning record with no journal cannot tell: as it is", record("spawning"), false, "spawning"],
+    ["a session that runs, though the process that spawned it exited long ago", record("working"), false, "working"],
+    ["a running session with a journal left (never written so, but): as it is", record("working", JOURNAL), false, "working"],
+    ["an ended session", record("killed"), false, "killed"],
+    ["an errored session", record("errored"), true, "errored"]
+  ])("%s", (_name, input, spawnerLives, expected) => {
+    assert.strictEqual(shownStatus(input, spawnerLives), expected)
+    assert.strictEqual(isInterrupted(input, spawnerLives), expected === "interrupted")
+  })
+
+  it("an interrupted spawn has no agent to watch", () => {
+    assert.isFalse(isLive({ status: "interrupted" }))
+    assert.isFalse(isLive({ status: "spawning" }))
+    assert.isTrue(isLive({ status: "working" }))
+  })
+})
+
+describe("whether the spawner lives, asked of the system", () => {
+  const me = processStartTime(process.pid)
+  // A process that ran and was reaped: its pid names nothing now.
+  const gone = spawnSync("true").pid!
+
+  it.each<[string, SpawnJournal | undefined, boolean]>([
+    ["this process, with its start time", { ...JOURNAL, pid: process.pid, ...(me !== undefined ? { startTime: me } : {}) }, true],
+    ["this process, from an older record without a start time", { ...JOURNAL, pid: process.pid }, true],
+    ["this pid, but another process's start time (the pid was reused)", { ...JOURNAL, pid: process.pid, startTime: "1" }, false],
+    ["a process that exited", { ...JOURNAL, pid: gone }, false],
+    ["no journal: nothing to ask", undefined, true]
+  ])("%s", (_name, spawn, lives) => {
+    const input = record("spawning", spawn)
+    assert.strictEqual(spawnerLives(input), lives)
+    assert.strictEqual(asListed(input).status, lives ? "spawning" : "interrupted")
+    assert.strictEqual(interruptedSpawns([input, record("working", spawn)]).length, lives ? 0 : 1)
+  })
+
+  it("a record that is not spawning is listed as it is, the same object (no process asked)", () => {
+    const working = record("working", { ...JOURNAL, pid: gone })
+    assert.strictEqual(asListed(working), working)
+  })
+})

@@ -1,0 +1,208 @@
+/**
+ * A spawn killed half-way, as a new user meets it: the packed `orch`, an empty HOME, an empty TMUX_TMPDIR, no ORCH_*
+ * variable, the config in the repository's orchestrator.yaml. The project's `postCreate` blocks (it writes a marker,
+ * then sleeps), and the `orch spawn` process is killed with a real `kill -9` once the marker is there: the agent never
+ * started. Every list shows the spawn `interrupted`; with no supervisor the listing command undoes it (rescuing what
+ * was written in the worktree first) and says so; with a supervisor running, its probe cycle undoes it unasked.
+ */
+import { assert, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { stringify } from "yaml"
+import { eventually } from "../support/eventually.ts"
+import { freshUser } from "../support/fresh-user.ts"
+import { ECHO_AGENT } from "../support/orch-sandbox.ts"
+import { type PackedInstall, packedInstall } from "../support/packed-install.ts"
+import { freePorts } from "../support/ports.ts"
+
+class Installed extends Context.Service<Installed, PackedInstall>()("test/Installed") {}
+
+type User = Effect.Success<ReturnType<typeof freshUser>>
+
+/**
+ * Blocks a session's worktree setup: writes the shell's pid to `../started-<session>` (whole, by rename), then
+ * becomes `sleep`. The orchestrator's worktree (`orch start`) is let through.
+ */
+const BLOCKING_POST_CREATE = `case "$(basename "$PWD")" in *-orchestrator) ;; *) ` +
+  `echo $$ > "../.started-$(basename "$PWD")" && mv "../.started-$(basename "$PWD")" "../started-$(basename "$PWD")" && exec sleep 300;; esac`
+
+/** The project in the repository's own orchestrator.yaml, as a user writes it. */
+const writeConfig = (u: User) =>
+  Effect.gen(function*() {
+    const [port, terminalPort, directTerminalPort] = yield* freePorts(3)
+    writeFileSync(
+      join(u.repo, "orchestrator.yaml"),
+      stringify({
+        port,
+        terminalPort,
+        directTerminalPort,
+        projects: {
+          app: {
+            repo: "acme/app",
+            path: u.repo,
+            agent: "command",
+            agentConfig: { command: ECHO_AGENT },
+            tracker: "none",
+            scm: "none",
+            postCreate: [BLOCKING_POST_CREATE]
+          }
+        }
+      })
+    )
+  })
+
+/**
+ * `orch spawn app <issue>` in the repository, `kill -9`ed once its postCreate runs in the worktree of `sessionId`;
+ * `before` runs in between (the agent, had it started, writing in the worktree). The blocked postCreate is ended
+ * with the test.
+ */
+const spawnKilledInPostCreate = (u: User, issue: string, sessionId: string, before: (worktree: string) => Effect.Effect<void> = () => Effect.void) =>
+  Effect.gen(function*() {
+    const worktree = join(u.dataDir, "worktrees", "app", sessionId)
+    const marker = join(u.dataDir, "worktrees", "app", `started-${sessionId}`)
+    const child: ChildProcess = spawn("orch", ["spawn", "app", issue], { cwd: u.repo, env: u.env, stdio: "ignore" })
+    const exited = Effect.callback<void>((resume) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+      child.once("exit", () => resume(Effect.void))
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+    yield* eventually(`${sessionId}'s postCreate to start`, () => existsSync(marker), 30_000)
+    const postCreate = Number(readFileSync(marker, "utf8"))
+    // A later spawn may be given the same id (this one's is released): its marker must be its own.
+    rmSync(marker)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        try {
+          process.kill(postCreate, "SIGKILL")
+        } catch {
+          // ended already
+        }
+      })
+    )
+    assert.isTrue(existsSync(worktree), "the worktree is made")
+    yield* before(worktree)
+    const spawner = child.pid!
+    process.kill(spawner, "SIGKILL")
+    yield* exited
+    assert.strictEqual(child.signalCode, "SIGKILL")
+    return { worktree, spawner }
+  })
+
+const hasRef = (u: User, ref: string) => {
+  try {
+    u.git(u.repo, "rev-parse", "--verify", "--quiet", ref)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** What a spawn of issue `issue` as `sessionId` left after it was undone: nothing but what holds work. */
+const assertUndone = (u: User, sessionId: string, worktree: string) => {
+  assert.isFalse(existsSync(worktree), "its worktree is gone")
+  assert.notInclude(u.git(u.repo, "worktree", "list"), worktree)
+  assert.isFalse(existsSync(join(u.dataDir, "sessions", "app", sessionId)), "its session directory is released")
+  assert.notInclude(u.sessions(), sessionId, "no terminal was ever started")
+}
+
+// Live clock (no TestClock): every wait here is on a real process.
+layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeTestServices: true })("an interrupted spawn, from the packed install", (it) => {
+  it.effect("no supervisor: orch status and orch session ls show it interrupted, undo it (rescuing what was written) and say so", () =>
+    Effect.gen(function*() {
+      const u = yield* freshUser(yield* Installed)
+      yield* writeConfig(u)
+
+      // Nothing written: the worktree and the branch the spawn made go.
+      const first = yield* spawnKilledInPostCreate(u, "1", "app-1")
+      const listed = yield* u.orch(["status", "--json"])
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      const rows = JSON.parse(listed.stdout) as Array<{ sessionId: string; status: string; recorded: boolean }>
+      assert.deepStrictEqual(rows.map((r) => [r.sessionId, r.status, r.recorded]), [["app-1", "interrupted", false]])
+      assert.strictEqual(
+        listed.stderr,
+        `orch: undid app-1, a spawn of issue 1 interrupted when its process (${first.spawner}) died: removed its worktree, deleted its branch feat/1\n`
+      )
+      assertUndone(u, "app-1", first.worktree)
+      assert.isFalse(hasRef(u, "refs/heads/feat/1"), "the branch it made held nothing")
+      assert.deepInclude(u.events().at(-1), { type: "session.reconciled", sessionId: "app-1", issueId: "1" })
+      assert.strictEqual((yield* u.orch(["status"])).stdout, "No sessions. Start one with `orch spawn <project> <issue>`.\n")
+
+      // A file written in the worktree: rescued before the worktree goes; the branch (no commit on it) goes too.
+      const second = yield* spawnKilledInPostCreate(u, "2", "app-1", (worktree) => Effect.sync(() => writeFileSync(join(worktree, "notes.txt"), "half-done\n")))
+      const ls = yield* u.orch(["session", "ls"])
+      assert.strictEqual(ls.code, 0, ls.stderr)
+      assert.match(ls.stdout, /^app-1\s+2\s+interrupted\s+-\s/m)
+      assert.include(
+        ls.stdout,
+        `\nundid app-1, a spawn of issue 2 interrupted when its process (${second.spawner}) died: removed its worktree, deleted its branch feat/2; ` +
+          "what was written in its worktree is saved in refs/orch/rescue/app-1\n"
+      )
+      assertUndone(u, "app-1", second.worktree)
+      assert.strictEqual(u.git(u.repo, "show", "refs/orch/rescue/app-1:notes.txt"), "half-done")
+      assert.isFalse(hasRef(u, "refs/heads/feat/2"))
+
+      // A commit on the branch: it holds work, and stays (its worktree's state rescued as well).
+      const third = yield* spawnKilledInPostCreate(u, "3", "app-2", (worktree) =>
+        Effect.sync(() => {
+          writeFileSync(join(worktree, "done.txt"), "done\n")
+          u.git(worktree, "add", "done.txt")
+          u.git(worktree, "-c", "user.name=Agent", "-c", "user.email=agent@example.com", "commit", "-qm", "part one")
+        }))
+      const status = yield* u.orch(["status"])
+      assert.strictEqual(status.code, 0, status.stderr)
+      assert.match(status.stdout, /^app-2\s+3\s+feat\/3\s+interrupted\s+unknown\s/m)
+      assert.include(
+        status.stdout,
+        `\nundid app-2, a spawn of issue 3 interrupted when its process (${third.spawner}) died: removed its worktree; ` +
+          "what was written in its worktree is saved in refs/orch/rescue/app-2\n"
+      )
+      assertUndone(u, "app-2", third.worktree)
+      assert.strictEqual(u.git(u.repo, "show", "feat/3:done.txt"), "done", "the branch holding work stays")
+      assert.strictEqual(u.git(u.repo, "show", "refs/orch/rescue/app-2:done.txt"), "done")
+      assert.deepStrictEqual(JSON.parse((yield* u.orch(["status", "--json"])).stdout), [])
+
+      // Two commands find it at once: it is undone once, by one of them; neither fails.
+      const fourth = yield* spawnKilledInPostCreate(u, "4", "app-3")
+      const before = u.events().length
+      const both = yield* Effect.all([u.orch(["status"]), u.orch(["session", "ls"])], { concurrency: "unbounded" })
+      for (const run of both) assert.strictEqual(run.code, 0, run.stderr)
+      assert.deepStrictEqual(both.map((run) => run.stderr), ["", ""])
+      assert.strictEqual(both.filter((run) => run.stdout.includes("\nundid app-3, a spawn of issue 4")).length, 1, both.map((r) => r.stdout).join("\n"))
+      assert.deepStrictEqual(u.events().slice(before).filter((e) => e.type === "session.reconciled").map((e) => e.sessionId), ["app-3"])
+      assertUndone(u, "app-3", fourth.worktree)
+    }), 180_000)
+
+  it.effect("a supervisor running undoes it within a probe cycle, with no command run", () =>
+    Effect.gen(function*() {
+      const u = yield* freshUser(yield* Installed)
+      yield* writeConfig(u)
+      // The spawn runs in its own `orch spawn` process (no supervisor yet); a supervisor starts while it is under way.
+      const spawned = yield* spawnKilledInPostCreate(u, "1", "app-1", () =>
+        Effect.gen(function*() {
+          const started = yield* u.orch(["start", "app", "--detach", "--no-open"])
+          assert.strictEqual(started.code, 0, started.stderr)
+          // Its process lives: the spawn is under way, and the supervisor leaves it to that process.
+          const rows = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; status: string }>
+          assert.strictEqual(rows.find((r) => r.sessionId === "app-1")?.status, "spawning")
+        }))
+      const supervisor = u.supervisorPid()!
+      assert.isDefined(supervisor)
+
+      const reconciled = yield* eventually("session.reconciled from the supervisor", () =>
+        u.events().find((e) => e.type === "session.reconciled" && e.sessionId === "app-1"), 20_000)
+      assert.strictEqual(
+        reconciled.message,
+        `undid app-1, a spawn of issue 1 interrupted when its process (${spawned.spawner}) died: removed its worktree, deleted its branch feat/1`
+      )
+      assert.strictEqual(u.supervisorPid(), supervisor, "undone by the running supervisor")
+      assertUndone(u, "app-1", spawned.worktree)
+      assert.isFalse(hasRef(u, "refs/heads/feat/1"))
+      assert.notInclude((yield* u.orch(["status"])).stdout, "app-1 ")
+      const stopped = yield* u.orch(["stop", "--kill-sessions"])
+      assert.strictEqual(stopped.code, 0, stopped.stderr)
+    }), 120_000)
+})
