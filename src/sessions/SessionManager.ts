@@ -24,9 +24,8 @@ import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { isProcessAlive } from "../store/lock.ts"
 import { QueueStore } from "../store/QueueStore.ts"
-import { readSessionSizes } from "../store/session-sizes-file.ts"
 import { SessionStore } from "../store/SessionStore.ts"
-import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
+import { admissionFacts, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
@@ -35,6 +34,7 @@ import { admissionReadings, chooseHost, chooseHosts, placementBlocker } from "./
 import { startOrchestrator } from "./orchestrator.ts"
 import { makeQueueing } from "./queueing.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
+import { readMeasured } from "./reservations.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
@@ -141,7 +141,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const existing = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
       if (existing !== undefined) return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId })
     }
-    const { host, dataDir, origin, unread } = yield* chooseHost(yield* plugins.connections(config), config, project, (yield* store.list).records, target.host)
+    const { records } = yield* store.list
+    const { reserved } = yield* readMeasured(store.paths.root, records)
+    const { host, dataDir, origin, unread } = yield* chooseHost(yield* plugins.connections(config), config, project, records, reserved, target.host)
     const placed = yield* spawnSession(project, target, { configPath: config.configPath, host, hostDataDir: dataDir, hostOrigin: origin }).pipe(
       withPlugins(config, project, host)
     )
@@ -180,8 +182,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     // Admission runs in the supervisor: its own host watch's views.
     const views = hostViewsOf(store.paths.hosts, process.pid)
     const readings = yield* admissionReadings(yield* plugins.connections(config), config, views)
+    const { reserved } = yield* readMeasured(store.paths.root, records)
     for (const project of projectsOf(config).filter((p) => projectIds.includes(p.id))) {
-      reasons[project.id] = placementBlocker(config, project, records, readings, views)
+      reasons[project.id] = placementBlocker(config, project, records, reserved, readings)
     }
     return reasons
   })
@@ -215,7 +218,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const owner = projectsOf(config).find((p) => p.id === entry.projectId)
       return owner === undefined ? [] : [{ id: entry.id, projectId: entry.projectId, agent: owner.agent }]
     })
-    const plan = planBatch(queued, fresh, admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root))))
+    const measured = yield* readMeasured(store.paths.root, records)
+    const plan = planBatch(queued, fresh, admissionFacts(config, records, yield* readMachine, measured))
     const waits = new Map(plan.waiting.map((w) => [w.entry.id, w.reason]))
     const toQueue = unique.filter((issueId) => waits.has(issueId))
     const { added, already } = toQueue.length === 0 ? { added: [], already: [] } : yield* queue.add(project.id, toQueue.map((issue) => ({ issue })), 0)
@@ -223,7 +227,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const entries = new Map([...added, ...already].map((entry) => [entry.issue, entry]))
     // Where each one that starts now goes: placed in turn on one headroom reading per host.
     const starting = unique.filter((issueId) => !live.has(issueId) && !entries.has(issueId))
-    const hosts = yield* chooseHosts(yield* plugins.connections(config), config, project, records, starting.length)
+    const hosts = yield* chooseHosts(yield* plugins.connections(config), config, project, records, measured.reserved, starting.length)
     const queueIssue = (issueId: string, reason: string) =>
       Effect.gen(function*() {
         const result = yield* queue.add(project.id, [{ issue: issueId }], 0)

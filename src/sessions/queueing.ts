@@ -12,10 +12,10 @@ import { InvalidIssueId } from "../plugins/tracker/Tracker.ts"
 import { NO_SUPERVISOR_REASON } from "../store/admission-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import type { QueueStoreShape } from "../store/QueueStore.ts"
-import { readSessionSizes } from "../store/session-sizes-file.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
-import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
+import { admissionFacts, type MachineReading, readMachine } from "./admission-facts.ts"
 import { IssueHasSession, NotQueued } from "./errors.ts"
+import { readMeasured } from "./reservations.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
 
 export interface QueueingDeps {
@@ -43,6 +43,8 @@ export interface QueueingDeps {
     records: ReadonlyArray<SessionRecord>,
     projectIds: ReadonlyArray<string>
   ) => Effect.Effect<Readonly<Record<string, string | undefined>>, { readonly message: string }>
+  /** This machine's memory and load now, read at each round: `readMachine` unless given (tests give their own). */
+  readonly machine?: Effect.Effect<MachineReading>
 }
 
 export type Candidate = Positioned & { readonly agent: string }
@@ -120,7 +122,8 @@ export const makeQueueing = (deps: QueueingDeps) => {
       const { records } = yield* store.list
       const waiting = candidates(config, entries)
       const unplaceable = yield* deps.unplaceable(config, records, waiting.map((entry) => entry.projectId))
-      const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)), unplaceable)
+      // Each round reads the records again: the session the last one started holds its reservation in them.
+      const facts = admissionFacts(config, records, yield* (deps.machine ?? readMachine), yield* readMeasured(store.paths.root, records), unplaceable)
       const verdict = admission(waiting, facts)
       const entry = verdict.admit
       if (entry === undefined) return answer(verdict.waiting)
