@@ -3,7 +3,7 @@
  * runs, then until the first size sample once it became measurable (a minute after it started), at most two minutes.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { holdsReservation, RESERVATION_MAX_MS, reservedPerHost, reservedSessions, type ReservationFacts } from "../../src/domain/reservation.ts"
+import { holdsReservation, RESERVATION_MAX_MS, type ReservationFacts, reservedPerHost, reservedSessions } from "../../src/domain/reservation.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import { workingSession } from "../support/session-record.ts"
 
