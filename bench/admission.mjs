@@ -105,7 +105,8 @@ try {
   const body = `
 ${ISSUES} issues batch-spawned at once; each agent holds ${SIZE_MB} MB for ${HOLD_S} s; orch and its sessions run in a memory
 control group limited to ${BUDGET_MB} MB (\`bench/admission.mjs\`; ${machine()}). Admission keeps a ${RESERVE_MB} MB reserve; an agent's
-expected size is 1 GB until the minute's measure, then what was measured.
+expected size is 1 GB until the minute's measure, then what was measured; a session just started holds its expected size
+until the first measure after its first minute (at most 2 minutes: its reservation, \`src/domain/reservation.ts\`).
 
 | measure | value |
 |---|---|
