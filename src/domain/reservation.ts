@@ -14,7 +14,9 @@ import { holdsASlot, hostOf, type SessionRecord } from "./session.ts"
  * supervisor runs it samples each minute and a session is measured once it has run MEASURE_AFTER_MS, so the sample
  * that ends a reservation comes within two minutes of the session's start. The bound is for when nobody samples (no
  * supervisor runs): it keeps a reservation from lasting for ever, and by then the agent has started up, so the host's
- * own figures show what it holds (what it grows to later is the measured expected size's to cover).
+ * own figures show what it holds (what it grows to later is the measured expected size's to cover). Both count from
+ * the record's `createdAt`, as `measurable` does: a spawn that takes over a minute (a slow `postCreate`) may see its
+ * reservation end as its agent starts, since the record keeps no time of that start.
  */
 export const RESERVATION_MAX_MS = 2 * 60_000
 
