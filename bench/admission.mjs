@@ -120,6 +120,12 @@ until the first measure after its first minute (at most 2 minutes: its reservati
 | all done in | ${makespan.toFixed(0)} s, ${ratio(makespan, floor)} the oracle's ${floor.toFixed(0)} s (${Math.ceil(ISSUES / oracle)} waves of ${
     lifetime.toFixed(1)
   } s) |
+
+Before reservations (commit 9833192) the same run had 9 agents alive at once against the oracle's 8 (each round read
+memory afresh, and an agent that had just started was not counted), done in 0.97× the oracle's time. These agents take
+all their memory at once and live 75 s, about as long as a reservation lasts, so each counts twice for most of its life:
+the run never passes the oracle now, at the cost of its time. A real agent grows over minutes and lives far longer
+than its reservation.
 `
   console.log(body)
   recordSection("Admission under a memory budget", body)
