@@ -3,7 +3,8 @@
  * budget it waits on, as a sentence. A plain function over explicit facts: the supervisor gathers them (records,
  * the machine's memory and load, measured session sizes); a host's headroom (src/hosts/) feeds `machine` the
  * same way. Budgets: concurrency (`maxSessions` in total and per project), review (`maxAwaitingReview` per
- * project), the model quota (no new session for a credential that is rate-limited), the machine (free memory minus its reserve against one more session of that agent; load).
+ * project), the model quota (no new session for a credential that is rate-limited), the machine (free memory minus its
+ * reserve and what sessions not yet measured hold, against one more session of that agent; load).
  */
 
 /** What the rule needs to know of a queued entry. */
@@ -37,6 +38,11 @@ export interface MachineFacts {
   readonly freeBytes?: number
   /** Memory left alone for everything else. */
   readonly reserveBytes: number
+  /**
+   * What each session placed here and not yet in `freeBytes` holds (its expected size): a fresh agent has not grown
+   * yet (src/domain/reservation.ts), nor has one admitted in the same plan.
+   */
+  readonly held?: ReadonlyArray<number>
   /** The 1-minute load average, and how much of it the machine takes (cores × allowed load per core). */
   readonly load?: number
   readonly maxLoad?: number
@@ -53,7 +59,7 @@ export interface AdmissionFacts {
 
 export interface Waiting<C extends Candidate> {
   readonly entry: C
-  /** "waiting for memory on this machine: 1.4 GB free, 1.8 GB needed". */
+  /** "waiting for memory on this machine: 1.4 GB free, 1.0 GB of it held for 1 session not yet measured, 1.8 GB needed". */
   readonly reason: string
 }
 
@@ -66,6 +72,16 @@ export interface AdmissionVerdict<C extends Candidate> {
 
 const GB = 1024 ** 3
 export const formatBytes = (bytes: number): string => bytes >= GB ? `${(bytes / GB).toFixed(1)} GB` : `${Math.max(0, Math.round(bytes / 1024 ** 2))} MB`
+
+/** ", 2.0 GB of it held for 2 sessions not yet measured (1.0 GB each)"; nothing when none is held. */
+const describeHeld = (held: ReadonlyArray<number>, free: number): string => {
+  if (held.length === 0) return ""
+  const total = held.reduce((sum, bytes) => sum + bytes, 0)
+  const [least, most] = [Math.min(...held), Math.max(...held)].map(formatBytes)
+  const each = held.length === 1 ? "" : least === most ? ` (${most} each)` : ` (${least} to ${most} each)`
+  const sessions = `${held.length} session${held.length === 1 ? "" : "s"}`
+  return `, ${formatBytes(total)}${total <= free ? " of it" : ""} held for ${sessions} not yet measured${each}`
+}
 
 /** The budget that holds `entry` back, as a sentence; undefined when every budget allows it. */
 export const blocker = (entry: Candidate, facts: AdmissionFacts): string | undefined => {
@@ -87,8 +103,12 @@ export const blocker = (entry: Candidate, facts: AdmissionFacts): string | undef
   const { machine } = facts
   if (machine.freeBytes !== undefined) {
     const free = machine.freeBytes - machine.reserveBytes
+    const held = machine.held ?? []
+    const heldBytes = held.reduce((sum, bytes) => sum + bytes, 0)
     const needed = facts.expectedBytes(entry.agent)
-    if (free < needed) return `waiting for memory on ${machine.name}: ${formatBytes(Math.max(0, free))} free, ${formatBytes(needed)} needed`
+    if (free - heldBytes < needed) {
+      return `waiting for memory on ${machine.name}: ${formatBytes(Math.max(0, free))} free${describeHeld(held, free)}, ${formatBytes(needed)} needed`
+    }
   }
   if (machine.load !== undefined && machine.maxLoad !== undefined && machine.load >= machine.maxLoad) {
     return `waiting for load on ${machine.name} to fall: ${machine.load.toFixed(1)}, at most ${machine.maxLoad.toFixed(1)}`
@@ -111,7 +131,10 @@ export const admission = <C extends Candidate>(entries: ReadonlyArray<C>, facts:
   return admit === undefined ? { waiting } : { admit, waiting }
 }
 
-/** The facts once `entry` has started: one more session live, its expected size taken from the free memory. */
+/**
+ * The facts once `entry` has started (in the same plan, before any record of it exists): one more session live, and
+ * one more held at its expected size. Sessions started before are in the facts' records and reservations already.
+ */
 export const afterAdmitting = (facts: AdmissionFacts, entry: Candidate): AdmissionFacts => {
   const project = facts.projects[entry.projectId] ?? { live: 0, awaitingReview: 0 }
   return {
@@ -120,7 +143,7 @@ export const afterAdmitting = (facts: AdmissionFacts, entry: Candidate): Admissi
     projects: { ...facts.projects, [entry.projectId]: { ...project, live: project.live + 1 } },
     machine: facts.machine.freeBytes === undefined
       ? facts.machine
-      : { ...facts.machine, freeBytes: facts.machine.freeBytes - facts.expectedBytes(entry.agent) }
+      : { ...facts.machine, held: [...(facts.machine.held ?? []), facts.expectedBytes(entry.agent)] }
   }
 }
 

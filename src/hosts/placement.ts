@@ -1,7 +1,7 @@
 /**
  * Where a new session goes: a pure decision on measured figures. A host qualifies when the project may use it (its
  * `hosts` list and `hostLabels`), it is up and measured, has tmux, is under its `maxSessions`, has the memory
- * reserve of one more session (less what sessions placed since the measurement already reserved), disk for a
+ * reserve of one more session (less what sessions its figures do not include yet reserved), disk for a
  * worktree, and is not overloaded; the one with the most memory left after the reserve wins (then the lower load per
  * CPU, then the name). A spawn that fits nowhere gets every host's reason.
  */
@@ -32,8 +32,11 @@ export interface PlacementRequest {
   readonly maxLoadPerCpu: number
   /** orch's sessions on each host now. */
   readonly sessions: ReadonlyMap<string, number>
-  /** Sessions placed on each host since its figures were measured: their reserve is not in MemAvailable yet. */
-  readonly placedSinceMeasured?: ReadonlyMap<string, number>
+  /**
+   * Sessions on each host that its figures do not include yet (src/domain/reservation.ts), and those a batch placed
+   * before this one: each holds `memoryMb` of its MemAvailable.
+   */
+  readonly reserved?: ReadonlyMap<string, number>
   /** Hosts the session cannot go to whatever their figures, with why (a project without origin: every remote one). */
   readonly excluded?: ReadonlyMap<string, string>
 }
@@ -63,7 +66,7 @@ const judge = (
   if (host.maxSessions !== undefined && sessions >= host.maxSessions) {
     return `it runs ${sessions} session${sessions === 1 ? "" : "s"}, its maxSessions ${host.maxSessions}`
   }
-  const reserved = (request.placedSinceMeasured?.get(host.name) ?? 0) * request.memoryMb
+  const reserved = (request.reserved?.get(host.name) ?? 0) * request.memoryMb
   const free = facts.memAvailableMb - reserved
   if (free < request.memoryMb) {
     return `${mb(free)} of memory free${reserved > 0 ? ` (after ${mb(reserved)} reserved for sessions just placed)` : ""}, a session needs ${
@@ -113,9 +116,9 @@ export const placeMany = (
   count: number
 ): ReadonlyArray<Placement> => {
   const sessions = new Map(request.sessions)
-  const placed = new Map(request.placedSinceMeasured)
+  const placed = new Map(request.reserved)
   return Array.from({ length: count }, () => {
-    const placement = place(hosts, readings, { ...request, sessions, placedSinceMeasured: placed })
+    const placement = place(hosts, readings, { ...request, sessions, reserved: placed })
     if ("host" in placement) {
       sessions.set(placement.host, (sessions.get(placement.host) ?? 0) + 1)
       placed.set(placement.host, (placed.get(placement.host) ?? 0) + 1)

@@ -28,10 +28,9 @@ import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { readHolds } from "../store/holds-file.ts"
 import { QueueStore } from "../store/QueueStore.ts"
-import { readSessionSizes } from "../store/session-sizes-file.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { interruptedSpawns, spawnerLives } from "../store/spawner.ts"
-import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
+import { admissionFacts, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
@@ -42,6 +41,7 @@ import { startOrchestrator } from "./orchestrator.ts"
 import { recoverQueue } from "./queue-recovery.ts"
 import { liftHolds, makeQueueing, recordHold } from "./queueing.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
+import { readMeasured } from "./reservations.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnedEvent, type SpawnOptions, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
@@ -179,7 +179,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     for (let tries = 0;; tries++) {
       const now = yield* Clock.currentTimeMillis
       const held = target.host !== undefined ? new Map<string, string>() : heldHosts(yield* readHolds(store.paths.root), project.id, now, clockTime(now))
-      const { host, dataDir, origin, unread } = yield* chooseHost(connections, config, project, (yield* store.list).records, target.host, held)
+      const { records } = yield* store.list
+      const { reserved } = yield* readMeasured(store.paths.root, records)
+      const { host, dataDir, origin, unread } = yield* chooseHost(connections, config, project, records, reserved, target.host, held)
       const placed = yield* spawnSession(project, target, {
         configPath: config.configPath,
         host,
@@ -242,8 +244,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     // Admission runs in the supervisor: its own host watch's views.
     const views = hostViewsOf(store.paths.hosts, process.pid)
     const readings = yield* admissionReadings(yield* plugins.connections(config), config, views)
+    const { reserved } = yield* readMeasured(store.paths.root, records)
     for (const project of mine) {
-      reasons[project.id] = placementBlocker(config, project, records, readings, views, heldHosts(holds, project.id, now, clockTime(now)))
+      reasons[project.id] = placementBlocker(config, project, records, reserved, readings, heldHosts(holds, project.id, now, clockTime(now)))
     }
     return reasons
   })
@@ -282,9 +285,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     })
     const now = yield* Clock.currentTimeMillis
     const holds = yield* readHolds(store.paths.root)
+    const measured = yield* readMeasured(store.paths.root, records)
     // A person's batch tries now: holds leave hosts out of its placement (below), they do not hold it back.
-    const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(store.paths.root)))
-    const plan = planBatch(queued, fresh, facts)
+    const plan = planBatch(queued, fresh, admissionFacts(config, records, yield* readMachine, measured))
     const waits = new Map(plan.waiting.map((w) => [w.entry.id, w.reason]))
     const toQueue = unique.filter((issueId) => waits.has(issueId))
     const { added, already } = toQueue.length === 0 ? { added: [], already: [] } : yield* queue.add(project.id, toQueue.map((issue) => ({ issue })), 0)
@@ -292,7 +295,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     // Where each one that starts now goes: placed in turn on one headroom reading per host.
     const starting = unique.filter((issueId) => !live.has(issueId) && !entries.has(issueId))
     const held = heldHosts(holds, project.id, now, clockTime(now))
-    const hosts = yield* chooseHosts(yield* plugins.connections(config), config, project, records, starting.length, held)
+    const hosts = yield* chooseHosts(yield* plugins.connections(config), config, project, records, measured.reserved, starting.length, held)
     const queueIssue = (issueId: string, reason: string) =>
       Effect.gen(function*() {
         const result = yield* queue.add(project.id, [{ issue: issueId }], 0)

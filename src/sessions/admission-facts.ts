@@ -1,7 +1,7 @@
 /**
  * The facts the admission rule (src/domain/admission.ts) decides on: the config's limits, the records' live,
- * awaiting-review and rate-limited sessions, and this machine's free memory and load, or, when hosts are configured, whether
- * placement could put a session of each project on some host.
+ * awaiting-review and rate-limited sessions, and this machine's free memory (less what its sessions not yet measured
+ * hold) and load, or, when hosts are configured, whether placement could put a session of each project on some host.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -14,7 +14,8 @@ import type { AdmissionFacts, ProjectFacts } from "../domain/admission.ts"
 import { groupAvailableBytes, groupDirs, type GroupMemory, inactiveFileOf, parseLimit } from "../domain/memory-budget.ts"
 import { clockTime, credentialOf } from "../domain/rate-limit.ts"
 import type { AgentSize } from "../domain/session-size.ts"
-import { awaitsReview, holdsASlot, isEnded, type SessionRecord } from "../domain/session.ts"
+import { awaitsReview, holdsASlot, hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
+import { LOCAL } from "../hosts/spec.ts"
 
 /** The expected size of one more session of an agent before any of its sessions has been measured (docs/queue.md). */
 export const DEFAULT_SESSION_BYTES = 1024 ** 3
@@ -33,6 +34,16 @@ export interface MachineReading {
 
 /** The expected size of one more session of `agent`: measured (session-sizes.json), else the default. */
 export const expectedSize = (sizes: Readonly<Record<string, AgentSize>>) => (agent: string): number => sizes[agent]?.bytes ?? DEFAULT_SESSION_BYTES
+
+/** What the sessions' sizes tell admission (read each round by src/sessions/reservations.ts). */
+export interface Measured {
+  /** The expected size of one more session of an agent plugin, in bytes. */
+  readonly expectedBytes: (agent: string) => number
+  /** The sessions that count against their host at their expected size until its figures include them. */
+  readonly reserved: ReadonlyArray<SessionRecord>
+}
+
+export const NOTHING_MEASURED: Measured = { expectedBytes: expectedSize({}), reserved: [] }
 
 /** MemAvailable from /proc/meminfo's text, in bytes. */
 export const memAvailable = (meminfo: string): number | undefined => {
@@ -96,12 +107,16 @@ export const rateLimitedCredentials = (config: OrchestratorConfig, records: Read
   }))
 }
 
+/** What this machine's sessions not yet measured hold, each at its agent's expected size. */
+const heldHere = ({ expectedBytes, reserved }: Measured): ReadonlyArray<number> =>
+  reserved.filter((record) => hostOf(record) === LOCAL).map((record) => expectedBytes(record.agent.plugin))
+
 /** The facts from the config, the records (workers only: orchestrator sessions are not counted) and the machine. */
 export const admissionFacts = (
   config: OrchestratorConfig,
   records: ReadonlyArray<SessionRecord>,
   machine: MachineReading,
-  expectedBytes: (agent: string) => number = () => DEFAULT_SESSION_BYTES,
+  measured: Measured = NOTHING_MEASURED,
   placement: {
     /** Per project, why no host (this machine included) can take one of its sessions now. */
     readonly unplaceable?: Readonly<Record<string, string | undefined>>
@@ -109,6 +124,7 @@ export const admissionFacts = (
     readonly held?: Readonly<Record<string, string | undefined>>
   } = {}
 ): AdmissionFacts => {
+  const { expectedBytes } = measured
   const unplaceable = placement.unplaceable ?? {}
   const held = placement.held ?? {}
   // With hosts, placement weighs every host's memory and load, this machine's included (`unplaceable`).
@@ -138,7 +154,7 @@ export const admissionFacts = (
     machine: {
       name: "this machine",
       reserveBytes: MEMORY_RESERVE_BYTES,
-      ...(machine.freeBytes !== undefined && !hosted ? { freeBytes: machine.freeBytes } : {}),
+      ...(machine.freeBytes !== undefined && !hosted ? { freeBytes: machine.freeBytes, held: heldHere(measured) } : {}),
       ...(machine.load !== undefined && !hosted ? { load: machine.load, maxLoad: machine.cores * MAX_LOAD_PER_CORE } : {})
     },
     expectedBytes

@@ -1,10 +1,12 @@
 /**
  * Which host a new session goes to: the one named (`orch spawn --host`), or the one `place` picks from each host's
- * headroom, read at the spawn in one round trip per host (all hosts at once). A batch reads once and places each
- * issue in turn (`placeMany`). A spawn that fits nowhere fails with every host's figures or reason.
+ * headroom, read at the spawn in one round trip per host (all hosts at once), less what the sessions placed there and
+ * not yet in its figures reserve (`reserved`: src/domain/reservation.ts). A batch reads once and places each issue in
+ * turn (`placeMany`). A spawn that fits nowhere fails with every host's figures or reason.
  */
 import * as Effect from "effect/Effect"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
+import { reservedPerHost } from "../domain/reservation.ts"
 import { holdsASlot, hostOf, type SessionRecord } from "../domain/session.ts"
 import { measureHeadroom } from "../hosts/headroom.ts"
 import type { HostView } from "../hosts/host-watch.ts"
@@ -64,6 +66,7 @@ const requestFor = (
   config: OrchestratorConfig,
   project: ProjectConfig,
   records: ReadonlyArray<SessionRecord>,
+  reserved: ReadonlyArray<SessionRecord>,
   forced: string | undefined,
   excluded?: ReadonlyMap<string, string>
 ): PlacementRequest => ({
@@ -74,7 +77,8 @@ const requestFor = (
   memoryMb: config.defaults.sessionMemoryMb,
   minDiskMb: MIN_DISK_MB,
   maxLoadPerCpu: MAX_LOAD_PER_CPU,
-  sessions: sessionsPerHost(records)
+  sessions: sessionsPerHost(records),
+  reserved: reservedPerHost(reserved)
 })
 
 /** The host a session goes to, with orch's data dir there when its reading named it (the spawn then need not ask). */
@@ -111,6 +115,7 @@ export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
   config: OrchestratorConfig,
   project: ProjectConfig,
   records: ReadonlyArray<SessionRecord>,
+  reserved: ReadonlyArray<SessionRecord>,
   forced: string | undefined,
   held: ReadonlyMap<string, string> = new Map()
 ) {
@@ -119,7 +124,7 @@ export const chooseHost = Effect.fn("Sessions.chooseHost")(function*(
   }
   if (localOnly(config, forced)) return LOCAL_CHOICE
   const [readings, origin] = yield* Effect.all([readHeadroom(connections, config, forced), originOrNone(connections, project)], { concurrency: "unbounded" })
-  const request = requestFor(config, project, records, forced, excludedHosts(config, origin, held))
+  const request = requestFor(config, project, records, reserved, forced, excludedHosts(config, origin, held))
   return yield* choiceOf(place(hostsOf(config), readings, request), readings, origin)
 })
 
@@ -129,6 +134,7 @@ export const chooseHosts = Effect.fn("Sessions.chooseHosts")(function*(
   config: OrchestratorConfig,
   project: ProjectConfig,
   records: ReadonlyArray<SessionRecord>,
+  reserved: ReadonlyArray<SessionRecord>,
   count: number,
   held: ReadonlyMap<string, string> = new Map()
 ) {
@@ -136,7 +142,7 @@ export const chooseHosts = Effect.fn("Sessions.chooseHosts")(function*(
     return Array.from({ length: count }, (): Effect.Effect<HostChoice, NoHostFits> => Effect.succeed(LOCAL_CHOICE))
   }
   const [readings, origin] = yield* Effect.all([readHeadroom(connections, config, undefined), originOrNone(connections, project)], { concurrency: "unbounded" })
-  const request = requestFor(config, project, records, undefined, excludedHosts(config, origin, held))
+  const request = requestFor(config, project, records, reserved, undefined, excludedHosts(config, origin, held))
   return placeMany(hostsOf(config), readings, request, count).map((placement) => choiceOf(placement, readings, origin))
 })
 
@@ -166,23 +172,17 @@ export const admissionReadings = Effect.fn("Sessions.admissionReadings")(functio
 
 /**
  * Why no host could take a new session of `project` on `readings` (admissionReadings), or undefined when one could;
- * sessions placed on a host since the watch read it count against it. Admission's machine budget when hosts are
- * configured; the spawn itself still reads its host fresh.
+ * the sessions a host's figures do not include yet (`reserved`) count against it, as they do at the spawn. Admission's
+ * machine budget when hosts are configured; the spawn itself still reads its host fresh.
  */
 export const placementBlocker = (
   config: OrchestratorConfig,
   project: ProjectConfig,
   records: ReadonlyArray<SessionRecord>,
+  reserved: ReadonlyArray<SessionRecord>,
   readings: ReadonlyMap<string, HostReading>,
-  views: ReadonlyMap<string, HostView>,
   held: ReadonlyMap<string, string> = new Map()
 ): string | undefined => {
-  const placedSinceMeasured = new Map(
-    Object.keys(config.hosts).map((name) => {
-      const readAt = views.get(name)?.readAt
-      return [name, readAt === undefined ? 0 : records.filter((r) => hostOf(r) === name && holdsASlot(r) && Date.parse(r.createdAt) > readAt).length]
-    })
-  )
-  const placement = place(hostsOf(config), readings, { ...requestFor(config, project, records, undefined, held), placedSinceMeasured })
+  const placement = place(hostsOf(config), readings, requestFor(config, project, records, reserved, undefined, held))
   return "none" in placement ? describeNowhere(placement.none) : undefined
 }

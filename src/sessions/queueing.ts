@@ -22,11 +22,11 @@ import type { EventLogShape } from "../store/EventLog.ts"
 import { changeHolds, readHolds } from "../store/holds-file.ts"
 import { isOwnerAlive, thisProcess } from "../store/process-liveness.ts"
 import type { QueueStoreShape } from "../store/QueueStore.ts"
-import { readSessionSizes } from "../store/session-sizes-file.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
-import { admissionFacts, expectedSize, readMachine } from "./admission-facts.ts"
+import { admissionFacts, type MachineReading, readMachine } from "./admission-facts.ts"
 import { IssueHasSession, NotQueued, QueueEntryStarting } from "./errors.ts"
 import { failureOwner, type SpawnFailure } from "./failure-owner.ts"
+import { readMeasured } from "./reservations.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
 import type { SpawnOptions } from "./spawn.ts"
 
@@ -64,6 +64,8 @@ export interface QueueingDeps {
     projectIds: ReadonlyArray<string>,
     holds: ReadonlyArray<Hold>
   ) => Effect.Effect<Readonly<Record<string, string | undefined>>, { readonly message: string }>
+  /** This machine's memory and load now, read at each round: `readMachine` unless given (tests give their own). */
+  readonly machine?: Effect.Effect<MachineReading>
 }
 
 export type Candidate = Positioned & { readonly agent: string }
@@ -241,7 +243,11 @@ export const makeQueueing = (deps: QueueingDeps) => {
         const hold = projectHold(holds, id, now)
         return [id, hold === undefined ? undefined : holdSentence(hold, clockTime(now))]
       }))
-      const facts = admissionFacts(config, records, yield* readMachine, expectedSize(readSessionSizes(root)), { unplaceable, held: heldProjects })
+      // Each round reads the records again: the session the last one started holds its reservation in them.
+      const facts = admissionFacts(config, records, yield* (deps.machine ?? readMachine), yield* readMeasured(root, records), {
+        unplaceable,
+        held: heldProjects
+      })
       const verdict = admission(waiting, facts)
       const entry = verdict.admit
       if (entry === undefined) return answer(verdict.waiting)

@@ -20,14 +20,17 @@ export type SessionSizes = typeof SessionSizes.Type
 const decode = Schema.decodeUnknownOption(Schema.fromJsonString(SessionSizes))
 export const sessionSizesPath = (root: string) => join(root, "session-sizes.json")
 
-export const readSessionSizes = (root: string): Readonly<Record<string, AgentSize>> => {
+/** The file as the last sample left it; undefined when there is none or it does not decode. */
+export const readSessionSizesFile = (root: string): SessionSizes | undefined => {
   try {
     const decoded = decode(readFileSync(sessionSizesPath(root), "utf8"))
-    return decoded._tag === "Some" ? decoded.value.agents : {}
+    return decoded._tag === "Some" ? decoded.value : undefined
   } catch {
-    return {}
+    return undefined
   }
 }
+
+export const readSessionSizes = (root: string): Readonly<Record<string, AgentSize>> => readSessionSizesFile(root)?.agents ?? {}
 
 export const writeSessionSizes = (root: string, sizes: SessionSizes): Effect.Effect<void, StoreError> =>
   writeFileAtomic(sessionSizesPath(root), `${JSON.stringify(sizes)}\n`)

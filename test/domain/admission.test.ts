@@ -68,6 +68,36 @@ describe("blocker: the budget an entry waits on", () => {
       "waiting for memory on host b: 0 MB free, 300 MB needed"
     ],
     [
+      "memory: sessions not yet measured hold their expected size, and the sentence says so",
+      facts({ machine: { name: "this machine", freeBytes: 23.5 * GB, reserveBytes: 1 * GB, held: Array(22).fill(1 * GB) } }),
+      entry("q1"),
+      "waiting for memory on this machine: 22.5 GB free, 22.0 GB of it held for 22 sessions not yet measured (1.0 GB each), 1.0 GB needed"
+    ],
+    [
+      "memory: what is held leaves room for one more",
+      facts({ machine: { name: "this machine", freeBytes: 4 * GB, reserveBytes: 1 * GB, held: [1 * GB, 1 * GB] } }),
+      entry("q1"),
+      undefined
+    ],
+    [
+      "memory: one session held, of different agents' sizes",
+      facts({ machine: { name: "this machine", freeBytes: 2 * GB, reserveBytes: 1 * GB, held: [0.5 * GB] } }),
+      entry("q1"),
+      "waiting for memory on this machine: 1.0 GB free, 512 MB of it held for 1 session not yet measured, 1.0 GB needed"
+    ],
+    [
+      "memory: held sessions of different sizes",
+      facts({ machine: { name: "this machine", freeBytes: 3 * GB, reserveBytes: 1 * GB, held: [0.5 * GB, 1.5 * GB] } }),
+      entry("q1"),
+      "waiting for memory on this machine: 2.0 GB free, 2.0 GB of it held for 2 sessions not yet measured (512 MB to 1.5 GB each), 1.0 GB needed"
+    ],
+    [
+      "memory: more held than free (the agents grew before they were measured): not \"of it\"",
+      facts({ machine: { name: "this machine", freeBytes: 2.5 * GB, reserveBytes: 1 * GB, held: [1 * GB, 1 * GB] } }),
+      entry("q1"),
+      "waiting for memory on this machine: 1.5 GB free, 2.0 GB held for 2 sessions not yet measured (1.0 GB each), 1.0 GB needed"
+    ],
+    [
       "load at its maximum",
       facts({ machine: { name: "this machine", freeBytes: 16 * GB, reserveBytes: GB, load: 8.2, maxLoad: 4 } }),
       entry("q1"),
@@ -115,8 +145,19 @@ describe("admission: which entry starts", () => {
     const next = afterAdmitting(start, first.admit!)
     expect(next.totalLive).toBe(2)
     expect(next.projects.app?.live).toBe(1)
-    expect(next.machine.freeBytes).toBe(2.5 * GB)
+    expect(next.machine.freeBytes).toBe(3.5 * GB)
+    expect(next.machine.held).toEqual([GB])
     expect(admission([entry("q2")], next).waiting[0]?.reason).toBe("waiting for a free session: 2 running, maxSessions 2")
+  })
+
+  it("admitting one holds its expected size on top of what the records' reservations hold, once", () => {
+    const start = facts({ machine: { name: "this machine", freeBytes: 4.5 * GB, reserveBytes: GB, held: [GB] }, expectedBytes: () => GB })
+    const next = afterAdmitting(start, entry("q1"))
+    expect(next.machine.held).toEqual([GB, GB])
+    expect(admission([entry("q2")], next).admit?.id).toBe("q2")
+    expect(admission([entry("q3")], afterAdmitting(next, entry("q2"))).waiting[0]?.reason).toBe(
+      "waiting for memory on this machine: 3.5 GB free, 3.0 GB of it held for 3 sessions not yet measured (1.0 GB each), 1.0 GB needed"
+    )
   })
 })
 
@@ -145,7 +186,18 @@ describe("planBatch: a batch behind the queue", () => {
       [entry("a"), entry("b")],
       facts({ machine: { name: "this machine", freeBytes: 2.5 * GB, reserveBytes: GB }, expectedBytes: () => GB }),
       ["a"],
-      [["b", "waiting for memory on this machine: 512 MB free, 1.0 GB needed"]]
+      [["b", "waiting for memory on this machine: 1.5 GB free, 1.0 GB of it held for 1 session not yet measured, 1.0 GB needed"]]
+    ],
+    [
+      "room for 2.5 sessions, one started a moment ago (reserved in the records): one more starts, not two",
+      [],
+      [entry("a"), entry("b"), entry("c")],
+      facts({ machine: { name: "this machine", freeBytes: 3.5 * GB, reserveBytes: GB, held: [GB] }, expectedBytes: () => GB }),
+      ["a"],
+      [
+        ["b", "waiting for memory on this machine: 2.5 GB free, 2.0 GB of it held for 2 sessions not yet measured (1.0 GB each), 1.0 GB needed"],
+        ["c", "waiting for memory on this machine: 2.5 GB free, 2.0 GB of it held for 2 sessions not yet measured (1.0 GB each), 1.0 GB needed"]
+      ]
     ]
   ])("%s", (_, queued, fresh, given, started, waiting) => {
     const plan = planBatch(queued, fresh, given)

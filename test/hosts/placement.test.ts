@@ -25,8 +25,8 @@ describe("place (where a new session goes)", () => {
       { host: "a" }
     ],
     ["maxSessions is per host", { local: facts(4000), a: facts(9000), b: facts(6000) }, { sessions: new Map([["a", 2]]) }, { host: "b" }],
-    ["sessions placed since the measurement keep their reserve", { local: facts(4000), a: facts(9000), b: facts(6000) }, {
-      placedSinceMeasured: new Map([["a", 3]])
+    ["sessions its figures do not include yet keep their reserve", { local: facts(4000), a: facts(9000), b: facts(6000) }, {
+      reserved: new Map([["a", 3]])
     }, { host: "b" }],
     ["hostLabels: every label needed", { local: facts(9000), a: facts(8000), b: facts(2000) }, { labels: ["linux", "gpu"] }, { host: "b" }],
     ["the project's hosts list", { local: facts(9000), a: facts(8000), b: facts(7000) }, { allowed: ["b", "local"] }, { host: "local" }],
@@ -58,7 +58,7 @@ describe("place (where a new session goes)", () => {
     [
       "nowhere: unmeasured, at maxSessions, disk, load, reserve of sessions just placed",
       { a: facts(9000), b: facts(9000, { load1: 7, cpus: 4 }), local: facts(2000) },
-      { sessions: new Map([["a", 2]]), placedSinceMeasured: new Map([["local", 1]]) },
+      { sessions: new Map([["a", 2]]), reserved: new Map([["local", 1]]) },
       {
         none: [
           { host: "local", reason: "500 MB of memory free (after 1500 MB reserved for sessions just placed), a session needs 1500 MB" },

@@ -254,6 +254,26 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
       assert.match(spawned.stderr, /^orch: warning: host a was left out: host a \(\S+\) refused the connection/m)
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 
+  live("the supervisor admits queued issues one at a time onto two equal hosts: each takes two of four", () =>
+    Effect.gen(function*() {
+      const pool = yield* makeSshHosts(["a", "b"])
+      const { orch, checkout, home, tmux } = yield* setUp(pool.hosts, { projectHosts: ["a", "b"] })
+      const started = yield* orch("start", "proj", "--detach", "--no-open")
+      assert.strictEqual(started.code, 0, started.stderr)
+      yield* Effect.addFinalizer(() => Effect.asVoid(orch("stop", "--kill-sessions")))
+      assert.strictEqual((yield* orch("queue", "add", "proj", "1", "2", "3", "4")).code, 0)
+      // Both hosts are this machine's users: their headroom is the same, each spawn reads it afresh, and an agent
+      // that just started has not grown. What the last admission placed holds its reservation on its host.
+      const rows = yield* eventually("four sessions running on the hosts", () => {
+        const all = JSON.parse(runOrch(["status", "--json"], { cwd: checkout, env: { HOME: home, TMUX_TMPDIR: tmux } }).stdout) as Array<
+          { issueId: string; host?: string; status: string }
+        >
+        const workers = all.filter((r) => ["1", "2", "3", "4"].includes(r.issueId) && r.status !== "spawning")
+        return workers.length === 4 && workers
+      }, 60_000)
+      assert.deepStrictEqual(rows.map((r) => r.host).toSorted(), ["a", "a", "b", "b"], rows.map((r) => `${r.issueId} on ${r.host}`).join(", "))
+    }).pipe(Effect.provide(NodeServices.layer)), 120_000)
+
   live("batch-spawn places each issue in turn on one reading per host: four spread two and two, a fifth fits nowhere", () =>
     Effect.gen(function*() {
       const pool = yield* makeSshHosts(["a", "b"])

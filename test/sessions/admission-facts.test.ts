@@ -111,4 +111,25 @@ describe("admissionFacts", () => {
       assert.strictEqual(facts.projects.app!.unplaceable, "no host can take the session: a: it is down (refused)")
       assert.strictEqual(admissionFacts(config, [], full).projects.app!.unplaceable, undefined)
     }))
+
+  it.effect("this machine's sessions not yet measured hold their agent's expected size; a host's do not count here", () =>
+    Effect.gen(function*() {
+      const root = yield* tempDir()
+      const config = yield* validateConfig({ projects: { app: { repo: "acme/app", path: `${root}/app`, tracker: { plugin: "none" } } } }).pipe(
+        withHost({ cwd: root, homeDir: root })
+      )
+      const GB = 1024 ** 3
+      const fresh = (sessionId: string, fields: Partial<SessionRecord> = {}) =>
+        record(sessionId, "app", { status: "working", activity: "active", pr: null, ...fields })
+      const reserved = [fresh("app-1"), fresh("app-2", { agent: { plugin: "codex" } }), fresh("app-3", { host: "a" })]
+      const expectedBytes = (agent: string) => (agent === "codex" ? 0.5 * GB : GB)
+      const machine = { freeBytes: 3 * GB, load: 0, cores: 4, readAt: roomy.readAt }
+      const facts = admissionFacts(config, [...reserved, fresh("app-4")], machine, { expectedBytes, reserved })
+      assert.deepStrictEqual(facts.machine.held, [GB, 0.5 * GB])
+      assert.strictEqual(
+        admission([{ id: "q1", projectId: "app", agent: "command" }], facts).waiting[0]?.reason,
+        "waiting for memory on this machine: 2.0 GB free, 1.5 GB of it held for 2 sessions not yet measured (512 MB to 1.0 GB each), 1.0 GB needed"
+      )
+      assert.deepStrictEqual(admissionFacts(config, reserved, machine).machine.held, [], "nothing reserved: nothing held")
+    }))
 })

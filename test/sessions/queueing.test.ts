@@ -3,13 +3,17 @@
  * and session store, with a spawn that reserves and claims as the real one does and then does what the test says:
  * an entry leaves the queue only once its session exists; whose failure it was decides whether it is dropped (the
  * entry's own), held back (its host's) or waits; a cancelled spawn puts it back; a crash at any step is finished or
- * undone by recovery, each with its events exactly once.
+ * undone by recovery, each with its events exactly once. And rounds one after another on a machine with room for 2.5
+ * sessions: the sessions the last ones started hold their memory.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Ref from "effect/Ref"
+import * as TestClock from "effect/testing/TestClock"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { validateConfig } from "../../src/config/validate.ts"
@@ -25,6 +29,7 @@ import type { ClaimError } from "../../src/sessions/spawn.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { readHolds } from "../../src/store/holds-file.ts"
 import { QueueStore } from "../../src/store/QueueStore.ts"
+import { writeSessionSizes } from "../../src/store/session-sizes-file.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
 import { workingSession } from "../support/session-record.ts"
@@ -274,4 +279,82 @@ describe("recovery of admissions a crash cut short", () => {
       yield* t.queueing.queueAdd("app", ["10"], 0)
       assert.deepStrictEqual(t.logged().map((e) => e.issueId), ["7", "8", "9", "10"])
     })))
+})
+
+describe("admission rounds count the sessions they started", () => {
+  const GB = 1024 ** 3
+  const setupRounds = Effect.gen(function*() {
+    const root = yield* tempDir()
+    const config = yield* validateConfig({ projects: { app: { repo: "acme/app", path: join(root, "app"), tracker: { plugin: "none" } } } }).pipe(
+      withHost({ cwd: root, homeDir: root })
+    )
+    const events = yield* EventLog.make(join(root, "events.jsonl"))
+    const store = SessionStore.make(root)
+    // This machine's MemAvailable: the 1 GB reserve and room for 2.5 sessions of the default 1 GB.
+    const free = yield* Ref.make(3.5 * GB)
+    const queueing = makeQueueing({
+      queue: QueueStore.make(root, events),
+      events,
+      store,
+      config: Effect.succeed(config),
+      findProject: (c) => Effect.succeed(c.projects.app!),
+      // A spawn as the real one leaves it: a record, written now; its agent has not grown yet.
+      spawn: (_projectId, target, options) =>
+        Effect.gen(function*() {
+          const sessionId = yield* store.reserve("app", "app")
+          if (options.claim !== undefined) yield* options.claim(sessionId)
+          const record = workingSession(yield* Clock.currentTimeMillis, { sessionId, issueId: target._tag === "Issue" ? target.issue : "task" })
+          yield* store.write(record)
+          return { record }
+        }).pipe(Effect.orDie),
+      lookup: () => Effect.succeed(undefined),
+      unplaceable: () => Effect.succeed({}),
+      machine: Effect.all({ freeBytes: Ref.get(free), readAt: Clock.currentTimeMillis }).pipe(Effect.map((m) => ({ ...m, load: 0, cores: 4 })))
+    })
+    const admitted = () =>
+      readFileSync(events.path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string; issueId?: string }).filter((e) =>
+        e.type === "queue.admitted"
+      ).map((e) => e.issueId)
+    return { root, store, free, queueing, admitted }
+  })
+
+  it.effect("room for 2.5 sessions: rounds one after another admit 2, and say why the others wait", () =>
+    Effect.gen(function*() {
+      const t = yield* setupRounds
+      yield* t.queueing.queueAdd("app", ["1", "2", "3", "4"], 0)
+      const held = "waiting for memory on this machine: 2.5 GB free, 2.0 GB of it held for 2 sessions not yet measured (1.0 GB each), 1.0 GB needed"
+      const first = yield* t.queueing.admit()
+      assert.deepStrictEqual(t.admitted(), ["1", "2"])
+      assert.deepStrictEqual(first.waiting.map((w) => [w.entry.issue, w.reason]), [["3", held], ["4", held]])
+      // The next round, and the one after, three seconds apart (the supervisor's pace): nothing more starts.
+      for (let round = 0; round < 2; round++) {
+        yield* TestClock.adjust("3 seconds")
+        const again = yield* t.queueing.admit()
+        assert.deepStrictEqual(again.waiting.map((w) => w.reason), [held, held])
+      }
+      assert.deepStrictEqual(t.admitted(), ["1", "2"])
+      assert.deepStrictEqual((yield* t.store.list).records.map((r) => r.issueId).toSorted(), ["1", "2"])
+
+      // A minute on the agents have grown (MemAvailable shows them) and the supervisor's sample includes them: the
+      // reservations end, and the machine's own figure holds the others back.
+      yield* TestClock.adjust("55 seconds")
+      yield* Ref.set(t.free, 1.5 * GB)
+      yield* writeSessionSizes(t.root, { at: new Date(yield* Clock.currentTimeMillis).toISOString(), agents: { "coding-agent": { bytes: GB, rounds: 1 } } })
+      const grown = yield* t.queueing.admit()
+      assert.deepStrictEqual(grown.waiting.map((w) => w.reason), [
+        "waiting for memory on this machine: 512 MB free, 1.0 GB needed",
+        "waiting for memory on this machine: 512 MB free, 1.0 GB needed"
+      ])
+
+      // One ends and its memory frees: the next entry starts, and holds its own reservation against the last.
+      const ended = (yield* t.store.list).records.find((r) => r.issueId === "1")!
+      yield* t.store.write({ ...ended, status: "killed", activity: "exited" })
+      yield* Ref.set(t.free, 2.5 * GB)
+      const freed = yield* t.queueing.admit()
+      assert.deepStrictEqual(t.admitted(), ["1", "2", "3"])
+      assert.deepStrictEqual(freed.waiting.map((w) => [w.entry.issue, w.reason]), [[
+        "4",
+        "waiting for memory on this machine: 1.5 GB free, 1.0 GB of it held for 1 session not yet measured, 1.0 GB needed"
+      ]])
+    }).pipe(Effect.provide(NodeServices.layer)))
 })
