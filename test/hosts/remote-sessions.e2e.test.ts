@@ -311,6 +311,8 @@ describe(`sessions on other hosts through the CLI${sshHostsUnavailable ? ` (skip
         return rows.find((r) => r.issueId === "5" && r.host === "a" && r.status !== "killed")
       }, 30_000)
       assert.strictEqual(admitted.host, "a")
-      assert.strictEqual((yield* orch("queue", "ls", "--json")).stdout.trim(), "[]")
+      // Its entry leaves the queue once the session is whole (queue.admitted), not before.
+      yield* eventually("the entry admitted and gone from the queue", () =>
+        runOrch(["queue", "ls", "--json"], { cwd: checkout, env: { HOME: home, TMUX_TMPDIR: tmux } }).stdout.trim() === "[]", 30_000)
     }).pipe(Effect.provide(NodeServices.layer)), 120_000)
 })
