@@ -10,6 +10,7 @@ import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import { Host, type HostShape } from "../config/host.ts"
 import type { NewEvent, OrchEvent } from "../domain/event.ts"
+import { atCrashPoint } from "./crash-points.ts"
 import type { StoreError } from "./errors.ts"
 import { appendLine } from "./files.ts"
 import { dataDir, storePaths } from "./paths.ts"
@@ -30,7 +31,9 @@ export class EventLog extends Context.Service<EventLog, EventLogShape>()("orch/s
       append: Effect.fnUntraced(function*(event: NewEvent) {
         const now = yield* Clock.currentTimeMillis
         const stamped: OrchEvent = { timestamp: new Date(now).toISOString(), ...event }
+        yield* atCrashPoint(`append ${event.type}: before`)
         yield* appendLine(path, JSON.stringify(stamped))
+        yield* atCrashPoint(`append ${event.type}: after`)
         yield* PubSub.publish(bus, stamped)
         return stamped
       }),
