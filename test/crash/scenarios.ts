@@ -68,6 +68,12 @@ export const SCENARIOS: ReadonlyArray<Scenario> = [
     steps: [start, orch("batch-spawn", "app", "1", "2", "3", "4"), agentOf("1", "2")]
   },
   {
+    name: "batch-spawn-offline",
+    description: "batch-spawn of 4 with maxSessions 2 and no supervisor, a kill; orch start admits the next",
+    world: { issues: 5, maxSessions: 2 },
+    steps: [orch("batch-spawn", "app", "1", "2", "3", "4"), agentOf("1", "2"), orch("session", "kill", "app-1")]
+  },
+  {
     name: "kill-restore",
     description: "spawn, kill with unsaved work, restore, through the supervisor",
     world: { issues: 2 },

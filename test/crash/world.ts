@@ -236,7 +236,9 @@ export const makeWorld = async (options: WorldOptions) => {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     await emulator.close()
-    rmSync(root, { recursive: true, force: true, maxRetries: 5 })
+    // To look at what a run left: CRASH_EXPLORER_KEEP=1 keeps its directory (its processes are ended all the same).
+    if (process.env.CRASH_EXPLORER_KEEP === "1") console.log(`kept ${root}`)
+    else rmSync(root, { recursive: true, force: true, maxRetries: 5 })
   }
 
   return {
