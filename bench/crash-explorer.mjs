@@ -45,6 +45,7 @@ const { uninterrupted, outcomes } = await explore({
       } s)`
     )
     for (const v of o.violations) console.log(`  VIOLATION ${v}`)
+    for (const note of o.notes) console.log(`  note: ${note}`)
     if (o.violations.length > 0) console.log(`  replay: node bench/crash-explorer.mjs --seed ${o.seed} --scenario ${o.scenario}`)
   }
 })
@@ -89,31 +90,51 @@ for (
   if (found.example === undefined) found.example = seed === undefined ? `uninterrupted ${name}` : `--seed ${seed} --scenario ${name}`
   kinds.set(k, found)
 }
-const violations = outcomes.reduce((n, o) => n + o.violations.length, 0)
+const violations = outcomes.reduce((n, o) => n + o.violations.length, 0) + uninterrupted.reduce((n, u) => n + u.violations.length, 0)
+const leftBehind = outcomes.filter((o) => o.notes.length > 0)
 const perPoint = crashedRuns.length === 0 ? 0 : wallMs / 1000 / crashedRuns.length
 
 console.log("\nscenario | uninterrupted points (supervisor + commands) | runs | crashed | runs with violations")
 for (const s of byScenario) console.log(`${s.name} | ${s.supervisorPoints} + ${s.commandPoints} | ${s.runs} | ${s.crashed} | ${s.failing}`)
 console.log("\ncrash points tried, by label:")
 for (const [label, count] of [...labels].sort((a, b) => b[1] - a[1])) console.log(`  ${count} × ${label}`)
-console.log(`\n${violations} violation(s) in ${outcomes.filter((o) => o.violations.length > 0).length} of ${outcomes.length} runs; ${kinds.size} kind(s):`)
+const failing = outcomes.filter((o) => o.violations.length > 0).length + uninterrupted.filter((u) => u.violations.length > 0).length
+console.log(`\n${violations} violation(s) in ${failing} of ${outcomes.length + uninterrupted.length} runs (uninterrupted ones too); ${kinds.size} kind(s):`)
 for (const [k, { count, example }] of kinds) console.log(`  ${count} × ${k} (e.g. ${example})`)
+if (leftBehind.length > 0) {
+  console.log(
+    `\n${leftBehind.length} run(s) left an agent's environment file in TMPDIR (no invariant; e.g. --seed ${leftBehind[0].seed} --scenario ${
+      leftBehind[0].scenario
+    })`
+  )
+}
 console.log(`\n${crashedRuns.length} crash points in ${(wallMs / 1000).toFixed(0)} s with ${jobs} jobs: ${perPoint.toFixed(1)} s per crash point`)
 
 if (record) {
   const scenarioRows = byScenario.map((s) =>
     `| ${s.name} | ${s.description} | ${s.supervisorPoints} + ${s.commandPoints} | ${s.runs} | ${s.crashed} | ${s.failing}${
-      s.uninterruptedViolations > 0 ? ` (and its uninterrupted run)` : ""
+      s.uninterruptedViolations > 0 ? " (and its uninterrupted run)" : ""
     } |`
   )
   const labelRows = [...labels].sort((a, b) => b[1] - a[1]).map(([label, count]) => `| ${label} | ${count} |`)
   const kindRows = [...kinds].map(([k, { count, example }]) => `| ${k.replaceAll("|", "\\|")} | ${count} | \`${example}\` |`)
+  const how = `${machine()}; ${new Date().toISOString().slice(0, 10)}. Seeds ${first}–${first + runs - 1}${scenario ? ` (scenario ${scenario})` : ""}, ` +
+    `${jobs} runs at a time, each on a fresh HOME, an empty TMUX_TMPDIR and the repository's own orchestrator.yaml: the scenario with one ` +
+    "process crashed (SIGKILL 70%, SIGTERM 15%, SIGINT 15% at a crash point drawn from the scenario's uninterrupted run; 15% of runs a " +
+    "`kill -9` from outside at a seeded moment instead), then `orch start --detach`, its first admission round, `orch stop`, and the " +
+    "invariants (test/crash/invariants.ts, docs/crash-explorer.md)."
+  const found = kinds.size === 0
+    ? "No invariant was violated."
+    : `Violations, by kind (replay one with \`node bench/crash-explorer.mjs <example>\`):\n\n| violation | times | example |\n|---|---|---|\n${
+      kindRows.join("\n")
+    }`
+  const left = leftBehind.length === 0
+    ? ""
+    : `\n\nNo invariant, but worth knowing: ${leftBehind.length} run(s) left an agent's environment file (which may hold secrets) in TMPDIR: ` +
+      `a spawn killed between writing it and the agent's shell reading it (e.g. \`--seed ${leftBehind[0].seed} --scenario ${leftBehind[0].scenario}\`).`
   recordSection(
     "Crash-point explorer (`bench/crash-explorer.mjs`)",
-    `
-${machine()}; ${new Date().toISOString().slice(0, 10)}. Seeds ${first}–${first + runs - 1}${
-      scenario ? ` (scenario ${scenario})` : ""
-    }, ${jobs} runs at a time, each on a fresh HOME, an empty TMUX_TMPDIR and the repository's own orchestrator.yaml: the scenario with one process crashed (SIGKILL 70%, SIGTERM 15%, SIGINT 15% at a crash point drawn from the scenario's uninterrupted run; 15% of runs a \`kill -9\` from outside at a seeded moment instead), then \`orch start --detach\`, its first admission round, \`orch stop\`, and the invariants (test/crash/invariants.ts, docs/crash-explorer.md).
+    `${how}
 
 **${crashedRuns.length} crash points, ${violations} violation(s)** (${kinds.size} kind(s)) in ${(wallMs / 1000).toFixed(0)} s: ${
       perPoint.toFixed(1)
@@ -128,15 +149,8 @@ Where the runs died (the crash point's label; an outside kill counts at the last
 | label | runs |
 |---|---|
 ${labelRows.join("\n")}
-${
-      kinds.size === 0 ? "\nNo invariant was violated." : `
-Violations, by kind (replay one with \`node bench/crash-explorer.mjs <example>\`):
 
-| violation | times | example |
-|---|---|---|
-${kindRows.join("\n")}`
-    }
-`
+${found}${left}`
   )
 }
 if (violations > 0) process.exitCode = 1

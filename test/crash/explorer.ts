@@ -25,6 +25,8 @@ export interface Outcome {
   readonly crashed: boolean
   /** Each a sentence naming what, where, the seed and the crash point. */
   readonly violations: ReadonlyArray<string>
+  /** What is amiss but breaks no invariant (files a crash left behind). */
+  readonly notes: ReadonlyArray<string>
   readonly ms: number
 }
 
@@ -121,6 +123,7 @@ export const exploreSeed = async (
     died: result.died,
     crashed: result.crashed,
     violations: result.violations.map((v) => `${v} (seed ${seed}, scenario ${scenario.name}: ${place})`),
+    notes: result.notes,
     ms: result.ms
   }
 }

@@ -2,6 +2,7 @@
  * One run of a scenario on a fresh world: its steps (with the crash, if the plan has one), then recovery (`orch
  * start --detach` without the crash variables, its first admission round, `orch stop`), then the invariants.
  */
+import { readdirSync } from "node:fs"
 import { crashRole } from "../../src/store/crash-points.ts"
 import { checkInvariants } from "./invariants.ts"
 import { admissionPid } from "./observe.ts"
@@ -23,6 +24,8 @@ export interface RunResult {
   readonly died: TracePoint | undefined
   readonly crashed: boolean
   readonly violations: ReadonlyArray<string>
+  /** What is amiss but no invariant: files a crash left behind. */
+  readonly notes: ReadonlyArray<string>
   readonly ms: number
   /** What the uninterrupted run shows of the scenario: crash points of the supervisor and of each step, and their times. */
   readonly profile: Profile
@@ -103,6 +106,10 @@ const recover = async (world: World, signalled: boolean): Promise<Array<string>>
   return problems
 }
 
+/** An agent's environment file (it may hold secrets) is deleted by the agent's shell as it starts: one left was never read. */
+const leftovers = (world: World): Array<string> =>
+  readdirSync(world.tmp).filter((name) => name.startsWith("orch-env-")).map((name) => `an agent's environment file was left in TMPDIR: ${name}/env`)
+
 /** Runs `scenario` once, crashing it as `crash` says (undefined: the uninterrupted, traced run). */
 export const runScenario = async (scenario: Scenario, crash: Crash | undefined): Promise<RunResult> => {
   const began = Date.now()
@@ -179,7 +186,7 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
     const signalled = crash !== undefined && crash.target._tag === "Supervisor" && crashed()
     const violations = [...problems, ...(await recover(world, signalled))]
     violations.push(...checkInvariants(world, { confirmed, removedByScenario: removed }))
-    return { died, crashed: crash !== undefined && crashed(), violations, ms: Date.now() - began, profile }
+    return { died, crashed: crash !== undefined && crashed(), violations, notes: leftovers(world), ms: Date.now() - began, profile }
   } finally {
     timers.forEach(clearTimeout)
     await world.close()

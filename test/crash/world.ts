@@ -1,6 +1,6 @@
 /**
  * One run's machine, as a new user has it: a fresh HOME, a TMUX_TMPDIR where tmux never ran (its default socket
- * under it), a git repository with a bare origin whose own `orchestrator.yaml` is the config (commands run from the
+ * under it), a TMPDIR of its own, a git repository with a bare origin whose own `orchestrator.yaml` is the config (commands run from the
  * repository; no ORCH_CONFIG_PATH, no ORCH_TMUX_SOCKET: only the crash variables), the repohost emulator as the
  * tracker with open issues, and the `command` agent running a script that leaves unsaved work: at start it writes
  * `notes/<session>.txt` in its worktree (uncommitted), then appends the session id to `started.log` outside the
@@ -108,8 +108,11 @@ export const makeWorld = async (options: WorldOptions) => {
   const root = mkdtempSync(join(tmpdir(), "orch-crash-"))
   const home = join(root, "home")
   const tmuxTmpdir = join(root, "tmux")
+  // orch's own temp files (an agent's environment file, a rescue's index) stay in the run, even when a crash leaves them.
+  const tmp = join(root, "tmp")
   mkdirSync(home)
   mkdirSync(tmuxTmpdir, { mode: 0o700 })
+  mkdirSync(tmp)
   const socket = join(tmuxTmpdir, `tmux-${process.getuid!()}`, "default")
   const dataDir = join(home, ".orchestrator")
   const startedLog = join(root, "started.log")
@@ -119,6 +122,7 @@ export const makeWorld = async (options: WorldOptions) => {
     HOME: home,
     PATH: [...new Set([dirname(process.execPath), ...SYSTEM_PATH])].join(":"),
     TMUX_TMPDIR: tmuxTmpdir,
+    TMPDIR: tmp,
     LANG: "C.UTF-8",
     USER: userInfo().username
   }
@@ -248,6 +252,7 @@ export const makeWorld = async (options: WorldOptions) => {
     repo,
     origin,
     socket,
+    tmp,
     startedLog,
     leakedLog,
     traceFile,
