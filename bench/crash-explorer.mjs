@@ -7,7 +7,7 @@
 //
 // Seeds S, S+1, … S+N-1 (default 1 and 50). `--seed S --scenario NAME` alone replays one run (and records nothing).
 import { execFileSync } from "node:child_process"
-import { explore, SCENARIOS } from "../test/crash/explorer.ts"
+import { explore, remoteHostUnavailable, SCENARIOS } from "../test/crash/explorer.ts"
 import { labelKind } from "../test/crash/trace.ts"
 import { machine, recordSection } from "./lib.mjs"
 
@@ -26,6 +26,7 @@ const record = !process.argv.includes("--no-record") && !(seedGiven && !runsGive
 execFileSync(process.execPath, [new URL("../scripts/build.mjs", import.meta.url).pathname], { stdio: "ignore" })
 const began = Date.now()
 const seeds = Array.from({ length: runs }, (_, i) => first + i)
+if (remoteHostUnavailable !== undefined) console.log(`the host-down scenario's seeds are skipped: it ${remoteHostUnavailable}`)
 console.log(`crash explorer: seeds ${first}–${first + runs - 1}${scenario ? `, scenario ${scenario}` : ""}, ${jobs} at a time`)
 
 const { uninterrupted, outcomes } = await explore({

@@ -6,10 +6,12 @@
  * is (bench/crash-explorer.mjs), and vitest too (explorer.test.ts). A seed replays with the same scenario.
  */
 import { seeded } from "./random.ts"
+import { remoteHostUnavailable } from "./remote-host.ts"
 import { type Crash, type CrashSignal, type Profile, type RunResult, runScenario, type Target } from "./run.ts"
 import { type Scenario, scenarioNamed, SCENARIOS } from "./scenarios.ts"
 import type { TracePoint } from "./trace.ts"
 
+export { remoteHostUnavailable } from "./remote-host.ts"
 export { SCENARIOS } from "./scenarios.ts"
 
 /** How often the crash is a `kill -9` from outside at a random moment instead of at a crash point. */
@@ -102,13 +104,17 @@ export const makeProfiles = () => {
   }
 }
 
-/** One seed: its scenario (or the one named), its crash, the run, the violations as sentences. */
+/**
+ * One seed: its scenario (or the one named), its crash, the run, the violations as sentences. Undefined when the
+ * scenario cannot run here (host-down without root) or its uninterrupted run passed no crash point.
+ */
 export const exploreSeed = async (
   seed: number,
   profileOf: (scenario: Scenario) => Promise<Uninterrupted>,
   scenarioName?: string
 ): Promise<Outcome | undefined> => {
   const scenario = scenarioName === undefined ? pickScenario(seed) : scenarioNamed(scenarioName)
+  if (scenario.world.remoteHost === true && remoteHostUnavailable !== undefined) return undefined
   const { result: traced } = await profileOf(scenario)
   const crash = planCrash(seed, scenario, traced.profile)
   if (crash === undefined) return undefined

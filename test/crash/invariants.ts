@@ -38,13 +38,20 @@ const readText = (path: string): string | undefined => {
     return undefined
   }
 }
-/** git's answer, or "" when git fails (a commit that no longer exists is reachable from nothing). */
+/**
+ * git's answer in the project's repository, else in its origin (where a host's sessions push their rescue refs),
+ * or "" when neither has one (a commit that does not exist is reachable from nothing).
+ */
 const gitOr = (world: World, ...args: Array<string>): string => {
-  try {
-    return world.git(world.repo, ...args)
-  } catch {
-    return ""
+  for (const repo of [world.repo, world.origin]) {
+    try {
+      const answer = world.git(repo, ...args)
+      if (answer !== "") return answer
+    } catch {
+      // not there
+    }
   }
+  return ""
 }
 const real = (path: string) => {
   try {
@@ -107,6 +114,8 @@ const recordChecks = (world: World, records: ReadonlyArray<Record>, violations: 
     if (record.status === "spawning" && record.spawn !== undefined && !isAlive(record.spawn.pid)) {
       violations.push(`${where} is still shown as spawning after recovery, though its spawn's process ${record.spawn.pid} is gone`)
     }
+    // A session on another host has its terminal and worktree there (and while the host is down, orch cannot know).
+    if (record.host !== undefined && record.host !== "local") continue
     const terminal = record.runtime?.id
     if (terminal === undefined || !terminals.has(terminal)) {
       violations.push(`${where} has no terminal: ${terminal === undefined ? "its record names none" : `tmux has no session ${terminal}`}`)
@@ -139,7 +148,7 @@ const workChecks = (world: World, events: ReadonlyArray<Event>, records: Readonl
     const commit = (event.data as { commit?: string } | undefined)?.commit
     if (commit === undefined) continue
     const holders = gitOr(world, "for-each-ref", "--contains", commit, "--format=%(refname)")
-    if (holders === "") violations.push(`the rescued commit ${commit.slice(0, 12)} of ${event.sessionId} is reachable from no ref`)
+    if (holders === "") violations.push(`the rescued commit ${commit.slice(0, 12)} of ${event.sessionId} is reachable from no ref (here or in origin)`)
   }
   for (const sessionId of new Set(world.lines(world.leakedLog))) violations.push(`the agent of ${sessionId} was given ORCH_CRASH_AT or ORCH_CRASH_TRACE`)
   const seen = new Set<string>()
@@ -152,7 +161,7 @@ const workChecks = (world: World, events: ReadonlyArray<Event>, records: Readonl
     if (record !== undefined && readText(join(record.workspacePath, "notes", `${sessionId}.txt`))?.trim() === text) continue
     if (gitOr(world, "log", "--all", "-1", "--format=%H", `-S${text}`) !== "") continue
     violations.push(
-      `the uncommitted file notes/${sessionId}.txt that the agent of ${sessionId} (issue ${issueId}) wrote is lost: in no worktree, rescue ref or branch`
+      `the uncommitted file notes/${sessionId}.txt that the agent of ${sessionId} (issue ${issueId}) wrote is lost: in no worktree, rescue ref or branch (here or in origin)`
     )
   }
 }

@@ -135,6 +135,7 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
 
     const runStep = async (step: Step, index: number) => {
       if (step._tag === "SetMaxSessions") return world.writeConfig(step.maxSessions)
+      if (step._tag === "HostDown") return world.hostDown()
       if (step._tag === "Wait") {
         const done = await until(() => (crash !== undefined && crashed()) || step.until(world), RECEIPT_TIMEOUT_MS)
         if (!done) problems.push(`the scenario's receipt never came within 30 s: ${step.what}`)

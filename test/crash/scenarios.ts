@@ -3,7 +3,8 @@
  * would), receipts to wait for between them (never a fixed sleep), and config edits. Session ids (`app-1`) are
  * those an uninterrupted run gets; after a crash the explorer runs no further step.
  */
-import { admittedIssues, agentsStarted, started } from "./observe.ts"
+import { join } from "node:path"
+import { admittedIssues, agentsStarted, events, started } from "./observe.ts"
 import type { World, WorldOptions } from "./world.ts"
 
 export type Step =
@@ -13,6 +14,8 @@ export type Step =
   | { readonly _tag: "Wait"; readonly what: string; readonly until: (world: World) => boolean }
   /** Saves orchestrator.yaml with a new top-level maxSessions (a running supervisor reloads it). */
   | { readonly _tag: "SetMaxSessions"; readonly maxSessions: number }
+  /** Host `b` dies: its sshd and every process of its user are killed. */
+  | { readonly _tag: "HostDown" }
 
 export interface Scenario {
   readonly name: string
@@ -28,6 +31,14 @@ const admitted = (...issues: Array<string>) =>
   waitFor(`issue(s) ${issues.join(", ")} admitted and their agents started`, (world) => {
     const done = admittedIssues(world)
     return issues.every((issue) => done.includes(issue)) && agentsStarted(world, issues)
+  })
+/** Each of `issues` admitted, dropped, or said to wait by an admission round (admission.json). */
+const decided = (...issues: Array<string>) =>
+  waitFor(`an admission round's word on issue(s) ${issues.join(", ")}`, (world) => {
+    const waiting = Object.keys((world.readJson(join(world.dataDir, "admission.json")) as { waiting?: object } | undefined)?.waiting ?? {})
+    const queue = (world.readJson(join(world.dataDir, "queue.json")) as { entries?: Array<{ id: string; issue?: string }> } | undefined)?.entries ?? []
+    const ended = events(world).filter((e) => e.type === "queue.admitted" || e.type === "queue.dropped").map((e) => e.issueId)
+    return issues.every((issue) => ended.includes(issue) || queue.some((e) => e.issue === issue && waiting.includes(e.id)))
   })
 const agentOf = (...issues: Array<string>) => waitFor(`the agents of issue(s) ${issues.join(", ")} started`, (world) => agentsStarted(world, issues))
 const startedTimes = (sessionId: string, times: number) =>
@@ -90,6 +101,12 @@ export const SCENARIOS: ReadonlyArray<Scenario> = [
     description: "orch stop --kill-sessions with entries waiting (maxSessions 1)",
     world: { issues: 4, maxSessions: 1 },
     steps: [start, orch("queue", "add", "app", "1", "2", "3"), admitted("1"), orch("stop", "--kill-sessions")]
+  },
+  {
+    name: "host-down",
+    description: "the project's host b dies with a session on it, then more issues are queued (needs root: real sshd)",
+    world: { issues: 4, remoteHost: true },
+    steps: [start, orch("queue", "add", "app", "1"), admitted("1"), { _tag: "HostDown" }, orch("queue", "add", "app", "2", "3"), decided("2", "3")]
   },
   {
     name: "config-reload",

@@ -13,6 +13,7 @@ import { tmpdir, userInfo } from "node:os"
 import { dirname, join } from "node:path"
 import { stringify } from "yaml"
 import { type Emulator, startEmulator } from "../../src/demo/emulator/server.ts"
+import { startRemoteHost } from "./remote-host.ts"
 
 export const ORCH_BIN = new URL("../../dist/orch.mjs", import.meta.url).pathname
 const SYSTEM_PATH = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
@@ -24,6 +25,8 @@ export interface WorldOptions {
   readonly issues: number
   /** Top-level maxSessions; unset: no limit. */
   readonly maxSessions?: number
+  /** The project's sessions run on host `b`, a real sshd host (remote-host.ts; needs root), not here. */
+  readonly remoteHost?: boolean
 }
 
 export interface OrchResult {
@@ -148,6 +151,7 @@ export const makeWorld = async (options: WorldOptions) => {
   const emulator: Emulator = await startEmulator({ repos: [{ repo: "acme/app", gitDir: origin }] })
   for (let i = 1; i <= options.issues; i++) emulator.addIssue("acme/app", { title: `Issue ${i}`, body: `Do ${i}.` })
 
+  const host = options.remoteHost === true ? await startRemoteHost(root, origin, [startedLog, leakedLog]) : undefined
   const [port, terminalPort, directTerminalPort] = await freePorts(3)
   const configFile = join(repo, "orchestrator.yaml")
   /** Writes the repository's orchestrator.yaml with `maxSessions` (unset: no limit). */
@@ -159,6 +163,7 @@ export const makeWorld = async (options: WorldOptions) => {
         terminalPort,
         directTerminalPort,
         ...(maxSessions !== undefined ? { maxSessions } : {}),
+        ...(host !== undefined ? { hosts: { [host.name]: host.config } } : {}),
         defaults: { notifiers: ["hosted"] },
         projects: {
           app: {
@@ -168,7 +173,8 @@ export const makeWorld = async (options: WorldOptions) => {
             agent: "command",
             agentConfig: { command: agent },
             tracker: { plugin: "repohost", apiUrl: emulator.url },
-            scm: { plugin: "repohost", apiUrl: emulator.url }
+            scm: { plugin: "repohost", apiUrl: emulator.url },
+            ...(host !== undefined ? { hosts: [host.name] } : {})
           }
         }
       })
@@ -240,6 +246,7 @@ export const makeWorld = async (options: WorldOptions) => {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     await emulator.close()
+    await host?.close()
     // To look at what a run left: CRASH_EXPLORER_KEEP=1 keeps its directory (its processes are ended all the same).
     if (process.env.CRASH_EXPLORER_KEEP === "1") console.log(`kept ${root}`)
     else rmSync(root, { recursive: true, force: true, maxRetries: 5 })
@@ -267,6 +274,8 @@ export const makeWorld = async (options: WorldOptions) => {
     readJson,
     lines,
     tmuxSessions,
+    /** Kills host `b` (its sshd and its user's processes); nothing without one. */
+    hostDown: async () => host?.down(),
     close
   }
 }
