@@ -7,9 +7,15 @@
 //
 // Seeds S, S+1, … S+N-1 (default 1 and 50). `--seed S --scenario NAME` alone replays one run (and records nothing).
 import { execFileSync } from "node:child_process"
-import { explore, remoteHostUnavailable, SCENARIOS } from "../test/crash/explorer.ts"
-import { labelKind } from "../test/crash/trace.ts"
 import { machine, recordSection } from "./lib.mjs"
+
+// The explorer is TypeScript, which node runs as it is from 22.18 on (the package needs 22.19).
+if (!process.features.typescript) {
+  console.error(`bench/crash-explorer.mjs imports test/crash/*.ts: it needs a Node that strips types (22.18 or later), not ${process.version}`)
+  process.exit(2)
+}
+const { explore, remoteHostUnavailable, SCENARIOS } = await import("../test/crash/explorer.ts")
+const { labelKind } = await import("../test/crash/trace.ts")
 
 const option = (name) => {
   const at = process.argv.indexOf(`--${name}`)
