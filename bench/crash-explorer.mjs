@@ -35,10 +35,17 @@ const seeds = Array.from({ length: runs }, (_, i) => first + i)
 if (remoteHostUnavailable !== undefined) console.log(`the host-down scenario's seeds are skipped: it ${remoteHostUnavailable}`)
 console.log(`crash explorer: seeds ${first}–${first + runs - 1}${scenario ? `, scenario ${scenario}` : ""}, ${jobs} at a time`)
 
+// Ctrl-C: the runs under way finish and clean up (their HOMEs, tmux servers, hosts' users), then the report.
+const stop = new AbortController()
+process.once("SIGINT", () => {
+  console.log("stopping after the runs under way (Ctrl-C again to leave them as they are)")
+  stop.abort()
+})
 const { uninterrupted, outcomes } = await explore({
   seeds,
   scenario,
   jobs,
+  signal: stop.signal,
   onProfile: ({ scenario: name, result, violations }) => {
     const { supervisorPoints, stepPoints } = result.profile
     console.log(`uninterrupted ${name}: ${supervisorPoints} supervisor points, ${stepPoints.reduce((a, b) => a + b, 0)} command points, ${result.ms} ms`)
@@ -117,7 +124,7 @@ if (leftBehind.length > 0) {
 }
 console.log(`\n${crashedRuns.length} crash points in ${(wallMs / 1000).toFixed(0)} s with ${jobs} jobs: ${perPoint.toFixed(1)} s per crash point`)
 
-if (record) {
+if (record && !stop.signal.aborted) {
   const scenarioRows = byScenario.map((s) =>
     `| ${s.name} | ${s.description} | ${s.supervisorPoints} + ${s.commandPoints} | ${s.runs} | ${s.crashed} | ${s.failing}${
       s.uninterruptedViolations > 0 ? " (and its uninterrupted run)" : ""

@@ -141,6 +141,8 @@ export interface ExploreOptions {
   readonly jobs?: number
   readonly onProfile?: (profile: Uninterrupted) => void
   readonly onOutcome?: (outcome: Outcome) => void
+  /** Once aborted, no further seed starts; the runs under way finish (and clean up after themselves). */
+  readonly signal?: AbortSignal
 }
 
 /** Runs every seed, `jobs` at a time; answers the uninterrupted runs it made and every outcome. */
@@ -158,7 +160,7 @@ export const explore = async (options: ExploreOptions) => {
   const outcomes: Array<Outcome> = []
   const queue = [...options.seeds]
   const worker = async () => {
-    for (let seed = queue.shift(); seed !== undefined; seed = queue.shift()) {
+    for (let seed = queue.shift(); seed !== undefined && options.signal?.aborted !== true; seed = queue.shift()) {
       const outcome = await exploreSeed(seed, profileOf, options.scenario)
       if (outcome === undefined) continue
       outcomes.push(outcome)
