@@ -22,7 +22,7 @@ const decodeEvent = Schema.decodeUnknownResult(Schema.fromJsonString(OrchEvent))
 const decodeQueue = Schema.decodeUnknownResult(Schema.fromJsonString(QueueFile))
 const decodeRecord = Schema.decodeUnknownResult(Schema.fromJsonString(SessionRecord))
 type Event = typeof OrchEvent.Type
-type Record = typeof SessionRecord.Type
+type Session = typeof SessionRecord.Type
 type Queue = typeof QueueFile.Type
 
 const firstLine = (message: string) => message.split("\n")[0]
@@ -76,7 +76,7 @@ const readState = (world: World, violations: Array<string>) => {
     if (decoded._tag === "Success") queue = decoded.success
     else violations.push(`queue.json does not parse as a queue: ${firstLine(decoded.failure.message)}`)
   }
-  const records: Array<Record> = []
+  const records: Array<Session> = []
   const projectDir = join(world.dataDir, "sessions", "app")
   for (const sessionId of existsSync(projectDir) ? readdirSync(projectDir) : []) {
     const text = readText(join(projectDir, sessionId, "session.json"))
@@ -88,7 +88,7 @@ const readState = (world: World, violations: Array<string>) => {
   return { events, queue, records }
 }
 
-const issueChecks = (promised: Promised, queue: Queue, records: ReadonlyArray<Record>, violations: Array<string>) => {
+const issueChecks = (promised: Promised, queue: Queue, records: ReadonlyArray<Session>, violations: Array<string>) => {
   const issues = new Set([...promised.confirmed, ...queue.entries.flatMap((e) => (e.issue !== undefined ? [e.issue] : [])), ...records.map((r) => r.issueId)])
   for (const issue of [...issues].sort()) {
     const queued = queue.entries.filter((e) => e.projectId === "app" && e.issue === issue)
@@ -105,7 +105,7 @@ const issueChecks = (promised: Promised, queue: Queue, records: ReadonlyArray<Re
   }
 }
 
-const recordChecks = (world: World, records: ReadonlyArray<Record>, violations: Array<string>) => {
+const recordChecks = (world: World, records: ReadonlyArray<Session>, violations: Array<string>) => {
   const terminals = new Set(world.tmuxSessions())
   const worktrees = worktreeList(world)
   for (const record of records) {
@@ -143,7 +143,7 @@ const worktreeList = (world: World) =>
     prunable: /^prunable/m.test(block)
   }))
 
-const workChecks = (world: World, events: ReadonlyArray<Event>, records: ReadonlyArray<Record>, violations: Array<string>) => {
+const workChecks = (world: World, events: ReadonlyArray<Event>, records: ReadonlyArray<Session>, violations: Array<string>) => {
   for (const event of events.filter((e) => e.type === "session.rescued")) {
     const commit = (event.data as { commit?: string } | undefined)?.commit
     if (commit === undefined) continue
@@ -166,7 +166,7 @@ const workChecks = (world: World, events: ReadonlyArray<Event>, records: Readonl
   }
 }
 
-const queueEventChecks = (events: ReadonlyArray<Event>, queue: Queue, records: ReadonlyArray<Record>, violations: Array<string>) => {
+const queueEventChecks = (events: ReadonlyArray<Event>, queue: Queue, records: ReadonlyArray<Session>, violations: Array<string>) => {
   const entryOf = (event: Event) => (event.data as { entryId?: string } | undefined)?.entryId
   for (const added of events.filter((e) => e.type === "queue.added")) {
     const id = entryOf(added)
