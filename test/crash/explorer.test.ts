@@ -6,17 +6,18 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { spawnSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { workingSession } from "../support/session-record.ts"
 import { exploreSeed, makeProfiles, type Outcome } from "./explorer.ts"
-import { checkInvariants } from "./invariants.ts"
+import { checkInvariants, checkShownAfterCrash } from "./invariants.ts"
 import { scenarioNamed } from "./scenarios.ts"
 import { makeWorld } from "./world.ts"
 
 const SEEDS = [
-  // SIGKILL of `orch spawn app 1` at its 8th point ("rename prompt.md: before"), no supervisor running
-  { seed: 20, scenario: "kill-restore-offline" },
+  // SIGKILL of `orch session restore app-1` at its 6th point ("tmux new-session: after"), no supervisor running
+  { seed: 31, scenario: "kill-restore-offline" },
   // SIGTERM of `orch session restore app-1` at its 2nd point ("tmux kill-session: after")
   { seed: 106, scenario: "kill-restore-offline" },
   // SIGKILL of `orch queue add app 1 2 3` at its 2nd point ("rename queue.json: after"), before the supervisor starts
@@ -72,6 +73,17 @@ describe("the crash-point explorer", () => {
         ]
         for (const pattern of expected) assert.isTrue(violations.some((v) => pattern.test(v)), `${pattern} in:\n${violations.join("\n")}`)
         assert.strictEqual(violations.length, expected.length, violations.join("\n"))
+
+        // What `orch status` shows right after a crash: a spawn whose process is gone, shown as spawning.
+        const gone = spawnSync("true").pid!
+        const shown = [{ ...record, status: "spawning", spawn: { pid: gone, startedAt: record.createdAt } }, {
+          ...record,
+          sessionId: "app-6",
+          spawn: { pid: process.pid }
+        }]
+        assert.deepStrictEqual(checkShownAfterCrash({ code: 0, stdout: JSON.stringify(shown), stderr: "" }), [
+          `right after the crash, \`orch status\` shows app-5 (issue 5) as spawning, though its spawn's process ${gone} is gone`
+        ])
       } finally {
         await world.close()
       }

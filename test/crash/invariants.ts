@@ -189,6 +189,23 @@ const queueEventChecks = (events: ReadonlyArray<Event>, queue: Queue, records: R
   }
 }
 
+/**
+ * What `orch status --json` shows right after the crash, before anything recovers: a spawn whose process is gone is
+ * shown as interrupted, never as `spawning` (as if it went on).
+ */
+export const checkShownAfterCrash = (status: { readonly code: number | null; readonly stdout: string; readonly stderr: string }): Array<string> => {
+  if (status.code !== 0) return [`right after the crash, \`orch status --json\` exited ${status.code}: ${firstLine(status.stderr)}`]
+  let shown: Array<{ sessionId: string; issueId: string; status: string; spawn?: { pid: number } }>
+  try {
+    shown = JSON.parse(status.stdout)
+  } catch {
+    return [`right after the crash, \`orch status --json\` printed no JSON: ${firstLine(status.stdout)}`]
+  }
+  return shown.filter((s) => s.status === "spawning" && s.spawn !== undefined && !isAlive(s.spawn.pid)).map((s) =>
+    `right after the crash, \`orch status\` shows ${s.sessionId} (issue ${s.issueId}) as spawning, though its spawn's process ${s.spawn!.pid} is gone`
+  )
+}
+
 /** Every invariant, as sentences; none when all hold. */
 export const checkInvariants = (world: World, promised: Promised): Array<string> => {
   const violations: Array<string> = []

@@ -5,7 +5,7 @@
  */
 import { readdirSync } from "node:fs"
 import { type Crash, crashControl } from "./crash-control.ts"
-import { checkInvariants } from "./invariants.ts"
+import { checkInvariants, checkShownAfterCrash } from "./invariants.ts"
 import { RECEIPT_TIMEOUT_MS, recover, until } from "./recovery.ts"
 import type { Scenario } from "./scenarios.ts"
 import type { TracePoint } from "./trace.ts"
@@ -103,6 +103,7 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
     }
     const died = control.died()
     const crashed = control.crashed()
+    if (crashed) problems.push(...checkShownAfterCrash(await world.orch(["status", "--json"])))
     const violations = [...problems, ...(await recover(world, control.signalledSupervisor()))]
     violations.push(...checkInvariants(world, { confirmed, removedByScenario: removed }))
     return { died, crashed, violations, notes: leftovers(world.tmp), ms: Date.now() - began, profile }
