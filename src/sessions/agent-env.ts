@@ -1,7 +1,7 @@
 /**
  * The environment an agent starts with: the caller's, less orch's own repohost token (unless the project asks
  * for it with `agentConfig.shareRepohostToken: true`), the variables carrying the tracker's secrets (tracker-b's
- * `apiKey: ${LINEAR_API_KEY}`) and tmux's variables, plus the project's `agentConfig.env`, the session's ORCH_*
+ * `apiKey: ${LINEAR_API_KEY}`), tmux's variables and the crash explorer's, plus the project's `agentConfig.env`, the session's ORCH_*
  * variables and what the agent plugin sets.
  */
 import { SECRET_KEY } from "../config/redact.ts"
@@ -10,7 +10,8 @@ import type { AgentContext } from "../plugins/agent/Agent.ts"
 import type { LaunchSpec } from "../plugins/runtime/Runtime.ts"
 
 const REPOHOST_TOKENS = ["GITHUB_TOKEN", "GH_TOKEN"]
-const NEVER_PASSED = ["TMUX", "TMUX_PANE"]
+/** tmux's own, and the crash-point explorer's (test-only: src/store/crash-points.ts), which must not crash an agent's `orch`. */
+const NEVER_PASSED = ["TMUX", "TMUX_PANE", "ORCH_CRASH_AT", "ORCH_CRASH_TRACE"]
 
 export const agentEnvironment = (
   project: ProjectConfig,

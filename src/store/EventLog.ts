@@ -11,6 +11,7 @@ import * as Stream from "effect/Stream"
 import { statSync } from "node:fs"
 import { Host, type HostShape } from "../config/host.ts"
 import type { NewEvent, OrchEvent } from "../domain/event.ts"
+import { atCrashPoint } from "./crash-points.ts"
 import type { StoreError } from "./errors.ts"
 import { appendLine, attempt, readFrom } from "./files.ts"
 import { dataDir, storePaths } from "./paths.ts"
@@ -32,7 +33,12 @@ export interface EventLogShape {
 export class EventLog extends Context.Service<EventLog, EventLogShape>()("orch/store/EventLog") {
   static readonly make = Effect.fnUntraced(function*(path: string) {
     const bus = yield* PubSub.unbounded<OrchEvent>()
-    const appendStamped = (stamped: OrchEvent) => Effect.andThen(appendLine(path, JSON.stringify(stamped)), PubSub.publish(bus, stamped))
+    const appendStamped = (stamped: OrchEvent) =>
+      atCrashPoint(`append ${stamped.type}: before`).pipe(
+        Effect.andThen(appendLine(path, JSON.stringify(stamped))),
+        Effect.andThen(atCrashPoint(`append ${stamped.type}: after`)),
+        Effect.andThen(PubSub.publish(bus, stamped))
+      )
     return EventLog.of({
       path,
       append: Effect.fnUntraced(function*(event: NewEvent) {

@@ -12,6 +12,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSyn
 import { join } from "node:path"
 import { Host, type HostShape } from "../config/host.ts"
 import { SessionRecord } from "../domain/session.ts"
+import { atCrashPoint, crashPoint } from "./crash-points.ts"
 import { errnoReason, SessionNotFound, StoreError } from "./errors.ts"
 import { attempt, writeFileAtomic } from "./files.ts"
 import { dataDir, type StorePaths, storePaths } from "./paths.ts"
@@ -94,6 +95,7 @@ export class SessionStore extends Context.Service<SessionStore, SessionStoreShap
         const created = yield* attempt(dir, () => {
           try {
             mkdirSync(paths.session(projectId, sessionId))
+            crashPoint("reserve: after")
             return true
           } catch (cause) {
             if ((cause as NodeJS.ErrnoException).code === "EEXIST") return false
@@ -146,12 +148,16 @@ export class SessionStore extends Context.Service<SessionStore, SessionStoreShap
       list,
       reservations,
       release: (projectId, sessionId) =>
-        attempt(paths.session(projectId, sessionId), () => rmSync(paths.session(projectId, sessionId), { recursive: true, force: true })).pipe(
+        atCrashPoint("release: before").pipe(
+          Effect.andThen(attempt(paths.session(projectId, sessionId), () => rmSync(paths.session(projectId, sessionId), { recursive: true, force: true }))),
+          Effect.andThen(atCrashPoint("release: after")),
           Effect.andThen(publish({ sessionId, record: null }))
         ),
       remove: (projectId, sessionId) =>
-        attempt(retiredFile(projectId), () => appendFileSync(retiredFile(projectId), `${sessionId}\n`)).pipe(
+        atCrashPoint("remove: before").pipe(
+          Effect.andThen(attempt(retiredFile(projectId), () => appendFileSync(retiredFile(projectId), `${sessionId}\n`))),
           Effect.andThen(attempt(paths.session(projectId, sessionId), () => rmSync(paths.session(projectId, sessionId), { recursive: true, force: true }))),
+          Effect.andThen(atCrashPoint("remove: after")),
           Effect.andThen(publish({ sessionId, record: null }))
         ),
       changes: bus === undefined ? Stream.empty : Stream.fromPubSub(bus)

@@ -1,7 +1,8 @@
 /** Small synchronous file primitives with the guarantees the store needs: atomic replace, one-write append. */
 import * as Effect from "effect/Effect"
 import { appendFileSync, closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs"
-import { dirname } from "node:path"
+import { basename, dirname } from "node:path"
+import { crashPoint } from "./crash-points.ts"
 import { errnoReason, StoreError } from "./errors.ts"
 
 export const attempt = <A>(path: string, f: () => A): Effect.Effect<A, StoreError> =>
@@ -26,7 +27,9 @@ export const writeFileAtomic = (path: string, text: string, options: { readonly 
       } finally {
         closeSync(fd)
       }
+      crashPoint(`rename ${basename(path)}: before`)
       renameSync(tmp, path)
+      crashPoint(`rename ${basename(path)}: after`)
     } catch (error) {
       rmSync(tmp, { force: true })
       throw error

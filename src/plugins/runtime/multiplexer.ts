@@ -11,6 +11,7 @@ import { existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
+import { atCrashPoint } from "../../store/crash-points.ts"
 import { type EnvFile, launchLine, removeEnvFile, writeEnvFile } from "./launch-env.ts"
 import { type LaunchSpec, type Liveness, RuntimeError, type RuntimeShape } from "./Runtime.ts"
 import { attachTmux } from "./tmux-attach.ts"
@@ -129,7 +130,9 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
 
   const launch = Effect.fnUntraced(function*(spec: LaunchSpec, envFile: EnvFile) {
     // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
+    yield* atCrashPoint("tmux new-session: before")
     const made = yield* tmuxOk("new-session", newSessionArgs(spec.sessionId, spec.workingDir, [launchLine(envFile, spec.unsetEnv, spec.command)]))
+    yield* atCrashPoint("tmux new-session: after")
     if (made.trim() !== spec.sessionId) {
       return yield* new RuntimeError({
         plugin: PLUGIN,
@@ -193,10 +196,12 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   })
 
   const destroy = Effect.fn("Runtime.multiplexer.destroy")(function*(handle: RuntimeHandle) {
+    yield* atCrashPoint("tmux kill-session: before")
     const result = yield* tmux("kill-session", ["kill-session", "-t", `=${handle.id}`])
     if (result.exitCode !== 0 && !NO_SERVER.test(result.stderr)) {
       return yield* new RuntimeError({ plugin: PLUGIN, operation: "kill-session", reason: result.stderr.trim() })
     }
+    yield* atCrashPoint("tmux kill-session: after")
   })
 
   const list = Effect.fn("Runtime.multiplexer.list")(function*() {

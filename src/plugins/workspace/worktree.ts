@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import type { ProjectConfig } from "../../config/schema.ts"
 import { exec } from "../../process/exec.ts"
+import { atCrashPoint } from "../../store/crash-points.ts"
 import { withLock } from "../../store/lock.ts"
 import { type Git, makeGit } from "./git.ts"
 import { type CreatedWorkspace, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "./Workspace.ts"
@@ -126,7 +127,9 @@ export const saveToRescueRef = Effect.fnUntraced(function*(git: Git, path: strin
   const earlier = previous.exitCode === 0 ? previous.stdout.trim() : undefined
   const contained = earlier !== undefined && (yield* git.run(path, ["merge-base", "--is-ancestor", earlier, "HEAD"])).exitCode === 0
   const commit = yield* snapshotCommit(git, path, ref, contained ? undefined : earlier)
+  yield* atCrashPoint("git update-ref rescue: before")
   yield* git.ok(path, ["update-ref", ref, commit, ...(earlier !== undefined ? [earlier] : [])])
+  yield* atCrashPoint("git update-ref rescue: after")
   return commit
 })
 
@@ -136,8 +139,10 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
 
   const removeWorktree = Effect.fnUntraced(function*(project: ProjectConfig, path: string) {
     if (existsSync(path)) {
+      yield* atCrashPoint("git worktree remove: before")
       const removed = yield* git.run(project.path, ["worktree", "remove", "--force", "--force", path])
       if (removed.exitCode !== 0) rmSync(path, { recursive: true, force: true })
+      yield* atCrashPoint("git worktree remove: after")
     }
     yield* git.run(project.path, ["worktree", "prune"])
   })
@@ -145,7 +150,11 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
   const destroy: WorkspaceShape["destroy"] = Effect.fn("Workspace.worktree.destroy")(function*(project, path, options) {
     yield* removeWorktree(project, path)
     // A branch already gone (a spawn killed before it made it) is not a failure; one git will not delete is.
-    if (options.deleteBranch && (yield* git.exists(project.path, `refs/heads/${options.branch}`))) yield* git.ok(project.path, ["branch", "-D", options.branch])
+    if (options.deleteBranch && (yield* git.exists(project.path, `refs/heads/${options.branch}`))) {
+      yield* atCrashPoint("git branch -D: before")
+      yield* git.ok(project.path, ["branch", "-D", options.branch])
+      yield* atCrashPoint("git branch -D: after")
+    }
   })
 
   const checkedOutAt = Effect.fnUntraced(function*(project: ProjectConfig, branch: string) {
@@ -163,7 +172,8 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
    * makes a `-b` branch before it finds the path taken, so the second try checks out that branch (`retryArgs`).
    */
   const worktreeAdd = (project: ProjectConfig, args: ReadonlyArray<string>, retryArgs = args) =>
-    git.ok(project.path, ["worktree", "add", "--quiet", ...args]).pipe(
+    atCrashPoint("git worktree add: before").pipe(
+      Effect.andThen(git.ok(project.path, ["worktree", "add", "--quiet", ...args])),
       Effect.catchIf(
         (error) => /already registered|already exists/.test(error.reason),
         (error) =>
@@ -171,7 +181,8 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
             git.run(project.path, ["worktree", "prune"]),
             git.ok(project.path, ["worktree", "add", "--quiet", ...(/already registered/.test(error.reason) ? retryArgs : args)])
           )
-      )
+      ),
+      Effect.tap(() => atCrashPoint("git worktree add: after"))
     )
 
   const addWorktree = Effect.fnUntraced(function*(spec: WorkspaceSpec) {

@@ -1,0 +1,123 @@
+/**
+ * The scripted sequences the explorer crashes: each a few orch commands (run from the repository, as a user
+ * would), receipts to wait for between them (never a fixed sleep), and config edits. Session ids (`app-1`) are
+ * those an uninterrupted run gets; after a crash the explorer runs no further step.
+ */
+import { join } from "node:path"
+import { admittedIssues, agentsStarted, events, started } from "./observe.ts"
+import type { World, WorldOptions } from "./world.ts"
+
+export type Step =
+  /** `orch <args>`: `start` starts the supervisor; `queue add`, `batch-spawn` and `spawn` confirm their issues with exit 0. */
+  | { readonly _tag: "Orch"; readonly args: ReadonlyArray<string> }
+  /** A receipt: waits until `until` holds (or the crash happened). */
+  | { readonly _tag: "Wait"; readonly what: string; readonly until: (world: World) => boolean }
+  /** Saves orchestrator.yaml with a new top-level maxSessions (a running supervisor reloads it). */
+  | { readonly _tag: "SetMaxSessions"; readonly maxSessions: number }
+  /** Host `b` dies: its sshd and every process of its user are killed. */
+  | { readonly _tag: "HostDown" }
+
+export interface Scenario {
+  readonly name: string
+  readonly description: string
+  readonly world: WorldOptions
+  readonly steps: ReadonlyArray<Step>
+}
+
+const orch = (...args: Array<string>): Step => ({ _tag: "Orch", args })
+const start = orch("start", "app", "--detach", "--no-open")
+const waitFor = (what: string, until: (world: World) => boolean): Step => ({ _tag: "Wait", what, until })
+const admitted = (...issues: Array<string>) =>
+  waitFor(`issue(s) ${issues.join(", ")} admitted and their agents started`, (world) => {
+    const done = admittedIssues(world)
+    return issues.every((issue) => done.includes(issue)) && agentsStarted(world, issues)
+  })
+/** Each of `issues` admitted, dropped, or said to wait by an admission round (admission.json). */
+const decided = (...issues: Array<string>) =>
+  waitFor(`an admission round's word on issue(s) ${issues.join(", ")}`, (world) => {
+    const waiting = Object.keys((world.readJson(join(world.dataDir, "admission.json")) as { waiting?: object } | undefined)?.waiting ?? {})
+    const queue = (world.readJson(join(world.dataDir, "queue.json")) as { entries?: Array<{ id: string; issue?: string }> } | undefined)?.entries ?? []
+    const ended = events(world).filter((e) => e.type === "queue.admitted" || e.type === "queue.dropped").map((e) => e.issueId)
+    return issues.every((issue) => ended.includes(issue) || queue.some((e) => e.issue === issue && waiting.includes(e.id)))
+  })
+const agentOf = (...issues: Array<string>) => waitFor(`the agents of issue(s) ${issues.join(", ")} started`, (world) => agentsStarted(world, issues))
+const startedTimes = (sessionId: string, times: number) =>
+  waitFor(`the agent of ${sessionId} started ${times} time(s)`, (world) => started(world).filter((s) => s.sessionId === sessionId).length >= times)
+
+const killRestore = (supervised: boolean): ReadonlyArray<Step> => [
+  ...(supervised ? [start] : []),
+  orch("spawn", "app", "1"),
+  agentOf("1"),
+  orch("session", "kill", "app-1"),
+  orch("session", "restore", "app-1"),
+  startedTimes("app-1", 2)
+]
+
+export const SCENARIOS: ReadonlyArray<Scenario> = [
+  {
+    name: "queue-admit",
+    description: "queue add with maxSessions 1 and a queue rm; the supervisor admits",
+    world: { issues: 5, maxSessions: 1 },
+    steps: [start, orch("queue", "add", "app", "1", "2", "3", "4"), orch("queue", "rm", "4"), admitted("1")]
+  },
+  {
+    name: "queue-offline",
+    description: "queue add with no supervisor (maxSessions 2); orch start admits",
+    world: { issues: 4, maxSessions: 2 },
+    steps: [orch("queue", "add", "app", "1", "2", "3"), start, admitted("1", "2")]
+  },
+  {
+    name: "spawn",
+    description: "spawn with no supervisor, then orch start, then spawn through the supervisor",
+    world: { issues: 3 },
+    steps: [orch("spawn", "app", "1"), start, orch("spawn", "app", "2"), agentOf("1", "2")]
+  },
+  {
+    name: "batch-spawn",
+    description: "batch-spawn of 4 with maxSessions 2: 2 start, 2 queue",
+    world: { issues: 5, maxSessions: 2 },
+    steps: [start, orch("batch-spawn", "app", "1", "2", "3", "4"), agentOf("1", "2")]
+  },
+  {
+    name: "batch-spawn-offline",
+    description: "batch-spawn of 4 with maxSessions 2 and no supervisor, a kill; orch start admits the next",
+    world: { issues: 5, maxSessions: 2 },
+    steps: [orch("batch-spawn", "app", "1", "2", "3", "4"), agentOf("1", "2"), orch("session", "kill", "app-1")]
+  },
+  {
+    name: "kill-restore",
+    description: "spawn, kill with unsaved work, restore, through the supervisor",
+    world: { issues: 2 },
+    steps: killRestore(true)
+  },
+  {
+    name: "kill-restore-offline",
+    description: "spawn, kill with unsaved work, restore, with no supervisor",
+    world: { issues: 2 },
+    steps: killRestore(false)
+  },
+  {
+    name: "stop-kill",
+    description: "orch stop --kill-sessions with entries waiting (maxSessions 1)",
+    world: { issues: 4, maxSessions: 1 },
+    steps: [start, orch("queue", "add", "app", "1", "2", "3"), admitted("1"), orch("stop", "--kill-sessions")]
+  },
+  {
+    name: "host-down",
+    description: "the project's host b dies with a session on it, then more issues are queued (needs root: real sshd)",
+    world: { issues: 4, remoteHost: true },
+    steps: [start, orch("queue", "add", "app", "1"), admitted("1"), { _tag: "HostDown" }, orch("queue", "add", "app", "2", "3"), decided("2", "3")]
+  },
+  {
+    name: "config-reload",
+    description: "maxSessions raised from 1 to 3 in orchestrator.yaml while entries wait",
+    world: { issues: 4, maxSessions: 1 },
+    steps: [start, orch("queue", "add", "app", "1", "2", "3"), admitted("1"), { _tag: "SetMaxSessions", maxSessions: 3 }, admitted("1", "2", "3")]
+  }
+]
+
+export const scenarioNamed = (name: string): Scenario => {
+  const found = SCENARIOS.find((s) => s.name === name)
+  if (found === undefined) throw new Error(`no scenario ${name}; there are ${SCENARIOS.map((s) => s.name).join(", ")}`)
+  return found
+}
