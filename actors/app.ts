@@ -89,11 +89,15 @@ const handlers = (options: AppOptions) =>
         ),
       // Admission stops first: no session a kill frees is filled again, and a start under way is undone and its
       // entry put back before anything is killed.
+      // Carried out whole even if the asking `orch stop` goes away: a stop half-done would leave admission halted.
       Stop: ({ killSessions }) =>
-        Effect.andThen(supervisor.haltAdmission, killSessions ? killAll : Effect.succeed({ killed: [], failed: [] })).pipe(
+        Effect.gen(function*() {
+          yield* supervisor.haltAdmission
+          const report = killSessions ? yield* killAll : { killed: [], failed: [] }
           // Answer first, then stop.
-          Effect.tap(() => Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, undefined))))
-        )
+          yield* Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, undefined)))
+          return report
+        }).pipe(Effect.uninterruptible)
     }
   }))
 

@@ -112,6 +112,18 @@ export const SpawnJournal = Schema.Struct({
 })
 export type SpawnJournal = typeof SpawnJournal.Type
 
+/**
+ * A kill under way, written before the kill stops anything: a kill cut short (its process gone) is finished by the
+ * next reconcile. `announce`, once the record says killed: where in the event log `session.killed` belongs.
+ */
+export const KillJournal = Schema.Struct({
+  pid: Schema.Int,
+  startTime: Schema.optionalKey(Schema.String),
+  at: Schema.String,
+  announce: Schema.optionalKey(Schema.Int)
+})
+export type KillJournal = typeof KillJournal.Type
+
 export const IssueSummary = Schema.Struct({
   title: Schema.String,
   url: Schema.optionalKey(Schema.String)
@@ -201,7 +213,8 @@ export const SessionRecord = Schema.Struct({
   endedAt: Schema.optionalKey(Schema.String),
   /** Where unsaved work went when the workspace was removed. */
   rescueRef: Schema.optionalKey(Schema.String),
-  spawn: Schema.optionalKey(SpawnJournal)
+  spawn: Schema.optionalKey(SpawnJournal),
+  killing: Schema.optionalKey(KillJournal)
 })
 export type SessionRecord = typeof SessionRecord.Type
 

@@ -27,6 +27,7 @@ import { InvalidIssueId, type IssueState, Tracker } from "../plugins/tracker/Tra
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { readHolds } from "../store/holds-file.ts"
+import { isProcessAlive, processStartTime } from "../store/process-liveness.ts"
 import { QueueStore } from "../store/QueueStore.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { interruptedSpawns, spawnerLives } from "../store/spawner.ts"
@@ -133,6 +134,16 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     for (const record of records) {
       if (record.spawn?.announce !== undefined && record.status !== "spawning" && !spawnerLives(record)) {
         yield* announceOwed(record, record.spawn.announce)
+      }
+    }
+    // Kills cut short (their process gone): finished, or only their event written, as they were asked.
+    for (const record of records) {
+      const journal = record.killing
+      if (journal === undefined || isProcessAlive(journal.pid, journal.startTime)) continue
+      if (record.status === "killed") yield* announceKilled(record)
+      else {
+        const project = projectsOf(config).find((p) => p.id === record.projectId)
+        if (project !== undefined) yield* finishKill(config, project, record)
       }
     }
     for (const record of interruptedSpawns(records)) {
@@ -352,6 +363,52 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     yield* events.append({ type: "session.message_sent", sessionId, projectId: record.projectId, message: message.slice(0, 200) })
   })
 
+  /**
+   * Kills a session in steps a crash can come between: the kill is written down first (`killing`), then the agent is
+   * stopped and the worktree saved and removed, then the record says killed (naming where `session.killed` belongs in
+   * the log), then the event, then the journal goes. A kill cut short is finished by the next reconcile.
+   */
+  const finishKill = Effect.fnUntraced(function*(config: OrchestratorConfig, project: ProjectConfig, record: SessionRecord) {
+    const { sessionId } = record
+    const removed = yield* Effect.gen(function*() {
+      yield* stopRuntime(record.runtime)
+      // The agent is stopped: a worktree that cannot be saved is kept, and the record says the agent is gone.
+      return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch).pipe(
+        Effect.catch((error) => {
+          const { killing: _, ...stopped } = record
+          return Effect.andThen(update(stopped, { activity: "exited" }), Effect.fail(new KillIncomplete({ sessionId, reason: error.message })))
+        })
+      )
+    }).pipe(withPlugins(config, project, hostOf(record)))
+    const killed = yield* update(record, {
+      status: "killed",
+      activity: "exited",
+      endedAt: yield* nowIso,
+      ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {}),
+      ...(record.killing !== undefined ? { killing: { ...record.killing, announce: yield* events.size } } : {})
+    })
+    yield* announceKilled(killed)
+    return { killed, removed }
+  })
+
+  /** Writes `session.killed` (unless the log has it since the record said killed) and ends the kill's journal. */
+  const announceKilled = Effect.fnUntraced(function*(killed: SessionRecord) {
+    const from = killed.killing?.announce ?? 0
+    const written = killed.killing?.announce !== undefined &&
+      (yield* events.linesFrom(from)).some((line) => line.includes(`"type":"session.killed"`) && line.includes(`"sessionId":"${killed.sessionId}"`))
+    if (!written) {
+      yield* events.append({
+        type: "session.killed",
+        sessionId: killed.sessionId,
+        projectId: killed.projectId,
+        ...(killed.rescueRef ? { data: { rescueRef: killed.rescueRef } } : {})
+      })
+    }
+    const { killing: _, ...done } = killed
+    yield* store.write(done, { durable: false })
+    return done
+  })
+
   const kill = Effect.fn("Sessions.kill")(function*(sessionId: string) {
     const config = yield* configs.current
     const record = yield* store.read(sessionId)
@@ -360,26 +417,12 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const project = yield* projectOf(config, record)
     yield* reconcile()
     yield* refuseUnreachable(config, record, "session kill")
-    const removed = yield* Effect.gen(function*() {
-      yield* stopRuntime(record.runtime)
-      // The agent is stopped: a worktree that cannot be saved is kept, and the record says the agent is gone.
-      return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch).pipe(
-        Effect.catch((error) => Effect.andThen(update(record, { activity: "exited" }), Effect.fail(new KillIncomplete({ sessionId, reason: error.message }))))
-      )
-    }).pipe(withPlugins(config, project, hostOf(record)))
-    const killed = yield* update(record, {
-      status: "killed",
-      activity: "exited",
-      endedAt: yield* nowIso,
-      ...(removed.rescuedTo !== undefined ? { rescueRef: removed.rescuedTo } : {})
-    })
-    yield* events.append({
-      type: "session.killed",
-      sessionId,
-      projectId: record.projectId,
-      ...(removed.rescuedTo ? { data: { rescueRef: removed.rescuedTo } } : {})
-    })
-    return { record: killed, ...removed }
+    const startTime = processStartTime(process.pid)
+    const journal = { pid: process.pid, ...(startTime !== undefined ? { startTime } : {}), at: yield* nowIso }
+    yield* store.write({ ...record, killing: journal })
+    const { killed, removed } = yield* finishKill(config, project, { ...record, killing: journal })
+    const { killing: _, ...shown } = killed
+    return { record: shown, ...removed }
   })
 
   const restore = Effect.fn("Sessions.restore")(function*(sessionId: string) {

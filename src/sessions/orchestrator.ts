@@ -55,6 +55,10 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
     const state = (yield* runtime.probe([existing.value.runtime])).get(existing.value.runtime.id)
     if (state?._tag === "Alive") return { record: existing.value, reused: true }
     yield* runtime.destroy(existing.value.runtime)
+  } else {
+    // A start killed after it made the terminal, before its record: that terminal is ended (its worktree, and what
+    // the agent wrote there, is used again below).
+    yield* runtime.destroy({ plugin: runtime.name, id: sessionId, data: {} })
   }
   yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new OrchestratorNotReady({ reason })))
   const now = yield* nowIso

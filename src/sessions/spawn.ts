@@ -36,6 +36,7 @@ import { sessionBranch } from "./branch-name.ts"
 import { EmptyTask, IssueClosed, IssueHasSession, SpawnFailed } from "./errors.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
 import { MAX_TASK_BRANCH_TRIES, taskBranchCandidates, taskSlug, taskTitle } from "./task.ts"
+import { removeWorkspaceSafely } from "./teardown.ts"
 
 export interface Spawned {
   readonly record: SessionRecord
@@ -325,10 +326,15 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         return store.write(next)
       }).pipe(Effect.mapError(failed("writing the session record")))
     const journal = (entry: Partial<NonNullable<SessionRecord["spawn"]>>) => save({ ...record, spawn: { ...record.spawn!, ...entry } })
+    // Anything the agent already wrote there (a spawn cancelled once it ran) is saved to the rescue ref first.
     const undoWorkspace = (ws: { readonly path: string; readonly branch: string; readonly createdBranch: boolean }) =>
       undo(
         `remove the worktree ${ws.path}${ws.createdBranch ? ` and its branch ${ws.branch}` : ""}`,
-        workspace.destroy(project, ws.path, { branch: ws.branch, deleteBranch: ws.createdBranch })
+        removeWorkspaceSafely(project, sessionId, ws.path, ws.branch, { deleteBranch: ws.createdBranch }).pipe(
+          Effect.asVoid,
+          Effect.provideService(Workspace, workspace),
+          Effect.provideService(EventLog, events)
+        )
       )
     const undoTerminal = (handle: RuntimeHandle) => undo(`end the terminal session ${handle.id}`, runtime.destroy(handle))
 

@@ -110,6 +110,38 @@ describe("orch batch-spawn", () => {
 })
 
 describe("orch session kill / restore / cleanup", () => {
+  it.live("a kill cut short is finished by the next command: the work saved, the record killed, session.killed once", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "2"])).code, 0)
+      writeFileSync(join(s.dataDir, "worktrees", "app", "app-1", "notes.txt"), "half-done work\n")
+      const recordFile = (id: string) => join(s.dataDir, "sessions", "app", id, "session.json")
+      // app-1: killed -9 after its kill stopped the agent, before the worktree was saved and the record said killed.
+      execFileSync("tmux", ["-S", s.socket, "kill-session", "-t", "=app-1"])
+      writeFileSync(recordFile("app-1"), JSON.stringify({ ...s.record("app-1"), killing: { pid: 999999999, at: "2026-11-27T12:00:00.000Z" } }))
+      // app-2: killed -9 once its record said killed, before session.killed was written.
+      execFileSync("tmux", ["-S", s.socket, "kill-session", "-t", "=app-2"])
+      const size = readFileSync(join(s.dataDir, "events.jsonl")).length
+      writeFileSync(
+        recordFile("app-2"),
+        JSON.stringify({
+          ...s.record("app-2"),
+          status: "killed",
+          activity: "exited",
+          killing: { pid: 999999999, at: "2026-11-27T12:00:00.000Z", announce: size }
+        })
+      )
+      assert.strictEqual((yield* s.orch(["spawn", "app", "3"])).code, 0)
+      assert.deepInclude(s.record("app-1"), { status: "killed", rescueRef: "refs/orch/rescue/app-1" })
+      assert.strictEqual(git(s.repo.path, "show", "refs/orch/rescue/app-1:notes.txt"), "half-done work")
+      assert.isFalse(existsSync(join(s.dataDir, "worktrees", "app", "app-1")))
+      for (const id of ["app-1", "app-2"]) {
+        assert.isUndefined(s.record(id).killing, id)
+        assert.lengthOf(s.events().filter((e) => e.type === "session.killed" && e.sessionId === id), 1, id)
+      }
+    }))
+
   it.live("kill stops the agent and removes the worktree; unsaved work goes to the rescue ref first", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
