@@ -4,11 +4,13 @@
  * it made goes unless it holds commits, its session directory is released, and `session.reconciled` says what was done.
  */
 import * as Effect from "effect/Effect"
+import { tmpdir } from "node:os"
 import type { ProjectConfig } from "../config/schema.ts"
 import { isInterrupted } from "../domain/live.ts"
 import type { SessionRecord, SpawnJournal } from "../domain/session.ts"
+import { removeLeftEnvFiles } from "../plugins/runtime/launch-env.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
-import { StoreError } from "../store/errors.ts"
+import { errnoReason, StoreError } from "../store/errors.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { withLock } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
@@ -64,6 +66,8 @@ const undo = Effect.fnUntraced(function*(project: ProjectConfig, record: Session
   const events = yield* EventLog
   const workspace = yield* Workspace
   if (journal.runtime !== undefined) yield* stopRuntime(journal.runtime)
+  // Its agent's environment file (it may hold secrets), if the spawn died before the agent's shell read it.
+  yield* Effect.try({ try: () => removeLeftEnvFiles(record.sessionId), catch: (cause) => new StoreError({ path: tmpdir(), reason: errnoReason(cause) }) })
   const worktreeExisted = journal.workspace !== undefined && (yield* workspace.exists(journal.workspace))
   const removed = journal.workspace === undefined
     ? {}

@@ -3,7 +3,7 @@
  * every user (`ps`, /proc/<pid>/cmdline), and the environment carries secrets (API keys, `${VAR}` tokens). The file
  * is made mode 0600 in a fresh 0700 directory, read by the launch line, and deleted before the agent starts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -20,12 +20,18 @@ export interface EnvFile {
   readonly skipped: ReadonlyArray<string>
 }
 
-/** Writes `env` as `export NAME='value'` lines to a new file only this user can read. Throws what the file system threw. */
-export const writeEnvFile = (env: Readonly<Record<string, string>>): EnvFile => {
+const envDirPrefix = (sessionId: string) => `orch-env-${sessionId}-`
+
+/**
+ * Writes `env` as `export NAME='value'` lines to a new file only this user can read, in a directory named by the
+ * session (a spawn killed before its shell read the file leaves it for the undo to remove: `removeLeftEnvFiles`).
+ * Throws what the file system threw.
+ */
+export const writeEnvFile = (env: Readonly<Record<string, string>>, sessionId: string): EnvFile => {
   const entries = Object.entries(env)
   const skipped = entries.filter(([name]) => !SHELL_NAME.test(name)).map(([name]) => name)
   const text = entries.filter(([name]) => SHELL_NAME.test(name)).map(([name, value]) => `export ${name}=${shellQuote(value)}\n`).join("")
-  const dir = mkdtempSync(join(tmpdir(), "orch-env-"))
+  const dir = mkdtempSync(join(tmpdir(), envDirPrefix(sessionId)))
   const file = join(dir, "env")
   try {
     // `wx`: made here, never an existing file; 0600 from its first byte.
@@ -44,3 +50,10 @@ export const launchLine = (envFile: EnvFile, unset: ReadonlyArray<string>, comma
   }${command}`
 
 export const removeEnvFile = (envFile: EnvFile): void => rmSync(envFile.dir, { recursive: true, force: true })
+
+/** Removes the environment files of `sessionId` a spawn killed before its agent's shell read them left on this machine. */
+export const removeLeftEnvFiles = (sessionId: string): void => {
+  for (const name of readdirSync(tmpdir()).filter((entry) => entry.startsWith(envDirPrefix(sessionId)))) {
+    rmSync(join(tmpdir(), name), { recursive: true, force: true })
+  }
+}

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { existsSync, statSync } from "node:fs"
-import { launchLine, removeEnvFile, shellQuote, writeEnvFile } from "../../../src/plugins/runtime/launch-env.ts"
+import { launchLine, removeEnvFile, removeLeftEnvFiles, shellQuote, writeEnvFile } from "../../../src/plugins/runtime/launch-env.ts"
 
 const HARD = [
   "",
@@ -25,7 +25,7 @@ describe("the agent's environment file", () => {
 
   it("is private while it exists, read by the launch line, and gone before the command runs", () => {
     const env = Object.fromEntries(HARD.map((value, i) => [`V${i}`, value]))
-    const envFile = writeEnvFile({ ...env, "BASH_FUNC_f%%": "() { :; }", ORCH_DROP: "gone" })
+    const envFile = writeEnvFile({ ...env, "BASH_FUNC_f%%": "() { :; }", ORCH_DROP: "gone" }, "app-1")
     try {
       assert.deepStrictEqual(envFile.skipped, ["BASH_FUNC_f%%"])
       assert.strictEqual(statSync(envFile.dir).mode & 0o777, 0o700)
@@ -40,6 +40,21 @@ describe("the agent's environment file", () => {
       assert.isFalse(existsSync(envFile.dir))
     } finally {
       removeEnvFile(envFile)
+    }
+  })
+
+  it("one a spawn killed before its shell read it is found by its session and removed (the undo does it)", () => {
+    const left = writeEnvFile({ KEY: "secret" }, "app-77")
+    const other = writeEnvFile({ KEY: "secret" }, "app-7")
+    try {
+      removeLeftEnvFiles("app-7")
+      assert.isTrue(existsSync(left.file), "another session's file stays")
+      assert.isFalse(existsSync(other.dir))
+      removeLeftEnvFiles("app-77")
+      assert.isFalse(existsSync(left.dir))
+    } finally {
+      removeEnvFile(left)
+      removeEnvFile(other)
     }
   })
 })
