@@ -16,12 +16,23 @@ import { scenarioNamed } from "./scenarios.ts"
 import { makeWorld } from "./world.ts"
 
 const SEEDS = [
-  // SIGKILL of `orch session restore app-1` at its 6th point ("tmux new-session: after"), no supervisor running
+  // SIGKILL of `orch session restore app-1` at "tmux new-session: after", no supervisor running
   { seed: 31, scenario: "kill-restore-offline" },
-  // SIGTERM of `orch session restore app-1` at its 2nd point ("tmux kill-session: after")
+  // SIGTERM of `orch session restore app-1` at "tmux kill-session: after"
   { seed: 106, scenario: "kill-restore-offline" },
-  // SIGKILL of `orch queue add app 1 2 3` at its 2nd point ("rename queue.json: after"), before the supervisor starts
-  { seed: 112, scenario: "queue-offline" }
+  // SIGKILL of `orch queue add app 1 2 3` at "rename queue.json: after", before the supervisor starts
+  { seed: 112, scenario: "queue-offline" },
+  // Kills and spawns cut short, of the kinds that lost work or told untruths before issue 20's fixes:
+  // SIGTERM of `orch session kill app-1` at "append session.rescued: before" (its record said working, with no terminal)
+  { seed: 36, scenario: "kill-restore-offline" },
+  // SIGKILL of `orch session kill app-1` at "git update-ref rescue: after"
+  { seed: 62, scenario: "batch-spawn-offline" },
+  // SIGKILL of `orch spawn app 1` at "rename prompt.md: before" (it showed `spawning` until a later command)
+  { seed: 20, scenario: "kill-restore-offline" },
+  // SIGKILL of `orch spawn app 1` right after its worktree was made
+  { seed: 88, scenario: "spawn" },
+  // SIGINT of `orch batch-spawn app 1 2 3 4` once it had queued what waits
+  { seed: 28, scenario: "batch-spawn-offline" }
 ]
 
 describe("the crash-point explorer", () => {
@@ -42,7 +53,7 @@ describe("the crash-point explorer", () => {
       }
       // The scenarios' uninterrupted runs, which the crashes were drawn from, keep them too.
       for (const name of new Set(SEEDS.map((s) => s.scenario))) assert.deepStrictEqual((await profiles(scenarioNamed(name))).violations, [])
-    }), 120_000)
+    }), 240_000)
 
   it.live("the invariants name what was lost, where", () =>
     Effect.promise(async () => {
