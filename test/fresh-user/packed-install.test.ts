@@ -334,8 +334,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       Effect.gen(function*() {
         if (sshHostsUnavailable !== undefined) return console.log(`skipped: ${sshHostsUnavailable}`)
         const u = yield* freshUser(yield* Installed)
-        u.emulator.addIssue("acme/app", { title: "Three" })
-        u.emulator.addIssue("acme/app", { title: "Four" })
+        for (const title of ["Three", "Four", "Five"]) u.emulator.addIssue("acme/app", { title })
         const b = (yield* makeSshHosts(["b"])).hosts[0]!
         // b reaches GitHub as the user's machine does, but its git refuses the repositories (another user owns them).
         chmodSync(u.root, 0o755)
@@ -356,29 +355,30 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
         )
         writeFileSync(file, doc.toString())
 
-        // Placement picks b (as roomy as this machine, and first by name); b cannot clone: it is left out, the spawn
-        // lands here, and the user is told once.
-        const spawned = yield* u.orch(["spawn", "app", "1"])
+        // A session here first: it holds its reservation on this machine, so placement picks b, the roomier. b cannot
+        // clone: it is left out, the spawn lands here after all, and the user is told once.
+        assert.deepStrictEqual((yield* u.orch(["spawn", "app", "1", "--host", "local"])).stdout, "app-1\n")
+        const spawned = yield* u.orch(["spawn", "app", "2"])
         assert.strictEqual(spawned.code, 0, spawned.stderr)
-        assert.strictEqual(spawned.stdout, "app-1\n")
+        assert.strictEqual(spawned.stdout, "app-2\n")
         assert.match(
           spawned.stderr,
           /^orch: warning: host b could not take the session \(creating the workspace: .*dubious ownership.*\); orch leaves it out for app for now and placed it again\n$/
         )
-        const second = yield* u.orch(["spawn", "app", "2"])
-        assert.deepStrictEqual([second.stdout, second.stderr], ["app-2\n", ""])
+        const third = yield* u.orch(["spawn", "app", "3"])
+        assert.deepStrictEqual([third.stdout, third.stderr], ["app-3\n", ""])
         const rows = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; host?: string }>
-        assert.deepStrictEqual(rows.filter((r) => r.sessionId !== "app-orchestrator").map((r) => r.host ?? "local"), ["local", "local"])
+        assert.deepStrictEqual(rows.filter((r) => r.sessionId !== "app-orchestrator").map((r) => r.host ?? "local"), ["local", "local", "local"])
         const hosts = yield* u.orch(["hosts"])
         assert.match(hosts.stdout, /^b is left out for app since \d\d:\d\d UTC: creating the workspace: .*dubious ownership.*; orch tries again at \d\d?:\d\d/m)
 
         // Queued work is admitted where it can run, never dropped for b's sake.
         assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "started")
-        assert.strictEqual((yield* u.orch(["queue", "add", "app", "3", "4"])).code, 0)
+        assert.strictEqual((yield* u.orch(["queue", "add", "app", "4", "5"])).code, 0)
         yield* eventually("both admitted", () => u.events().filter((e) => e.type === "queue.admitted").length === 2, 30_000)
         assert.deepStrictEqual(u.events().filter((e) => e.type === "queue.dropped"), [])
         const placed = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ issueId: string; host?: string }>
-        assert.deepStrictEqual(placed.filter((r) => r.issueId === "3" || r.issueId === "4").map((r) => r.host ?? "local"), ["local", "local"])
+        assert.deepStrictEqual(placed.filter((r) => r.issueId === "4" || r.issueId === "5").map((r) => r.host ?? "local"), ["local", "local"])
 
         // doctor says why b is left out; once b's user may read the repositories, doctor's checks pass and b is back.
         const doctor = yield* u.orch(["doctor", "--no-canary"])
