@@ -32,8 +32,8 @@ export interface AppOptions {
   /** The orch entry point, for the orchestrator agent's `orch`. */
   readonly cliPath: string
   readonly version: string
-  /** Completing it stops the supervisor (the `Stop` RPC does). */
-  readonly shutdown: Deferred.Deferred<void>
+  /** Completing it stops the supervisor (the `Stop` RPC does), saying whether its sessions were killed first. */
+  readonly shutdown: Deferred.Deferred<{ readonly killedSessions: boolean }>
   /** The dashboard's token, and its URL with the token. */
   readonly token: string
   readonly dashboardUrl: string
@@ -95,7 +95,7 @@ const handlers = (options: AppOptions) =>
           yield* supervisor.haltAdmission
           const report = killSessions ? yield* killAll : { killed: [], failed: [] }
           // Answer first, then stop.
-          yield* Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, undefined)))
+          yield* Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, { killedSessions: killSessions })))
           return report
         }).pipe(Effect.uninterruptible)
     }

@@ -97,6 +97,9 @@ export const followConfigFile = Effect.fnUntraced(function*(options: ConfigReloa
     const commit = yield* supervisor.prepare(change)
     const unwatched = yield* Effect.andThen(router.reconfigure(notifiers, change.next.notificationRouting), commit).pipe(Effect.uninterruptible)
     const adopted = yield* supervisor.adoptProjects(change.added)
+    // A changed project (or changed hosts) may have fixed what held its queued work back: tried again now.
+    const everyProject = change.settings.some((setting) => setting === "hosts" || setting === "defaults" || setting === "plugins")
+    yield* supervisor.retryHeld(everyProject ? Object.values(change.next.projects).map((p) => p.id) : change.changed)
     return { unwatched, adopted }
   })
 

@@ -25,6 +25,7 @@ import type { ConfigChange } from "../src/config/change.ts"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { activityOf, limitOf, sourceOf } from "../src/domain/activity.ts"
 import { logsFailure } from "../src/domain/backoff.ts"
+import type { Hold } from "../src/domain/holds.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import { entryLabel } from "../src/domain/queue.ts"
 import { clockTime, limitLineOf, resetFromText } from "../src/domain/rate-limit.ts"
@@ -35,16 +36,16 @@ import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins
 import type { Liveness, RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import { MergeRefused } from "../src/sessions/errors.ts"
+import { liftHolds } from "../src/sessions/queueing.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import type { Removed, SessionOps } from "../src/sessions/SessionOps.ts"
-import { undoneLine } from "../src/sessions/undo-spawn.ts"
 import { readSignalsSince, watchActivity } from "../src/store/activity-file.ts"
 import { waitingReason, writeAdmissionState } from "../src/store/admission-file.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
-import { QueueStore } from "../src/store/QueueStore.ts"
+import { listQueue, QueueStore } from "../src/store/QueueStore.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
-import { interruptedSpawns } from "../src/store/spawner.ts"
+import { cutShort } from "../src/store/spawner.ts"
 import { hooksSpeak, LIMIT_LOOK_AFTER_MS } from "./activity-rule.ts"
 import { allCompleteStep } from "./all-complete.ts"
 import { HOST_READ_INTERVAL, makeHostWatch } from "./host-watch.ts"
@@ -282,6 +283,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     Effect.forkScoped
   )
 
+  /** What recovery did when this supervisor started (spawns undone, kills finished, queued starts recovered), for `orch start` to say. */
+  const recovered: Array<string> = []
   /** Sessions adopted at start whose first probe is still to come (`supervisor.adopted`; none when none were). */
   let awaitingFirstProbe: number | undefined
   /** After the first probe cycle that follows adoption: how many sessions were adopted and what the probe found. */
@@ -381,9 +384,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
 
   /** Undoes interrupted spawns (SessionManager's reconcile: `session.reconciled` each); what it frees, admission may fill. */
   const undoInterrupted = Effect.gen(function*() {
-    const undone = yield* manager.reconcile()
-    for (const spawn of undone) yield* Effect.logInfo(undoneLine(spawn))
-    if (undone.length > 0) yield* admitSoon
+    const done = yield* manager.reconcile()
+    for (const { line } of done) yield* Effect.logInfo(line)
+    if (done.length > 0) yield* admitSoon
   })
 
   /** One probe at a time: a cycle run now (after a cleanup) and the periodic one would mirror the same lines twice. */
@@ -394,7 +397,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   const cycle = Effect.fn("Supervisor.cycle")(function*() {
     const { records } = yield* store.list
     // A spawn whose process died half-way (lists show it interrupted) is undone now, not at some later command.
-    if (interruptedSpawns(records).some((r) => projects.has(r.projectId))) {
+    if (cutShort(records).some((r) => projects.has(r.projectId))) {
       yield* loops.cleanup.attempt(undoInterrupted, "orch tries again at the next probe cycle")
     }
     // A merged or closed PR ends its session: terminal and worktree go (unsaved work is rescued first).
@@ -402,7 +405,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       yield* loops.cleanup.attempt(manager.cleanup({ dryRun: false }), "orch tries again at the next probe cycle")
     }
     const live = records.filter(isLive)
-    yield* allComplete(records, live.filter((r) => r.role === undefined).length)
+    // Work still to do (a spawn under way, an entry queued) is not "all complete".
+    const queued = (yield* listQueue(store.paths.root).pipe(Effect.orElseSucceed(() => []))).filter((entry) => projects.has(entry.projectId))
+    const pending = records.filter((r) => r.role === undefined && r.status === "spawning").length + queued.length
+    yield* allComplete(records, live.filter((r) => r.role === undefined).length + pending)
     const liveIds = new Set(live.map((r) => r.sessionId))
     // A session that ended frees its budgets: admission looks at the queue now.
     const ended = [...actors.keys()].filter((id) => !liveIds.has(id))
@@ -446,7 +452,13 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
    * named like orch's (`<prefix>-<n>`, `<prefix>-orchestrator`) that have no record: orch leaves them alone.
    */
   const adopt = Effect.fn("Supervisor.adopt")(function*() {
-    yield* loops.adoption.attempt(manager.reconcile(), "the next session command undoes half-made spawns")
+    yield* loops.adoption.attempt(
+      Effect.flatMap(
+        manager.reconcile(),
+        (done) => Effect.forEach(done, ({ line }) => Effect.andThen(Effect.logInfo(line), Effect.sync(() => void recovered.push(line))), { discard: true })
+      ),
+      "the next session command undoes half-made spawns"
+    )
     const { records } = yield* store.list
     const live = records.filter(isLive)
     for (const record of live) {
@@ -633,22 +645,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       )
     }
     // A place that cannot start a project's sessions is told once, when it is first held back; its work waits.
-    for (const { hold } of held.filter((news) => news.fresh)) {
-      const where = hold.host === undefined ? undefined : hold.host === "local" ? "this machine" : `host ${hold.host}`
-      yield* router.notify(
-        yield* newNotification({
-          type: "queue.held",
-          priority: "warning",
-          title: where === undefined ? `${hold.project}: its queued work is held` : `${hold.project}: ${where} is left out`,
-          message: `${
-            where === undefined ? `orch could not start a session of ${hold.project}` : `orch could not start a session of ${hold.project} on ${where}`
-          }: ${hold.reason}. Its queued work waits${where === undefined ? "" : " for another host"}; orch tries again ${
-            clockTime(yield* Clock.currentTimeMillis)(Date.parse(hold.retryAt))
-          }${where === undefined || hold.host === "local" ? "" : ` (\`orch hosts\` shows why)`}.`,
-          projectId: hold.project
-        })
-      )
-    }
+    for (const { hold } of held.filter((news) => news.fresh)) yield* router.notify(yield* holdNotification(hold))
     yield* writeAdmissionState(store.paths.root, {
       pid: process.pid,
       at: new Date(yield* Clock.currentTimeMillis).toISOString(),
@@ -656,6 +653,23 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     })
     yield* refresh
   })
+  /** The one notification a new hold gets: what failed where, and when orch tries again (or what else happens meanwhile). */
+  const holdNotification = Effect.fnUntraced(function*(hold: Hold) {
+    const elsewhere = Object.keys((yield* configs.current).hosts).length > 0
+    const where = hold.host === undefined ? undefined : hold.host === "local" ? "this machine" : `host ${hold.host}`
+    const when = clockTime(yield* Clock.currentTimeMillis)(Date.parse(hold.retryAt))
+    const meanwhile = where !== undefined && elsewhere
+      ? `Its queued work goes to another host meanwhile; orch tries ${where} again ${when} (\`orch hosts\` shows why).`
+      : `Its queued work waits; orch tries again ${when}, or at once when the project's config changes.`
+    return yield* newNotification({
+      type: "queue.held",
+      priority: "warning",
+      title: where === undefined ? `${hold.project}: its queued work is held` : `${hold.project}: ${where} could not start its session`,
+      message: `orch could not start a session of ${hold.project}${where === undefined ? "" : ` on ${where}`}: ${hold.reason}. ${meanwhile}`,
+      projectId: hold.project
+    })
+  })
+
   const admitRound = admitting.withPermits(1)(Effect.gen(function*() {
     if (halted) return
     const fiber = yield* Effect.forkChild(roundBody)
@@ -691,7 +705,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     spawn: (project, target) => Effect.tap(manager.spawn(project, target), () => refresh),
     batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => Effect.andThen(refresh, admitSoon)),
     send: (sessionId, message) => exclusive(sessionId, manager.send(sessionId, message)),
-    kill: (sessionId) => Effect.tap(exclusive(sessionId, manager.kill(sessionId)), () => Effect.andThen(stopActor(sessionId), admitSoon)),
+    // A kill is carried out whole once begun, even if whoever asked goes away (a closed tab, a killed `orch`): cut
+    // short here, by a process that lives on, nothing would finish it.
+    kill: (sessionId) =>
+      Effect.tap(exclusive(sessionId, Effect.uninterruptible(manager.kill(sessionId))), () => Effect.andThen(stopActor(sessionId), admitSoon)),
     queueAdd: (project, issues, priority) => Effect.tap(manager.queueAdd(project, issues, priority), () => admitSoon),
     queueList: () =>
       Effect.map(
@@ -761,6 +778,16 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     }).pipe(Effect.uninterruptible)
   })
 
+  /**
+   * After a reload changed these projects (or the hosts, when `all`): whatever held their queued work back may be
+   * fixed, so their holds end and admission looks again now.
+   */
+  const retryHeld = Effect.fn("Supervisor.retryHeld")(function*(projectIds: ReadonlyArray<string>) {
+    let lifted = 0
+    for (const id of projectIds) lifted += yield* liftHolds(store.paths.root, events, id, undefined, "its config changed")
+    if (lifted > 0) yield* admitSoon
+  })
+
   /** After a reload: the live sessions of the projects it added get actors. Answers their records. */
   const adoptProjects = Effect.fn("Supervisor.adoptProjects")(function*(projectIds: ReadonlyArray<string>) {
     if (projectIds.length === 0) return []
@@ -772,6 +799,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
 
   return {
     adopt,
+    /** What recovery did at this supervisor's start, a line each. */
+    recovered: Effect.sync((): ReadonlyArray<string> => [...recovered]),
     cycle,
     /** Every remote host's headroom read, and hosts.json written (HOST_READ_INTERVAL apart). */
     hostRound: hostWatch.round,
@@ -794,6 +823,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     observe,
     prepare,
     adoptProjects,
+    retryHeld,
     actorCount: Effect.sync(() => actors.size),
     /** The hosts of the config in force, local first. */
     hosts: Effect.map(configs.current, (config) => ["local", ...Object.keys(config.hosts)]),

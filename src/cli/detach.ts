@@ -29,7 +29,9 @@ export const StartOutcome = Schema.Union([
     reused: Schema.Boolean,
     dashboardUrl: Schema.String,
     /** The supervisor's pid: the child's own, or the one it found running and joined. */
-    pid: Schema.Int
+    pid: Schema.Int,
+    /** What recovery did as this supervisor started (a line each): spawns undone, kills finished, queued starts recovered. */
+    recovered: Schema.optionalKey(Schema.Array(Schema.String))
   }),
   Schema.TaggedStruct("Failed", { message: Schema.String, exitCode: Schema.Int })
 ])

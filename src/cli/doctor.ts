@@ -298,12 +298,12 @@ const holdChecks = Effect.fnUntraced(function*(data: string, passed: ReadonlyArr
   const cleared = holds.filter((hold) => hold.host !== undefined && passed.includes(hold.host))
   if (cleared.length > 0) {
     const events = yield* EventLog.make(storePaths(data).events)
-    for (const hold of cleared) yield* liftHolds(data, events, hold.project, hold.host!)
+    for (const hold of cleared) yield* liftHolds(data, events, hold.project, hold.host!, "it passes orch doctor's checks again")
   }
   const clearedLines = cleared.map((hold): Line => ({
     level: "ok",
-    what: `host ${hold.host}`,
-    detail: `passes its checks again: orch places ${hold.project}'s sessions there again (it had been left out: ${hold.reason})`
+    what: hold.host === "local" ? "this machine" : `host ${hold.host}`,
+    detail: `passes its checks again: orch starts ${hold.project}'s sessions there again (it had been left out: ${hold.reason})`
   }))
   return [
     ...clearedLines,
@@ -395,9 +395,14 @@ export const doctor = Command.make(
       lines.push(...yield* supervisorChecks(dataDir(host), config))
       const hostLines = yield* hostChecks(config, dataDir(host))
       lines.push(...hostLines)
-      lines.push(...yield* holdChecks(dataDir(host), hostLines.flatMap((line) => line.level === "ok" ? [line.what.replace(/^host /, "")] : [])))
       lines.push(...yield* agentChecks(config, !noCanary))
       lines.push(...yield* notifierChecks(config, notify))
+      // A host that passes every check is tried again for the projects held back there; this machine when nothing failed.
+      const passed = [
+        ...hostLines.flatMap((line) => line.level === "ok" ? [line.what.replace(/^host /, "")] : []),
+        ...(lines.some((line) => line.level === "fail") ? [] : ["local"])
+      ]
+      lines.push(...yield* holdChecks(dataDir(host), passed))
     }
     for (const line of lines) yield* Console.log(`${line.level.padEnd(4)}  ${line.what}: ${line.detail}`)
     const failed = lines.filter((l) => l.level === "fail").length

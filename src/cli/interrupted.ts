@@ -10,7 +10,6 @@ import { Host } from "../config/host.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { connectSupervisor } from "../ipc/liveness.ts"
 import { SessionManager } from "../sessions/SessionManager.ts"
-import { undoneLine } from "../sessions/undo-spawn.ts"
 import { dataDir } from "../store/paths.ts"
 import { configForSession } from "./session-config.ts"
 
@@ -43,19 +42,23 @@ export const undoInterruptedSpawns = Effect.fn("cli.undoInterruptedSpawns")(func
     if (result._tag === "Failure") {
       // Gone already: another command undid it first.
       if (!("_tag" in result.failure && result.failure._tag === "SessionNotFound")) {
-        warnings.push(`${record.sessionId} is an interrupted spawn orch could not undo: ${result.failure.message}`)
+        warnings.push(
+          `${record.sessionId} was cut short (a spawn or a kill whose process died), and orch could not undo or finish it: ${result.failure.message}`
+        )
       }
       continue
     }
     const { config, undone } = result.success
-    for (const spawn of undone) {
-      settled.add(spawn.sessionId)
-      lines.push(undoneLine(spawn))
+    for (const done of undone) {
+      settled.add(done.sessionId)
+      lines.push(done.line)
     }
     // Not undone here, and not by another command meanwhile: its project is not in the config it runs under.
     if (!undone.some((spawn) => spawn.sessionId === record.sessionId) && !Object.values(config.projects).some((p) => p.id === record.projectId)) {
       warnings.push(
-        `${record.sessionId} is an interrupted spawn orch could not undo: ${config.configPath ?? "the config"} has no project ${record.projectId}`
+        `${record.sessionId} was cut short (a spawn or a kill whose process died), and orch could not undo or finish it: ${
+          config.configPath ?? "the config"
+        } has no project ${record.projectId}`
       )
     }
   }

@@ -36,13 +36,16 @@ const ls = Command.make(
 
 const rm = Command.make(
   "rm",
-  { ref: Argument.String("entry").pipe(Argument.withDescription("An entry id (q-3) or an issue id")) },
-  Effect.fn("cli.queue.rm")(function*({ ref }) {
+  { refs: Argument.String("entry").pipe(Argument.withDescription("Entry ids (q-3) or issue ids"), Argument.atLeast(1)) },
+  Effect.fn("cli.queue.rm")(function*({ refs }) {
     const { withSessionsAnywhere } = yield* Effect.promise(loadSessions)
-    const gone = yield* withSessionsAnywhere((sessions) => sessions.queueRemove(ref))
-    for (const entry of gone) yield* Console.log(`removed ${entry.id} (${entry.projectId} ${entryLabel(entry)})`)
+    // In the order given; the first that cannot be removed stops it, saying why (those before it are gone).
+    for (const ref of refs) {
+      const gone = yield* withSessionsAnywhere((sessions) => sessions.queueRemove(ref))
+      for (const entry of gone) yield* Console.log(`removed ${entry.id} (${entry.projectId} ${entryLabel(entry)})`)
+    }
   })
-).pipe(Command.withDescription("Remove an entry from the queue"))
+).pipe(Command.withDescription("Remove entries from the queue"))
 
 export const queue = Command.make("queue").pipe(
   Command.withDescription("The work queue: what waits until the machine, the reviewers and maxSessions can take it"),

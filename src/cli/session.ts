@@ -75,7 +75,9 @@ const kill = Command.make(
     const { withSessionsFor } = yield* Effect.promise(loadSessions)
     const killed = yield* withSessionsFor(session, (sessions) => sessions.kill(session))
     yield* Console.log(
-      killed.alreadyKilled === true
+      killed.undone !== undefined
+        ? `${session} was a start cut short, so it was undone instead: ${killed.undone}`
+        : killed.alreadyKilled === true
         ? `${session} was already killed${killed.record.endedAt ? ` (at ${killed.record.endedAt})` : ""}; nothing to do`
         : `killed ${session}${rescueNote(killed)}`
     )

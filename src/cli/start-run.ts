@@ -31,6 +31,7 @@ const report = (ready: Ready, open: boolean) => {
   const orchestratorPage = pageUrl(ready.dashboardUrl, sessionPath(ready.orchestratorSessionId))
   return Console.log([
     `supervisor running (pid ${ready.pid})`,
+    ...(ready.recovered ?? []).map((line) => `recovered: ${line}`),
     `orchestrator session ${ready.orchestratorSessionId} ${ready.reused ? "is already running" : "started"} for ${ready.project}`,
     `attach: orch attach ${ready.orchestratorSessionId}`,
     `dashboard: ${ready.dashboardUrl}`,

@@ -49,13 +49,15 @@ export const stop = Command.make(
       if (found._tag === "NotRunning") {
         const dead = yield* clearAfterDead(root, found.leftovers)
         const none = dead === undefined ? "No supervisor is running" : `No supervisor is running (pid ${dead} had died; removed the files it left)`
-        // --kill-sessions is not carried out without one: saying "stopped" would claim sessions were killed.
-        if (killSessions) {
-          return yield* new SupervisorUnavailable({
-            reason: `${none}, so no session was killed; \`orch session kill <session>\` kills one (\`orch status\` lists them)`
-          })
-        }
-        return yield* Console.log(`${none}.`)
+        if (!killSessions) return yield* Console.log(`${none}.`)
+        // Nothing to stop, but the sessions to kill are killed here, as `orch session kill` would.
+        const { killEverySession } = yield* Effect.promise(() => import("./kill-all.ts"))
+        const done = yield* killEverySession()
+        for (const killed of done.killed) yield* Console.log(`killed ${killed.sessionId}${rescueNote(killed)}`)
+        for (const failed of done.failed) yield* Console.error(`orch: ${failed.sessionId} was not killed: ${failed.reason}`)
+        yield* Console.log(`${none}; ${done.killed.length} session(s) killed`)
+        if (done.failed.length > 0) return yield* new SupervisorUnavailable({ reason: `${done.failed.length} session(s) could not be killed; see above` })
+        return
       }
       const { pid } = found.info
       const stopped = yield* answered(found.client.Stop({ killSessions }))
@@ -67,7 +69,13 @@ export const stop = Command.make(
       )
       for (const killed of stopped.killed) yield* Console.log(`killed ${killed.sessionId}${rescueNote(killed)}`)
       for (const failed of stopped.failed) yield* Console.error(`orch: ${failed.sessionId} was not killed: ${failed.reason}`)
-      yield* Console.log(`supervisor stopped (pid ${pid})${killSessions ? `; ${stopped.killed.length} session(s) killed` : "; sessions keep running"}`)
+      const { listQueue } = yield* Effect.promise(() => import("../store/QueueStore.ts"))
+      const waiting = yield* listQueue(root).pipe(Effect.map((entries) => entries.length), Effect.orElseSucceed(() => 0))
+      yield* Console.log(
+        `supervisor stopped (pid ${pid})${killSessions ? `; ${stopped.killed.length} session(s) killed` : "; sessions keep running"}${
+          waiting > 0 ? `; ${waiting} queued ${waiting === 1 ? "entry waits" : "entries wait"} for the next orch start` : ""
+        }`
+      )
       if (stopped.failed.length > 0) return yield* new SupervisorUnavailable({ reason: `${stopped.failed.length} session(s) could not be killed; see above` })
     }))
   })

@@ -34,18 +34,23 @@ export const supervise = Effect.fn("cli.start.supervise")(function*<E>(
   cliPath: string,
   onReady: (ready: Ready) => Effect.Effect<void, E>
 ) {
-  const [{ supervisorApp }, { SessionManager }, { ensureToken }] = yield* Effect.promise(() =>
-    Promise.all([import("../../actors/app.ts"), import("../sessions/SessionManager.ts"), import("../dashboard/token.ts")])
+  const [{ supervisorApp }, { SessionManager }, { Supervisor }, { ensureToken }] = yield* Effect.promise(() =>
+    Promise.all([import("../../actors/app.ts"), import("../sessions/SessionManager.ts"), import("../../actors/supervisor.ts"), import("../dashboard/token.ts")])
   )
   yield* Effect.scoped(Effect.gen(function*() {
-    const shutdown = yield* Deferred.make<void>()
+    const shutdown = yield* Deferred.make<{ readonly killedSessions: boolean }>()
     // Said last, once everything the supervisor ran has closed: by Ctrl-C, a signal or `orch stop`.
     const owner = yield* Ref.make(false)
+    const killed = yield* Ref.make(false)
     yield* Effect.addFinalizer(() =>
-      Effect.flatMap(
-        Ref.get(owner),
-        (owned) => (owned ? Console.log("supervisor stopped; agent sessions keep running (a new `orch start` adopts them)") : Effect.void)
-      )
+      Effect.flatMap(Effect.all([Ref.get(owner), Ref.get(killed)]), ([owned, sessionsKilled]) =>
+        !owned
+          ? Effect.void
+          : Console.log(
+            sessionsKilled
+              ? "supervisor stopped; its sessions were killed first (orch stop --kill-sessions)"
+              : "supervisor stopped; agent sessions keep running (a new `orch start` adopts them)"
+          ))
     )
     const took = yield* withLock(storePaths(root).locks, "supervisor")(Effect.gen(function*() {
       const found = yield* connectSupervisor(root)
@@ -58,11 +63,21 @@ export const supervise = Effect.fn("cli.start.supervise")(function*<E>(
       return { _tag: "Own" as const, context: yield* Layer.build(app), dashboardUrl }
     }))
     if (took._tag === "Joined") return yield* onReady(took.ready)
-    const manager = yield* SessionManager.use(Effect.succeed).pipe(Effect.provide(took.context))
+    const [manager, supervisor] = yield* Effect.all([SessionManager.use(Effect.succeed), Supervisor.use(Effect.succeed)]).pipe(Effect.provide(took.context))
     const { record, reused } = yield* manager.orchestrate(project, cliPath)
-    yield* onReady({ _tag: "Ready", project, orchestratorSessionId: record.sessionId, reused, dashboardUrl: took.dashboardUrl, pid: process.pid })
+    const recovered = yield* supervisor.recovered
+    yield* onReady({
+      _tag: "Ready",
+      project,
+      orchestratorSessionId: record.sessionId,
+      reused,
+      dashboardUrl: took.dashboardUrl,
+      pid: process.pid,
+      ...(recovered.length > 0 ? { recovered } : {})
+    })
     yield* Console.log("Ctrl-C (or `orch stop`) stops the supervisor; agent sessions keep running.")
     yield* Ref.set(owner, true)
-    yield* Deferred.await(shutdown)
+    const stopped = yield* Deferred.await(shutdown)
+    yield* Ref.set(killed, stopped.killedSessions)
   }))
 })

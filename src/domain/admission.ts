@@ -71,7 +71,8 @@ export interface AdmissionVerdict<C extends Candidate> {
 }
 
 const GB = 1024 ** 3
-export const formatBytes = (bytes: number): string => bytes >= GB ? `${(bytes / GB).toFixed(1)} GB` : `${Math.max(0, Math.round(bytes / 1024 ** 2))} MB`
+/** "1.4 GB", or "512 MB" below about a GB (1021 MB reads as "1.0 GB"). */
+export const formatBytes = (bytes: number): string => bytes >= 0.95 * GB ? `${(bytes / GB).toFixed(1)} GB` : `${Math.max(0, Math.round(bytes / 1024 ** 2))} MB`
 
 /** ", 2.0 GB of it held for 2 sessions not yet measured (1.0 GB each)"; nothing when none is held. */
 const describeHeld = (held: ReadonlyArray<number>, free: number): string => {

@@ -22,14 +22,18 @@ export const isLive = (record: Pick<SessionRecord, "status">): boolean =>
 /**
  * The status every list shows (`orch status`, `orch session ls`, the dashboard): a `spawning` record whose spawning
  * process is gone (`kill -9`, a crash) is `interrupted`, not `spawning`: nothing will finish it, and orch undoes it
- * (SessionManager's `reconcile`). A record without a spawn journal cannot tell, and shows as it is.
+ * (SessionManager's `reconcile`); so is one a kill was cut short on (its process gone), which reconcile finishes. A
+ * record without a journal cannot tell, and shows as it is.
  */
-export const shownStatus = (record: Pick<SessionRecord, "status" | "spawn">, spawnerLives: boolean): SessionStatus =>
-  record.status === "spawning" && record.spawn !== undefined && !spawnerLives ? "interrupted" : record.status
+export const shownStatus = (record: Pick<SessionRecord, "status" | "spawn" | "killing">, spawnerLives: boolean, killerLives = true): SessionStatus =>
+  (record.status === "spawning" && record.spawn !== undefined && !spawnerLives) ||
+    (record.killing !== undefined && record.status !== "killed" && !killerLives)
+    ? "interrupted"
+    : record.status
 
 /** A spawn whose process is gone, half-way: what reconcile undoes. */
 export const isInterrupted = (record: Pick<SessionRecord, "status" | "spawn">, spawnerLives: boolean): boolean =>
-  shownStatus(record, spawnerLives) === "interrupted"
+  record.status === "spawning" && shownStatus(record, spawnerLives) === "interrupted"
 
 /**
  * A session whose agent may be running: not ended, and its agent not seen to exit (an `errored` session keeps its

@@ -79,7 +79,9 @@ export const Killed = Schema.Struct({
   record: SessionRecord,
   rescuedTo: Schema.optionalKey(Schema.String),
   commit: Schema.optionalKey(Schema.String),
-  alreadyKilled: Schema.optionalKey(Schema.Boolean)
+  alreadyKilled: Schema.optionalKey(Schema.Boolean),
+  /** The session was a start cut short: it was undone (what undoing it did, for people), not killed. */
+  undone: Schema.optionalKey(Schema.String)
 })
 
 /** What `orch stop --kill-sessions` did to each session: killed (and where its unsaved work went), or not. */

@@ -17,7 +17,9 @@ import { planBatch } from "../domain/admission.ts"
 import { heldHosts, type Hold } from "../domain/holds.ts"
 import { firstInvalidIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
 import { clockTime } from "../domain/rate-limit.ts"
+import { parsePs, treeRss } from "../domain/session-size.ts"
 import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
+import { PS_COMMAND } from "../hosts/host-probe.ts"
 import { hostViewsOf } from "../hosts/host-watch.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
@@ -46,7 +48,14 @@ import { readMeasured } from "./reservations.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
 import { agentContext, checkAgentProgram, nowIso, spawnedEvent, type SpawnOptions, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
-import { type UndoneSpawn, undoSpawn } from "./undo-spawn.ts"
+import { undoneLine, undoSpawn } from "./undo-spawn.ts"
+
+/** What reconcile did to a session, for people: undid a start cut short, finished a kill, or recovered a queue entry's start. */
+export interface Reconciled {
+  readonly sessionId: string
+  readonly kind: "undone" | "killed" | "queue"
+  readonly line: string
+}
 
 /** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
 const ORPHAN_RESERVATION_MS = 60_000
@@ -129,7 +138,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
    */
   const reconcile = Effect.fn("Sessions.reconcile")(function*() {
     const config = yield* configs.current
-    const undone: Array<UndoneSpawn> = []
+    const done: Array<Reconciled> = []
     const { records } = yield* store.list
     for (const record of records) {
       if (record.spawn?.announce !== undefined && record.status !== "spawning" && !spawnerLives(record)) {
@@ -143,25 +152,46 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       if (record.status === "killed") yield* announceKilled(record)
       else {
         const project = projectsOf(config).find((p) => p.id === record.projectId)
-        if (project !== undefined) yield* finishKill(config, project, record)
+        if (project === undefined) continue
+        const { removed } = yield* finishKill(config, project, record)
+        done.push({
+          sessionId: record.sessionId,
+          kind: "killed",
+          line: `finished the kill of ${record.sessionId} that was cut short when its process (${journal.pid}) died${
+            removed.rescuedTo !== undefined ? `; what was unsaved in its worktree is in ${removed.rescuedTo}` : ""
+          }`
+        })
       }
     }
     for (const record of interruptedSpawns(records)) {
       const spawn = yield* undoInterrupted(config, record)
-      if (spawn !== undefined) undone.push(spawn)
+      if (spawn !== undefined) done.push({ sessionId: spawn.sessionId, kind: "undone", line: undoneLine(spawn) })
     }
-    yield* recoverQueue({
+    const recovered = yield* recoverQueue({
       queue,
       store,
       orphaned: queueing.orphaned,
-      undoSpawn: (record) => Effect.asVoid(undoInterrupted(config, record))
+      undoSpawn: (record) =>
+        Effect.map(
+          undoInterrupted(config, record),
+          (spawn) => void (spawn !== undefined && done.push({ sessionId: spawn.sessionId, kind: "undone", line: undoneLine(spawn) }))
+        )
     })
+    for (const entry of recovered) {
+      done.push({
+        sessionId: entry.sessionId,
+        kind: "queue",
+        line: `${entry.entryId}'s start as ${entry.sessionId} was cut short: ${
+          entry.outcome === "admitted" ? `${entry.sessionId} was whole, so it is admitted` : "it waits in the queue again, where it was"
+        }`
+      })
+    }
     const now = Date.now()
     for (const { projectId, sessionId } of yield* store.reservations) {
       const age = yield* Effect.sync(() => now - (statSync(store.paths.session(projectId, sessionId), { throwIfNoEntry: false })?.mtimeMs ?? now))
       if (age > ORPHAN_RESERVATION_MS) yield* store.release(projectId, sessionId)
     }
-    return undone
+    return done
   })
 
   /**
@@ -202,18 +232,17 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
         refuseClosed: options.refuseClosed
       }).pipe(withPlugins(config, project, host), Effect.result)
       if (placed._tag === "Success") {
-        yield* liftHolds(store.paths.root, events, project.id, host)
+        yield* liftHolds(store.paths.root, events, project.id, host, "a spawn there succeeded")
         const spawned = { ...placed.success, warnings: [...(unread ?? []), ...warnings, ...placed.success.warnings] }
         if (target._tag === "Issue") yield* unqueue(project.id, spawned.record.issueId, spawned.record.sessionId)
         return spawned
       }
       const owner = failureOwner(placed.failure)
-      if (owner._tag !== "Host" || options.claim !== undefined) return yield* Effect.fail(placed.failure)
+      // With this machine alone there is nowhere else: the person hears why, and admission learns for itself.
+      if (owner._tag !== "Host" || options.claim !== undefined || Object.keys(config.hosts).length === 0) return yield* Effect.fail(placed.failure)
       yield* recordHold(store.paths.root, events, { project: project.id, host: owner.host }, owner.reason)
       // Another host may take it: placed again without this one (the hold leaves it out), once per host at most.
-      if (target.host !== undefined || Object.keys(config.hosts).length === 0 || tries >= Object.keys(config.hosts).length) {
-        return yield* Effect.fail(placed.failure)
-      }
+      if (target.host !== undefined || tries >= Object.keys(config.hosts).length) return yield* Effect.fail(placed.failure)
       warnings.push(`host ${owner.host} could not take the session (${owner.reason}); orch leaves it out for ${project.id} for now and placed it again`)
     }
   })
@@ -262,6 +291,39 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return reasons
   })
 
+  /**
+   * What each of this machine's reserved sessions already takes, read now (its agent's process tree: one probe per
+   * project, one `ps`): admission then holds only the rest of its expected size. Only where this machine's memory is
+   * admission's budget (no hosts configured); nothing when it cannot be read (the whole size is held then).
+   */
+  const usedHere = Effect.fnUntraced(function*(config: OrchestratorConfig, reserved: ReadonlyArray<SessionRecord>) {
+    const local = reserved.filter((r) => hostOf(r) === LOCAL && r.runtime !== null)
+    if (local.length === 0 || Object.keys(config.hosts).length > 0) return new Map<string, number>()
+    const pids = new Map<string, number>()
+    for (const project of projectsOf(config)) {
+      const mine = local.filter((r) => r.projectId === project.id)
+      if (mine.length === 0) continue
+      const probed = yield* Runtime.use((runtime) => runtime.probe(mine.map((r) => r.runtime!))).pipe(
+        withPlugins(config, project),
+        Effect.orElseSucceed(() => new Map<string, Liveness>())
+      )
+      for (const record of mine) {
+        const state = probed.get(record.runtime!.id)
+        if (state?._tag === "Alive" && state.pid !== undefined) pids.set(record.sessionId, state.pid)
+      }
+    }
+    if (pids.size === 0) return new Map<string, number>()
+    const ps = yield* Effect.flatMap(plugins.connections(config), (connections) => connections.run(LOCAL, PS_COMMAND)).pipe(
+      Effect.map((answer) => (answer.exitCode === 0 ? answer.stdout : "")),
+      Effect.orElseSucceed(() => "")
+    )
+    const rows = parsePs(ps)
+    return new Map([...pids].flatMap(([sessionId, pid]) => {
+      const bytes = treeRss(rows, pid)
+      return bytes === undefined ? [] : [[sessionId, bytes] as const]
+    }))
+  })
+
   const queueing = makeQueueing({
     queue,
     events,
@@ -270,7 +332,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     findProject,
     spawn: (projectId, target, options) => spawn(projectId, target, options),
     lookup: (config, project, issueId) => Tracker.use((tracker) => tracker.getIssue(issueId)).pipe(withPlugins(config, project)),
-    unplaceable
+    unplaceable,
+    used: usedHere
   })
 
   const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
@@ -296,7 +359,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     })
     const now = yield* Clock.currentTimeMillis
     const holds = yield* readHolds(store.paths.root)
-    const measured = yield* readMeasured(store.paths.root, records)
+    const read = yield* readMeasured(store.paths.root, records)
+    const measured = { ...read, used: yield* usedHere(config, read.reserved) }
     // A person's batch tries now: holds leave hosts out of its placement (below), they do not hold it back.
     const plan = planBatch(queued, fresh, admissionFacts(config, records, yield* readMachine, measured))
     const waits = new Map(plan.waiting.map((w) => [w.entry.id, w.reason]))
@@ -328,15 +392,14 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
             onSuccess: ({ host, dataDir, origin }) =>
               spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host, hostDataDir: dataDir, hostOrigin: origin }).pipe(
                 withPlugins(config, project, host),
-                Effect.tap(() => liftHolds(store.paths.root, events, project.id, host)),
+                Effect.tap(() => liftHolds(store.paths.root, events, project.id, host, "a spawn there succeeded")),
                 Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
-                // Where it was to run could not take it (not the issue's fault): held back there. With other hosts the
-                // issue waits for one; with this machine alone it failed, and the person hears why now.
+                // Where it was to run could not take it (not the issue's fault): with other hosts, that one is held back
+                // and the issue waits for another; with this machine alone it failed, and the person hears why now.
                 Effect.catch((error) => {
                   const owner = failureOwner(error)
-                  if (owner._tag !== "Host") return Effect.fail(error)
+                  if (owner._tag !== "Host" || Object.keys(config.hosts).length === 0) return Effect.fail(error)
                   const held = recordHold(store.paths.root, events, { project: project.id, host: owner.host }, owner.reason)
-                  if (Object.keys(config.hosts).length === 0) return Effect.andThen(held, Effect.fail(error))
                   const where = owner.host === LOCAL ? "this machine" : `host ${owner.host}`
                   return Effect.andThen(held, queueIssue(issueId, `waiting for a host: ${where} could not start it: ${owner.reason}`))
                 })
@@ -411,25 +474,37 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
 
   const kill = Effect.fn("Sessions.kill")(function*(sessionId: string) {
     const config = yield* configs.current
-    const record = yield* store.read(sessionId)
+    const before = yield* store.read(sessionId)
     // Killing is done once: a second kill changes nothing and records no second event.
-    if (record.status === "killed") return { record, alreadyKilled: true }
-    const project = yield* projectOf(config, record)
-    yield* reconcile()
+    if (before.status === "killed" && before.killing === undefined) return { record: before, alreadyKilled: true }
+    const project = yield* projectOf(config, before)
+    const undone = (yield* reconcile()).find((done) => done.sessionId === sessionId && done.kind === "undone")
+    // A start cut short is undone rather than killed; a kill cut short was just finished: either way, said so.
+    if (undone !== undefined) return { record: before, undone: undone.line }
+    const record = yield* store.read(sessionId)
+    if (record.status === "killed") return { record, ...(record.rescueRef !== undefined ? { rescuedTo: record.rescueRef } : {}) }
     yield* refuseUnreachable(config, record, "session kill")
     const startTime = processStartTime(process.pid)
     const journal = { pid: process.pid, ...(startTime !== undefined ? { startTime } : {}), at: yield* nowIso }
     yield* store.write({ ...record, killing: journal })
-    const { killed, removed } = yield* finishKill(config, project, { ...record, killing: journal })
+    // A kill that failed (said so; the person may try again) is no kill to finish later: its journal goes.
+    const { killed, removed } = yield* finishKill(config, project, { ...record, killing: journal }).pipe(
+      Effect.tapError(() =>
+        Effect.flatMap(store.read(sessionId), ({ killing: _, ...rest }) => store.write(rest)).pipe(
+          Effect.catch((error) => Effect.logWarning(`${sessionId}'s record keeps its kill journal (${error.message}); the next command finishes the kill`))
+        )
+      )
+    )
     const { killing: _, ...shown } = killed
     return { record: shown, ...removed }
   })
 
   const restore = Effect.fn("Sessions.restore")(function*(sessionId: string) {
     const config = yield* configs.current
-    const record = yield* store.read(sessionId)
-    const project = yield* projectOf(config, record)
+    const project = yield* projectOf(config, yield* store.read(sessionId))
     yield* reconcile()
+    // As reconcile left it: a start cut short is gone (undone), a kill cut short is finished.
+    const record = yield* store.read(sessionId)
     const { handle, signalOffset } = yield* Effect.gen(function*() {
       const runtime = yield* Runtime
       const agent = yield* Agent
@@ -478,7 +553,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       return { handle, signalOffset }
     }).pipe(withPlugins(config, project, hostOf(record)))
     // Running again: it has not ended (a later cleanup must see it), and its agent has said nothing yet.
-    const { endedAt: _, said: _said, ...running } = record
+    const { endedAt: _, said: _said, killing: _killing, ...running } = record
     const restored = yield* update(running, { status: "working", activity: "active", runtime: handle, signalOffset })
     yield* events.append({ type: "session.restored", sessionId, projectId: record.projectId, issueId: record.issueId })
     return restored
@@ -679,7 +754,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(config, project), orchestrating.withPermits(1))
   })
 
-  const { queueAdd, queueRemove, queueList, admit } = queueing
+  const { queueAdd, queueList, admit } = queueing
+  /** `orch queue rm`: an entry whose start was cut short is put back first (reconcile), so it can be removed. */
+  const queueRemove = (ref: string) => Effect.andThen(reconcile(), queueing.queueRemove(ref))
   return {
     spawn,
     batchSpawn,

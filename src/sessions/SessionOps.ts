@@ -36,6 +36,8 @@ export interface Killed {
   readonly commit?: string
   /** It had been killed before: nothing was done. */
   readonly alreadyKilled?: boolean
+  /** It was a start cut short: it was undone instead (what undoing it did, for people). */
+  readonly undone?: string
 }
 
 /** A session record removed (or, in a dry run, that would be) by `orch session rm` or `prune`. */

@@ -41,6 +41,11 @@ export interface Measured {
   readonly expectedBytes: (agent: string) => number
   /** The sessions that count against their host at their expected size until its figures include them. */
   readonly reserved: ReadonlyArray<SessionRecord>
+  /**
+   * What each of this machine's reserved sessions already takes (its agent's process tree, read now): that part of its
+   * expected size is in MemAvailable already, so only the rest is held. Absent: nothing read, the whole size held.
+   */
+  readonly used?: ReadonlyMap<string, number>
 }
 
 export const NOTHING_MEASURED: Measured = { expectedBytes: expectedSize({}), reserved: [] }
@@ -107,9 +112,10 @@ export const rateLimitedCredentials = (config: OrchestratorConfig, records: Read
   }))
 }
 
-/** What this machine's sessions not yet measured hold, each at its agent's expected size. */
-const heldHere = ({ expectedBytes, reserved }: Measured): ReadonlyArray<number> =>
-  reserved.filter((record) => hostOf(record) === LOCAL).map((record) => expectedBytes(record.agent.plugin))
+/** What this machine's sessions not yet measured hold: each its agent's expected size, less what it already takes. */
+const heldHere = ({ expectedBytes, reserved, used }: Measured): ReadonlyArray<number> =>
+  reserved.filter((record) => hostOf(record) === LOCAL).map((record) => Math.max(0, expectedBytes(record.agent.plugin) - (used?.get(record.sessionId) ?? 0)))
+    .filter((bytes) => bytes > 0)
 
 /** The facts from the config, the records (workers only: orchestrator sessions are not counted) and the machine. */
 export const admissionFacts = (

@@ -92,8 +92,8 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
   reason: Schema.String,
   /** The host it ran on, when not this machine. */
   host: Schema.optionalKey(Schema.String),
-  /** The session's branch was taken (checked out elsewhere): the work's own conflict, wherever it runs. */
-  branchTaken: Schema.optionalKey(Schema.Boolean),
+  /** The session's branch cannot be used (refused by git, or checked out elsewhere): the work's own problem, wherever it runs. */
+  branchUnusable: Schema.optionalKey(Schema.Boolean),
   /** What undoing the spawn could not undo ("could not remove the worktree …: why"). */
   leftBehind: Schema.optionalKey(Schema.Array(Schema.String))
 }) {

@@ -1,7 +1,7 @@
 /**
  * Whose failure a failed spawn of queued work is (docs/queue.md, "When a spawn fails"). Only the entry's own failure
- * drops it: the issue is not an issue, does not exist or is closed, another session has it, or its branch is taken
- * (checked out elsewhere; every name of a task's taken). A failure of where the
+ * drops it: the issue is not an issue, does not exist or is closed, another session has it, or its branch cannot be
+ * used (git refuses its name, it is checked out elsewhere, every name of a task's is taken). A failure of where the
  * session was to run (a host that cannot read or clone origin, is down, refused the key, has no room; this machine
  * when its worktree or agent would not start) holds that host back for the project; one of the project's own setup
  * (credentials its tracker refused) holds the project. Either way the entry waits where it was. Pure.
@@ -23,8 +23,8 @@ export interface SpawnFailure {
   readonly host?: string
   /** SpawnFailed: why, without the step. */
   readonly reason?: string
-  /** SpawnFailed: the session's branch is checked out elsewhere. */
-  readonly branchTaken?: boolean
+  /** SpawnFailed: the session's branch cannot be used (git refuses its name, or it is checked out elsewhere). */
+  readonly branchUnusable?: boolean
 }
 
 /** Steps whose failure is the entry's own, whatever host it ran on. */
@@ -44,7 +44,7 @@ export const failureOwner = (error: SpawnFailure): FailureOwner => {
     case "TrackerAuthFailed":
       return { _tag: "Project", reason: error.message }
     case "SpawnFailed":
-      return (error.step !== undefined && ENTRY_STEPS.has(error.step)) || error.branchTaken === true
+      return (error.step !== undefined && ENTRY_STEPS.has(error.step)) || error.branchUnusable === true
         ? { _tag: "Entry", reason: error.message }
         : { _tag: "Host", host: error.host ?? "local", reason: `${error.step !== undefined ? `${error.step}: ` : ""}${error.reason ?? error.message}` }
     default:

@@ -7,10 +7,12 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
+import { removeLeftEnvFiles } from "../plugins/runtime/launch-env.ts"
 import { Runtime } from "../plugins/runtime/Runtime.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { buildOrchestratorPrompt } from "../prompts/orchestrator.ts"
@@ -57,8 +59,9 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
     yield* runtime.destroy(existing.value.runtime)
   } else {
     // A start killed after it made the terminal, before its record: that terminal is ended (its worktree, and what
-    // the agent wrote there, is used again below).
+    // the agent wrote there, is used again below), and an environment file its shell never read is removed.
     yield* runtime.destroy({ plugin: runtime.name, id: sessionId, data: {} })
+    yield* attempt(tmpdir(), () => removeLeftEnvFiles(sessionId))
   }
   yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new OrchestratorNotReady({ reason })))
   const now = yield* nowIso

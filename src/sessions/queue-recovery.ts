@@ -2,8 +2,8 @@
  * Recovery of admissions a crash cut short (docs/queue.md, "Crashes"): each entry still marked as being started by a
  * process that is gone is finished when its session exists whole (`queue.admitted`), or undone when it does not (the
  * half-made spawn undone, the reserved id released, the entry back where it was). Each is told by `queue.recovered`,
- * written in the same step as the queue change. The supervisor runs it before anything else; so does every command
- * that changes sessions.
+ * written in the same step as the queue change. First, the events a queue change was killed before appending are
+ * written (its outbox). The supervisor runs it before anything else; so does every command that changes sessions.
  */
 import * as Effect from "effect/Effect"
 import { entryLabel, type QueueEntry } from "../domain/queue.ts"
@@ -32,6 +32,8 @@ export interface RecoveryDeps {
 }
 
 export const recoverQueue = Effect.fn("Queue.recover")(function*(deps: RecoveryDeps) {
+  // Events a queue change killed before it appended them (a queue.admitted, a queue.added) are written first.
+  yield* deps.queue.flushOutbox
   const orphans = (yield* deps.queue.list).filter((entry) => entry.admitting !== undefined && deps.orphaned(entry))
   if (orphans.length === 0) return []
   const { records } = yield* deps.store.list

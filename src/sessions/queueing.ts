@@ -66,6 +66,8 @@ export interface QueueingDeps {
   ) => Effect.Effect<Readonly<Record<string, string | undefined>>, { readonly message: string }>
   /** This machine's memory and load now, read at each round: `readMachine` unless given (tests give their own). */
   readonly machine?: Effect.Effect<MachineReading>
+  /** What this machine's reserved sessions already take (admission-facts.ts `Measured.used`); none read unless given. */
+  readonly used?: (config: OrchestratorConfig, reserved: ReadonlyArray<SessionRecord>) => Effect.Effect<ReadonlyMap<string, number>>
 }
 
 export type Candidate = Positioned & { readonly agent: string }
@@ -98,22 +100,24 @@ export const recordHold = Effect.fnUntraced(function*(
   return news satisfies HoldNews
 })
 
-/** Ends the holds a spawn that succeeded on `host` disproves (that host's for the project, and the project's), with `queue.resumed`. */
-export const liftHolds = Effect.fnUntraced(function*(root: string, events: EventLogShape, project: string, host: string) {
+/**
+ * Ends holds of `project`, with `queue.resumed` each: those a spawn that succeeded on `host` disproves (that host's,
+ * and the project's own), or, with no host, all of them (its config changed: what failed may be fixed).
+ */
+export const liftHolds = Effect.fnUntraced(function*(root: string, events: EventLogShape, project: string, host: string | undefined, why: string) {
   const lifted = yield* changeHolds(root, (holds) => {
-    const gone = holds.filter((hold) => hold.project === project && (hold.host === undefined || hold.host === host))
+    const gone = holds.filter((hold) => hold.project === project && (host === undefined || hold.host === undefined || hold.host === host))
     return [gone.length > 0 ? gone.reduce((left, hold) => liftHold(left, hold), holds) : undefined, gone] as const
   })
   for (const hold of lifted) {
     yield* events.append({
       type: "queue.resumed",
       projectId: project,
-      message: `${
-        hold.host !== undefined ? `host ${hold.host} takes ${project}'s sessions again` : `${project} starts sessions again`
-      }: a spawn there succeeded`,
+      message: `${hold.host !== undefined ? `host ${hold.host} takes ${project}'s sessions again` : `${project} starts sessions again`}: ${why}`,
       data: hold.host !== undefined ? { host: hold.host } : {}
     })
   }
+  return lifted.length
 })
 
 export const makeQueueing = (deps: QueueingDeps) => {
@@ -195,7 +199,7 @@ export const makeQueueing = (deps: QueueingDeps) => {
         message: `${label} started as ${record.sessionId}`,
         data: { waitedMs: Math.max(0, now - Date.parse(entry.addedAt)) }
       })
-      yield* liftHolds(root, events, entry.projectId, hostOf(record))
+      yield* liftHolds(root, events, entry.projectId, hostOf(record), "a spawn there succeeded")
       return { _tag: "Admitted" } satisfies Started
     }
     const error = spawned.failure
@@ -244,7 +248,9 @@ export const makeQueueing = (deps: QueueingDeps) => {
         return [id, hold === undefined ? undefined : holdSentence(hold, clockTime(now))]
       }))
       // Each round reads the records again: the session the last one started holds its reservation in them.
-      const facts = admissionFacts(config, records, yield* (deps.machine ?? readMachine), yield* readMeasured(root, records), {
+      const measured = yield* readMeasured(root, records)
+      const used = deps.used === undefined ? undefined : yield* deps.used(config, measured.reserved)
+      const facts = admissionFacts(config, records, yield* (deps.machine ?? readMachine), used === undefined ? measured : { ...measured, used }, {
         unplaceable,
         held: heldProjects
       })

@@ -215,7 +215,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
   if (work._tag === "Task" && work.text === "") return yield* new EmptyTask({})
   let issueId = work.label
   const remote = options.host !== undefined && options.host !== "local"
-  const failed = (step: string) => (error: { readonly message: string; readonly branchInUse?: boolean } | string) =>
+  const failed = (step: string) => (error: { readonly message: string; readonly branchUnusable?: boolean } | string) =>
     new SpawnFailed({
       project: project.key,
       issueId,
@@ -223,7 +223,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       step,
       reason: typeof error === "string" ? error : error.message,
       ...(remote ? { host: options.host! } : {}),
-      ...(typeof error !== "string" && error.branchInUse === true ? { branchTaken: true } : {})
+      ...(typeof error !== "string" && error.branchUnusable === true ? { branchUnusable: true } : {})
     })
   /** What undoing a failed spawn could not undo; its SpawnFailed says so. */
   const leftBehind: Array<string> = []
@@ -279,14 +279,20 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         : Effect.fail(new IssueHasSession({ issueId: mine.issueId, sessionId: rival.sessionId, ...(rival.status === "spawning" ? { spawning: true } : {}) }))
     })
 
+  /** Whether undoing this spawn saved what its agent had written (to the rescue ref of its session id). */
+  let rescued = false
   const spawned = yield* Effect.scoped(Effect.gen(function*() {
     const issueFiber = yield* Effect.forkScoped(lookup)
     const originFiber = onHost === undefined || options.hostOrigin !== undefined ? undefined : yield* Effect.forkScoped(onHost.origin(project))
     // A tracker that names branches is waited for: the branch is made next.
     const early = work._tag === "Issue" && tracker.namesBranches === true ? yield* Fiber.join(issueFiber) : undefined
+    // Undone last: an id whose undo saved work to its rescue ref is retired, not released (that ref stays this spawn's).
     const sessionId = yield* Effect.acquireRelease(
       store.reserve(project.id, project.sessionPrefix).pipe(Effect.mapError(failed("reserving a session id"))),
-      (id, exit) => (Exit.isFailure(exit) ? undo(`release the session id ${id}`, store.release(project.id, id)) : Effect.void)
+      (id, exit) =>
+        Exit.isFailure(exit)
+          ? undo(`release the session id ${id}`, Effect.suspend(() => (rescued ? store.remove(project.id, id) : store.release(project.id, id))))
+          : Effect.void
     )
     if (options.claim !== undefined) yield* options.claim(sessionId)
     const takenOnHost = new Set<string>()
@@ -331,7 +337,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       undo(
         `remove the worktree ${ws.path}${ws.createdBranch ? ` and its branch ${ws.branch}` : ""}`,
         removeWorkspaceSafely(project, sessionId, ws.path, ws.branch, { deleteBranch: ws.createdBranch }).pipe(
-          Effect.asVoid,
+          Effect.map((removed) => void (rescued ||= removed.rescuedTo !== undefined)),
           Effect.provideService(Workspace, workspace),
           Effect.provideService(EventLog, events)
         )
@@ -477,7 +483,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         step: error.step,
         reason: error.reason,
         ...(error.host !== undefined ? { host: error.host } : {}),
-        ...(error.branchTaken !== undefined ? { branchTaken: error.branchTaken } : {}),
+        ...(error.branchUnusable !== undefined ? { branchUnusable: error.branchUnusable } : {}),
         leftBehind: [...leftBehind]
       }) :
       error)
@@ -496,18 +502,23 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     Effect.catch((error) => Effect.logWarning(`${spawned.sessionId}'s record keeps its spawn journal (${error.message}); the next command clears it`))
   )
   return { record: announced, warnings } satisfies Spawned
-}, (effect, project, target, _options) =>
-  effect.pipe(
-    Effect.tapError((error) =>
-      EventLog.use((events) => {
-        const work = workOf(target)
-        return events.append({
-          type: "session.spawn_failed",
-          projectId: project.id,
-          issueId: work.label,
-          message: error.message,
-          ...(work._tag === "Task" ? { data: { task: taskTitle(work.text) } } : {})
-        })
-      }).pipe(Effect.catch((appendError) => Effect.logWarning(`the session.spawn_failed event could not be recorded: ${appendError.message}`)))
+}, (effect, project, target, _options) => {
+  // A spawn that failed, or was cancelled (its orch stopped, a client went away) and undid what it made, says so.
+  const told = (message: string) =>
+    EventLog.use((events) => {
+      const work = workOf(target)
+      return events.append({
+        type: "session.spawn_failed",
+        projectId: project.id,
+        issueId: work.label,
+        message,
+        ...(work._tag === "Task" ? { data: { task: taskTitle(work.text) } } : {})
+      })
+    }).pipe(Effect.catch((appendError) => Effect.logWarning(`the session.spawn_failed event could not be recorded: ${appendError.message}`)))
+  return effect.pipe(
+    Effect.tapError((error) => told(error.message)),
+    Effect.onInterrupt(() =>
+      told("the spawn was cancelled (its orch process or the supervisor stopped, or whoever asked went away); what it had made was undone")
     )
-  ))
+  )
+})

@@ -7,9 +7,10 @@ import * as Effect from "effect/Effect"
 import { tmpdir } from "node:os"
 import type { ProjectConfig } from "../config/schema.ts"
 import { isInterrupted } from "../domain/live.ts"
-import type { SessionRecord, SpawnJournal } from "../domain/session.ts"
+import { hostOf, type SessionRecord, type SpawnJournal } from "../domain/session.ts"
 import { removeLeftEnvFiles } from "../plugins/runtime/launch-env.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
+import { endProcessesIn } from "../process/in-directory.ts"
 import { errnoReason, StoreError } from "../store/errors.ts"
 import { EventLog } from "../store/EventLog.ts"
 import { withLock } from "../store/lock.ts"
@@ -68,6 +69,8 @@ const undo = Effect.fnUntraced(function*(project: ProjectConfig, record: Session
   if (journal.runtime !== undefined) yield* stopRuntime(journal.runtime)
   // Its agent's environment file (it may hold secrets), if the spawn died before the agent's shell read it.
   yield* Effect.try({ try: () => removeLeftEnvFiles(record.sessionId), catch: (cause) => new StoreError({ path: tmpdir(), reason: errnoReason(cause) }) })
+  // What the spawn left running in its worktree here (its postCreate, when the spawn was killed during it) ends first.
+  if (journal.workspace !== undefined && hostOf(record) === "local") yield* Effect.sync(() => endProcessesIn(journal.workspace!))
   const worktreeExisted = journal.workspace !== undefined && (yield* workspace.exists(journal.workspace))
   const removed = journal.workspace === undefined
     ? {}

@@ -77,6 +77,8 @@ export interface QueueStoreShape {
    * `also` (recovery's `queue.recovered`) in the same step.
    */
   readonly settle: (id: string, sessionId: string, how: Settlement, also?: ReadonlyArray<NewEvent>) => Effect.Effect<boolean, QueueError>
+  /** Appends the events a writer killed after writing its change left in the outbox (recovery runs it first). */
+  readonly flushOutbox: Effect.Effect<void, QueueError>
 }
 
 const eventOf = (entry: QueueEntry) => ({ projectId: entry.projectId, ...(entry.issue !== undefined ? { issueId: entry.issue } : {}) })
@@ -249,7 +251,10 @@ export class QueueStore extends Context.Service<QueueStore, QueueStoreShape>()("
       })
     })
 
-    return { path, add, list: Effect.map(readQueueFile(path), (file) => queueOrder(file.entries)), remove, drop, claim, settle }
+    // Looked at without the lock first: nearly always there is nothing owed.
+    const flushOutbox = Effect.flatMap(readQueueFile(path), (file) => file.outbox === undefined ? Effect.void : change(() => [undefined, undefined] as const))
+
+    return { path, add, list: Effect.map(readQueueFile(path), (file) => queueOrder(file.entries)), remove, drop, claim, settle, flushOutbox }
   }
 
   /** The queue in `~/.orchestrator` (or `ORCH_HOME`). */

@@ -1,5 +1,5 @@
 /**
- * Whether a spawn's process still runs, asked of the system (process-liveness.ts: its pid, and its start time where
+ * Whether a spawn's (or a kill's) process still runs, asked of the system (process-liveness.ts: its pid, and its start time where
  * the journal has it, so a reused pid is not taken for it), and records as every list shows them (domain/live.ts
  * `shownStatus`). Only a `spawning` record asks: the others cost nothing.
  */
@@ -11,13 +11,21 @@ import { isProcessAlive } from "./process-liveness.ts"
 export const spawnerLives = (record: Pick<SessionRecord, "spawn">): boolean =>
   record.spawn === undefined || isProcessAlive(record.spawn.pid, record.spawn.startTime)
 
-/** The record with the status lists show: a spawn whose process is gone is `interrupted`. */
+/** Whether the process killing `record` still runs; true for a record no kill is under way on. */
+export const killerLives = (record: Pick<SessionRecord, "killing">): boolean =>
+  record.killing === undefined || isProcessAlive(record.killing.pid, record.killing.startTime)
+
+/** The record with the status lists show: a spawn, or a kill, whose process is gone half-way is `interrupted`. */
 export const asListed = <R extends SessionRecord>(record: R): R => {
-  if (record.status !== "spawning") return record
-  const status = shownStatus(record, spawnerLives(record))
+  if (record.status !== "spawning" && record.killing === undefined) return record
+  const status = shownStatus(record, spawnerLives(record), killerLives(record))
   return status === record.status ? record : { ...record, status }
 }
 
 /** The records that are spawns interrupted half-way: what reconcile undoes. */
 export const interruptedSpawns = <R extends SessionRecord>(records: ReadonlyArray<R>): ReadonlyArray<R> =>
   records.filter((record) => record.status === "spawning" && isInterrupted(record, spawnerLives(record)))
+
+/** The records a spawn or a kill left half-done (their process gone): what reconcile finishes or undoes. */
+export const cutShort = <R extends SessionRecord>(records: ReadonlyArray<R>): ReadonlyArray<R> =>
+  records.filter((record) => asListed(record).status === "interrupted")

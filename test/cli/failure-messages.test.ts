@@ -105,7 +105,7 @@ const ALL_CONFIG_COMMANDS = (says: RegExp): ReadonlyArray<Row> => [
   [["status"], { code: 0 }],
   [["notifications"], { code: 0 }],
   [["stop"], { code: 0, says: /^No supervisor is running\.$/m }],
-  [["stop", "--kill-sessions"], { code: 1, says: /^orch: No supervisor is running, so no session was killed; `orch session kill <session>` kills one/m }]
+  [["stop", "--kill-sessions"], { code: 0, says: /^No supervisor is running; 0 session\(s\) killed$/m }]
 ]
 
 const supervisorPid = (dataDir: string) => (JSON.parse(readFileSync(join(dataDir, "supervisor.json"), "utf8")) as { pid: number }).pid

@@ -4,6 +4,7 @@ import { spawn as spawnProcess } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
+import { ISSUE_ID_EXPECTED } from "../../src/domain/issue-id.ts"
 import { ORCH_BIN, runOrchAsync } from "../support/cli.ts"
 import { eventually } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
@@ -66,7 +67,7 @@ describe("the work queue (built CLI, real git and tmux)", () => {
       // What could never start is refused now, not dropped later: an empty id, an issue a live session works.
       const empty = yield* s.orch(["queue", "add", "app", "9", " "])
       assert.strictEqual(empty.code, 2)
-      assert.strictEqual(empty.stderr, "orch: \" \" is not an issue id here: expected letters, digits, \".\", \"_\" or \"-\" (e.g. 42 or ENG-123)\n")
+      assert.strictEqual(empty.stderr, `orch: " " is not an issue id here: expected ${ISSUE_ID_EXPECTED}\n`)
       // An issue a person starts with `orch spawn` leaves the queue.
       assert.strictEqual((yield* s.orch(["queue", "add", "app", "8"])).code, 0)
       assert.strictEqual((yield* s.orch(["spawn", "app", "8"])).code, 0)

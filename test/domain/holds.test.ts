@@ -69,9 +69,9 @@ describe("holds", () => {
       yield* recordHold(root, events, { project: "app", host: "b" }, "cannot read origin")
       yield* recordHold(root, events, { project: "app" }, "the tracker refused the key")
       assert.deepStrictEqual((yield* readHolds(root)).map((hold) => hold.host ?? "project"), ["b", "project"])
-      yield* liftHolds(root, events, "app", "local")
+      yield* liftHolds(root, events, "app", "local", "a spawn there succeeded")
       assert.deepStrictEqual((yield* readHolds(root)).map((hold) => hold.host ?? "project"), ["b"])
-      yield* liftHolds(root, events, "app", "b")
+      yield* liftHolds(root, events, "app", "b", "a spawn there succeeded")
       assert.deepStrictEqual(yield* readHolds(root), [])
       const types = readFileSync(events.path, "utf8").trim().split("\n").map((line) => (JSON.parse(line) as { type: string }).type)
       assert.deepStrictEqual(types, ["queue.held", "queue.held", "queue.resumed", "queue.resumed"])
@@ -90,7 +90,7 @@ describe("whose failure a failed spawn is", () => {
     ["a task whose every branch name is taken", failed("choosing a branch"), "Entry"],
     [
       "its branch is checked out elsewhere",
-      new SpawnFailed({ project: "app", issueId: "7", step: "creating the workspace", reason: "branch feat/7 is already checked out", branchTaken: true }),
+      new SpawnFailed({ project: "app", issueId: "7", step: "creating the workspace", reason: "branch feat/7 is already checked out", branchUnusable: true }),
       "Entry"
     ],
     ["no host can take it now", new NoHostFits({ reason: "a: down" }), "Wait"],

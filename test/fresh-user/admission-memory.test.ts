@@ -45,4 +45,25 @@ describe("admission in a memory control group", () => {
       const ls = (yield* s.orch(["queue", "ls"], { cwd: s.repo.path })).stdout
       assert.match(ls, /^1\. q-3 app 3: waiting for memory on this machine: 2\.\d GB free, 2\.0 GB of it held for 2 sessions not yet measured/m)
     }), 90_000)
+
+  live("agents that take their memory at once: each holds only what it has not taken yet, read off its process tree", () =>
+    Effect.gen(function*() {
+      const group = yield* memoryGroup
+      const s = yield* userSandbox
+      // Each agent takes 600 MB at once and keeps it; the expected size of one is the default 1 GB.
+      s.writeRepoConfig({ agentConfig: { command: `node -e 'const b = Buffer.alloc(600 * 2 ** 20, 1); setInterval(() => b[0]++, 1000)'` } })
+      const started = yield* group.orch(["start", "app", "--detach", "--no-open"], { cwd: s.repo.path, env: s.env })
+      assert.strictEqual(started.code, 0, started.stderr)
+      yield* Effect.addFinalizer(() => Effect.asVoid(s.orch(["stop", "--kill-sessions"], { cwd: s.repo.path })))
+      group.setLimit(group.usage() + 3.5 * GB)
+      assert.strictEqual((yield* s.orch(["queue", "add", "app", "1", "2", "3", "4"], { cwd: s.repo.path })).code, 0)
+      const file = join(s.dataDir, "admission.json")
+      // Once the agents have taken their 600 MB, a round holds about 400 MB for each of them, not its whole 1 GB.
+      const reason = yield* eventually("a round holding only what the agents have not taken", () => {
+        const waiting = existsSync(file) ? Object.values((JSON.parse(readFileSync(file, "utf8")) as { waiting: Record<string, string> }).waiting) : []
+        const held = waiting.map((r) => /held for (\d) sessions? not yet measured(?: \((\d+) MB(?: to (\d+) MB)? each\))?/.exec(r))
+        return held.length > 0 && held.every((m) => m !== null && m[2] !== undefined && Number(m[3] ?? m[2]) < 600) && waiting[0]
+      }, 40_000)
+      assert.match(reason as string, /^waiting for memory on this machine: /)
+    }), 90_000)
 })

@@ -12,6 +12,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { parseDocument } from "yaml"
+import { ISSUE_ID_EXPECTED } from "../../src/domain/issue-id.ts"
 import { eventually } from "../support/eventually.ts"
 import { freshUser } from "../support/fresh-user.ts"
 import { ECHO_AGENT } from "../support/orch-sandbox.ts"
@@ -229,8 +230,12 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
 
         // A new supervisor finishes or undoes it first: the half-made spawn is undone and issue 1 waits where it was,
         // then every issue gets exactly one session.
-        const second = assertStarted(yield* u.orch(["start", "app", "--detach", "--no-open"]), "is already running")
+        const restarted = yield* u.orch(["start", "app", "--detach", "--no-open"])
+        const second = assertStarted(restarted, "is already running")
         assert.notStrictEqual(second, first)
+        // It says what it recovered.
+        assert.match(restarted.stdout, /^recovered: undid app-1, a spawn of issue 1 interrupted when its process \(\d+\) died/m)
+        assert.match(restarted.stdout, /^recovered: q-1's start as app-1 was cut short: it waits in the queue again, where it was$/m)
         yield* eventually("all three admitted", () => u.events().filter((e) => e.type === "queue.admitted").length === 3, 30_000)
         const recovered = u.events().filter((e) => e.type === "queue.recovered")
         assert.deepStrictEqual(recovered.map((e) => [e.data.entryId, e.sessionId, e.data.outcome]), [["q-1", "app-1", "returned"]])
@@ -262,10 +267,10 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
     Effect.gen(function*() {
       const u = yield* freshUser(yield* Installed)
       yield* initProject(u)
-      for (const bad of ["", " ", "a b", "x;y"]) {
+      for (const bad of ["", " ", "a b", "x;y", "a..b", "x.lock"]) {
         const run = yield* u.orch(["batch-spawn", "app", "1", bad])
         assert.strictEqual(run.code, 2, `${JSON.stringify(bad)}: ${run.stdout}${run.stderr}`)
-        assert.strictEqual(run.stderr, `orch: ${JSON.stringify(bad)} is not an issue id here: expected letters, digits, ".", "_" or "-" (e.g. 42 or ENG-123)\n`)
+        assert.strictEqual(run.stderr, `orch: ${JSON.stringify(bad)} is not an issue id here: expected ${ISSUE_ID_EXPECTED}\n`)
         assert.strictEqual(run.stdout, "")
       }
       assert.deepStrictEqual(u.sessions(), [])
@@ -385,7 +390,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
         assert.match(doctor.stdout, /^warn  host b: left out for app: a spawn failed \(creating the workspace: .*dubious ownership.*\); orch tries again /m)
         b.shell("git config --global safe.directory '*'")
         const fixed = yield* u.orch(["doctor", "--no-canary"])
-        assert.match(fixed.stdout, /^ok    host b: passes its checks again: orch places app's sessions there again/m)
+        assert.match(fixed.stdout, /^ok    host b: passes its checks again: orch starts app's sessions there again/m)
         assert.notInclude((yield* u.orch(["hosts"])).stdout, "left out")
         assert.strictEqual((yield* u.orch(["stop", "--kill-sessions"])).code, 0)
       }),

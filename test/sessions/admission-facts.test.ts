@@ -131,5 +131,9 @@ describe("admissionFacts", () => {
         "waiting for memory on this machine: 2.0 GB free, 1.5 GB of it held for 2 sessions not yet measured (512 MB to 1.0 GB each), 1.0 GB needed"
       )
       assert.deepStrictEqual(admissionFacts(config, reserved, machine).machine.held, [], "nothing reserved: nothing held")
+      // What a session already takes is in MemAvailable: only the rest of its expected size is held; one at its full
+      // size (or past it) holds nothing more.
+      const used = new Map([["app-1", 0.75 * GB], ["app-2", 0.6 * GB]])
+      assert.deepStrictEqual(admissionFacts(config, reserved, machine, { expectedBytes, reserved, used }).machine.held, [0.25 * GB])
     }))
 })

@@ -70,8 +70,7 @@ describe("orch spawn of an agent that cannot run", () => {
       )
       assert.deepStrictEqual(s.sessions(), [])
       assert.isFalse(existsSync(join(s.dataDir, "worktrees", "app", "app-1")))
-      // The failure is recorded, and this machine is held back for app's queued work until it is tried again.
-      assert.deepStrictEqual(s.events().slice(-2).map((e) => [e.type, e.issueId ?? e.data?.host]), [["session.spawn_failed", "1"], ["queue.held", "local"]])
+      assert.deepInclude(s.events().at(-1), { type: "session.spawn_failed", issueId: "1" })
     }))
 
   it.live("restore of an agent that now exits at once says so and keeps the session as it was", () =>

@@ -10,8 +10,8 @@ export class WorkspaceError extends Schema.TaggedError<WorkspaceError>()("Worksp
   plugin: Schema.String,
   operation: Schema.String,
   reason: Schema.String,
-  /** The session's branch is checked out somewhere else: the work's own conflict, not the machine's. */
-  branchInUse: Schema.optionalKey(Schema.Boolean)
+  /** The session's branch cannot be used (git refuses its name, or it is checked out elsewhere): the work's own problem, not the machine's. */
+  branchUnusable: Schema.optionalKey(Schema.Boolean)
 }) {
   override get message() {
     return `${this.plugin}: ${this.operation}: ${this.reason}`

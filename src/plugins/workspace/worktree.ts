@@ -182,6 +182,8 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
             git.ok(project.path, ["worktree", "add", "--quiet", ...(/already registered/.test(error.reason) ? retryArgs : args)])
           )
       ),
+      // A name git refuses for a branch is the work's own problem, not this machine's.
+      Effect.mapError((error) => (/is not a valid branch name/.test(error.reason) ? new WorkspaceError({ ...error, branchUnusable: true }) : error)),
       Effect.tap(() => atCrashPoint("git worktree add: after"))
     )
 
@@ -208,7 +210,7 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
           plugin: PLUGIN,
           operation: "create",
           reason: `branch ${branch} is already checked out at ${elsewhere}`,
-          branchInUse: true
+          branchUnusable: true
         })
       }
       yield* worktreeAdd(project, [path, branch])
