@@ -58,6 +58,14 @@ describe("the work queue (built CLI, real git and tmux)", () => {
       assert.include(ls.stdout, "1. q-3 app 7 (priority 2): waiting for a supervisor")
       assert.include(ls.stdout, "3. q-2 app 6")
       assert.include((yield* s.orch(["queue", "rm", "6"])).stdout, "removed q-2 (app 6)")
+      // Several at once, in the order given; the first that cannot be removed stops it and says why.
+      assert.strictEqual((yield* s.orch(["queue", "add", "app", "10", "11"])).code, 0)
+      const several = yield* s.orch(["queue", "rm", "10", "q-99", "11"])
+      assert.strictEqual(several.code, 1)
+      assert.include(several.stdout, "removed q-4 (app 10)")
+      assert.include(several.stderr, "nothing in the queue is q-99")
+      assert.include((yield* s.orch(["queue", "ls"])).stdout, "app 11")
+      assert.strictEqual((yield* s.orch(["queue", "rm", "11"])).code, 0)
       const missing = yield* s.orch(["queue", "rm", "q-9"])
       assert.strictEqual(missing.code, 1)
       assert.include(missing.stderr, "nothing in the queue is q-9")
@@ -81,8 +89,33 @@ describe("the work queue (built CLI, real git and tmux)", () => {
         "queue.added",
         "queue.dropped",
         "queue.added",
+        "queue.added",
+        "queue.dropped",
+        "queue.dropped",
+        "queue.added",
         "queue.dropped"
       ])
+    }), 60_000)
+
+  it.live("queued work whose spawn fails here waits (held, told once); fixing the config starts it at once", () =>
+    Effect.gen(function*() {
+      // Broken for workers (the orchestrator's worktree still comes up, so orch start works).
+      const s = yield* sandbox({ project: { postCreate: ["case \"$PWD\" in *orchestrator) ;; *) echo setting up; exit 1;; esac"] } })
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      yield* Effect.addFinalizer(() => Effect.asVoid(s.orch(["stop", "--kill-sessions"])))
+      assert.strictEqual((yield* s.orch(["queue", "add", "app", "1", "2"])).code, 0)
+      yield* eventually("this machine held back for app", () => s.events().some((e) => e.type === "queue.held"), 20_000)
+      const ls = (yield* s.orch(["queue", "ls"])).stdout
+      assert.match(
+        ls,
+        /^1\. q-1 app 1: waiting for a host: this machine: a spawn there failed \(creating the workspace: .*exit 1: setting up; orch tries again at \d\d?:\d\d( UTC)?\)$/m
+      )
+      assert.lengthOf(s.events().filter((e) => e.type === "queue.held"), 1, "told once, not per entry")
+      assert.deepStrictEqual(s.events().filter((e) => e.type === "queue.dropped"), [])
+      // The fix: the config no longer fails. The hold ends with the reload, not a minute later.
+      s.writeConfig({ postCreate: [] })
+      yield* eventually("both admitted", () => s.events().filter((e) => e.type === "queue.admitted").length === 2, 20_000)
+      assert.include(s.events().find((e) => e.type === "queue.resumed")?.message, "its config changed")
     }), 60_000)
 
   it.live("queue add asks the tracker: a known issue is queued with its title, one it does not have is refused", () =>

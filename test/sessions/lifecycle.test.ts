@@ -109,6 +109,57 @@ describe("orch batch-spawn", () => {
 })
 
 describe("orch session kill / restore / cleanup", () => {
+  it.live(
+    "a kill through the supervisor whose client is killed is carried out whole; a kill of a start cut short says it was undone",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* sandbox()
+        assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+        assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+        const worktree = join(s.dataDir, "worktrees", "app", "app-1")
+        // Enough unsaved files that the rescue takes a moment: the client is killed as soon as the kill is under way.
+        for (let i = 0; i < 2000; i++) writeFileSync(join(worktree, `f${i}.txt`), `${i}\n`)
+        const client = s.orchAsync(["session", "kill", "app-1"])
+        yield* eventually("the kill under way", () => s.record("app-1").killing !== undefined, 20_000)
+        client.kill("SIGKILL")
+        yield* eventually("the kill finished by the supervisor", () => s.record("app-1").status === "killed" && s.record("app-1").killing === undefined, 30_000)
+        assert.deepInclude(s.record("app-1"), { rescueRef: "refs/orch/rescue/app-1" })
+        assert.lengthOf(s.events().filter((e) => e.type === "session.killed" && e.sessionId === "app-1"), 1)
+        assert.lengthOf(s.events().filter((e) => e.type === "session.exited"), 0, "no false alarm that the agent exited")
+        assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+
+        // A start cut short (its process gone half-way), then `orch session kill` of it: undone, and said so.
+        assert.strictEqual((yield* s.orch(["spawn", "app", "2"])).code, 0)
+        const recordFile = join(s.dataDir, "sessions", "app", "app-2", "session.json")
+        writeFileSync(
+          recordFile,
+          JSON.stringify({ ...s.record("app-2"), status: "spawning", spawn: { pid: 999999999, startedAt: "2026-11-27T12:00:00.000Z" } })
+        )
+        const killed = yield* s.orch(["session", "kill", "app-2"])
+        assert.strictEqual(killed.code, 0, killed.stderr)
+        assert.match(
+          killed.stdout,
+          /^app-2 was a start cut short, so it was undone instead: undid app-2, a spawn of issue 2 interrupted when its process \(999999999\) died/
+        )
+        assert.isFalse(existsSync(recordFile))
+      }),
+    90_000
+  )
+
+  it.live("orch stop --kill-sessions with no supervisor kills every session here", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      writeFileSync(join(s.dataDir, "worktrees", "app", "app-1", "notes.txt"), "half-done work\n")
+      const stopped = yield* s.orch(["stop", "--kill-sessions"])
+      assert.strictEqual(stopped.code, 0, stopped.stderr)
+      assert.match(
+        stopped.stdout,
+        /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 \(commit [0-9a-f]{12}\)\nNo supervisor is running; 1 session\(s\) killed\n$/
+      )
+      assert.deepStrictEqual(s.sessions(), [])
+    }))
+
   it.live("a kill cut short is finished by the next command: the work saved, the record killed, session.killed once", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
