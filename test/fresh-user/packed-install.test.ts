@@ -18,7 +18,7 @@ import { freshUser } from "../support/fresh-user.ts"
 import { ECHO_AGENT } from "../support/orch-sandbox.ts"
 import { type PackedInstall, packedInstall } from "../support/packed-install.ts"
 import { freePort } from "../support/ports.ts"
-import { makeSshHosts, sshHostsUnavailable } from "../support/ssh-hosts.ts"
+import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
 class Installed extends Context.Service<Installed, PackedInstall>()("test/Installed") {}
 
@@ -45,6 +45,23 @@ const initProject = (u: User) =>
     assert.strictEqual(valid.code, 0, valid.stderr)
     assert.strictEqual(valid.stdout, `${file}: valid (1 project)\n`)
   })
+
+/** Host `b` in the repository's orchestrator.yaml, as a user writes it: its ssh target, key and known_hosts file. */
+const addHost = (u: User, b: SshHost) => {
+  const file = join(u.repo, "orchestrator.yaml")
+  const doc = parseDocument(readFileSync(file, "utf8"))
+  doc.set(
+    "hosts",
+    doc.createNode({
+      b: {
+        ssh: `${b.spec.ssh.user}@${b.spec.ssh.hostname}:${b.spec.ssh.port}`,
+        identityFile: b.spec.identityFile,
+        sshOptions: { UserKnownHostsFile: b.spec.sshOptions!.UserKnownHostsFile }
+      }
+    })
+  )
+  writeFileSync(file, doc.toString())
+}
 
 /** The lines `orch start` prints, checked; the supervisor's pid. */
 const assertStarted = (run: { code: number; stdout: string; stderr: string }, orchestrator: "started" | "is already running") => {
@@ -290,19 +307,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
         execFileSync("chmod", ["-R", "a+rwX", join(u.root, "github.com")])
         b.shell(`git config --global core.sshCommand ${join(u.root, "github-ssh")} && git config --global safe.directory '*'`)
         yield* initProject(u)
-        const file = join(u.repo, "orchestrator.yaml")
-        const doc = parseDocument(readFileSync(file, "utf8"))
-        doc.set(
-          "hosts",
-          doc.createNode({
-            b: {
-              ssh: `${b.spec.ssh.user}@${b.spec.ssh.hostname}:${b.spec.ssh.port}`,
-              identityFile: b.spec.identityFile,
-              sshOptions: { UserKnownHostsFile: b.spec.sshOptions!.UserKnownHostsFile }
-            }
-          })
-        )
-        writeFileSync(file, doc.toString())
+        addHost(u, b)
         const hosts = yield* u.orch(["hosts"])
         assert.strictEqual(hosts.code, 0, hosts.stderr)
         assert.match(hosts.stdout, /^b\s+up\b/m)
@@ -346,19 +351,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
         execFileSync("chmod", ["-R", "a+rwX", join(u.root, "github.com")])
         b.shell(`git config --global core.sshCommand ${join(u.root, "github-ssh")}`)
         yield* initProject(u)
-        const file = join(u.repo, "orchestrator.yaml")
-        const doc = parseDocument(readFileSync(file, "utf8"))
-        doc.set(
-          "hosts",
-          doc.createNode({
-            b: {
-              ssh: `${b.spec.ssh.user}@${b.spec.ssh.hostname}:${b.spec.ssh.port}`,
-              identityFile: b.spec.identityFile,
-              sshOptions: { UserKnownHostsFile: b.spec.sshOptions!.UserKnownHostsFile }
-            }
-          })
-        )
-        writeFileSync(file, doc.toString())
+        addHost(u, b)
 
         // A session here first: it holds its reservation on this machine, so placement picks b, the roomier. b cannot
         // clone: it is left out, the spawn lands here after all, and the user is told once.
