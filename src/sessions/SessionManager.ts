@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import type { ChildProcessSpawner } from "effect/process"
 import * as Semaphore from "effect/Semaphore"
 import { existsSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { ConfigSource } from "../config/ConfigSource.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { planBatch } from "../domain/admission.ts"
@@ -24,10 +25,12 @@ import { hostViewsOf } from "../hosts/host-watch.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
+import { removeStaleEnvFiles } from "../plugins/runtime/launch-env.ts"
 import { type Liveness, Runtime } from "../plugins/runtime/Runtime.ts"
 import { InvalidIssueId, type IssueState, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { EventLog } from "../store/EventLog.ts"
+import { attempt } from "../store/files.ts"
 import { readHolds } from "../store/holds-file.ts"
 import { isProcessAlive, processStartTime } from "../store/process-liveness.ts"
 import { QueueStore } from "../store/QueueStore.ts"
@@ -59,6 +62,8 @@ export interface Reconciled {
 
 /** Spawns are undone by `reconcile` once their process is gone; reservations with no record after this long too. */
 const ORPHAN_RESERVATION_MS = 60_000
+/** An agent's environment file still there after this long was never read: its start was killed. */
+const STALE_ENV_FILE_MS = 60_000
 const BATCH_CONCURRENCY = 4
 
 export const makeSessionManager = Effect.fnUntraced(function*() {
@@ -187,6 +192,8 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       })
     }
     const now = Date.now()
+    // Agents' environment files (they may hold secrets) of starts killed before their shell read them.
+    yield* attempt(tmpdir(), () => removeStaleEnvFiles(STALE_ENV_FILE_MS, now))
     for (const { projectId, sessionId } of yield* store.reservations) {
       const age = yield* Effect.sync(() => now - (statSync(store.paths.session(projectId, sessionId), { throwIfNoEntry: false })?.mtimeMs ?? now))
       if (age > ORPHAN_RESERVATION_MS) yield* store.release(projectId, sessionId)

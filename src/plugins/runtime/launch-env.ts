@@ -3,7 +3,7 @@
  * every user (`ps`, /proc/<pid>/cmdline), and the environment carries secrets (API keys, `${VAR}` tokens). The file
  * is made mode 0600 in a fresh 0700 directory, read by the launch line, and deleted before the agent starts.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -57,3 +57,17 @@ export const removeLeftEnvFiles = (sessionId: string): void => {
     rmSync(join(tmpdir(), name), { recursive: true, force: true })
   }
 }
+
+/**
+ * Removes the environment files of any session left on this machine for longer than `olderThanMs` (a shell reads its
+ * file within moments of tmux starting it): those of starts killed before their shell ran (a restore, an
+ * orchestrator's start) that nothing else undoes. Answers how many went.
+ */
+export const removeStaleEnvFiles = (olderThanMs: number, now: number): number =>
+  readdirSync(tmpdir()).filter((entry) => entry.startsWith("orch-env-")).filter((entry) => {
+    const dir = join(tmpdir(), entry)
+    const stat = statSync(dir, { throwIfNoEntry: false })
+    if (stat === undefined || now - stat.mtimeMs < olderThanMs) return false
+    rmSync(dir, { recursive: true, force: true })
+    return true
+  }).length

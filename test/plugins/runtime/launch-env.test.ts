@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { existsSync, statSync } from "node:fs"
-import { launchLine, removeEnvFile, removeLeftEnvFiles, shellQuote, writeEnvFile } from "../../../src/plugins/runtime/launch-env.ts"
+import { existsSync, statSync, utimesSync } from "node:fs"
+import { launchLine, removeEnvFile, removeLeftEnvFiles, removeStaleEnvFiles, shellQuote, writeEnvFile } from "../../../src/plugins/runtime/launch-env.ts"
 
 const HARD = [
   "",
@@ -55,6 +55,21 @@ describe("the agent's environment file", () => {
     } finally {
       removeEnvFile(left)
       removeEnvFile(other)
+    }
+  })
+
+  it("one never read for a minute is stale (its start was killed) and the sweep removes it; a fresh one stays", () => {
+    const stale = writeEnvFile({ KEY: "secret" }, "app-5")
+    const fresh = writeEnvFile({ KEY: "secret" }, "app-6")
+    try {
+      const minuteAgo = (Date.now() - 61_000) / 1000
+      utimesSync(stale.dir, minuteAgo, minuteAgo)
+      assert.isAtLeast(removeStaleEnvFiles(60_000, Date.now()), 1)
+      assert.isFalse(existsSync(stale.dir))
+      assert.isTrue(existsSync(fresh.file))
+    } finally {
+      removeEnvFile(stale)
+      removeEnvFile(fresh)
     }
   })
 })
