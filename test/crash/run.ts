@@ -10,7 +10,7 @@ import { RECEIPT_TIMEOUT_MS, recover, until } from "./recovery.ts"
 import type { Scenario } from "./scenarios.ts"
 import type { TracePoint } from "./trace.ts"
 import { tracePoints } from "./trace.ts"
-import { makeWorld } from "./world.ts"
+import { isAlive, makeWorld } from "./world.ts"
 
 export type { Crash, CrashSignal, Target } from "./crash-control.ts"
 
@@ -103,7 +103,14 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
     }
     const died = control.died()
     const crashed = control.crashed()
-    if (crashed) problems.push(...checkShownAfterCrash(await world.orch(["status", "--json"])))
+    // Right after the crash: once the crashed process is gone (one sent SIGTERM or SIGINT first runs its shutdown).
+    if (crashed) {
+      await until(() => {
+        const pid = died?.pid
+        return pid === undefined || !isAlive(pid)
+      }, RECEIPT_TIMEOUT_MS)
+      problems.push(...checkShownAfterCrash(await world.orch(["status", "--json"])))
+    }
     const violations = [...problems, ...(await recover(world, control.signalledSupervisor()))]
     violations.push(...checkInvariants(world, { confirmed, removedByScenario: removed }))
     return { died, crashed, violations, notes: leftovers(world.tmp), ms: Date.now() - began, profile }

@@ -2,7 +2,9 @@
  * orch as a new user meets it: installed from the packed tarball, run on a machine where nothing of orch's or
  * tmux's ran before (empty HOME, empty TMUX_TMPDIR, no ORCH_* variable), against a GitHub-looking repository.
  * Its main path, step by step, through a supervisor crash — also one whose parent never reaps it (a zombie) — and a
- * session on another machine over SSH (a real sshd for a Unix user of its own, on a loopback address).
+ * session on another machine over SSH (a real sshd for a Unix user of its own, on a loopback address). Queued work
+ * through a kill -9 mid-admission and a stop with sessions killed; ids refused up front; a host that cannot read
+ * origin left out, not given the work; admission in a memory control group counting the sessions it just started.
  */
 import { assert, expect, layer } from "@effect/vitest"
 import * as Context from "effect/Context"
@@ -18,6 +20,7 @@ import { freshUser } from "../support/fresh-user.ts"
 import { ECHO_AGENT } from "../support/orch-sandbox.ts"
 import { type PackedInstall, packedInstall } from "../support/packed-install.ts"
 import { freePort } from "../support/ports.ts"
+import { memoryGroup, memoryGroupUnavailable } from "../support/memory-group.ts"
 import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
 class Installed extends Context.Service<Installed, PackedInstall>()("test/Installed") {}
@@ -389,4 +392,29 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       }),
     120_000
   )
+
+  it.effect("in a memory control group with room for 2.5 sessions, 4 queued: 2 start, the others say what is free and what is held", () =>
+    Effect.gen(function*() {
+      if (memoryGroupUnavailable !== undefined) return console.log(`skipped: ${memoryGroupUnavailable}`)
+      const group = yield* memoryGroup
+      const u = yield* freshUser(yield* Installed)
+      for (const title of ["Three", "Four"]) u.emulator.addIssue("acme/app", { title })
+      yield* initProject(u)
+      const inGroup = (args: ReadonlyArray<string>) => group.orch(args, { cwd: u.repo, env: u.env, installed: true })
+      assertStarted(yield* inGroup(["start", "app", "--detach", "--no-open"]), "started")
+      yield* Effect.addFinalizer(() => Effect.asVoid(u.orch(["stop", "--kill-sessions"])))
+      group.setLimit(group.usage() + 3.5 * 1024 ** 3)
+      assert.strictEqual((yield* u.orch(["queue", "add", "app", "1", "2", "3", "4"])).code, 0)
+      // Two start; the sessions just started hold their expected size (they have not grown yet), so no more do.
+      const held = /waiting for memory on this machine: \d\.\d GB free, \d\.\d GB of it held for 2 sessions not yet measured/
+      const admitted = () => u.events().filter((e) => e.type === "queue.admitted").length
+      const round = () => Date.parse((JSON.parse(readFileSync(join(u.dataDir, "admission.json"), "utf8")) as { at: string }).at)
+      const ls = () => execFileSync("orch", ["queue", "ls"], { cwd: u.repo, env: u.env, encoding: "utf8" })
+      yield* eventually("two admitted, the others held back", () => admitted() === 2 && held.test(ls()), 30_000)
+      // The rounds after it (every 3 s) start no more: what the first ones started still counts.
+      const first = round()
+      yield* eventually("two more admission rounds", () => round() >= first + 5_000, 15_000)
+      assert.strictEqual(admitted(), 2, "later rounds start no more")
+      assert.match(ls(), held)
+    }), 90_000)
 })

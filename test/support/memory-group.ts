@@ -58,12 +58,16 @@ export const memoryGroup = Effect.acquireRelease(
   dir,
   usage: () => Number(readFileSync(join(dir, files.usage), "utf8").trim()),
   setLimit: (bytes: number) => writeFileSync(join(dir, files.limit), String(Math.round(bytes))),
-  /** The built CLI as a process of the group: what it starts (a supervisor, tmux's server, agents) is in it too. */
-  orch: (args: ReadonlyArray<string>, options: { readonly cwd: string; readonly env: Record<string, string> }) =>
+  /**
+   * orch as a process of the group (the built CLI, or `options.orch`: an installed `orch` found on the env's PATH):
+   * what it starts (a supervisor, tmux's server, agents) is in the group too.
+   */
+  orch: (args: ReadonlyArray<string>, options: { readonly cwd: string; readonly env: Record<string, string>; readonly installed?: boolean }) =>
     Effect.callback<OrchRun>((resume) => {
+      const command = options.installed === true ? ["orch"] : [process.execPath, ORCH_BIN]
       const child = execFile(
         "sh",
-        ["-c", `echo $$ > '${dir}/cgroup.procs' && exec "$0" "$@"`, process.execPath, ORCH_BIN, ...args],
+        ["-c", `echo $$ > '${dir}/cgroup.procs' && exec "$0" "$@"`, ...command, ...args],
         { cwd: options.cwd, env: { PATH: process.env.PATH ?? "", ...options.env }, encoding: "utf8", timeout: 60_000 },
         (error, stdout, stderr) => resume(Effect.succeed({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }))
       )
