@@ -269,7 +269,7 @@ describe("one check of a config: validate, doctor and spawn say the same, before
     assert.include(fine.stdout.split("\n"), "ok    agent command (echo hi): a shell command line (not looked up)")
   })
 
-  it("spawn: refused before anything is done, with its project's problems only", () => {
+  it("spawn and start: refused before anything is done; spawn with its project's problems only", () => {
     const file = typos()
     assert.deepStrictEqual(orch(["spawn", "web", "--task", "Tidy up"]), {
       code: 2,
@@ -281,5 +281,10 @@ describe("one check of a config: validate, doctor and spawn say the same, before
     assert.strictEqual(app.stderr.split("\n").filter((line) => line !== "").length, 2)
     assert.include(app.stderr, `Unknown agent plugin "comand"`)
     assert.isFalse(existsSync(join(home, ".orchestrator", "sessions")), "no session was begun")
+    // start checks the whole config before a supervisor starts on it.
+    const start = orch(["start", "web", "--no-open"])
+    assert.strictEqual(start.code, 2)
+    assert.strictEqual(start.stderr, orch(["config", "validate"]).stderr)
+    assert.isFalse(existsSync(join(home, ".orchestrator", "supervisor.json")))
   })
 })
