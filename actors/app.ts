@@ -39,7 +39,7 @@ export interface AppOptions {
   readonly dashboardUrl: string
 }
 
-const handlers = (options: AppOptions) =>
+const handlers = (options: AppOptions, configPath: string | undefined) =>
   SupervisorRpcs.toLayer(Effect.gen(function*() {
     const supervisor = yield* Supervisor
     const manager = yield* SessionManager
@@ -69,7 +69,8 @@ const handlers = (options: AppOptions) =>
           startedAt,
           projects: projects.map((p) => p.id),
           sessions,
-          dashboardUrl: options.dashboardUrl
+          dashboardUrl: options.dashboardUrl,
+          ...(configPath !== undefined ? { configPath } : {})
         })),
       Spawn: (payload) => remote(supervisor.ops.spawn(payload.project, spawnTarget(payload))),
       BatchSpawn: ({ project, issues }) => remote(supervisor.ops.batchSpawn(project, issues, () => Effect.void)),
@@ -102,7 +103,7 @@ const handlers = (options: AppOptions) =>
   }))
 
 /** Announces the supervisor in `supervisor.json` (and the event log) for as long as it runs. */
-const announce = (options: AppOptions) =>
+const announce = (options: AppOptions, configPath: string | undefined) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const events = yield* EventLog
     const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
@@ -113,7 +114,8 @@ const announce = (options: AppOptions) =>
           socket: socketPath(options.root),
           startedAt,
           version: options.version,
-          dashboardUrl: options.dashboardUrl
+          dashboardUrl: options.dashboardUrl,
+          ...(configPath !== undefined ? { configPath } : {})
         }),
         events.append({ type: "supervisor.started", message: `pid ${process.pid}`, data: { version: options.version } })
       ),
@@ -165,8 +167,8 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
     })))
   // The socket is bound last, once everything else listens: a supervisor that answers is one that runs (and
   // one still starting refuses connections, which `orch start` waits out on the supervisor lock).
-  return ipcServerLayer(socketPath(options.root), handlers(options)).pipe(
-    Layer.provideMerge(Layer.mergeAll(dashboard, announce(options))),
+  return ipcServerLayer(socketPath(options.root), handlers(options, config.configPath)).pipe(
+    Layer.provideMerge(Layer.mergeAll(dashboard, announce(options, config.configPath))),
     Layer.provideMerge(core)
   )
 }

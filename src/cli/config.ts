@@ -2,6 +2,7 @@
 import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { stringify } from "yaml"
@@ -11,32 +12,43 @@ import { loadConfigWithPath } from "../config/load.ts"
 import { redactSecrets } from "../config/redact.ts"
 import { fileProblem } from "../process/file-problem.ts"
 
+const fileArgument = (what: string) =>
+  Argument.String("file").pipe(Argument.withDescription(`Config file to ${what} (default: the one orch would load)`), Argument.optional)
+
+/** A file named on the command line that cannot be read is that, not "no config found" (which is about the search). */
+const readable = (file: Option.Option<string>) =>
+  Option.match(file, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (given) => {
+      const named = resolve(given)
+      return Effect.try({ try: () => (readFileSync(named), given), catch: (error) => new ConfigReadError({ file: named, reason: fileProblem(named, error) }) })
+    }
+  })
+
 const validate = Command.make(
   "validate",
-  { file: Argument.String("file").pipe(Argument.withDescription("Config file (default: the one orch would load)"), Argument.optional) },
+  { file: fileArgument("check") },
   Effect.fn("cli.config.validate")(function*({ file }) {
-    // The file, then the built-in plugins' own keys (tracker-b's, scm's mergeMethod), checked as creating them would.
-    const { loadCheckedConfig } = yield* Effect.promise(() => import("../plugins/settings.ts"))
-    // A file named here that cannot be read is that, not "no config found" (which is about the search).
-    if (file._tag === "Some") {
-      const named = resolve(file.value)
-      yield* Effect.try({ try: () => readFileSync(named), catch: (error) => new ConfigReadError({ file: named, reason: fileProblem(named, error) }) })
-    }
-    const { config, path } = yield* loadCheckedConfig(file._tag === "Some" ? file.value : undefined)
+    // The file, then its plugins: names, the built-ins' own keys, the modules' manifests (src/plugins/config-check.ts).
+    const { loadCheckedConfig } = yield* Effect.promise(() => import("../plugins/config-check.ts"))
+    const { config, path } = yield* loadCheckedConfig(yield* readable(file))
     const count = Object.keys(config.projects).length
     yield* Console.log(`${path}: valid (${count} project${count === 1 ? "" : "s"})`)
   })
-).pipe(Command.withDescription("Check a config file and print every problem in it"))
+).pipe(Command.withDescription("Check a config file (its plugins too) and print every problem in it, each with file:line:col"))
 
 const show = Command.make(
   "show",
-  { json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON instead of YAML")) },
-  Effect.fn("cli.config.show")(function*({ json }) {
-    const { config } = yield* loadConfigWithPath()
+  {
+    file: fileArgument("show"),
+    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON instead of YAML"))
+  },
+  Effect.fn("cli.config.show")(function*({ file, json }) {
+    const { config } = yield* loadConfigWithPath(yield* readable(file))
     const shown = redactSecrets(config)
     yield* Console.log(json ? JSON.stringify(shown, null, 2) : stringify(shown, { lineWidth: 0 }).trimEnd())
   })
-).pipe(Command.withDescription("Print the loaded config with every default filled in (secrets hidden)"))
+).pipe(Command.withDescription("Print a config with every default filled in (secrets hidden)"))
 
 const schema = Command.make("schema", {}, () => Effect.sync(() => process.stdout.write(renderConfigJsonSchema()))).pipe(
   Command.withDescription("Print the JSON Schema of orchestrator.yaml")

@@ -12,10 +12,12 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
+import type { ValidationIssue } from "../config/errors.ts"
 import { Host } from "../config/host.ts"
-import type { OrchestratorConfig } from "../config/schema.ts"
+import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { VERIFIED_CLAUDE_VERSION } from "../plugins/agent/claude-screen.ts"
 import { VERIFIED_CODEX_VERSION } from "../plugins/agent/codex.ts"
+import type { PluginIssues } from "../plugins/config-check.ts"
 import { defaultTmuxSocket, socketDirProblem, socketDirState } from "../plugins/runtime/tmux-socket.ts"
 import { exec } from "../process/exec.ts"
 import { findProgram, type ProgramLookup, programOf } from "../process/program.ts"
@@ -89,6 +91,42 @@ const tmuxSocketCheck = (env: Readonly<Record<string, string | undefined>>): Lin
   return { level: state._tag === "Missing" ? "ok" : "fail", what: "tmux socket", detail: socketDirProblem(state) }
 }
 
+/** A config problem in a line: where in the file, what, and the `file:line:col` when known. */
+const problemDetail = (issue: ValidationIssue) => `${issue.path}: ${issue.message}${issue.location !== undefined ? ` (${issue.location})` : ""}`
+
+/** What a project's plugins are, in a line: `agent command, runtime multiplexer, …`. */
+const pluginsOf = (project: ProjectConfig) =>
+  [
+    `agent ${project.agent}`,
+    `runtime ${project.runtime}`,
+    `workspace ${project.workspace}`,
+    `tracker ${project.tracker.plugin}`,
+    `scm ${project.scm?.plugin ?? "none"}`
+  ].join(", ")
+
+/**
+ * The config's lines: the file (failing on a problem outside any project, a notifier's), then one line per project for
+ * its plugins, or one per problem of them. Pure.
+ */
+export const configLines = (config: OrchestratorConfig, file: string, checked: PluginIssues): ReadonlyArray<Line> => {
+  const ofProjects = new Set([...checked.byProject.values()].flat().map((issue) => issue.path))
+  const others = checked.all.filter((issue) => !ofProjects.has(issue.path))
+  const count = Object.keys(config.projects).length
+  return [
+    others.length === 0
+      ? { level: "ok", what: "config", detail: `${file}: ${count} project${count === 1 ? "" : "s"}` }
+      : { level: "fail", what: "config", detail: `${file}: ${problemDetail(others[0]!)}` },
+    ...others.slice(1).map((issue): Line => ({ level: "fail", what: "config", detail: problemDetail(issue) })),
+    ...Object.values(config.projects).flatMap((project): ReadonlyArray<Line> => {
+      const what = `project ${project.key}`
+      const problems = checked.byProject.get(project.key) ?? []
+      return problems.length === 0
+        ? [{ level: "ok", what, detail: pluginsOf(project) }]
+        : problems.map((issue) => ({ level: "fail", what, detail: problemDetail(issue) }))
+    })
+  ]
+}
+
 /**
  * The supervisor, if one answers; otherwise whether its ports can be had. A port the running supervisor holds is
  * its own, so ports are only tried when none answers.
@@ -99,12 +137,26 @@ const supervisorChecks = Effect.fnUntraced(function*(root: string, config: Orche
   )
   const verdict = yield* Effect.scoped(connectSupervisor(root))
   if (verdict._tag === "Running") {
+    const served = verdict.info.configPath
     return [
       {
         level: "ok",
         what: "supervisor",
-        detail: `running (pid ${verdict.info.pid}), dashboard ${verdict.info.dashboardUrl.replace(/\?token=.*$/, "")}`
-      } satisfies Line
+        detail: `running (pid ${verdict.info.pid}), dashboard ${verdict.info.dashboardUrl.replace(/\?token=.*$/, "")}${
+          served !== undefined ? `, serving ${served}` : ""
+        }`
+      } satisfies Line,
+      // Commands that act go to it, whatever the config found here says.
+      ...(served !== undefined && config.configPath !== undefined && served !== config.configPath
+        ? [
+          {
+            level: "warn",
+            what: "supervisor",
+            detail:
+              `it serves ${served}, not ${config.configPath} checked above: spawn, send, start and the other commands that act use ${served} (edit that file: it applies without a restart)`
+          } satisfies Line
+        ]
+        : [])
     ]
   }
   if (verdict._tag === "Unresponsive") {
@@ -134,10 +186,13 @@ const supervisorChecks = Effect.fnUntraced(function*(root: string, config: Orche
   return lines
 })
 
-const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, canary: boolean) {
+/** Each project's agent program, installed and in what version; not for a project whose agent setting has a problem (its line says it). */
+const agentChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, canary: boolean, checked: PluginIssues) {
   const lines: Array<Line> = []
   const seen = new Set<string>()
-  for (const project of Object.values(config.projects)) {
+  const agentBroken = (key: string) =>
+    (checked.byProject.get(key) ?? []).some((issue) => issue.path === "defaults.agent" || issue.path.startsWith(`projects.${key}.agent`))
+  for (const project of Object.values(config.projects).filter((p) => !agentBroken(p.key))) {
     const known = AGENTS[project.agent]
     const command = typeof project.agentConfig.command === "string" && project.agentConfig.command !== "" ? project.agentConfig.command : known?.binary
     if (command === undefined || seen.has(`${project.agent} ${command}`)) continue
@@ -382,20 +437,22 @@ export const doctor = Command.make(
       const found = yield* version(tool.name, tool.args)
       lines.push(found.ok ? { level: "ok", what: tool.name, detail: found.text } : { level: "fail", what: tool.name, detail: `not usable: ${found.text}` })
     }
-    const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
-    const loaded = yield* loadConfig().pipe(Effect.map((config) => ({ config })), Effect.catch((error) => Effect.succeed({ error: error.message })))
+    const [{ loadConfigFile }, { checkPlugins }] = yield* Effect.promise(() => Promise.all([import("../config/load.ts"), import("../plugins/config-check.ts")]))
+    const loaded = yield* loadConfigFile().pipe(Effect.catch((error) => Effect.succeed({ error: error.message })))
     lines.push(dataDirCheck(dataDir(host)))
     if ("error" in loaded) {
       lines.push({ level: "fail", what: "config", detail: loaded.error })
       lines.push(tmuxSocketCheck(host.env))
     } else {
       const { config } = loaded
-      lines.push({ level: "ok", what: "config", detail: `${config.configPath ?? "(defaults)"}: ${Object.keys(config.projects).length} project(s)` })
+      // The one check `orch config validate` makes: each project's plugins get a line, problems one line each.
+      const checked = yield* checkPlugins(loaded)
+      lines.push(...configLines(config, loaded.path, checked))
       if (Object.values(config.projects).some((p) => p.runtime === "multiplexer")) lines.push(tmuxSocketCheck(host.env))
       lines.push(...yield* supervisorChecks(dataDir(host), config))
       const hostLines = yield* hostChecks(config, dataDir(host))
       lines.push(...hostLines)
-      lines.push(...yield* agentChecks(config, !noCanary))
+      lines.push(...yield* agentChecks(config, !noCanary, checked))
       lines.push(...yield* notifierChecks(config, notify))
       // A host that passes every check is tried again for the projects held back there; this machine when nothing failed.
       const passed = [

@@ -11,9 +11,14 @@ import { toExitCode } from "./exit.ts"
 import { commandLoggerLayer } from "./logging.ts"
 import { presenterLayer } from "./presenter.ts"
 import { orch } from "./root.ts"
+import { WizardNeedsTerminal, wizardWithoutTerminal } from "./wizard.ts"
 
 export const runCli = (argv: ReadonlyArray<string>) =>
-  toExitCode(Command.runWith(orch, { version: VERSION })(argv)).pipe(
+  toExitCode(
+    wizardWithoutTerminal(argv, process.stdin.isTTY === true && process.stdout.isTTY === true)
+      ? Effect.fail(new WizardNeedsTerminal())
+      : Command.runWith(orch, { version: VERSION })(argv)
+  ).pipe(
     Effect.provide(Layer.mergeAll(NodeServices.layer, presenterLayer, commandLoggerLayer))
   )
 

@@ -16,7 +16,7 @@ const add = Command.make(
   },
   Effect.fn("cli.queue.add")(function*({ issues, priority, project }) {
     const { withSessions } = yield* Effect.promise(loadSessions)
-    const { added, already } = yield* withSessions((sessions) => sessions.queueAdd(project, issues, priority))
+    const { added, already } = yield* withSessions((sessions) => sessions.queueAdd(project, issues, priority), { project })
     for (const entry of added) yield* Console.log(`${entry.issue}: queued as ${entry.id}, position ${entry.position}`)
     for (const entry of already) yield* Console.log(`${entry.issue}: already queued as ${entry.id}, position ${entry.position}`)
   })

@@ -13,6 +13,7 @@ import { loadConfigWithPath } from "../config/load.ts"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { SessionStore } from "../store/SessionStore.ts"
+import { sayActingConfig } from "./acting-config.ts"
 
 /** The session was spawned under a config file that is no longer there, and no other one knows its project. */
 export class SessionConfigGone extends Schema.TaggedError<SessionConfigGone>()("SessionConfigGone", {
@@ -67,6 +68,7 @@ export const configForSession = Effect.fn("cli.configForSession")(function*(sess
     case "Found":
       return found?.config ?? (yield* loadConfigWithPath()).config
     case "Recorded":
+      yield* sayActingConfig({ _tag: "Session", path: choice.path, sessionId })
       return (yield* loadConfigWithPath(choice.path)).config
     case "RecordedGone":
       return yield* new SessionConfigGone({ sessionId, file: choice.path })

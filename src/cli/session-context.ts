@@ -1,18 +1,23 @@
 /**
  * Where the session commands run: through the supervisor when one answers (it is the one writer of session
- * truth, and the CLI then loads no config at all), else in this process with the SessionManager. A supervisor
+ * truth, and the CLI then loads no config at all: it says so when the supervisor's config is not the one this
+ * directory gives), else in this process with the SessionManager. A supervisor
  * that is gone (killed, a zombie, only its files left) is no supervisor; one that holds its socket but does not
  * answer stops the command, so nothing is done twice.
  */
 import * as Effect from "effect/Effect"
+import type { ChildProcessSpawner } from "effect/process"
+import type { ConfigError } from "../config/errors.ts"
 import { Host } from "../config/host.ts"
 import { loadConfig } from "../config/load.ts"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { getDefaultConfig } from "../config/validate.ts"
 import { connectSupervisor, unresponsive } from "../ipc/liveness.ts"
+import { loadCheckedConfig } from "../plugins/config-check.ts"
 import { SessionManager } from "../sessions/SessionManager.ts"
 import type { OpError, SessionOps } from "../sessions/SessionOps.ts"
 import { dataDir } from "../store/paths.ts"
+import { sayServedConfig } from "./acting-config.ts"
 import { configForSession } from "./session-config.ts"
 
 /** Runs `f` with the supervisor's procedures when one answers, else with `local`. */
@@ -22,6 +27,7 @@ const viaSupervisorElse = <A, E, R>(f: (sessions: SessionOps) => Effect.Effect<A
     switch (found._tag) {
       case "Running": {
         const { remoteSessions } = yield* Effect.promise(() => import("../ipc/client.ts"))
+        yield* sayServedConfig(found.info)
         return yield* f(remoteSessions(found.client))
       }
       case "Unresponsive":
@@ -31,7 +37,12 @@ const viaSupervisorElse = <A, E, R>(f: (sessions: SessionOps) => Effect.Effect<A
     }
   }))
 
-export const withSessions = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) => viaSupervisorElse(f, withLocalSessions(f))
+/** The project a command acts on (spawn, batch-spawn, queue add): without a supervisor, its plugins are checked first. */
+export interface Acting {
+  readonly project: string
+}
+
+export const withSessions = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>, acting?: Acting) => viaSupervisorElse(f, withLocalSessions(f, acting))
 
 /** For a command that names a session: without a supervisor, under the config its record points to (from any directory). */
 export const withSessionsFor = <A>(sessionId: string, f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
@@ -50,9 +61,16 @@ export const withSessionsAnywhere = <A>(f: (sessions: SessionOps) => Effect.Effe
     })
   )
 
+/**
+ * The config found here; for a command acting on a project, checked as `orch config validate` checks it, but only that
+ * project's plugins (a spawn imports no module another project names).
+ */
+const actingConfig = (acting: Acting | undefined): Effect.Effect<OrchestratorConfig, ConfigError, ChildProcessSpawner.ChildProcessSpawner> =>
+  acting === undefined ? loadConfig() : Effect.map(loadCheckedConfig(undefined, { projects: [acting.project] }), (loaded) => loaded.config)
+
 /** Always in this process (read-only probes, and the supervisor's own use). */
-export const withLocalSessions = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>
-  Effect.flatMap(loadConfig(), (config) => withSessionsUnder(config, f))
+export const withLocalSessions = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>, acting?: Acting) =>
+  Effect.flatMap(actingConfig(acting), (config) => withSessionsUnder(config, f))
 
 /** The procedures run while the layer lives: it owns the project plugins they build (once each). */
 const withSessionsUnder = <A, E>(config: OrchestratorConfig, f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>

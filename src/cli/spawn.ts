@@ -60,7 +60,7 @@ export const spawn = Command.make(
   Effect.fn("cli.spawn")(function*({ project, issue, task, taskFile, host, json }) {
     const target = { ...(yield* spawnTargetFrom(issue, task, taskFile)), ...(Option.isSome(host) ? { host: host.value } : {}) }
     const { withSessions } = yield* Effect.promise(loadSessions)
-    const { record, warnings } = yield* withSessions((sessions) => sessions.spawn(project, target))
+    const { record, warnings } = yield* withSessions((sessions) => sessions.spawn(project, target), { project })
     for (const warning of warnings) yield* Console.error(`orch: warning: ${warning}`)
     yield* Console.log(json ? JSON.stringify(record, null, 2) : record.sessionId)
   })
@@ -93,7 +93,10 @@ export const batchSpawn = Command.make(
   { project, issues: Argument.String("issue").pipe(Argument.withDescription("Issue ids"), Argument.atLeast(1)), json },
   Effect.fn("cli.batchSpawn")(function*({ project, issues, json }) {
     const { withSessions } = yield* Effect.promise(loadSessions)
-    const outcomes = yield* withSessions((sessions) => sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describe(outcome)))))
+    const outcomes = yield* withSessions(
+      (sessions) => sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describe(outcome)))),
+      { project }
+    )
     const count = (tag: BatchOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
     if (json) yield* Console.log(JSON.stringify(outcomes, null, 2))
     else {yield* Console.log(

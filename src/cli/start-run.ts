@@ -15,6 +15,7 @@ import { connectSupervisor, type Leftovers, removeLeftovers } from "../ipc/liven
 import { ProjectNotFound } from "../sessions/errors.ts"
 import { withLock } from "../store/lock.ts"
 import { dataDirProblem, storePaths } from "../store/paths.ts"
+import { sayServedConfig } from "./acting-config.ts"
 import { launchDetached, type Ready, type StartOutcome, takeReportPath, writeOutcome } from "./detach.ts"
 import { describeFailure } from "./exit.ts"
 import { joinSupervisor, supervise } from "./supervise.ts"
@@ -89,12 +90,16 @@ export const runStart = Effect.fn("cli.start.run")(function*(root: string, proje
   const announce = (ready: Ready) => Effect.andThen(report(ready, !noOpen), parent.ready(ready))
   yield* Effect.scoped(Effect.gen(function*() {
     const found = yield* connectSupervisor(root)
-    if (found._tag === "Running") return yield* announce(yield* joinSupervisor(found.client, found.info.pid, project))
+    if (found._tag === "Running") {
+      yield* sayServedConfig(found.info)
+      return yield* announce(yield* joinSupervisor(found.client, found.info.pid, project))
+    }
     // Not answering may mean starting: the supervisor lock (below, or in the detached child) waits that out.
     const unusable = dataDirProblem(root)
     if (unusable !== undefined) return yield* new DataDirUnusable({ reason: unusable })
-    const { loadConfig } = yield* Effect.promise(() => import("../config/load.ts"))
-    const config = yield* loadConfig()
+    // Checked as `orch config validate` checks it: a supervisor never starts on a config whose plugins cannot be had.
+    const { loadCheckedConfig } = yield* Effect.promise(() => import("../plugins/config-check.ts"))
+    const { config } = yield* loadCheckedConfig()
     yield* checkProject(config, project)
     if (background) return yield* announce(yield* launchDetached(root, cliPath(), project))
     yield* supervise(root, config, project, cliPath(), announce)

@@ -5,6 +5,7 @@
  * rather than shown as the truth. Ended sessions are final either way. Pure.
  */
 import { activityOf, type ActivitySignal } from "../domain/activity.ts"
+import { isUnwatched } from "../domain/live.ts"
 import { clockTime, describeLimit } from "../domain/rate-limit.ts"
 import { awaitsReview, hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
 import { age, duration, table } from "./format.ts"
@@ -31,18 +32,40 @@ export const asShown = (
     readonly nowMs: number
     /** Hosts the supervisor's host watch finds not answering: what their sessions do now is unknown. */
     readonly downHosts?: ReadonlySet<string>
+    /** The projects the running supervisor serves (their ids): a live session of another one is `unwatched`. */
+    readonly watched?: ReadonlySet<string>
   }
 ): ShownRecord => {
   const latest = withLatestActivity(record, signal)
   const shown = !isEnded(record.status) && options.downHosts?.has(hostOf(record)) === true ? { ...latest, activity: "unknown" as const } : latest
   const recordedAt = Math.max(Date.parse(record.updatedAt), shown !== record && signal?.ts !== undefined ? Date.parse(signal.ts) : -Infinity)
+  const unwatched = options.supervised && options.watched !== undefined && isUnwatched(record, options.watched)
   return {
     ...shown,
+    ...(unwatched ? { status: "unwatched" as const } : {}),
     host: hostOf(record),
-    // An interrupted spawn is what it is now (its process is gone), not a state last recorded.
-    recorded: !options.supervised && !isEnded(record.status) && record.status !== "interrupted",
+    // An interrupted spawn is what it is now (its process is gone), not a state last recorded; an unwatched session's
+    // activity is as last recorded, as with no supervisor at all.
+    recorded: (unwatched || !options.supervised) && !isEnded(record.status) && record.status !== "interrupted",
     recordedAgeMs: Number.isNaN(recordedAt) ? 0 : Math.max(0, options.nowMs - recordedAt)
   }
+}
+
+/**
+ * The line under the table for sessions whose project left the config the supervisor serves: which, and what to do.
+ * `configPath`: the file the supervisor serves, when it says.
+ */
+export const unwatchedLine = (rows: ReadonlyArray<ShownRecord>, configPath: string | undefined): string | undefined => {
+  const unwatched = rows.filter((row) => row.status === "unwatched")
+  if (unwatched.length === 0) return undefined
+  const projects = [...new Set(unwatched.map((row) => row.projectId))]
+  const config = configPath === undefined ? "the config the supervisor serves" : configPath
+  return `${unwatched.map((row) => row.sessionId).join(", ")} ${unwatched.length === 1 ? "is" : "are"} unwatched: ` +
+    `${projects.length === 1 ? `project ${projects[0]} is` : `projects ${projects.join(", ")} are`} not in ${config}, so nothing probes ` +
+    `${unwatched.length === 1 ? "it" : "them"} or reacts for ${unwatched.length === 1 ? "it" : "them"}; add the project back to that file ` +
+    `(it applies without a restart) to watch ${unwatched.length === 1 ? "it" : "them"} again, or end ${
+      unwatched.length === 1 ? "it" : "them"
+    } with \`orch session kill ${unwatched[0]!.sessionId}\``
 }
 
 const prCell = (record: SessionRecord) => (record.pr === null ? "-" : `#${record.pr.number} ${record.pr.state}`)
@@ -68,9 +91,9 @@ export const statusTable = (rows: ReadonlyArray<ShownRecord>, nowMs: number): st
   )
 }
 
-/** The line under the table that says the states are as recorded, when they are. */
+/** The line under the table that says the states are as recorded, when they are for want of a supervisor (unwatched ones have theirs). */
 export const recordedNote = (rows: ReadonlyArray<ShownRecord>): string | undefined =>
-  rows.some((r) => r.recorded)
+  rows.some((r) => r.recorded && r.status !== "unwatched")
     ? "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: " +
       "`orch session ls` checks their terminals, `orch start <project>` keeps them current."
     : undefined

@@ -4,7 +4,8 @@
  * died half-way shows as `interrupted`; with no supervisor to undo it, this command does (interrupted.ts), and only then
  * loads the config and plugins. With one, a line
  * about its config file when an edit was not applied or waits for a restart (config-status.ts). A line when the
- * supervisor met errors in its loops lately (supervisor-errors.ts).
+ * supervisor met errors in its loops lately (supervisor-errors.ts). A live session whose project is not in the config
+ * the running supervisor serves shows as `unwatched`, with a line saying what to do.
  */
 import { Command, Flag } from "effect/cli"
 import * as Clock from "effect/Clock"
@@ -19,7 +20,7 @@ import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { asListed } from "../store/spawner.ts"
 import { configNotes } from "./config-status.ts"
-import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable } from "./status-view.ts"
+import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
 
@@ -86,9 +87,16 @@ export const status = Command.make(
     const hostViews = supervisor !== undefined ? hostViewsOf(paths.hosts, supervisor.pid) : new Map<string, never>()
     const hostsDown = downHostLines(hostViews, records)
     const downHosts = new Set([...hostViews].filter(([, view]) => view.status === "down").map(([host]) => host))
+    const watched = supervisor?.projects === undefined ? undefined : new Set(supervisor.projects)
     const rows = sortRecords(records).map((record) =>
-      asShown(asListed(record), latestSignal(paths.activity(record.projectId, record.sessionId)), { supervised, nowMs: now, downHosts })
+      asShown(asListed(record), latestSignal(paths.activity(record.projectId, record.sessionId)), {
+        supervised,
+        nowMs: now,
+        downHosts,
+        ...(watched !== undefined ? { watched } : {})
+      })
     )
+    const unwatched = unwatchedLine(rows, supervisor?.configPath)
     // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.
     const interrupted = rows.filter((row) => row.status === "interrupted")
     const undone = interrupted.length === 0 || supervised
@@ -99,6 +107,7 @@ export const status = Command.make(
     const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
     // The spec makes --json's output an array of sessions: the notes go beside it, on stderr.
     if (json) {
+      if (unwatched !== undefined) yield* Console.error(`orch: warning: ${unwatched}`)
       for (const line of hostsDown) yield* Console.error(`orch: warning: ${line}`)
       if (errorsNote !== undefined) yield* Console.error(`orch: warning: ${errorsNote}`)
       for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
@@ -116,6 +125,7 @@ export const status = Command.make(
       return
     }
     yield* Console.log(statusTable(rows, now))
+    if (unwatched !== undefined) yield* Console.log(unwatched)
     for (const line of undone.lines) yield* Console.log(line)
     for (const line of hostsDown) yield* Console.log(line)
     for (const line of queued) yield* Console.log(line)

@@ -16,6 +16,7 @@ import { connectSupervisor, removeLeftovers, unresponsive } from "../ipc/livenes
 import { withLock } from "../store/lock.ts"
 import { storePaths } from "../store/paths.ts"
 import { VERSION } from "../version.ts"
+import { sayServedConfig } from "./acting-config.ts"
 import type { Ready } from "./detach.ts"
 import { supervisorLoggerLayer } from "./logging.ts"
 
@@ -54,7 +55,10 @@ export const supervise = Effect.fn("cli.start.supervise")(function*<E>(
     )
     const took = yield* withLock(storePaths(root).locks, "supervisor")(Effect.gen(function*() {
       const found = yield* connectSupervisor(root)
-      if (found._tag === "Running") return { _tag: "Joined" as const, ready: yield* joinSupervisor(found.client, found.info.pid, project) }
+      if (found._tag === "Running") {
+        yield* sayServedConfig(found.info)
+        return { _tag: "Joined" as const, ready: yield* joinSupervisor(found.client, found.info.pid, project) }
+      }
       if (found._tag === "Unresponsive") return yield* unresponsive(found)
       yield* removeLeftovers(root, found.leftovers)
       const token = ensureToken(root)

@@ -5,6 +5,8 @@
 export interface ExpansionIssue {
   readonly path: ReadonlyArray<string | number>
   readonly message: string
+  /** Where in the file to point at, when not at `path` (a key that is missing because of another one written there). */
+  readonly at?: ReadonlyArray<string | number>
 }
 
 const REFERENCE = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g

@@ -1,44 +1,9 @@
-/**
- * Where orch looks for its config, in the spec's order: `ORCH_CONFIG_PATH`; `orchestrator.yaml` / `.yml` in
- * the working directory and each parent; the same from an explicit start directory; then the home locations.
- */
+/** `findConfig`: the config file the search (src/config/search.ts) finds, as an Effect over the Host. */
 import * as Effect from "effect/Effect"
-import { statSync } from "node:fs"
-import { dirname, join, resolve } from "node:path"
 import { Host, type HostShape } from "./host.ts"
+import { isFile, searchPlaces } from "./search.ts"
 
-export const CONFIG_FILE_NAMES = ["orchestrator.yaml", "orchestrator.yml"] as const
-
-const upwards = (start: string): Array<string> => {
-  const places: Array<string> = []
-  for (let dir = resolve(start);; dir = dirname(dir)) {
-    for (const name of CONFIG_FILE_NAMES) places.push(join(dir, name))
-    if (dirname(dir) === dir) return places
-  }
-}
-
-/** Every file that would be tried, in order. With `ORCH_CONFIG_PATH` set, only that file. */
-export const searchPlaces = (host: HostShape, startDir?: string): Array<string> => {
-  const fromEnv = host.env.ORCH_CONFIG_PATH
-  if (fromEnv !== undefined && fromEnv !== "") return [resolve(host.cwd, fromEnv)]
-  const places = upwards(host.cwd)
-  if (startDir !== undefined) places.push(...upwards(resolve(host.cwd, startDir)))
-  places.push(
-    join(host.homeDir, ".orchestrator.yaml"),
-    join(host.homeDir, ".orchestrator.yml"),
-    join(host.homeDir, ".config", "orchestrator", "config.yaml"),
-    join(host.homeDir, ".config", "orchestrator", "config.yml")
-  )
-  return [...new Set(places)]
-}
-
-export const isFile = (path: string): boolean => {
-  try {
-    return statSync(path).isFile()
-  } catch {
-    return false
-  }
-}
+export { CONFIG_FILE_NAMES, configHere, isFile, searchPlaces } from "./search.ts"
 
 /** The absolute path of the config file that would be loaded, or null. */
 export const findConfig = (startDir?: string): Effect.Effect<string | null> =>

@@ -58,10 +58,19 @@ export const parseConfigText = (file: string, text: string) => {
   })
 }
 
-/** Loads, validates and normalizes the config; returns it with the absolute path it came from. */
-export const loadConfigWithPath = Effect.fn("loadConfigWithPath")(function*(
-  path?: string
-): Effect.fn.Return<{ readonly config: OrchestratorConfig; readonly path: string }, ConfigError> {
+/** A config loaded from its file, with what later checks need to say where a value is written. */
+export interface LoadedConfig {
+  readonly config: OrchestratorConfig
+  /** Absolute path of the file. */
+  readonly path: string
+  /** The document as written (before `${VAR}` expansion and defaults). */
+  readonly raw: unknown
+  /** `file:line:col` of the value at a path (of the deepest part of it that is written). */
+  readonly locate: (path: Path) => string | undefined
+}
+
+/** Loads, validates and normalizes the config; returns it with the file it came from and where its values are written. */
+export const loadConfigFile = Effect.fn("loadConfigFile")(function*(path?: string): Effect.fn.Return<LoadedConfig, ConfigError> {
   const host = yield* Host
   const file = path === undefined ? searchPlaces(host).find(isFile) : resolve(host.cwd, path)
   if (file === undefined || (path !== undefined && !isFile(file))) {
@@ -73,7 +82,11 @@ export const loadConfigWithPath = Effect.fn("loadConfigWithPath")(function*(
   })
   const { raw, locate } = yield* parseConfigText(file, text)
   const config = yield* validateConfig(raw, { configPath: file, locate })
-  return { config, path: file }
+  return { config, path: file, raw, locate }
 })
+
+/** Loads, validates and normalizes the config; returns it with the absolute path it came from. */
+export const loadConfigWithPath = (path?: string): Effect.Effect<{ readonly config: OrchestratorConfig; readonly path: string }, ConfigError> =>
+  Effect.map(loadConfigFile(path), ({ config, path }) => ({ config, path }))
 
 export const loadConfig = (path?: string): Effect.Effect<OrchestratorConfig, ConfigError> => Effect.map(loadConfigWithPath(path), (loaded) => loaded.config)

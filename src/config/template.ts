@@ -1,4 +1,4 @@
-/** The commented `orchestrator.yaml` that `orch init` writes: every default shown, one project when known. */
+/** The commented `orchestrator.yaml` that `orch init` writes: every default shown, and the repository's project. */
 import { stringify } from "yaml"
 import type { OrchestratorConfig } from "./schema.ts"
 
@@ -21,15 +21,8 @@ export const projectEntry = (project: InitProject, path = project.path): Record<
 
 const commented = (text: string, indent = "") => text.trimEnd().split("\n").map((line) => `${indent}# ${line}`.trimEnd()).join("\n")
 
-const projectBlock = (project: InitProject | undefined): string => {
-  if (project === undefined) {
-    return [
-      "projects: {}",
-      "  # Add one entry per repository orch should work on, for example:",
-      commented(stringify({ "my-app": { repo: "owner/my-app", path: "~/code/my-app", defaultBranch: "main" } }), "  ")
-    ].join("\n")
-  }
-  return [
+const projectBlock = (project: InitProject): string =>
+  [
     stringify({ projects: { [project.key]: projectEntry(project) } }).trimEnd(),
     "    # sessionPrefix: derived from the directory name unless set",
     "    # agentRules: |",
@@ -38,9 +31,8 @@ const projectBlock = (project: InitProject | undefined): string => {
     "    #   permissions: skip      # skip | auto-edit | default",
     "    #   model: opus"
   ].join("\n")
-}
 
-export const renderInitConfig = (defaults: OrchestratorConfig, project?: InitProject): string =>
+export const renderInitConfig = (defaults: OrchestratorConfig, project: InitProject): string =>
   [
     "# orch configuration. Every option is described in orchestrator.example.yaml and `orch config schema`.",
     "# Values may use environment variables: ${VAR} or ${VAR:-default}. Keep secrets there, not in this file.",

@@ -81,7 +81,8 @@ const unknownKeys = (raw: Record<string, unknown>): Array<ExpansionIssue> => {
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
-const schemaIssues = (issue: SchemaIssue.Issue): Array<ExpansionIssue> =>
+/** A Schema's failure as one issue per path (`Missing key` said as `Required`, unless the Schema says more). */
+export const schemaIssues = (issue: SchemaIssue.Issue): Array<ExpansionIssue> =>
   formatter(issue).issues.map((i) => ({
     path: (i.path ?? []).map((p) => (typeof p === "object" && p !== null ? p.key : p) as string | number),
     message: i.message === "Missing key" ? "Required" : i.message
@@ -89,7 +90,7 @@ const schemaIssues = (issue: SchemaIssue.Issue): Array<ExpansionIssue> =>
 
 const pathKey = (path: Path) => path.join(".")
 
-const toValidationIssues = (issues: ReadonlyArray<ExpansionIssue>, options: ValidateOptions): Array<ValidationIssue> => {
+export const toValidationIssues = (issues: ReadonlyArray<ExpansionIssue>, options: ValidateOptions): Array<ValidationIssue> => {
   const seen = new Set<string>()
   const result: Array<ValidationIssue> = []
   for (const issue of issues) {
@@ -97,7 +98,7 @@ const toValidationIssues = (issues: ReadonlyArray<ExpansionIssue>, options: Vali
     // One problem per path: an unset ${VAR} also makes the Schema reject the unexpanded text.
     if (seen.has(path)) continue
     seen.add(path)
-    const location = options.locate?.(issue.path)
+    const location = options.locate?.(issue.at ?? issue.path)
     result.push({ path, message: issue.message, ...(location !== undefined ? { location } : {}) })
   }
   return result

@@ -10,7 +10,7 @@ import type { SessionRecord, SessionStatus } from "../domain/session.ts"
 export type Group = "needs" | "review" | "working" | "done"
 
 export const GROUPS: ReadonlyArray<{ readonly key: Group; readonly title: string; readonly hint: string }> = [
-  { key: "needs", title: "Needs you", hint: "waiting for input, stuck, errored or escalated" },
+  { key: "needs", title: "Needs you", hint: "waiting for input, stuck, errored, escalated, or unwatched (its project left the config)" },
   { key: "review", title: "Review and merge", hint: "awaiting review, approved, mergeable or changes requested" },
   { key: "working", title: "Working", hint: "agents at work, CI running or being fixed, agents waiting out a rate limit" },
   { key: "done", title: "Done", hint: "merged, closed, killed, ended after the agent stopped, or a spawn interrupted (orch undoes it)" }
@@ -37,7 +37,9 @@ const BY_STATUS: Readonly<Record<SessionStatus, Group>> = {
   done: "done",
   exited: "done",
   // A spawn whose process died half-way: it never started, and orch undoes it (the supervisor, within a probe cycle).
-  interrupted: "done"
+  interrupted: "done",
+  // Its project left the config: nothing watches it until a person adds the project back or kills it.
+  unwatched: "needs"
 }
 
 /** A reaction orch gave up on: a person is needed, whatever the status says. */
@@ -83,6 +85,7 @@ export const toneOf = (status: SessionStatus): Tone => {
     case "rate_limited":
     case "exited":
     case "interrupted":
+    case "unwatched":
       return "warn"
     case "approved":
     case "mergeable":

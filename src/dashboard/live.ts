@@ -9,7 +9,9 @@ import * as Stream from "effect/Stream"
 import { appendFileSync, mkdirSync, watch } from "node:fs"
 import { dirname } from "node:path"
 import type { OrchEvent } from "../domain/event.ts"
+import { watchedView } from "../domain/live.ts"
 import { entryLabel } from "../domain/queue.ts"
+import type { SessionRecord } from "../domain/session.ts"
 import { readAdmissionState, waitingReason } from "../store/admission-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import type { InboxShape } from "../store/Inbox.ts"
@@ -87,6 +89,8 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
   readonly keepGoing: KeepGoing
   /** The supervisor serving the page: what its admission rounds wrote is the word on the queue. */
   readonly supervisorPid: number
+  /** The ids of the projects the supervisor serves now: a live session of another one is `unwatched`. */
+  readonly watched: Effect.Effect<ReadonlySet<string>>
 }) {
   const { store, events, inbox } = deps
   /** Follows `stream` until the hub closes; a feed that ends has nothing more to say. */
@@ -99,15 +103,27 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
   const { records } = yield* store.list
   const last = lastEvents(events.path, new Set(records.map((r) => r.sessionId)), showsOnCard, LAST_EVENTS_SCAN_BYTES)
 
-  // Records as every list shows them: a spawn whose process died half-way is `interrupted` (src/store/spawner.ts).
+  // Records as every list shows them: a spawn whose process died half-way is `interrupted` (src/store/spawner.ts), a
+  // live session of a project the supervisor no longer serves `unwatched` (src/domain/live.ts).
+  const shown = (record: SessionRecord) => Effect.map(deps.watched, (watched) => watchedView(asListed(record), watched))
   yield* follow(
     "dashboard's record feed",
     store.changes,
-    (change) => publish({ kind: "session", sessionId: change.sessionId, record: change.record === null ? null : asListed(change.record) })
+    (change) =>
+      Effect.flatMap(
+        change.record === null ? Effect.succeed(null) : shown(change.record),
+        (record) => publish({ kind: "session", sessionId: change.sessionId, record })
+      )
+  )
+  // A config applied may have taken projects away, or brought them back: their sessions are told again.
+  const retell = Effect.flatMap(
+    store.list,
+    ({ records }) =>
+      Effect.forEach(records, (record) => Effect.flatMap(shown(record), (view) => publish({ kind: "session", sessionId: record.sessionId, record: view })))
   )
   yield* follow("dashboard's event feed", events.stream, (event: OrchEvent) => {
     if (event.sessionId !== undefined && showsOnCard(event)) last.set(event.sessionId, event)
-    return publish({ kind: "event", event })
+    return Effect.andThen(publish({ kind: "event", event }), event.type === "config.applied" ? Effect.asVoid(retell) : Effect.void)
   })
 
   // The inbox is also written by other processes (`orch notify`, `orch notifications --mark-read`): watch the file.
@@ -151,12 +167,18 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
 
   const snapshot = Effect.gen(function*() {
     const { records } = yield* store.list
-    const shown: Record<string, OrchEvent> = {}
+    const shownEvents: Record<string, OrchEvent> = {}
     for (const record of records) {
       const event = last.get(record.sessionId)
-      if (event !== undefined) shown[record.sessionId] = event
+      if (event !== undefined) shownEvents[record.sessionId] = event
     }
-    return { sessions: records.map(asListed), lastEvents: shown, inbox: yield* inboxFeed.current, queue: yield* queueFeed.current }
+    const watched = yield* deps.watched
+    return {
+      sessions: records.map((record) => watchedView(asListed(record), watched)),
+      lastEvents: shownEvents,
+      inbox: yield* inboxFeed.current,
+      queue: yield* queueFeed.current
+    }
   })
 
   // Subscribe before reading the snapshot: a change in between arrives after it, and applying it twice is harmless.

@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import { existsSync } from "node:fs"
 import { createServer } from "node:http"
 import { OrchEvent } from "../domain/event.ts"
+import { watchedView } from "../domain/live.ts"
 import { SessionRecord } from "../domain/session.ts"
 import { Killed } from "../ipc/protocol.ts"
 import { SessionNotRunning } from "../sessions/errors.ts"
@@ -106,7 +107,9 @@ const routes = (options: DashboardOptions) =>
   HttpRouter.use(Effect.fn(function*(router) {
     const store = yield* SessionStore
     const events = yield* EventLog
-    const hub = yield* makeLiveHub({ store, events, inbox: options.inbox, keepGoing: options.keepGoing, supervisorPid: process.pid })
+    const watched = Effect.map(options.projects, (projects): ReadonlySet<string> => new Set(projects.map((p) => p.id)))
+    const shown = (record: SessionRecord) => Effect.map(watched, (ids) => watchedView(asListed(record), ids))
+    const hub = yield* makeLiveHub({ store, events, inbox: options.inbox, keepGoing: options.keepGoing, supervisorPid: process.pid, watched })
     const assetsDir = options.assetsDir ?? findAssetsDir()
     const assets = assetsDir !== undefined && existsSync(assetsDir) ? loadAssets(assetsDir) : new Map()
     const boot = Effect.map(Effect.all([options.projects, options.hosts ?? Effect.succeed([])]), ([projects, hosts]): Boot => ({
@@ -174,14 +177,20 @@ const routes = (options: DashboardOptions) =>
       }))
     )
 
-    // Sessions as every list shows them: a spawn whose process died half-way is `interrupted` (src/store/spawner.ts).
-    yield* router.add("GET", "/api/sessions", guarded(Effect.map(store.list, ({ records }) => json(Schema.Array(SessionRecord), records.map(asListed)))))
+    // Sessions as every list shows them: a spawn whose process died half-way is `interrupted` (src/store/spawner.ts), a
+    // live one whose project left the config `unwatched` (src/domain/live.ts).
+    yield* router.add(
+      "GET",
+      "/api/sessions",
+      guarded(Effect.flatMap(store.list, ({ records }) => Effect.map(Effect.forEach(records, shown), (views) => json(Schema.Array(SessionRecord), views))))
+    )
     yield* router.add(
       "GET",
       "/api/sessions/:id",
       guarded(Effect.flatMap(param("id"), (id) =>
         store.read(id).pipe(
-          Effect.map((record) => json(SessionRecord, asListed(record))),
+          Effect.flatMap(shown),
+          Effect.map((record) => json(SessionRecord, record)),
           Effect.catch((error) => Effect.succeed(failed(error)))
         )))
     )

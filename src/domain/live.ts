@@ -31,6 +31,21 @@ export const shownStatus = (record: Pick<SessionRecord, "status" | "spawn" | "ki
     ? "interrupted"
     : record.status
 
+/**
+ * A live session whose project is not in the config the running supervisor serves (it left the config while the
+ * session ran): nothing probes it or reacts for it. `watched`: the ids of the projects the supervisor serves.
+ */
+export const isUnwatched = (record: Pick<SessionRecord, "status" | "projectId">, watched: ReadonlySet<string>): boolean =>
+  isLive(record) && !watched.has(record.projectId)
+
+/** The record as lists show it while a supervisor serves `watched` (undefined: no supervisor): `unwatched` when it is. */
+export const watchedView = <R extends Pick<SessionRecord, "status" | "projectId">>(record: R, watched: ReadonlySet<string> | undefined): R =>
+  watched !== undefined && isUnwatched(record, watched) ? { ...record, status: "unwatched" } : record
+
+/** What a person does about an unwatched session, in one sentence (status, the dashboard). */
+export const UNWATCHED_HINT = "its project is not in the config the supervisor serves, so nothing watches it (no probes, no reactions): " +
+  "add the project back to that config to watch it again, or kill the session"
+
 /** A spawn whose process is gone, half-way: what reconcile undoes. */
 export const isInterrupted = (record: Pick<SessionRecord, "status" | "spawn">, spawnerLives: boolean): boolean =>
   record.status === "spawning" && shownStatus(record, spawnerLives) === "interrupted"

@@ -4,13 +4,15 @@ import { ReportedState } from "./activity.ts"
 import { RateLimit } from "./rate-limit.ts"
 
 /**
- * Where a session is in its life. Spec values (`ready`, `idle`, `stuck`) completed as DESIGN.md says. `interrupted` is
- * never written to a record: it is how every list shows a `spawning` record whose spawning process is gone (live.ts
- * `shownStatus`), until orch undoes that spawn.
+ * Where a session is in its life. Spec values (`ready`, `idle`, `stuck`) completed as DESIGN.md says. `interrupted` and
+ * `unwatched` are never written to a record: `interrupted` is how every list shows a `spawning` record whose spawning
+ * process is gone (live.ts `shownStatus`), until orch undoes that spawn; `unwatched`, a live session whose project is
+ * not in the config the running supervisor serves (live.ts `watchedView`).
  */
 export const SessionStatus = Schema.Literals([
   "spawning",
   "interrupted",
+  "unwatched",
   "working",
   "ready",
   "idle",

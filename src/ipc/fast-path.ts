@@ -17,6 +17,9 @@ import { readFileSync } from "node:fs"
 import { connect } from "node:net"
 import { homedir } from "node:os"
 import { join } from "node:path"
+import type { HostShape } from "../config/host.ts"
+import { configNotice } from "../config/notice.ts"
+import { configHere } from "../config/search.ts"
 import { dataDir } from "../store/paths.ts"
 
 interface Exchange {
@@ -54,12 +57,13 @@ const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
   return undefined
 }
 
-/** The socket a supervisor announced in `supervisor.json`; whether anything answers on it, connecting tells. */
-const supervisorSocket = (env: NodeJS.ProcessEnv): string | undefined => {
-  const root = dataDir({ env, homeDir: env.HOME || homedir(), cwd: process.cwd() })
+/** The socket a supervisor announced in `supervisor.json`, and the config it serves; whether anything answers, connecting tells. */
+const announced = (host: HostShape): { readonly socket: string; readonly configPath?: string } | undefined => {
+  const root = dataDir(host)
   try {
-    const file = JSON.parse(readFileSync(join(root, "supervisor.json"), "utf8")) as { socket?: unknown }
-    return typeof file.socket === "string" ? file.socket : undefined
+    const file = JSON.parse(readFileSync(join(root, "supervisor.json"), "utf8")) as { socket?: unknown; configPath?: unknown }
+    if (typeof file.socket !== "string") return undefined
+    return typeof file.configPath === "string" ? { socket: file.socket, configPath: file.configPath } : { socket: file.socket }
   } catch {
     return undefined
   }
@@ -70,8 +74,12 @@ const UNREADABLE = "orch: the supervisor sent an answer orch cannot read; `orch 
 /** Runs the command through the supervisor; resolves to its exit code, or undefined to use the full CLI. */
 export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> => {
   const exchange = plan(argv)
-  const socket = exchange === undefined ? undefined : supervisorSocket(env)
-  if (exchange === undefined || socket === undefined) return Promise.resolve(undefined)
+  const host: HostShape = { env, homeDir: env.HOME || homedir(), cwd: process.cwd() }
+  const supervisor = exchange === undefined ? undefined : announced(host)
+  if (exchange === undefined || supervisor === undefined) return Promise.resolve(undefined)
+  const { socket } = supervisor
+  // Said as the full CLI says it (src/cli/acting-config.ts): the supervisor's config is not the one found here.
+  const notice = supervisor.configPath === undefined ? undefined : configNotice({ _tag: "Supervisor", path: supervisor.configPath }, configHere(host), host)
   return new Promise((resolve) => {
     let sent = false
     let received = false
@@ -82,7 +90,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
       done = true
       client.destroy()
       process.stdout.write(stdout)
-      process.stderr.write(stderr)
+      process.stderr.write(code !== undefined && notice !== undefined ? `orch: ${notice}\n${stderr}` : stderr)
       resolve(code)
     }
     const client = connect(socket, () => {

@@ -41,7 +41,9 @@ export const SupervisorInfo = Schema.Struct({
   startedAt: Schema.String,
   projects: Schema.Array(Schema.String),
   sessions: Schema.Int,
-  dashboardUrl: Schema.String
+  dashboardUrl: Schema.String,
+  /** The config file it serves (and follows); none for a config made in code. */
+  configPath: Schema.optionalKey(Schema.String)
 })
 export type SupervisorInfo = typeof SupervisorInfo.Type
 

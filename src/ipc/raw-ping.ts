@@ -1,16 +1,33 @@
 /**
  * A Ping with nothing but `node:net`, for a command that only needs to know whether a supervisor runs, and which,
- * and must stay light (`orch status`): the pid the supervisor answers with, when it answers within `timeoutMs` (by
+ * and must stay light (`orch status`): the pid the supervisor answers with (and the projects and config it serves), when it answers within `timeoutMs` (by
  * default as long as src/ipc/liveness.ts waits in all: 500 ms, then 1.5 s more). A socket nobody listens on (a
  * killed supervisor, a zombie) refuses at once: undefined. The message is effect/rpc's socket protocol, as in
  * src/ipc/fast-path.ts; test/ipc/fast-path.test.ts checks it against a real supervisor.
  */
 import { connect } from "node:net"
 
-export const pingSupervisor = (socket: string, timeoutMs = 2000): Promise<{ readonly pid: number } | undefined> =>
+/** What a supervisor answers: who it is, the projects it serves (their ids) and its config file. */
+export interface PingAnswer {
+  readonly pid: number
+  readonly projects?: ReadonlyArray<string>
+  readonly configPath?: string
+}
+
+const answerOf = (value: { pid?: unknown; projects?: unknown; configPath?: unknown } | undefined): PingAnswer | undefined => {
+  if (typeof value?.pid !== "number") return undefined
+  const projects = Array.isArray(value.projects) && value.projects.every((id) => typeof id === "string") ? value.projects as Array<string> : undefined
+  return {
+    pid: value.pid,
+    ...(projects !== undefined ? { projects } : {}),
+    ...(typeof value.configPath === "string" ? { configPath: value.configPath } : {})
+  }
+}
+
+export const pingSupervisor = (socket: string, timeoutMs = 2000): Promise<PingAnswer | undefined> =>
   new Promise((resolve) => {
     let buffer = ""
-    const finish = (answer: { readonly pid: number } | undefined) => {
+    const finish = (answer: PingAnswer | undefined) => {
       clearTimeout(timer)
       client.destroy()
       resolve(answer)
@@ -23,9 +40,11 @@ export const pingSupervisor = (socket: string, timeoutMs = 2000): Promise<{ read
       const end = buffer.indexOf("\n")
       if (end < 0) return
       try {
-        const message = JSON.parse(buffer.slice(0, end)) as { _tag?: string; exit?: { _tag?: string; value?: { pid?: unknown } } }
-        const pid = message._tag === "Exit" && message.exit?._tag === "Success" ? message.exit.value?.pid : undefined
-        finish(typeof pid === "number" ? { pid } : undefined)
+        const message = JSON.parse(buffer.slice(0, end)) as {
+          _tag?: string
+          exit?: { _tag?: string; value?: { pid?: unknown; projects?: unknown; configPath?: unknown } }
+        }
+        finish(message._tag === "Exit" && message.exit?._tag === "Success" ? answerOf(message.exit.value) : undefined)
       } catch {
         finish(undefined)
       }

@@ -11,14 +11,3 @@ export class PluginConfigError extends Schema.TaggedError<PluginConfigError>()("
     return `${this.key}: ${this.reason}`
   }
 }
-
-/** Every plugin-settings problem of a config file, for `orch config validate` (exit 2). */
-export class PluginSettingsInvalid extends Schema.TaggedError<PluginSettingsInvalid>()("PluginSettingsInvalid", {
-  path: Schema.String,
-  problems: Schema.Array(Schema.String)
-}) {
-  override readonly [Runtime.errorExitCode] = 2
-  override get message() {
-    return this.problems.map((problem) => `${this.path}: ${problem}`).join("\n")
-  }
-}

@@ -52,6 +52,8 @@ declare const __orchImport: ((specifier: string) => Promise<Record<string, unkno
 const importModule = (specifier: string): Promise<Record<string, unknown>> => typeof __orchImport === "function" ? __orchImport(specifier) : import(specifier)
 
 const describe = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
+/** A module's failure to load in one line: Node's go on with a "Require stack" list that says nothing more to a user. */
+const firstLine = (cause: unknown) => describe(cause).split("\n")[0]!
 
 /** Calls a component method and makes its answer an Effect, whatever it returned. */
 export const callPlugin = (plugin: string, component: Record<string, unknown>, method: string, ...args: ReadonlyArray<unknown>) =>
@@ -84,11 +86,13 @@ export const callPluginDecoded = <S extends Schema.Decoder<unknown>>(
     Effect.flatMap((value) => Effect.mapError(decodeAnswer(schema)(value), (reason) => new PluginCallError({ plugin, method, reason })))
   )
 
-/** Imports a plugin module, checks its manifest against the slot and name it is used for, and creates it. */
-export const loadPlugin = Effect.fn("Plugins.load")(function*(
+/**
+ * Imports a plugin module and checks its manifest against the slot and name it is used for, without creating it:
+ * what the config check does to know a module's name is right.
+ */
+export const importPlugin = Effect.fn("Plugins.import")(function*(
   source: ModuleSource,
-  expected: { readonly slot: Slot; readonly name: string; readonly configFile: string | undefined },
-  config: unknown
+  expected: { readonly slot: Slot; readonly name: string; readonly configFile: string | undefined }
 ) {
   const where = source.package ?? source.path ?? "?"
   const fail = (reason: string) => new PluginLoadError({ module: where, reason })
@@ -97,11 +101,11 @@ export const loadPlugin = Effect.fn("Plugins.load")(function*(
       source.path !== undefined
         ? pathToFileURL(source.path).href
         : pathToFileURL(createRequire(expected.configFile ?? join(process.cwd(), "orchestrator.yaml")).resolve(source.package!)).href,
-    catch: (cause) => fail(`cannot be found (${describe(cause)})${source.package ? ` from ${dirname(expected.configFile ?? process.cwd())}` : ""}`)
+    catch: (cause) => fail(`cannot be found (${firstLine(cause)})${source.package ? ` from ${dirname(expected.configFile ?? process.cwd())}` : ""}`)
   })
   const module = yield* Effect.tryPromise({
     try: () => importModule(specifier),
-    catch: (cause) => fail(`throws on import: ${describe(cause)}`)
+    catch: (cause) => fail(`throws on import: ${firstLine(cause)}`)
   })
   const manifest = (module.manifest ?? (module.default as Record<string, unknown> | undefined)?.manifest) as LoadedPlugin["manifest"] | undefined
   const create = (module.create ?? (module.default as Record<string, unknown> | undefined)?.create) as ((config: unknown) => unknown) | undefined
@@ -114,6 +118,16 @@ export const loadPlugin = Effect.fn("Plugins.load")(function*(
     return yield* fail(`its manifest is named "${manifest.name}", but the config calls it "${expected.name}"`)
   }
   if (typeof create !== "function") return yield* fail("exports no `create(config)` function")
+  return { manifest, create, fail }
+})
+
+/** Imports a plugin module, checks its manifest against the slot and name it is used for, and creates it. */
+export const loadPlugin = Effect.fn("Plugins.load")(function*(
+  source: ModuleSource,
+  expected: { readonly slot: Slot; readonly name: string; readonly configFile: string | undefined },
+  config: unknown
+) {
+  const { manifest, create, fail } = yield* importPlugin(source, expected)
   const component = yield* callPlugin(manifest.name, { create }, "create", config).pipe(
     Effect.mapError((error) => fail(`create() failed: ${error.reason}`))
   )

@@ -17,8 +17,9 @@ import { makeAiderAgent } from "./agent/aider.ts"
 import { makeCodexAgent } from "./agent/codex.ts"
 import { makeCodingAgent } from "./agent/coding-agent.ts"
 import { makeCommandAgent } from "./agent/command.ts"
+import { type BuiltinName, type PluginChoice, projectChoice, type ProjectSlot, unknownPluginMessage } from "./choice.ts"
 import type { PluginConfigError } from "./config-error.ts"
-import { type LoadedPlugin, loadPlugin, type ModuleSource, type PluginLoadError, type Slot } from "./loader.ts"
+import { type LoadedPlugin, loadPlugin, type PluginLoadError, SLOTS } from "./loader.ts"
 import { makeMultiplexer } from "./runtime/multiplexer.ts"
 import { makeProcessRuntime, type ProcessTerminals } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
@@ -34,13 +35,14 @@ import { makeWorktreeWorkspace } from "./workspace/worktree.ts"
 
 export class UnknownPlugin extends Schema.TaggedError<UnknownPlugin>()("UnknownPlugin", {
   project: Schema.String,
-  slot: Schema.String,
+  slot: Schema.Literals(SLOTS),
   name: Schema.String,
-  known: Schema.Array(Schema.String)
+  /** The plugin modules the config names under `plugins`. */
+  modules: Schema.Array(Schema.String)
 }) {
   override readonly [Runtime_.errorExitCode] = 2
   override get message() {
-    return `project "${this.project}": unknown ${this.slot} plugin "${this.name}" (known: ${this.known.join(", ")})`
+    return `project "${this.project}": ${unknownPluginMessage(this.slot, this.name, this.modules)}`
   }
 }
 
@@ -54,21 +56,21 @@ export interface PluginResources {
   readonly repohost: RepohostAccess
 }
 
-type Builtins<A, E = never> = Readonly<
-  Record<string, (project: ProjectConfig, host: HostShape, resources: PluginResources) => Effect.Effect<A, E, ChildProcessSpawner.ChildProcessSpawner>>
->
+type Maker<A, E> = (project: ProjectConfig, host: HostShape, resources: PluginResources) => Effect.Effect<A, E, ChildProcessSpawner.ChildProcessSpawner>
+/** The built-ins of a slot: one maker for each name choice.ts knows. */
+type Builtins<S extends ProjectSlot, A, E = never> = Readonly<Record<BuiltinName<S>, Maker<A, E>>>
 
-export const RUNTIMES: Builtins<Runtime["Service"]> = {
+export const RUNTIMES: Builtins<"runtime", Runtime["Service"]> = {
   multiplexer: (_project, host) => makeMultiplexer(defaultTmuxSocket(host.env)),
   process: (_project, _host, { terminals }) => Effect.succeed(makeProcessRuntime(terminals))
 }
-export const AGENTS: Builtins<AgentShape> = {
+export const AGENTS: Builtins<"agent", AgentShape> = {
   "coding-agent": (project) => Effect.succeed(makeCodingAgent(project.agentConfig)),
   codex: (project) => Effect.succeed(makeCodexAgent(project.agentConfig)),
   aider: (project) => Effect.succeed(makeAiderAgent(project.agentConfig)),
   command: (project) => Effect.succeed(makeCommandAgent(project.agentConfig))
 }
-export const WORKSPACES: Builtins<Workspace["Service"]> = {
+export const WORKSPACES: Builtins<"workspace", Workspace["Service"]> = {
   worktree: (_project, _host, { locksDir }) => makeWorktreeWorkspace(locksDir),
   clone: () => makeCloneWorkspace()
 }
@@ -78,7 +80,7 @@ const noScm: Scm["Service"] = {
   observe: () => Effect.succeed(NO_PULL_REQUEST),
   merge: () => Effect.fail(new ScmError({ plugin: "none", operation: "merge", reason: "the project has no scm configured" }))
 }
-export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {
+export const SCMS: Builtins<"scm", Scm["Service"], PluginConfigError> = {
   repohost: (project, host, { repohost }) => {
     const problem = mergeMethodProblem(project.scm, `projects.${project.key}.scm`)
     return problem === undefined
@@ -90,7 +92,7 @@ export const SCMS: Builtins<Scm["Service"], PluginConfigError> = {
 /** Tracker `none`, for projects whose issues live nowhere orch can ask: an issue id stands alone, with no lookup. */
 const noTracker: Tracker["Service"] = { name: "none", getIssue: () => Effect.succeed(undefined) }
 /** Built-in trackers and scms check their own keys when created (PluginConfigError). */
-export const TRACKERS: Builtins<Tracker["Service"], PluginConfigError> = {
+export const TRACKERS: Builtins<"tracker", Tracker["Service"], PluginConfigError> = {
   repohost: (project, host, { repohost }) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env, repohost)),
   "tracker-b": (project) => makeLinearTracker(project),
   none: () => Effect.succeed(noTracker)
@@ -102,27 +104,28 @@ type Resolved<A, E> = (
   resources: PluginResources
 ) => Effect.Effect<A, E | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner>
 
-/**
- * The implementation behind a plugin name: a module from the slot's own `package`/`path`, else a built-in,
- * else a module named under `plugins`.
- */
+/** The settings a plugin module's `create` gets: the tracker's or scm's entry, an agent's `agentConfig`. */
+const moduleSettings = (project: ProjectConfig, slot: ProjectSlot): unknown =>
+  slot === "tracker" ? project.tracker : slot === "scm" ? project.scm : slot === "agent" ? project.agentConfig : {}
+
+/** The implementation behind the project's choice for `slot` (choice.ts). */
 const resolve = <A, E = never>(
   config: OrchestratorConfig,
   project: ProjectConfig,
-  slot: Slot,
-  name: string,
-  builtins: Builtins<A, E>,
-  fromPlugin: (plugin: LoadedPlugin) => A,
-  inline?: ModuleSource & { readonly [key: string]: unknown }
+  choice: PluginChoice,
+  builtins: Readonly<Record<string, Maker<A, E>>>,
+  fromPlugin: (plugin: LoadedPlugin) => A
 ): Effect.Effect<Resolved<A, E>, UnknownPlugin> => {
-  const module = inline?.package !== undefined || inline?.path !== undefined ? inline : config.plugins[name]
-  const builtin = builtins[name]
-  if (builtin !== undefined && module === undefined) return Effect.succeed(builtin)
-  if (module === undefined) {
-    return Effect.fail(new UnknownPlugin({ project: project.key, slot, name, known: [...Object.keys(builtins), ...Object.keys(config.plugins)] }))
+  const builtin = choice._tag === "Builtin" ? builtins[choice.name] : undefined
+  if (builtin !== undefined) return Effect.succeed(builtin)
+  if (choice._tag !== "Module") {
+    const modules = choice._tag === "Unknown" ? choice.modules : Object.keys(config.plugins)
+    return Effect.fail(new UnknownPlugin({ project: project.key, slot: choice.slot, name: choice.name, modules }))
   }
-  const pluginConfig = inline ?? (slot === "agent" ? project.agentConfig : {})
-  return Effect.succeed(() => Effect.map(loadPlugin(module, { slot, name, configFile: config.configPath }, pluginConfig), fromPlugin))
+  const settings = moduleSettings(project, choice.slot as ProjectSlot)
+  return Effect.succeed(() =>
+    Effect.map(loadPlugin(choice.source, { slot: choice.slot, name: choice.name, configFile: config.configPath }, settings), fromPlugin)
+  )
 }
 
 export type PluginSlots = Runtime | Agent | Workspace | Tracker | Scm
@@ -136,11 +139,12 @@ export const projectPlugins = (
 ): Layer.Layer<PluginSlots, PluginBuildError, ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.effectContext(Effect.gen(function*() {
     const host = yield* Host
-    const runtime = yield* resolve(config, project, "runtime", project.runtime, RUNTIMES, runtimeFromPlugin)
-    const agent = yield* resolve(config, project, "agent", project.agent, AGENTS, agentFromPlugin)
-    const workspace = yield* resolve(config, project, "workspace", project.workspace, WORKSPACES, workspaceFromPlugin)
-    const tracker = yield* resolve(config, project, "tracker", project.tracker.plugin, TRACKERS, trackerFromPlugin, project.tracker)
-    const scm = project.scm === undefined ? undefined : yield* resolve(config, project, "scm", project.scm.plugin, SCMS, scmFromPlugin, project.scm)
+    const choice = (slot: ProjectSlot) => projectChoice(config, project, slot)!
+    const runtime = yield* resolve(config, project, choice("runtime"), RUNTIMES, runtimeFromPlugin)
+    const agent = yield* resolve(config, project, choice("agent"), AGENTS, agentFromPlugin)
+    const workspace = yield* resolve(config, project, choice("workspace"), WORKSPACES, workspaceFromPlugin)
+    const tracker = yield* resolve(config, project, choice("tracker"), TRACKERS, trackerFromPlugin)
+    const scm = project.scm === undefined ? undefined : yield* resolve(config, project, choice("scm"), SCMS, scmFromPlugin)
     return Context.make(Runtime, yield* runtime(project, host, resources)).pipe(
       Context.add(Scm, scm === undefined ? noScm : yield* scm(project, host, resources)),
       Context.add(Agent, yield* agent(project, host, resources)),

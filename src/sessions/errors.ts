@@ -16,8 +16,9 @@ export class ProjectNotFound extends Schema.TaggedError<ProjectNotFound>()("Proj
     const projects = `projects: ${this.known.length > 0 ? this.known.join(", ") : "none"}`
     const file = this.configPath === undefined ? "" : ` ${this.configPath}`
     if (this.bySupervisor !== true) return `no project "${this.project}" in the config${file} (${projects})`
-    return `no project "${this.project}" in the config the running supervisor serves${file} (${projects}); one supervisor serves one config: ` +
-      "put every repository in your user-level config (`orch init --user` in each, then remove its orchestrator.yaml) and restart it (`orch stop`, `orch start`)"
+    const where = this.configPath === undefined ? "its config" : this.configPath
+    return `no project "${this.project}" in the config the running supervisor serves${file} (${projects}); add the project to ${where}: ` +
+      "the supervisor applies a saved change at once, without a restart"
   }
 
   /** The same, as the running supervisor answers it. */

@@ -12,7 +12,9 @@ export const SupervisorFile = Schema.Struct({
   socket: Schema.String,
   startedAt: Schema.String,
   version: Schema.String,
-  dashboardUrl: Schema.String
+  dashboardUrl: Schema.String,
+  /** The config file it serves, for the commands that speak to it without asking (src/ipc/fast-path.ts). */
+  configPath: Schema.optionalKey(Schema.String)
 })
 export type SupervisorFile = typeof SupervisorFile.Type
 

@@ -43,12 +43,16 @@ describe("commands that name a session work from any directory (a per-repository
 
       const screen = () => s.tmux("capture-pane", "-p", "-t", "=app-1:")
       yield* eventually("the agent", () => screen().includes("ready app-1"))
-      assert.deepStrictEqual(yield* s.orch(["send", "app-1", "hello from elsewhere"]), { code: 0, stdout: "delivered to app-1\n", stderr: "" })
+      // Each says which config it acts under, since none is found from where it runs.
+      const says = `orch: using ${configFile}, the config app-1 was spawned under, as no config is found from here\n`
+      assert.deepStrictEqual(yield* s.orch(["send", "app-1", "hello from elsewhere"]), { code: 0, stdout: "delivered to app-1\n", stderr: says })
       yield* eventually("the message on the agent's screen", () => screen().includes("got: hello from elsewhere"))
-      assert.deepStrictEqual(yield* s.orch(["session", "kill", "app-1"]), { code: 0, stdout: "killed app-1\n", stderr: "" })
-      assert.deepStrictEqual(yield* s.orch(["session", "restore", "app-1"]), { code: 0, stdout: "restored app-1\n", stderr: "" })
+      // From the repository, where that config is found: nothing to say.
+      assert.deepStrictEqual(yield* s.orch(["send", "app-1", "from home"], { cwd: s.repo.path }), { code: 0, stdout: "delivered to app-1\n", stderr: "" })
+      assert.deepStrictEqual(yield* s.orch(["session", "kill", "app-1"]), { code: 0, stdout: "killed app-1\n", stderr: says })
+      assert.deepStrictEqual(yield* s.orch(["session", "restore", "app-1"]), { code: 0, stdout: "restored app-1\n", stderr: says })
       assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
-      assert.deepStrictEqual(yield* s.orch(["session", "rm", "app-1"]), { code: 0, stdout: "removed app-1 (killed)\n", stderr: "" })
+      assert.deepStrictEqual(yield* s.orch(["session", "rm", "app-1"]), { code: 0, stdout: "removed app-1 (killed)\n", stderr: says })
 
       // Commands that name no session still need a config found from where they run.
       const lost = yield* s.orch(["spawn", "app", "2"])

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, beforeEach } from "vitest"
@@ -71,10 +71,14 @@ describe("orch init", () => {
     assert.strictEqual(validate.stdout, `${file}: valid (1 project)\n`)
   })
 
-  it("outside a repository writes a config without projects that validates", () => {
-    assert.strictEqual(orch(["init"]).code, 0)
-    assert.include(readFileSync(join(dir, "orchestrator.yaml"), "utf8"), "projects: {}")
-    assert.strictEqual(orch(["config", "validate"]).code, 0)
+  it("outside a repository writes nothing: one sentence, exit 1", () => {
+    assert.deepStrictEqual(orch(["init"]), {
+      code: 1,
+      stdout: "",
+      stderr:
+        `orch: ${dir} is not in a git repository, and orch init writes a project for the repository it runs in; run it inside one (git init first for a new one)\n`
+    })
+    assert.isFalse(existsSync(join(dir, "orchestrator.yaml")))
   })
 })
 
@@ -113,8 +117,8 @@ describe("orch config", () => {
     assert.strictEqual(
       run.stderr,
       [
-        `orch: ${file}: projects.app.tracker.apiKey: required: a Linear API key, from the environment (apiKey: \${LINEAR_API_KEY})`,
-        `${file}: projects.app.scm.mergeMethod: must be squash, merge or rebase, not "fast-forward"`,
+        `orch: Validation error at "projects.app.tracker.apiKey": required: a Linear API key, from the environment (apiKey: \${LINEAR_API_KEY}) (${file}:5:5)`,
+        `Validation error at "projects.app.scm.mergeMethod": must be squash, merge or rebase, not "fast-forward" (${file}:6:30)`,
         ""
       ].join("\n")
     )
@@ -171,9 +175,116 @@ describe("orch config", () => {
     }
   })
 
+  it("show of a named file, as validate takes one; a missing one is exit 2", () => {
+    writeFileSync(join(dir, "other.yaml"), "projects:\n  app: { repo: acme/app, path: /x/app }\n")
+    const shown = orch(["config", "show", "other.yaml", "--json"])
+    assert.strictEqual(shown.code, 0, shown.stderr)
+    assert.strictEqual(JSON.parse(shown.stdout).configPath, join(dir, "other.yaml"))
+    assert.deepStrictEqual(orch(["config", "show", "nope.yaml"]), {
+      code: 2,
+      stdout: "",
+      stderr: `orch: Cannot read the config: ${join(dir, "nope.yaml")} does not exist\n`
+    })
+  })
+
+  it("--wizard where there is no terminal: one sentence, exit 2, no escape codes", () => {
+    assert.deepStrictEqual(orch(["init", "--wizard"]), {
+      code: 2,
+      stdout: "",
+      stderr: "orch: --wizard asks for each argument in a terminal, and this is not one; give them on the command line (`orch <command> --help` lists them)\n"
+    })
+  })
+
   it("schema prints the checked-in JSON Schema", () => {
     const run = orch(["config", "schema"])
     assert.strictEqual(run.code, 0)
     assert.strictEqual(run.stdout, readFileSync("schema/orchestrator.schema.json", "utf8"))
+  })
+})
+
+describe("one check of a config: validate, doctor and spawn say the same, before anything is done", () => {
+  /** A config with two misspelt plugin names in app, and web's `command` agent without its command line. */
+  const typos = () => {
+    const file = join(dir, "orchestrator.yaml")
+    writeFileSync(
+      file,
+      [
+        "projects:",
+        "  app:",
+        "    repo: acme/app",
+        `    path: ${join(dir, "app")}`,
+        "    agent: comand",
+        "    runtime: tmuxx",
+        "    tracker: none",
+        "  web:",
+        "    repo: acme/web",
+        `    path: ${join(dir, "web")}`,
+        "    agent: command",
+        "    tracker: none",
+        "    scm: none",
+        ""
+      ].join("\n")
+    )
+    return file
+  }
+  const AGENTS = "the built-in ones are coding-agent, codex, aider and command; another one is a plugin module, named under `plugins`"
+  const RUNTIMES = "the built-in ones are multiplexer and process; another one is a plugin module, named under `plugins`"
+  const COMMAND = "Required: the command line the agent runs (agent `command` runs any command line, so it needs one)"
+
+  it("validate: every problem with file:line:col, exit 2", () => {
+    const file = typos()
+    assert.deepStrictEqual(orch(["config", "validate"]), {
+      code: 2,
+      stdout: "",
+      stderr: [
+        `orch: Validation error at "projects.app.runtime": Unknown runtime plugin "tmuxx" (did you mean "multiplexer", which runs tmux?): ${RUNTIMES} (${file}:6:5)`,
+        `Validation error at "projects.app.agent": Unknown agent plugin "comand" (did you mean "command"?): ${AGENTS} (${file}:5:5)`,
+        `Validation error at "projects.web.agentConfig.command": ${COMMAND} (${file}:11:5)`,
+        ""
+      ].join("\n")
+    })
+  })
+
+  it("doctor: a line per project for its plugins, failing with the same problems; no line for an agent that is not one", () => {
+    const file = typos()
+    writeFileSync(
+      join(dir, "fine.yaml"),
+      `projects:\n  web:\n    repo: acme/web\n    path: ${join(dir, "web")}\n    agent: command\n    agentConfig: { command: echo hi }\n`
+    )
+    const run = orch(["doctor", "--no-canary"])
+    assert.strictEqual(run.code, 1, run.stdout)
+    const lines = run.stdout.split("\n")
+    assert.include(lines, `ok    config: ${file}: 2 projects`)
+    assert.include(
+      lines,
+      `fail  project app: projects.app.runtime: Unknown runtime plugin "tmuxx" (did you mean "multiplexer", which runs tmux?): ${RUNTIMES} (${file}:6:5)`
+    )
+    assert.include(lines, `fail  project app: projects.app.agent: Unknown agent plugin "comand" (did you mean "command"?): ${AGENTS} (${file}:5:5)`)
+    assert.include(lines, `fail  project web: projects.web.agentConfig.command: ${COMMAND} (${file}:11:5)`)
+    assert.notMatch(run.stdout, /agent comand/)
+    noStackTrace(run.stderr)
+
+    const fine = orch(["doctor", "--no-canary"], { ORCH_CONFIG_PATH: join(dir, "fine.yaml") })
+    assert.include(fine.stdout.split("\n"), "ok    project web: agent command, runtime multiplexer, workspace worktree, tracker repohost, scm repohost")
+    assert.include(fine.stdout.split("\n"), "ok    agent command (echo hi): a shell command line (not looked up)")
+  })
+
+  it("spawn and start: refused before anything is done; spawn with its project's problems only", () => {
+    const file = typos()
+    assert.deepStrictEqual(orch(["spawn", "web", "--task", "Tidy up"]), {
+      code: 2,
+      stdout: "",
+      stderr: `orch: Validation error at "projects.web.agentConfig.command": ${COMMAND} (${file}:11:5)\n`
+    })
+    const app = orch(["spawn", "app", "--task", "Tidy up"])
+    assert.strictEqual(app.code, 2)
+    assert.strictEqual(app.stderr.split("\n").filter((line) => line !== "").length, 2)
+    assert.include(app.stderr, `Unknown agent plugin "comand"`)
+    assert.isFalse(existsSync(join(home, ".orchestrator", "sessions")), "no session was begun")
+    // start checks the whole config before a supervisor starts on it.
+    const start = orch(["start", "web", "--no-open"])
+    assert.strictEqual(start.code, 2)
+    assert.strictEqual(start.stderr, orch(["config", "validate"]).stderr)
+    assert.isFalse(existsSync(join(home, ".orchestrator", "supervisor.json")))
   })
 })

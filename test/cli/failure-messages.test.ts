@@ -359,7 +359,7 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
         [["notify", "--notifier", "nope", "hello"], { code: 2, says: /no notifier "nope"/ }],
         [["session", "frobnicate"], { code: 2 }],
         [["frobnicate"], { code: 2 }],
-        [["init"], { code: 1, says: /already exists; use --force/ }]
+        [["init"], { code: 1, says: /^orch: \S+ is not in a git repository, and orch init writes a project for the repository it runs in; run it inside one/m }]
       ])
     }), 60_000)
 })
@@ -383,8 +383,8 @@ describe("what a new user met (the default path: a fresh HOME, an empty TMUX_TMP
       writeFileSync(join(web.path, "orchestrator.yaml"), stringify({ ...s.ports, projects: { web: s.project({ repo: "acme/web", path: web.path }) } }))
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"], { cwd: s.repo.path })).code, 0)
       const says = new RegExp(
-        `^orch: no project "web" in the config the running supervisor serves ${appConfig} \\(projects: app\\); one supervisor serves one config: ` +
-          "put every repository in your user-level config \\(`orch init --user` in each, then remove its orchestrator\\.yaml\\) and restart it \\(`orch stop`, `orch start`\\)$",
+        `^orch: no project "web" in the config the running supervisor serves ${appConfig} \\(projects: app\\); add the project to ${appConfig}: ` +
+          "the supervisor applies a saved change at once, without a restart$",
         "m"
       )
       const inWeb: Orch = (args, env = {}) => s.orch(args, { cwd: web.path, env })

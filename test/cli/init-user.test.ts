@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parse } from "yaml"
 import { ORCH_BIN } from "../support/cli.ts"
@@ -34,23 +34,41 @@ describe("orch init --user: many repositories in the user-level config", () => {
       assert.strictEqual(second.stdout, `Added project "web" (acme/web) to your user config ${s.userConfigFile}, keeping everything else in it\n`)
       const merged = readFileSync(s.userConfigFile, "utf8")
       assert.include(merged, "# my own note about the projects\nprojects:\n")
-      assert.match(merged, /^port: \d+ # mine$/m)
+      // Only the new project's lines were written: the user's own lines are as they wrote them, spacing and all.
+      assert.match(merged, /^port: \d+ {2}# mine$/m)
       for (const line of edited.split("\n").filter((l) => l.startsWith("#"))) assert.include(merged, line)
       assert.deepStrictEqual(Object.keys(parse(merged).projects), ["app", "web"])
 
       const again = yield* s.orch(["init", "--user"], { cwd: web.path })
       assert.deepStrictEqual(again, { code: 0, stdout: `${s.userConfigFile} already has this repository, as project "web"; nothing was changed\n`, stderr: "" })
+      // Another repository in a directory of the same name: its id would be taken, so no key would do; the advice works.
       const twin = makeRepo(join(s.root, "elsewhere"), "web")
       const clash = yield* s.orch(["init", "--user"], { cwd: twin.path })
       assert.strictEqual(clash.code, 1)
       assert.strictEqual(
         clash.stderr,
-        `orch: ${s.userConfigFile} was left as it was: it already has a project "web", for ${web.path}; add this repository to it by hand under another key\n`
+        `orch: ${s.userConfigFile} was left as it was: its project "web" (${web.path}) has the same directory name, web, and a project's id is its directory ` +
+          `name, so two may not share one; to add this repository, give its directory another name (mv ${twin.path} ${twin.path}-2) and run orch init --user in it again\n`
       )
       assert.strictEqual(readFileSync(s.userConfigFile, "utf8"), merged)
+      renameSync(twin.path, `${twin.path}-2`)
+      const followed = yield* s.orch(["init", "--user"], { cwd: `${twin.path}-2` })
+      assert.strictEqual(followed.code, 0, followed.stderr)
+      assert.include(followed.stdout, `Added project "web-2" (local/web-2) to your user config ${s.userConfigFile}, keeping everything else in it`)
+      assert.deepStrictEqual(yield* s.orch(["config", "validate"]), { code: 0, stdout: `${s.userConfigFile}: valid (3 projects)\n`, stderr: "" })
+      // A key taken by a repository of another directory name: added under the next free key, and said.
+      const site = makeRepo(join(s.root, "nested"), "site")
+      writeFileSync(s.userConfigFile, readFileSync(s.userConfigFile, "utf8").replace(/^ {2}web-2:$/m, "  site:"))
+      const freeKey = yield* s.orch(["init", "--user"], { cwd: site.path })
+      assert.strictEqual(freeKey.code, 0, freeKey.stderr)
+      assert.match(
+        freeKey.stdout,
+        /^Added project "site-2" \(local\/site\) to your user config \S+ \(under "site-2": "site" is another repository's\), keeping everything else in it;/
+      )
+      assert.deepStrictEqual(Object.keys(parse(readFileSync(s.userConfigFile, "utf8")).projects), ["app", "web", "site", "site-2"])
 
       // Found from any directory: validate, and a task spawned with no warning on tmux's default socket.
-      assert.deepStrictEqual(yield* s.orch(["config", "validate"]), { code: 0, stdout: `${s.userConfigFile}: valid (2 projects)\n`, stderr: "" })
+      assert.deepStrictEqual(yield* s.orch(["config", "validate"]), { code: 0, stdout: `${s.userConfigFile}: valid (4 projects)\n`, stderr: "" })
       const spawned = yield* s.orch(["spawn", "app", "--task", "Tidy the README"])
       assert.deepStrictEqual(spawned, { code: 0, stdout: "app-1\n", stderr: "" })
       assert.deepStrictEqual(s.sessions(), ["app-1"])
@@ -58,9 +76,10 @@ describe("orch init --user: many repositories in the user-level config", () => {
 
       const nowhere = yield* s.orch(["init", "--user"])
       assert.deepStrictEqual(nowhere, {
-        code: 2,
+        code: 1,
         stdout: "",
-        stderr: "orch: orch init --user adds the git repository you are in, and this is not one; run it inside the repository\n"
+        stderr:
+          `orch: ${s.elsewhere} is not in a git repository, and orch init writes a project for the repository it runs in; run it inside one (git init first for a new one)\n`
       })
     }), 60_000)
 

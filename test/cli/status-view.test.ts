@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { asShown, awaitingReviewLine, recordedNote, statusTable } from "../../src/cli/status-view.ts"
+import { asShown, awaitingReviewLine, recordedNote, statusTable, unwatchedLine } from "../../src/cli/status-view.ts"
 import type { ActivitySignal } from "../../src/domain/activity.ts"
 import type { SessionRecord, SessionStatus } from "../../src/domain/session.ts"
 
@@ -105,5 +105,40 @@ describe("orch status: what a record is shown as", () => {
     expect(asShown(record("working", 1, { host: "b" }), undefined, options).activity).toBe("unknown")
     expect(asShown(record("killed", 1, { host: "b", activity: "exited" }), undefined, options).activity).toBe("exited")
     expect(asShown(record("working", 1, { host: "a" }), undefined, options).activity).toBe("active")
+  })
+
+  it.each<[string, SessionRecord, boolean, ReadonlySet<string> | undefined, { status: string; recorded: boolean }]>([
+    ["a live session of a project the supervisor serves: as it is", record("pr_open", 5), true, new Set(["app"]), { status: "pr_open", recorded: false }],
+    ["a live session of a project it no longer serves: unwatched, as last recorded", record("pr_open", 5), true, new Set(["web"]), {
+      status: "unwatched",
+      recorded: true
+    }],
+    ["an ended one of such a project: ended, final", record("killed", 5), true, new Set(["web"]), { status: "killed", recorded: false }],
+    ["a spawn under way of such a project: its spawn's", record("spawning", 5), true, new Set(["web"]), { status: "spawning", recorded: false }],
+    ["no supervisor: nothing watches anything, and nothing is unwatched", record("working", 5), false, undefined, { status: "working", recorded: true }]
+  ])("%s", (_name, input, supervised, watched, expected) => {
+    const shown = asShown(input, undefined, { supervised, nowMs: NOW, ...(watched !== undefined ? { watched } : {}) })
+    expect({ status: shown.status, recorded: shown.recorded }).toEqual(expected)
+  })
+
+  it("unwatched sessions: a line of which, why and what to do, and not the no-supervisor note", () => {
+    const options = { supervised: true, nowMs: NOW, watched: new Set(["web"]) }
+    const rows = [
+      asShown(record("working", 10), undefined, options),
+      asShown(record("ready", 10, { sessionId: "app-2", issueId: "2", branch: "feat/2" }), undefined, options),
+      asShown(record("working", 10, { sessionId: "web-1", projectId: "web", issueId: "3", branch: "feat/3" }), undefined, options)
+    ]
+    expect(statusTable(rows, NOW).split("\n")).toEqual([
+      "SESSION  ISSUE  BRANCH  STATUS     ACTIVITY  PR  AGE  RECORDED",
+      "app-1    1      feat/1  unwatched  active    -   3h   10m ago",
+      "app-2    2      feat/2  unwatched  active    -   3h   10m ago",
+      "web-1    3      feat/3  working    active    -   3h   -"
+    ])
+    expect(unwatchedLine(rows, "/home/me/.config/orchestrator/config.yaml")).toBe(
+      "app-1, app-2 are unwatched: project app is not in /home/me/.config/orchestrator/config.yaml, so nothing probes them or reacts for them; " +
+        "add the project back to that file (it applies without a restart) to watch them again, or end them with `orch session kill app-1`"
+    )
+    expect(recordedNote(rows)).toBeUndefined()
+    expect(unwatchedLine(rows.slice(2), undefined)).toBeUndefined()
   })
 })

@@ -2,7 +2,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigNotFoundError, ConfigParseError, ConfigValidationError, DuplicateSessionPrefixError } from "../../src/config/errors.ts"
 import { configProblem } from "../../src/config/problem.ts"
-import { PluginSettingsInvalid } from "../../src/plugins/config-error.ts"
 import { UnknownPlugin } from "../../src/plugins/registry.ts"
 
 const file = "/home/me/orchestrator.yaml"
@@ -37,14 +36,25 @@ describe("configProblem", () => {
       expected: { problem: new DuplicateSessionPrefixError({ prefix: "app", keys: ["app", "app2"] }).message }
     },
     {
-      name: "a plugin setting (as orch config validate checks them)",
-      error: new PluginSettingsInvalid({ path: file, problems: ["projects.web.tracker.teamId: required", "projects.web.tracker.apiKey: required"] }),
-      expected: { problem: `${file}: projects.web.tracker.teamId: required (and 1 more)` }
+      name: "a plugin setting (as orch config validate checks them): where it is written",
+      error: new ConfigValidationError({
+        issues: [
+          { path: "projects.web.tracker.teamId", message: "required: the Linear team's key (e.g. ENG) or id", location: `${file}:7:5` },
+          { path: "projects.web.tracker.apiKey", message: "required: a Linear API key", location: `${file}:7:5` }
+        ]
+      }),
+      expected: {
+        problem: "Validation error at \"projects.web.tracker.teamId\": required: the Linear team's key (e.g. ENG) or id (and 1 more)",
+        location: `${file}:7:5`
+      }
     },
     {
       name: "a plugin that cannot be made",
-      error: new UnknownPlugin({ project: "web", slot: "agent", name: "nope", known: ["coding-agent", "command"] }),
-      expected: { problem: "project \"web\": unknown agent plugin \"nope\" (known: coding-agent, command)" }
+      error: new UnknownPlugin({ project: "web", slot: "agent", name: "comand", modules: [] }),
+      expected: {
+        problem:
+          "project \"web\": Unknown agent plugin \"comand\" (did you mean \"command\"?): the built-in ones are coding-agent, codex, aider and command; another one is a plugin module, named under `plugins`"
+      }
     }
   ])("$name", ({ error, expected }) => {
     const { problem, location } = configProblem(error)

@@ -39,7 +39,32 @@ describe("adding a project to a user config", () => {
     assert.deepStrictEqual(parse(added(text, project)).projects, projects)
   })
 
-  it("keeps the user's comments, layout and other settings", () => {
+  it.each<[string, string, string]>([
+    [
+      "`projects:` with nothing, then another key",
+      "projects:\nport: 3100 # mine\n",
+      "projects:\n  rocket:\n    repo: acme/rocket\n    path: ~/code/rocket\n    defaultBranch: main\nport: 3100 # mine\n"
+    ],
+    [
+      "`projects: {}`",
+      "port: 3100   # mine\nprojects: {}\n",
+      "port: 3100   # mine\nprojects:\n  rocket:\n    repo: acme/rocket\n    path: ~/code/rocket\n    defaultBranch: main\n"
+    ],
+    [
+      "four-space indentation, and no newline at the end",
+      "projects:\n    api:\n        repo: acme/api\n        path: ~/code/api",
+      "projects:\n    api:\n        repo: acme/api\n        path: ~/code/api\n    rocket:\n        repo: acme/rocket\n        path: ~/code/rocket\n        defaultBranch: main\n"
+    ],
+    [
+      "no `projects` at all: at the end",
+      "port: 3100 # mine",
+      "port: 3100 # mine\nprojects:\n  rocket:\n    repo: acme/rocket\n    path: ~/code/rocket\n    defaultBranch: main\n"
+    ]
+  ])("written as lines of its own: %s", (_, text, expected) => {
+    assert.strictEqual(added(text, rocket), expected)
+  })
+
+  it("keeps the user's comments, layout and other settings byte for byte: only the new lines are written", () => {
     const text = [
       "# My orch settings: keep this comment",
       "port: 3100   # not 3000, that one is taken",
@@ -60,7 +85,7 @@ describe("adding a project to a user config", () => {
       added(text, rocket),
       [
         "# My orch settings: keep this comment",
-        "port: 3100 # not 3000, that one is taken",
+        "port: 3100   # not 3000, that one is taken",
         "",
         "projects:",
         "  # the API",
@@ -95,23 +120,23 @@ describe("adding a project to a user config", () => {
     ["the same path, as ~/", "projects:\n  mine:\n    repo: a/b\n    path: ~/code/rocket\n", rocket, "AlreadyThere mine"],
     ["the same path, absolute", "projects:\n  rocket:\n    repo: a/b\n    path: /home/me/code/rocket\n", rocket, "AlreadyThere rocket"],
     [
-      "the key, for another path",
-      "projects:\n  rocket:\n    repo: a/b\n    path: ~/old/rocket2\n",
+      "the key, for a directory of another name: added under the next free key",
+      "projects:\n  rocket:\n    repo: a/b\n    path: ~/old/rocket2\n  rocket-2:\n    repo: a/c\n    path: ~/old/c\n",
       rocket,
-      "Refused it already has a project \"rocket\", for ~/old/rocket2"
+      "Added rocket-3"
     ],
     [
       "the directory name, under another key",
       "projects:\n  old:\n    repo: a/b\n    path: ~/old/rocket\n",
       rocket,
-      "Refused its project \"old\" (~/old/rocket) has the same directory name, and two projects may not share one (the project id)"
+      "Refused its project \"old\" (~/old/rocket) has the same directory name, rocket, and a project's id is its directory name, so two may not share one"
     ],
     ["not YAML", "projects: [\n", rocket, "Refused it is not valid YAML"],
     ["not a mapping", "- a\n- b\n", rocket, "Refused it is not a mapping of settings"],
     ["projects not a mapping", "projects: [a]\n", rocket, "Refused its `projects` is not a mapping"]
   ])("%s", (_, text, project, expected) => {
     const result = add(text, project)
-    const got = result._tag === "AlreadyThere" ? `AlreadyThere ${result.key}` : result._tag === "Refused" ? `Refused ${result.reason}` : "Added"
+    const got = result._tag === "AlreadyThere" ? `AlreadyThere ${result.key}` : result._tag === "Refused" ? `Refused ${result.reason}` : `Added ${result.key}`
     assert.isTrue(got.startsWith(expected), got)
   })
 

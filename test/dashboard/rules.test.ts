@@ -47,7 +47,8 @@ describe("board groups", () => {
       ["killed", "done"],
       ["done", "done"],
       ["exited", "done"],
-      ["interrupted", "done"]
+      ["interrupted", "done"],
+      ["unwatched", "needs"]
     ] as const
   )("%s is in %s", (status, group) => {
     assert.strictEqual(groupOf(record(status)), group)
@@ -85,6 +86,10 @@ describe("board groups", () => {
     assert.isFalse(canKill(record("interrupted", { activity: "unknown" })))
     assert.isFalse(canRestore(record("interrupted", { activity: "unknown" })))
     assert.strictEqual(toneOf("interrupted"), "warn")
+    // Its project left the config the supervisor serves: a person puts it back or kills the session.
+    assert.isTrue(canKill(record("unwatched")))
+    assert.isFalse(canRestore(record("unwatched")))
+    assert.strictEqual(toneOf("unwatched"), "warn")
   })
 
   it("cards show progress, not deliveries or restarts", () => {

@@ -29,7 +29,7 @@ describe("fast path to the supervisor (spawn, send)", () => {
   it.live("speaks the supervisor's protocol and prints what the full CLI prints", () =>
     Effect.gen(function*() {
       const s = yield* sandbox()
-      const env = { ...process.env, HOME: s.home, ORCH_HOME: "" }
+      const env = { ...process.env, HOME: s.home, ORCH_HOME: "", ORCH_CONFIG_PATH: s.config }
       assert.isUndefined((yield* fast(["spawn", "app", "1"], env)).code, "no supervisor: the full CLI runs")
       assert.strictEqual((yield* s.orch(["start", "app", "--detach"])).code, 0)
 
@@ -46,10 +46,16 @@ describe("fast path to the supervisor (spawn, send)", () => {
       assert.deepStrictEqual(yield* fast(["spawn", "nope", "1"], env), {
         code: 2,
         stdout: "",
-        stderr: `orch: no project "nope" in the config the running supervisor serves ${s.config} (projects: app); one supervisor serves one config: ` +
-          "put every repository in your user-level config (`orch init --user` in each, then remove its orchestrator.yaml) and restart it (`orch stop`, `orch start`)\n"
+        stderr: `orch: no project "nope" in the config the running supervisor serves ${s.config} (projects: app); add the project to ${s.config}: ` +
+          "the supervisor applies a saved change at once, without a restart\n"
       })
       assert.deepStrictEqual(yield* fast(["send", "app-7", "hi"], env), { code: 1, stdout: "", stderr: "orch: no session app-7\n" })
+      // Where no config is found, it says which config the supervisor runs the command under, as the full CLI does.
+      assert.deepStrictEqual(yield* fast(["send", "app-1", "from", "nowhere"], { ...env, ORCH_CONFIG_PATH: "" }), {
+        code: 0,
+        stdout: "delivered to app-1\n",
+        stderr: `orch: using the running supervisor's config ${s.config}, as no config is found from here\n`
+      })
       assert.isUndefined((yield* fast(["spawn", "app", "2", "--json"], env)).code, "flags take the full CLI")
       assert.isUndefined((yield* fast(["send", "app-1"], env)).code, "an empty message takes the full CLI (and its usage error)")
 

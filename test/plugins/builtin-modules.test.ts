@@ -91,7 +91,10 @@ describe("built-in plugin modules", () => {
       assert.strictEqual(error._tag, "AgentError")
       assert.include(error.message, "agent command: the context is not valid: project: Missing key")
       const unset = yield* Effect.flip(agentFromPlugin(loaded(command, command.create())).launch(context))
-      assert.strictEqual(unset.message, "agent command: launch failed: agent command: set agentConfig.command to the command line to run")
+      assert.strictEqual(
+        unset.message,
+        "agent command: launch failed: agent command: set agentConfig.command to the command line the agent runs (agent `command` runs any command line, so it needs one)"
+      )
     }))
 
   it.effect("agent coding-agent as a module: its launch makes its hooks on the calling machine, as before, and answers without files", () =>

@@ -52,9 +52,15 @@ describe("plugin modules (manifest + create)", () => {
       const s = yield* sandbox({ config: { plugins: { custom: source } }, project: { agent: "custom" } })
       const run = yield* s.orch(["spawn", "app", "1"])
       assert.strictEqual(run.code, 2)
+      // Checked before anything is done, as `orch config validate` checks it: where the module is named, and why.
+      const key = "path" in module ? "path" : "package"
       assert.match(
         run.stderr,
-        new RegExp(`^orch: plugin module ${("path" in module ? resolve(module.path) : module.package).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `)
+        new RegExp(
+          `^orch: Validation error at "plugins\\.custom\\.${key}": plugin module ${
+            ("path" in module ? resolve(module.path) : module.package).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+          }: .+ \\(${s.config.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+\\)\\n$`
+        )
       )
       assert.include(run.stderr, reason)
       assert.deepStrictEqual(s.sessions(), [])
@@ -68,12 +74,18 @@ describe("plugin modules (manifest + create)", () => {
       assert.include(run.stderr, "its manifest is named \"fixture-agent\", but the config calls it \"my-agent\"")
     }))
 
-  it.live("an unknown plugin name lists the known ones", () =>
+  it.live("an unknown plugin name lists the known ones, with the nearest, where it is written", () =>
     Effect.gen(function*() {
       const s = yield* sandbox({ project: { agent: "claud" } })
       const run = yield* s.orch(["spawn", "app", "1"])
       assert.strictEqual(run.code, 2)
-      assert.strictEqual(run.stderr, "orch: project \"app\": unknown agent plugin \"claud\" (known: coding-agent, codex, aider, command)\n")
+      const line = readFileSync(s.config, "utf8").split("\n").findIndex((text) => text.includes("agent: claud")) + 1
+      assert.strictEqual(
+        run.stderr,
+        `orch: Validation error at "projects.app.agent": Unknown agent plugin "claud" (did you mean "coding-agent", which runs claude?): ` +
+          `the built-in ones are coding-agent, codex, aider and command; another one is a plugin module, named under \`plugins\` (${s.config}:${line}:5)\n`
+      )
+      assert.deepStrictEqual(s.sessions(), [])
     }))
 
   it.live("a built-in plugin refuses a bad setting when it is created, naming the key", () =>
@@ -81,6 +93,10 @@ describe("plugin modules (manifest + create)", () => {
       const s = yield* sandbox({ project: { scm: { plugin: "repohost", mergeMethod: "fast-forward" } } })
       const run = yield* s.orch(["spawn", "app", "1"])
       assert.strictEqual(run.code, 2)
-      assert.strictEqual(run.stderr, "orch: projects.app.scm.mergeMethod: must be squash, merge or rebase, not \"fast-forward\"\n")
+      const line = readFileSync(s.config, "utf8").split("\n").findIndex((text) => text.includes("mergeMethod")) + 1
+      assert.strictEqual(
+        run.stderr,
+        `orch: Validation error at "projects.app.scm.mergeMethod": must be squash, merge or rebase, not "fast-forward" (${s.config}:${line}:7)\n`
+      )
     }))
 })

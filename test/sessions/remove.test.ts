@@ -67,7 +67,9 @@ describe("orch session rm / prune (from another directory)", () => {
   it.live("removes ended records and their files, refuses live ones and unsaved work, keeps rescue refs, never reuses an id", () =>
     Effect.gen(function*() {
       const s = yield* userSandbox
-      s.writeRepoConfig()
+      const configFile = s.writeRepoConfig()
+      // Run from elsewhere, a command on a session says it uses the config the session was spawned under.
+      const under = (id: string) => `orch: using ${configFile}, the config ${id} was spawned under, as no config is found from here\n`
       for (const issue of ["1", "2", "3", "4"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue], { cwd: s.repo.path })).code, 0)
       const sessionDir = (id: string) => join(s.dataDir, "sessions", "app", id)
       const worktree = (id: string) => join(s.dataDir, "worktrees", "app", id)
@@ -79,7 +81,7 @@ describe("orch session rm / prune (from another directory)", () => {
 
       assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
       const rm = yield* s.orch(["session", "rm", "app-1"])
-      assert.deepStrictEqual(rm, { code: 0, stdout: "removed app-1 (killed)\n", stderr: "" })
+      assert.deepStrictEqual(rm, { code: 0, stdout: "removed app-1 (killed)\n", stderr: under("app-1") })
       assert.isFalse(existsSync(sessionDir("app-1")))
       assert.deepInclude(s.events().at(-1), {
         type: "session.removed",
@@ -94,7 +96,7 @@ describe("orch session rm / prune (from another directory)", () => {
       assert.deepStrictEqual(live, {
         code: 1,
         stdout: "",
-        stderr: "orch: session app-2 was not removed: it is live (working); `orch session kill app-2` ends it first\n"
+        stderr: `${under("app-2")}orch: session app-2 was not removed: it is live (working); \`orch session kill app-2\` ends it first\n`
       })
       assert.isTrue(existsSync(sessionDir("app-2")))
 
@@ -104,7 +106,7 @@ describe("orch session rm / prune (from another directory)", () => {
       assert.strictEqual(unsaved.code, 1)
       assert.strictEqual(
         unsaved.stderr,
-        `orch: session app-3 was not removed: its worktree ${
+        `${under("app-3")}orch: session app-3 was not removed: its worktree ${
           worktree("app-3")
         } has unsaved work (1 uncommitted file); \`orch session kill app-3\` saves it to refs/orch/rescue/app-3 and removes the worktree, or commit and push it\n`
       )
@@ -155,17 +157,19 @@ describe("orch session rm / prune (from another directory)", () => {
   it.live("through a running supervisor too", () =>
     Effect.gen(function*() {
       const s = yield* userSandbox
-      s.writeRepoConfig()
+      const configFile = s.writeRepoConfig()
       assert.strictEqual((yield* s.orch(["start", "app", "--detach"], { cwd: s.repo.path })).code, 0)
-      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      // Run from elsewhere, each command says it acts under the supervisor's config.
+      const served = `orch: using the running supervisor's config ${configFile}, as no config is found from here\n`
+      assert.deepStrictEqual(yield* s.orch(["spawn", "app", "1"]), { code: 0, stdout: "app-1\n", stderr: served })
       assert.strictEqual(
         (yield* s.orch(["session", "rm", "app-1"])).stderr,
-        "orch: session app-1 was not removed: it is live (working); `orch session kill app-1` ends it first\n"
+        `${served}orch: session app-1 was not removed: it is live (working); \`orch session kill app-1\` ends it first\n`
       )
       assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
       // With no git or tmux on its PATH, the command can only succeed by asking the supervisor.
       const pruned = yield* s.orch(["session", "prune"], { env: { PATH: "/nonexistent" } })
-      assert.deepStrictEqual(pruned, { code: 0, stdout: "removed app-1 (killed)\n", stderr: "" })
+      assert.deepStrictEqual(pruned, { code: 0, stdout: "removed app-1 (killed)\n", stderr: served })
       assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 60_000)

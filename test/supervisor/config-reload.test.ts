@@ -20,9 +20,9 @@ import { makeSupervisor, Supervisor } from "../../actors/supervisor.ts"
 import { ConfigSource } from "../../src/config/ConfigSource.ts"
 import { ConfigWatchFailed } from "../../src/config/watch.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
+import { loadCheckedConfig } from "../../src/plugins/config-check.ts"
 import { buildNotifiers } from "../../src/plugins/notifier/registry.ts"
 import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
-import { loadCheckedConfig } from "../../src/plugins/settings.ts"
 import { SessionManager } from "../../src/sessions/SessionManager.ts"
 import { readConfigState } from "../../src/store/config-state.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
@@ -59,7 +59,7 @@ const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.S
       )
     write({ app: project("app") })
     const host = withHost({ cwd: root, homeDir: root, env: {} })
-    const { config } = yield* loadCheckedConfig(file).pipe(host)
+    const { config } = yield* loadCheckedConfig(file).pipe(host, Effect.provide(NodeServices.layer))
 
     const store = SessionStore.make(root)
     const events = yield* EventLog.make(join(root, "events.jsonl"))
@@ -253,7 +253,11 @@ describe("config reload (TestClock)", () => {
       yield* t.changed()
       yield* TestClock.adjust(RELOAD_SETTLE)
       const [rejected] = yield* t.receipts("config.rejected", 1)
-      assert.include(rejected.message, "unknown agent plugin \"no-such-agent\"")
+      assert.include(rejected.message, `Validation error at "projects.web.agent": Unknown agent plugin "no-such-agent"`)
+      assert.strictEqual(
+        rejected.data.location,
+        `${t.file}:${readFileSync(t.file, "utf8").split("\n").findIndex((line) => line.includes("no-such-agent")) + 1}:5`
+      )
       assert.deepStrictEqual(yield* t.projectIds, ["app"])
       assert.deepStrictEqual((yield* t.supervisor.projects).map((p) => p.id), ["app"])
       assert.deepStrictEqual(t.ofType("config.applied"), [])

@@ -3,6 +3,7 @@
  * redrawn on its own when its record or last event changes, and moved when its group does.
  */
 import type { OrchEvent } from "../../domain/event.ts"
+import { UNWATCHED_HINT } from "../../domain/live.ts"
 import type { CheckState, ReviewState, SessionRecord } from "../../domain/session.ts"
 import { byNewest, countGroups, type Group, groupOf, GROUPS, isEscalated, toneOf } from "../board.ts"
 import { sessionPath } from "../urls.ts"
@@ -34,7 +35,12 @@ export const prLine = (record: SessionRecord) =>
         : null
     )
 
-export const statusPill = (record: SessionRecord) => h("span.pill", { "data-tone": toneOf(record.status), "data-status": record.status }, words(record.status))
+export const statusPill = (record: SessionRecord) =>
+  h(
+    "span.pill",
+    { "data-tone": toneOf(record.status), "data-status": record.status, ...(record.status === "unwatched" ? { title: UNWATCHED_HINT } : {}) },
+    words(record.status)
+  )
 
 /** The issue's title and number (linked to the issue when its URL is known); a task's title, marked as a task. */
 export const issueTitle = (record: SessionRecord) => {

@@ -4,7 +4,7 @@
  * restore, merge (when allowed), open the worktree.
  */
 import type { OrchEvent } from "../../domain/event.ts"
-import { isLive } from "../../domain/live.ts"
+import { isLive, UNWATCHED_HINT } from "../../domain/live.ts"
 import type { SessionRecord } from "../../domain/session.ts"
 import type { Boot } from "../api.ts"
 import { canKill, canMerge, canRestore, isEscalated } from "../board.ts"
@@ -236,6 +236,7 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
         isEscalated(record) ? h("span.pill", { "data-tone": "bad" }, "escalated") : null
       ),
       h("div.issue-line", {}, record.role === "orchestrator" ? `Orchestrator of ${record.projectId}` : issueTitle(record)),
+      record.status === "unwatched" ? h("div.unwatched", { "data-tone": "warn" }, `Unwatched: ${UNWATCHED_HINT}.`) : null,
       h(
         "div.facts",
         {},

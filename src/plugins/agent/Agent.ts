@@ -16,6 +16,18 @@ export class AgentError extends Schema.TaggedError<AgentError>()("AgentError", {
   }
 }
 
+/**
+ * The `agentConfig` keys an agent that runs one program reads beyond the common ones (`permissions`, `model`, `env`,
+ * `quietMs`): `command`, the program to run instead of its own (a path, or a name on PATH). The config check decodes a
+ * project's `agentConfig` with its agent's settings Schema.
+ */
+export const programSettings = (program: string) =>
+  Schema.Struct({
+    command: Schema.optionalKey(
+      Schema.String.check(Schema.isMinLength(1, { message: `Expected the program to run instead of ${program}: a path, or a name on PATH` }))
+    )
+  })
+
 export interface AgentContext {
   readonly sessionId: string
   readonly project: ProjectConfig

@@ -1,7 +1,10 @@
 /** Agent `aider`. No hooks: its activity is read off the screen. */
 import * as Effect from "effect/Effect"
 import type { Activity } from "../../domain/session.ts"
-import { type AgentShape, shellQuote } from "./Agent.ts"
+import { type AgentShape, programSettings, shellQuote } from "./Agent.ts"
+
+/** Its `agentConfig` keys beyond the common ones. */
+export const aiderSettings = programSettings("aider")
 
 export const makeAiderAgent = (agentConfig: Readonly<Record<string, unknown>>): AgentShape => {
   const binary = typeof agentConfig.command === "string" && agentConfig.command !== "" ? agentConfig.command : "aider"

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import { dirname, join } from "node:path"
 import type { Activity } from "../../domain/session.ts"
 import type { FileEdit } from "../workspace/file-edits.ts"
-import { type AgentContext, type AgentShape, shellQuote } from "./Agent.ts"
+import { type AgentContext, type AgentShape, programSettings, shellQuote } from "./Agent.ts"
 
 const PLUGIN = "codex"
 /** The Codex CLI version this plugin's flags and screens were proven with (docs/agents.md); `orch doctor` compares. */
@@ -77,6 +77,9 @@ export const instructionEdits = (context: Pick<AgentContext, "systemPromptFile">
 }]
 
 const instructionsFlag = (context: AgentContext) => `-c "developer_instructions=$(cat ${shellQuote(instructionsFile(context))})"`
+
+/** Its `agentConfig` keys beyond the common ones. */
+export const codexSettings = programSettings("codex")
 
 export const makeCodexAgent = (agentConfig: Readonly<Record<string, unknown>>): AgentShape => {
   const binary = typeof agentConfig.command === "string" && agentConfig.command !== "" ? agentConfig.command : "codex"

@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { applyEditsLocally, type FileEdit } from "../workspace/file-edits.ts"
-import { type AgentContext, AgentError, type AgentShape, shellQuote } from "./Agent.ts"
+import { type AgentContext, AgentError, type AgentShape, programSettings, shellQuote } from "./Agent.ts"
 import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
 
 const PLUGIN = "coding-agent"
@@ -70,6 +70,9 @@ const permissionFlags = (permissions: unknown): Array<string> =>
     : permissions === "auto-edit"
     ? ["--permission-mode", "acceptEdits"]
     : ["--permission-mode", "default"]
+
+/** Its `agentConfig` keys beyond the common ones. */
+export const codingAgentSettings = programSettings("claude")
 
 export const makeCodingAgent = (agentConfig: Readonly<Record<string, unknown>>): AgentShape => {
   const binary = typeof agentConfig.command === "string" && agentConfig.command !== "" ? agentConfig.command : "claude"

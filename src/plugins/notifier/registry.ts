@@ -7,15 +7,14 @@ import type { ChildProcessSpawner } from "effect/process"
 import type { NotifierConfig, OrchestratorConfig } from "../../config/schema.ts"
 import type { Notification, NotificationAction } from "../../domain/notification.ts"
 import type { InboxShape } from "../../store/Inbox.ts"
-import { callPlugin, type LoadedPlugin, loadPlugin, type PluginLoadError } from "../loader.ts"
+import { choosePlugin, unknownPluginMessage } from "../choice.ts"
+import { callPlugin, importPlugin, type LoadedPlugin, loadPlugin, type PluginLoadError } from "../loader.ts"
 import { makeChatNotifier } from "./chat.ts"
 import { makeDesktopNotifier } from "./desktop.ts"
 import { makeEmailNotifier } from "./email.ts"
 import { makeHostedNotifier } from "./hosted.ts"
 import { NotifierConfigError, NotifierError, type NotifierShape } from "./Notifier.ts"
 import { makeWebhookNotifier } from "./webhook.ts"
-
-export const BUILTIN_NOTIFIERS = ["hosted", "desktop", "chat", "webhook", "email"] as const
 
 /** A plugin module's notifier component through the slot interface. */
 export const notifierFromPlugin = (name: string, { component }: LoadedPlugin): NotifierShape => {
@@ -33,18 +32,19 @@ export const notifierFromPlugin = (name: string, { component }: LoadedPlugin): N
   }
 }
 
-const makeOne = (
-  config: OrchestratorConfig,
+/** The notifier called `name`: its entry under `notifiers`, else a built-in used without settings. */
+const entryOf = (config: OrchestratorConfig, name: string): NotifierConfig => config.notifiers[name] ?? { plugin: name }
+
+const choiceOf = (config: OrchestratorConfig, name: string) => {
+  const entry = entryOf(config, name)
+  return { entry, choice: choosePlugin(config, "notifier", entry.plugin, { settings: entry, where: ["notifiers", name] }) }
+}
+
+const makeBuiltin = (
   name: string,
+  entry: NotifierConfig,
   inbox: InboxShape
-): Effect.Effect<NotifierShape, NotifierConfigError | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner> => {
-  const entry: NotifierConfig = config.notifiers[name] ?? { plugin: name }
-  const module = entry.package !== undefined || entry.path !== undefined ? entry : config.plugins[entry.plugin]
-  if (module !== undefined) {
-    return loadPlugin(module, { slot: "notifier", name: entry.plugin, configFile: config.configPath }, entry).pipe(
-      Effect.map((plugin) => notifierFromPlugin(name, plugin))
-    )
-  }
+): Effect.Effect<NotifierShape, NotifierConfigError, ChildProcessSpawner.ChildProcessSpawner> => {
   switch (entry.plugin) {
     case "hosted":
       return makeHostedNotifier(name, entry, inbox)
@@ -54,22 +54,71 @@ const makeOne = (
       return makeWebhookNotifier(name, entry)
     case "chat":
       return makeChatNotifier(name, entry)
-    case "email":
+    default: // email: choice.ts knows no other built-in notifier
       return makeEmailNotifier(name, entry)
-    default:
-      return Effect.fail(
-        new NotifierConfigError({
-          notifier: name,
-          reason: `unknown notifier plugin "${entry.plugin}" (built-in: ${BUILTIN_NOTIFIERS.join(", ")}; or give a package or path)`
-        })
-      )
   }
 }
 
+const makeOne = (
+  config: OrchestratorConfig,
+  name: string,
+  inbox: InboxShape
+): Effect.Effect<NotifierShape, NotifierConfigError | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner> => {
+  const { entry, choice } = choiceOf(config, name)
+  switch (choice._tag) {
+    case "Module":
+      return loadPlugin(choice.source, { slot: "notifier", name: entry.plugin, configFile: config.configPath }, entry).pipe(
+        Effect.map((plugin) => notifierFromPlugin(name, plugin))
+      )
+    case "Builtin":
+      return makeBuiltin(name, entry, inbox)
+    case "Unknown":
+      return Effect.fail(new NotifierConfigError({ notifier: name, reason: unknownPluginMessage("notifier", entry.plugin, choice.modules) }))
+  }
+}
+
+/** Every notifier name the config uses: `hosted`, each entry of `notifiers`, each name in `notificationRouting`. */
+const notifierNames = (
+  config: OrchestratorConfig
+) => [...new Set<string>(["hosted", ...Object.keys(config.notifiers), ...Object.values(config.notificationRouting).flat()])]
+
 /** Every notifier the config uses, by name. Fails on the first one that cannot be created. */
-export const buildNotifiers = (config: OrchestratorConfig, inbox: InboxShape) => {
-  const names = new Set<string>(["hosted", ...Object.keys(config.notifiers), ...Object.values(config.notificationRouting).flat()])
-  return Effect.forEach([...names], (name) => Effect.map(makeOne(config, name, inbox), (notifier) => [name, notifier] as const)).pipe(
+export const buildNotifiers = (config: OrchestratorConfig, inbox: InboxShape) =>
+  Effect.forEach(notifierNames(config), (name) => Effect.map(makeOne(config, name, inbox), (notifier) => [name, notifier] as const)).pipe(
     Effect.map((entries): ReadonlyMap<string, NotifierShape> => new Map(entries))
   )
+
+/** A notifier that could not be made, at the config path of what is wrong. */
+export interface NotifierProblem {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
 }
+
+/**
+ * Every notifier of the config that cannot be made, each with its problem, as the config check reports them: a
+ * built-in is made (it checks its own keys, and nothing is sent), a plugin module only imported and its manifest
+ * checked (creating it is for the supervisor).
+ */
+export const notifierProblems = Effect.fnUntraced(function*(config: OrchestratorConfig, inbox: InboxShape) {
+  const problems: Array<NotifierProblem> = []
+  for (const name of notifierNames(config)) {
+    const { entry, choice } = choiceOf(config, name)
+    switch (choice._tag) {
+      // Only an entry of `notifiers` can name an unknown plugin: the routing's names are checked with the file.
+      case "Unknown":
+        problems.push({ path: ["notifiers", name, "plugin"], message: unknownPluginMessage("notifier", entry.plugin, choice.modules) })
+        break
+      case "Builtin": {
+        const made = yield* Effect.result(makeBuiltin(name, entry, inbox))
+        if (made._tag === "Failure") problems.push({ path: ["notifiers", name], message: made.failure.reason })
+        break
+      }
+      case "Module": {
+        const imported = yield* Effect.result(importPlugin(choice.source, { slot: "notifier", name: entry.plugin, configFile: config.configPath }))
+        if (imported._tag === "Failure") problems.push({ path: choice.where, message: imported.failure.message })
+        break
+      }
+    }
+  }
+  return problems
+})
