@@ -15,14 +15,17 @@ import type { OpError, SessionOps } from "../sessions/SessionOps.ts"
 import { dataDir } from "../store/paths.ts"
 import { configForSession } from "./session-config.ts"
 
+/** Where a command's procedures run: in the supervisor (over its socket), or here in this process. */
+export type SessionsWhere = "supervisor" | "here"
+
 /** Runs `f` with the supervisor's procedures when one answers, else with `local`. */
-const viaSupervisorElse = <A, E, R>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>, local: Effect.Effect<A, E, R>) =>
+const viaSupervisorElse = <A, E, R>(f: (sessions: SessionOps, where: SessionsWhere) => Effect.Effect<A, OpError>, local: Effect.Effect<A, E, R>) =>
   Effect.scoped(Effect.gen(function*() {
     const found = yield* connectSupervisor(dataDir(yield* Host))
     switch (found._tag) {
       case "Running": {
         const { remoteSessions } = yield* Effect.promise(() => import("../ipc/client.ts"))
-        return yield* f(remoteSessions(found.client))
+        return yield* f(remoteSessions(found.client), "supervisor")
       }
       case "Unresponsive":
         return yield* unresponsive(found)
@@ -31,7 +34,8 @@ const viaSupervisorElse = <A, E, R>(f: (sessions: SessionOps) => Effect.Effect<A
     }
   }))
 
-export const withSessions = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>) => viaSupervisorElse(f, withLocalSessions(f))
+export const withSessions = <A>(f: (sessions: SessionOps, where: SessionsWhere) => Effect.Effect<A, OpError>) =>
+  viaSupervisorElse(f, withLocalSessions((sessions) => f(sessions, "here")))
 
 /** For a command that names a session: without a supervisor, under the config its record points to (from any directory). */
 export const withSessionsFor = <A>(sessionId: string, f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>
