@@ -26,6 +26,13 @@ import { NotifierRouter } from "./notifier-router.ts"
 import { Supervisor } from "./supervisor.ts"
 import { terminalOf } from "./terminals.ts"
 
+/** How `orch stop` stopped the supervisor: with its sessions killed first (how many were, and were not), or not. */
+export interface Shutdown {
+  readonly killedSessions: boolean
+  readonly killed: number
+  readonly notKilled: number
+}
+
 export interface AppOptions {
   /** The data directory. */
   readonly root: string
@@ -33,7 +40,7 @@ export interface AppOptions {
   readonly cliPath: string
   readonly version: string
   /** Completing it stops the supervisor (the `Stop` RPC does), saying whether its sessions were killed first. */
-  readonly shutdown: Deferred.Deferred<{ readonly killedSessions: boolean }>
+  readonly shutdown: Deferred.Deferred<Shutdown>
   /** The dashboard's token, and its URL with the token. */
   readonly token: string
   readonly dashboardUrl: string
@@ -86,7 +93,12 @@ const handlers = (options: AppOptions, configPath: string | undefined) =>
       Start: ({ project }) =>
         remote(manager.orchestrate(project, options.cliPath)).pipe(
           Effect.tap(() => supervisor.cycleNow),
-          Effect.map(({ record, reused }) => ({ project, orchestratorSessionId: record.sessionId, reused, dashboardUrl: options.dashboardUrl }))
+          Effect.map(({ record, reused }) => ({
+            project: project ?? record.projectId,
+            orchestratorSessionId: record.sessionId,
+            reused,
+            dashboardUrl: options.dashboardUrl
+          }))
         ),
       // Admission stops first: no session a kill frees is filled again, and a start under way is undone and its
       // entry put back before anything is killed.
@@ -96,7 +108,8 @@ const handlers = (options: AppOptions, configPath: string | undefined) =>
           yield* supervisor.haltAdmission
           const report = killSessions ? yield* killAll : { killed: [], failed: [] }
           // Answer first, then stop.
-          yield* Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, { killedSessions: killSessions })))
+          const stopped: Shutdown = { killedSessions: killSessions, killed: report.killed.length, notKilled: report.failed.length }
+          yield* Effect.forkDetach(Effect.andThen(Effect.sleep("50 millis"), Deferred.succeed(options.shutdown, stopped)))
           return report
         }).pipe(Effect.uninterruptible)
     }

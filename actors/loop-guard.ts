@@ -1,8 +1,12 @@
 /**
- * Keeps the supervisor's loops going. A step that fails (a typed error or a defect) is logged with its cause,
- * recorded as a `supervisor.error` event and answered with a backoff (loop-health.ts); a loop that keeps failing
- * escalates once per episode: a `supervisor.escalated` event naming the loop and an urgent notification.
- * Interruption (the supervisor stopping) is not a failure: it ends the loop.
+ * Keeps the supervisor's loops going. A step that fails (a typed error or a defect) is recorded as a
+ * `supervisor.error` event and answered with a backoff (loop-health.ts); a loop that keeps failing escalates once
+ * per episode: a `supervisor.escalated` event naming the loop and an urgent notification. Interruption (the
+ * supervisor stopping) is not a failure: it ends the loop.
+ *
+ * The log gets one line per failure it is told of (tellFailure: a new streak, a new reason, then fewer and fewer of
+ * the same), saying what failed and what orch does next. An expected failure (a typed error: a host that answers 404,
+ * a network down) is that line alone; a defect (a bug in orch or a plugin) adds its full cause, for whoever debugs.
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -13,7 +17,7 @@ import type { NewEvent } from "../src/domain/event.ts"
 import { newNotification, type Notification } from "../src/domain/notification.ts"
 import { reasonOf } from "../src/domain/reason.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
-import { afterFailure, afterSuccess, DEFAULT_LOOP_POLICY, HEALTHY, type LoopHealth, type LoopPolicy } from "./loop-health.ts"
+import { afterFailure, afterSuccess, DEFAULT_LOOP_POLICY, HEALTHY, type LoopHealth, type LoopPolicy, tellFailure } from "./loop-health.ts"
 
 export interface LoopGuardDeps {
   readonly events: EventLogShape
@@ -40,11 +44,16 @@ export class PartsFailed extends Schema.TaggedError<PartsFailed>()("PartsFailed"
 
 const waitText = (ms: number) => ms < 1_000 ? `${ms} ms` : ms < 120_000 ? `${Math.round(ms / 1_000)} s` : `${Math.round(ms / 60_000)} min`
 
+/** A cause with a defect in it (not only typed failures or interruptions). */
+const isDefect = (cause: Cause.Cause<unknown>) => cause.reasons.some(Cause.isDieReason)
+
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
 
 /** A guard for the loop named `loop` ("PR poll"); each call keeps its own count of failures. */
 export const makeLoopGuard = (deps: LoopGuardDeps) => (loop: string, policy: LoopPolicy = DEFAULT_LOOP_POLICY): GuardedLoop => {
   let health: LoopHealth = HEALTHY
+  /** The reason the log last gave for the current streak of failures. */
+  let told: string | undefined
 
   // Where the event log itself cannot be written, the supervisor's log is the record.
   const record = (event: NewEvent) =>
@@ -70,9 +79,11 @@ export const makeLoopGuard = (deps: LoopGuardDeps) => (loop: string, policy: Loo
       const exit = yield* Effect.exit(step)
       const now = yield* Clock.currentTimeMillis
       if (Exit.isSuccess(exit)) {
+        const failed = health.inARow
         const after = afterSuccess(health, now, policy)
         health = after.health
-        if (after.recovered) yield* Effect.logInfo(`the ${loop} works again`)
+        told = undefined
+        if (failed > 0) yield* Effect.logInfo(`the ${loop} works again, after ${failed} failure${failed === 1 ? "" : "s"} in a row`)
         return yield* waitAfter(undefined)
       }
       if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
@@ -81,8 +92,19 @@ export const makeLoopGuard = (deps: LoopGuardDeps) => (loop: string, policy: Loo
       const wait = yield* waitAfter(after.delayMs)
       const reason = reasonOf(exit.cause)
       const next = then ?? `orch tries again in ${waitText(wait)}`
-      yield* Effect.logError(`the ${loop} failed (${after.health.inARow} in a row); ${next}`, exit.cause)
-      yield* record({ type: "supervisor.error", message: `${capitalized(loop)} failed: ${reason}; ${next}.`, data: { loop, attempt: after.health.inARow } })
+      const inARow = after.health.inARow
+      const telling = tellFailure(told, reason, inARow)
+      if (telling !== "quiet") {
+        told = reason
+        const line = telling === "first"
+          ? `the ${loop} failed: ${reason}; ${next}`
+          : telling === "changed"
+          ? `the ${loop} failed again (${inARow} in a row), now: ${reason}; ${next}`
+          : `the ${loop} still fails (${inARow} in a row): ${reason}; ${next}`
+        // A defect is a bug: its whole cause goes to the log. An expected failure is its line alone.
+        yield* isDefect(exit.cause) ? Effect.logError(line, exit.cause) : Effect.logError(line)
+      }
+      yield* record({ type: "supervisor.error", message: `${capitalized(loop)} failed: ${reason}; ${next}.`, data: { loop, attempt: inARow } })
       if (after.escalate) yield* escalate(reason, after.health)
       return wait
     })

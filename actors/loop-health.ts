@@ -5,8 +5,12 @@
  * A failure waits `baseMs · 2^(n-1)` (n failures in a row), at most `maxMs`; a success resets the count. A loop
  * that fails `escalateAfter` times in a row, or `escalateInWindow` times within `windowMs`, escalates once: the
  * episode lasts until a success comes with no failure left in the window, and only then can it escalate again.
+ *
+ * The log is told of a failing loop without a flood (`tellFailure`): a line when it starts failing and each time
+ * the reason changes; while the same reason lasts, again after the 2nd, 4th, 8th … failure in a row (then every
+ * 64th); and a line when it works again.
  */
-import { doublingDelay } from "../src/domain/backoff.ts"
+import { doublingDelay, logsFailure } from "../src/domain/backoff.ts"
 export interface LoopPolicy {
   readonly baseMs: number
   readonly maxMs: number
@@ -68,3 +72,10 @@ export const afterSuccess = (health: LoopHealth, now: number, policy: LoopPolicy
   const escalatedAt = over ? undefined : health.escalatedAt
   return { health: { inARow: 0, failures, ...(escalatedAt !== undefined ? { escalatedAt } : {}) }, recovered: over }
 }
+
+/** What the log says of a failure: a new streak, a new reason, the same reason again, or nothing. */
+export type FailureTelling = "first" | "changed" | "still" | "quiet"
+
+/** Failure number `inARow` of a streak, with `reason`; `told` is the reason the log last gave for this streak. */
+export const tellFailure = (told: string | undefined, reason: string, inARow: number): FailureTelling =>
+  told === undefined || inARow <= 1 ? "first" : reason !== told ? "changed" : logsFailure(inARow) ? "still" : "quiet"

@@ -30,6 +30,8 @@ export const StartOutcome = Schema.Union([
     dashboardUrl: Schema.String,
     /** The supervisor's pid: the child's own, or the one it found running and joined. */
     pid: Schema.Int,
+    /** Whether a supervisor was already running and this start joined it (else this start started it). */
+    joined: Schema.Boolean,
     /** What recovery did as this supervisor started (a line each): spawns undone, kills finished, queued starts recovered. */
     recovered: Schema.optionalKey(Schema.Array(Schema.String))
   }),

@@ -39,11 +39,16 @@ export const commandLoggerLayer = Logger.layer([commandLogger])
 
 export const supervisorLogPath = (root: string) => storePaths(root).supervisorLog
 
-/** Every line, with its time and level, appended to `supervisor.log` (with the full cause, for whoever debugs). */
+/**
+ * Every line, with its time and level, appended to `supervisor.log`. A failure that was expected (a typed error: a
+ * host that said no, a file that could not be read) is told in the line itself; only a defect (a bug) brings its
+ * full cause, stack and all, for whoever debugs.
+ */
 export const supervisorLogger = (root: string) =>
   Logger.make(({ logLevel, message, cause, date }) => {
-    const line = `${date.toISOString()} ${logLevel.toUpperCase()} ${logLine(message, Cause.empty)}${
-      cause.reasons.length > 0 ? `\n${Cause.pretty(cause)}` : ""
+    const defect = cause.reasons.some(Cause.isDieReason)
+    const line = `${date.toISOString()} ${logLevel.toUpperCase()} ${logLine(message, defect ? Cause.empty : cause)}${
+      defect ? `\n${Cause.pretty(cause)}` : ""
     }\n`
     try {
       mkdirSync(root, { recursive: true })

@@ -20,15 +20,18 @@ import { dataDir } from "../store/paths.ts"
 import { sayServedConfig } from "./acting-config.ts"
 import { configForSession } from "./session-config.ts"
 
+/** Where a command's procedures run: in the supervisor (over its socket), or here in this process. */
+export type SessionsWhere = "supervisor" | "here"
+
 /** Runs `f` with the supervisor's procedures when one answers, else with `local`. */
-const viaSupervisorElse = <A, E, R>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>, local: Effect.Effect<A, E, R>) =>
+const viaSupervisorElse = <A, E, R>(f: (sessions: SessionOps, where: SessionsWhere) => Effect.Effect<A, OpError>, local: Effect.Effect<A, E, R>) =>
   Effect.scoped(Effect.gen(function*() {
     const found = yield* connectSupervisor(dataDir(yield* Host))
     switch (found._tag) {
       case "Running": {
         const { remoteSessions } = yield* Effect.promise(() => import("../ipc/client.ts"))
         yield* sayServedConfig(found.info)
-        return yield* f(remoteSessions(found.client))
+        return yield* f(remoteSessions(found.client), "supervisor")
       }
       case "Unresponsive":
         return yield* unresponsive(found)
@@ -42,7 +45,8 @@ export interface Acting {
   readonly project: string
 }
 
-export const withSessions = <A>(f: (sessions: SessionOps) => Effect.Effect<A, OpError>, acting?: Acting) => viaSupervisorElse(f, withLocalSessions(f, acting))
+export const withSessions = <A>(f: (sessions: SessionOps, where: SessionsWhere) => Effect.Effect<A, OpError>, acting?: Acting) =>
+  viaSupervisorElse(f, withLocalSessions((sessions) => f(sessions, "here"), acting))
 
 /** For a command that names a session: without a supervisor, under the config its record points to (from any directory). */
 export const withSessionsFor = <A>(sessionId: string, f: (sessions: SessionOps) => Effect.Effect<A, OpError>) =>

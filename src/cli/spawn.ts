@@ -3,10 +3,17 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
+import { Host } from "../config/host.ts"
+import { normalIssueId } from "../domain/issue-id.ts"
+import type { SpawnAsked } from "../domain/spawn-fate.ts"
 import type { BatchOutcome, SpawnTarget } from "../sessions/SessionOps.ts"
+import { taskTitle } from "../sessions/task.ts"
+import { dataDir, storePaths } from "../store/paths.ts"
+import type { SessionsWhere } from "./session-context.ts"
 
 const project = Argument.String("project").pipe(Argument.withDescription("Project id or its key in the config"))
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
@@ -59,10 +66,30 @@ export const spawn = Command.make(
   },
   Effect.fn("cli.spawn")(function*({ project, issue, task, taskFile, host, json }) {
     const target = { ...(yield* spawnTargetFrom(issue, task, taskFile)), ...(Option.isSome(host) ? { host: host.value } : {}) }
-    const { withSessions } = yield* Effect.promise(loadSessions)
-    const { record, warnings } = yield* withSessions((sessions) => sessions.spawn(project, target), { project })
-    for (const warning of warnings) yield* Console.error(`orch: warning: ${warning}`)
-    yield* Console.log(json ? JSON.stringify(record, null, 2) : record.sessionId)
+    const [{ withSessions }, { eventLogEnd, tellInterruptedSpawn }] = yield* Effect.promise(() =>
+      Promise.all([loadSessions(), import("./spawn-interrupted.ts")])
+    )
+    // Interrupted (Ctrl-C, a signal), it says what became of the spawn: finished, or stopped and undone.
+    const eventsPath = storePaths(dataDir(yield* Host)).events
+    const from = eventLogEnd(eventsPath)
+    const begun = yield* Ref.make<SessionsWhere | undefined>(undefined)
+    const finished = yield* Ref.make<string | undefined>(undefined)
+    const asked: SpawnAsked = target._tag === "Issue"
+      ? { project, issueId: normalIssueId(target.issue) }
+      : { project, taskTitle: taskTitle(target.task) }
+    yield* Effect.gen(function*() {
+      const { record, warnings } = yield* withSessions((sessions, where) => Effect.andThen(Ref.set(begun, where), sessions.spawn(project, target)), { project })
+      yield* Ref.set(finished, record.sessionId)
+      for (const warning of warnings) yield* Console.error(`orch: warning: ${warning}`)
+      yield* Console.log(json ? JSON.stringify(record, null, 2) : record.sessionId)
+    }).pipe(
+      Effect.onInterrupt(() =>
+        Effect.flatMap(
+          Effect.all([Ref.get(begun), Ref.get(finished)]),
+          ([where, sessionId]) => tellInterruptedSpawn({ eventsPath, from, asked, begun: where, finished: sessionId })
+        )
+      )
+    )
   })
 ).pipe(Command.withDescription("Create a session for one issue, or for a task (--task): worktree, branch, terminal, agent"))
 

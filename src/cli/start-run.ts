@@ -8,11 +8,12 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import { chooseProject } from "../config/project-choice.ts"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { openOnThisMachine } from "../dashboard/open.ts"
 import { pageUrl, sessionPath } from "../dashboard/urls.ts"
 import { connectSupervisor, type Leftovers, removeLeftovers } from "../ipc/liveness.ts"
-import { ProjectNotFound } from "../sessions/errors.ts"
+import { ProjectNotFound, ProjectNotGiven } from "../sessions/errors.ts"
 import { withLock } from "../store/lock.ts"
 import { dataDirProblem, storePaths } from "../store/paths.ts"
 import { sayServedConfig } from "./acting-config.ts"
@@ -31,7 +32,7 @@ const cliPath = () => process.argv[1] ?? "orch"
 const report = (ready: Ready, open: boolean) => {
   const orchestratorPage = pageUrl(ready.dashboardUrl, sessionPath(ready.orchestratorSessionId))
   return Console.log([
-    `supervisor running (pid ${ready.pid})`,
+    ready.joined ? `joined the supervisor already running (pid ${ready.pid})` : `supervisor started (pid ${ready.pid})`,
     ...(ready.recovered ?? []).map((line) => `recovered: ${line}`),
     `orchestrator session ${ready.orchestratorSessionId} ${ready.reused ? "is already running" : "started"} for ${ready.project}`,
     `attach: orch attach ${ready.orchestratorSessionId}`,
@@ -48,13 +49,22 @@ const report = (ready: Ready, open: boolean) => {
   ))
 }
 
-/** The project must exist before anything starts (a supervisor would start, then fail to find it). */
-const checkProject = (config: OrchestratorConfig, project: string) =>
-  config.projects[project] !== undefined || Object.values(config.projects).some((p) => p.id === project)
-    ? Effect.void
-    : Effect.fail(
-      new ProjectNotFound({ project, known: Object.keys(config.projects), ...(config.configPath !== undefined ? { configPath: config.configPath } : {}) })
-    )
+/**
+ * The project must exist before anything starts (a supervisor would start, then fail to find it): the one named,
+ * as it was named, or the config's only one.
+ */
+const projectToStart = (config: OrchestratorConfig, project: string | undefined) => {
+  const choice = chooseProject(config.projects, project)
+  const configPath = config.configPath !== undefined ? { configPath: config.configPath } : {}
+  switch (choice._tag) {
+    case "Chosen":
+      return Effect.succeed(project ?? choice.key)
+    case "Unknown":
+      return Effect.fail(new ProjectNotFound({ project: choice.ref, known: Object.keys(config.projects), ...configPath }))
+    case "NotGiven":
+      return Effect.fail(new ProjectNotGiven({ command: "orch start", known: Object.keys(config.projects), ...configPath }))
+  }
+}
 
 /**
  * The detached child's word to its parent (src/cli/detach.ts): Ready once, after the report is printed, or
@@ -84,9 +94,13 @@ export class DataDirUnusable extends Schema.TaggedError<DataDirUnusable>()("Data
   }
 }
 
-/** `orch start <project> [--detach]`: join the supervisor that answers, or start one (here or in the background). */
-export const runStart = Effect.fn("cli.start.run")(function*(root: string, project: string, background: boolean, noOpen: boolean) {
-  const parent = yield* parentReporter(takeReportPath())
+/**
+ * `orch start [project] [--detach]`: join the supervisor that answers, or start one (here or in the background). No
+ * project: the only one of the config (of the running supervisor's, when joining one).
+ */
+export const runStart = Effect.fn("cli.start.run")(function*(root: string, project: string | undefined, background: boolean, noOpen: boolean) {
+  const reportPath = takeReportPath()
+  const parent = yield* parentReporter(reportPath)
   const announce = (ready: Ready) => Effect.andThen(report(ready, !noOpen), parent.ready(ready))
   yield* Effect.scoped(Effect.gen(function*() {
     const found = yield* connectSupervisor(root)
@@ -100,9 +114,9 @@ export const runStart = Effect.fn("cli.start.run")(function*(root: string, proje
     // Checked as `orch config validate` checks it: a supervisor never starts on a config whose plugins cannot be had.
     const { loadCheckedConfig } = yield* Effect.promise(() => import("../plugins/config-check.ts"))
     const { config } = yield* loadCheckedConfig()
-    yield* checkProject(config, project)
-    if (background) return yield* announce(yield* launchDetached(root, cliPath(), project))
-    yield* supervise(root, config, project, cliPath(), announce)
+    const chosen = yield* projectToStart(config, project)
+    if (background) return yield* announce(yield* launchDetached(root, cliPath(), chosen))
+    yield* supervise(root, config, chosen, cliPath(), announce, { detached: reportPath !== undefined })
   })).pipe(Effect.onError(parent.failed))
 })
 

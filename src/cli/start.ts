@@ -1,11 +1,13 @@
 /**
- * `orch start <project>`: the supervisor (in the foreground, or `--detach`ed) and the project's orchestrator
- * session. With a supervisor already running it joins it: the project's orchestrator is started there, or
- * reused if it is live. `orch stop [--kill-sessions]` stops the supervisor; agents keep running unless asked.
+ * `orch start [project]`: the supervisor (in the foreground, or `--detach`ed) and the project's orchestrator
+ * session; the project may be left out when the config has only one. With a supervisor already running it joins
+ * it: the project's orchestrator is started there, or reused if it is live. `orch stop [--kill-sessions]` stops the
+ * supervisor; agents keep running unless asked.
  */
 import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -25,13 +27,16 @@ const loadRun = () => import("./start-run.ts")
 export const start = Command.make(
   "start",
   {
-    project: Argument.String("project").pipe(Argument.withDescription("Project id or key")),
+    project: Argument.String("project").pipe(
+      Argument.withDescription("Project id or key (may be left out when the config has one project)"),
+      Argument.optional
+    ),
     detach: Flag.Boolean("detach").pipe(Flag.withDefault(false), Flag.withDescription("Run the supervisor in the background and return once it answers")),
     noOpen: Flag.Boolean("no-open").pipe(Flag.withDefault(false), Flag.withDescription("Print the dashboard URL without opening a browser"))
   },
   Effect.fn("cli.start")(function*({ project, detach: background, noOpen }) {
     const { runStart } = yield* Effect.promise(loadRun)
-    yield* runStart(dataDir(yield* Host), project, background, noOpen)
+    yield* runStart(dataDir(yield* Host), Option.getOrUndefined(project), background, noOpen)
   })
 ).pipe(Command.withDescription("Start the supervisor and the project's orchestrator session"))
 

@@ -70,6 +70,13 @@ export const Sent = Schema.Struct({ sent: Schema.Boolean })
 export const Merged = Schema.Struct({ merged: Schema.Boolean, prNumber: Schema.Int })
 export const Opened = Schema.Struct({ opened: Schema.String })
 
-/** Every failure of the API: a machine word and a sentence for people. */
+/**
+ * Every failure of the API (and of the webhook receiver): `error`, a snake_case code for scripts
+ * (`unauthorized`, `session_not_found`, `merge_refused`; api-failure.ts), and `message`, a sentence for people.
+ */
 export const ApiError = Schema.Struct({ error: Schema.String, message: Schema.String })
 export type ApiError = typeof ApiError.Type
+
+/** The webhook receiver's answers that are not failures: a delivery it follows (202), or one it acknowledges and ignores (200). */
+export const WebhookAccepted = Schema.Struct({ accepted: Schema.String })
+export const WebhookIgnored = Schema.Struct({ message: Schema.String })

@@ -23,7 +23,21 @@ import { EventLog } from "../store/EventLog.ts"
 import type { InboxShape } from "../store/Inbox.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { asListed } from "../store/spawner.ts"
-import { ApiError, type Boot, InboxState, LiveMessage, MarkReadRequest, Merged, Opened, type ProjectSummary, SendRequest, Sent } from "./api.ts"
+import { apiFailure } from "./api-failure.ts"
+import {
+  ApiError,
+  type Boot,
+  InboxState,
+  LiveMessage,
+  MarkReadRequest,
+  Merged,
+  Opened,
+  type ProjectSummary,
+  SendRequest,
+  Sent,
+  WebhookAccepted,
+  WebhookIgnored
+} from "./api.ts"
 import { findAssetsDir, loadAssets } from "./assets.ts"
 import { COOKIE, originAllowed, requestToken } from "./auth.ts"
 import { sessionEvents } from "./event-tail.ts"
@@ -69,8 +83,6 @@ export interface DashboardOptions {
 }
 
 const TIMELINE_LIMIT = 500
-/** Refusals a person can fix (409); anything else that fails is the server's problem (500). */
-const CONFLICTS = new Set(["SessionNotRunning", "SessionRunning", "MergeRefused", "DeliveryUnconfirmed", "OpenFailed"])
 const PAGE_HEADERS = {
   "cache-control": "no-store",
   "x-frame-options": "DENY",
@@ -87,12 +99,10 @@ class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", { reason
   }
 }
 
-/** A failed action as the API tells it: 400 for a bad body, 404 for no such session, 409 for a refusal, else 500. */
+/** A failed action or read as the API tells it (api-failure.ts). */
 const failed = (error: unknown) => {
-  const tag = typeof (error as { _tag?: unknown })?._tag === "string" ? (error as { _tag: string })._tag : "Error"
-  const message = (error as { message?: unknown })?.message
-  const status = tag === "BadRequest" ? 400 : tag === "SessionNotFound" ? 404 : CONFLICTS.has(tag) ? 409 : 500
-  return apiError(status, tag, typeof message === "string" && message !== "" ? message : String(error))
+  const { status, error: code, message } = apiFailure(error)
+  return apiError(status, code, message)
 }
 
 const json = <A, I>(schema: Schema.Codec<A, I>, value: A, status = 200) =>
@@ -266,24 +276,39 @@ const routes = (options: DashboardOptions) =>
       )
     )
 
+    // Any other API path: the same failure shape as every other, not an empty 404.
+    yield* router.add(
+      "*",
+      "/api/*",
+      guarded(Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+        apiError(404, "not_found", `there is no ${request.method} ${new URL(request.url, "http://x").pathname} in the API; docs/dashboard.md lists its calls`)))
+    )
+
     const deliveries = new Set<string>()
     yield* router.add(
       "POST",
       "/webhooks/repohost",
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const text = yield* request.text
+        // The raw bytes: the signature is checked over exactly what was sent, before anything reads it.
+        const body = new Uint8Array(yield* request.arrayBuffer)
         const outcome = receive(yield* options.webhooks, deliveries, {
           ...(request.headers["x-github-event"] !== undefined ? { event: request.headers["x-github-event"] } : {}),
           ...(request.headers["x-github-delivery"] !== undefined ? { delivery: request.headers["x-github-delivery"] } : {}),
           ...(request.headers["x-hub-signature-256"] !== undefined ? { signature: request.headers["x-hub-signature-256"] } : {})
-        }, text)
-        // Answered at once, as GitHub wants; the look at the PR goes on after (and coalesces a burst of deliveries).
-        if (outcome.status === 202) yield* Effect.forkDetach(options.onBranchChanged(outcome.repo, outcome.branch))
-        return yield* HttpServerResponse.json(outcome.status === 202 ? { accepted: `${outcome.repo} ${outcome.branch}` } : { message: outcome.message }, {
-          status: outcome.status
-        })
-      })
+        }, body)
+        switch (outcome.status) {
+          case 202:
+            // Answered at once, as GitHub wants; the look at the PR goes on after (and coalesces a burst of deliveries).
+            yield* Effect.forkDetach(options.onBranchChanged(outcome.repo, outcome.branch))
+            return json(WebhookAccepted, { accepted: `${outcome.repo} ${outcome.branch}` }, 202)
+          case 200:
+            return json(WebhookIgnored, { message: outcome.message })
+          default:
+            return apiError(outcome.status, outcome.error, outcome.message)
+        }
+      }).pipe(Effect.catchTag("HttpServerError", () =>
+        Effect.succeed(apiError(400, "bad_body", "the delivery's body could not be read"))))
     )
   }))
 

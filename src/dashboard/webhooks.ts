@@ -1,7 +1,8 @@
 /**
  * Repohost webhooks (`POST /webhooks/repohost`): GitHub-style deliveries, signed with HMAC-SHA256 in
- * `x-hub-signature-256` by the secret in the project's `scm.webhookSecret` (write it as `${VAR}`). A bad
- * signature is 401, a body that is not JSON 400, a delivery id seen before is acknowledged and ignored. A good
+ * `x-hub-signature-256` by the secret in the project's `scm.webhookSecret` (write it as `${VAR}`). The signature
+ * is checked over the raw bytes before anything of the body is read: a missing or bad one is 401 whatever the
+ * body, then a body that is not JSON is 400, and a delivery id seen before is acknowledged and ignored. A good
  * delivery names a repository and a branch; the supervisor looks at that branch's PR at once, so changes land
  * in seconds instead of at the next poll.
  */
@@ -22,15 +23,26 @@ export const WebhookPayload = Schema.Struct({
 })
 export type WebhookPayload = typeof WebhookPayload.Type
 const decodePayload = Schema.decodeUnknownOption(Schema.fromJsonString(WebhookPayload))
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/** The body as text, or undefined when it is not UTF-8 (so not JSON). */
+const textOf = (body: Uint8Array): string | undefined => {
+  try {
+    return utf8.decode(body)
+  } catch {
+    return undefined
+  }
+}
 
 export interface WebhookProject {
   readonly repo: string
   readonly secret: string
 }
 
-export const signature = (secret: string, body: string): string => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
+/** The `x-hub-signature-256` of `body` (its raw bytes; a string is taken as UTF-8) under `secret`. */
+export const signature = (secret: string, body: string | Uint8Array): string => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
 
-export const verifySignature = (secret: string, body: string, header: string | undefined): boolean => {
+export const verifySignature = (secret: string, body: string | Uint8Array, header: string | undefined): boolean => {
   if (header === undefined) return false
   const expected = Buffer.from(signature(secret, body))
   const given = Buffer.from(header)
@@ -57,22 +69,40 @@ export const branchOf = (event: string, payload: WebhookPayload): { readonly rep
 
 export type WebhookOutcome =
   | { readonly status: 202; readonly repo: string; readonly branch: string }
-  | { readonly status: 200 | 400 | 401 | 404; readonly message: string }
+  | { readonly status: 200; readonly message: string }
+  | { readonly status: 400 | 401 | 404; readonly error: string; readonly message: string }
 
-/** Decides what a delivery is; `seen` remembers delivery ids (bounded). Pure but for `seen`. */
+const refused = (status: 400 | 401 | 404, error: string, message: string): WebhookOutcome => ({ status, error, message })
+
+/**
+ * Decides what a delivery is; `seen` remembers delivery ids (bounded). Pure but for `seen`. The signature comes
+ * first: only a delivery signed with a configured secret is read at all, and it must be about a repository whose
+ * project has that secret.
+ */
 export const receive = (
   projects: ReadonlyArray<WebhookProject>,
   seen: Set<string>,
   headers: { readonly event?: string; readonly delivery?: string; readonly signature?: string },
-  body: string
+  body: Uint8Array
 ): WebhookOutcome => {
-  if (projects.length === 0) return { status: 404, message: "no project has scm.webhookSecret set" }
-  const decoded = decodePayload(body)
-  if (Option.isNone(decoded)) return { status: 400, message: "the body is not a JSON delivery orch can read" }
+  if (projects.length === 0) return refused(404, "not_enabled", "no project has scm.webhookSecret set, so orch takes no webhooks")
+  if (headers.signature === undefined) {
+    return refused(401, "bad_signature", "the delivery has no x-hub-signature-256 header: sign it with the project's scm.webhookSecret")
+  }
+  const signers = projects.filter((project) => verifySignature(project.secret, body, headers.signature))
+  if (signers.length === 0) {
+    return refused(401, "bad_signature", "the x-hub-signature-256 header does not match the body under any project's scm.webhookSecret")
+  }
+  const text = textOf(body)
+  const decoded = text === undefined ? Option.none() : decodePayload(text)
+  if (Option.isNone(decoded)) return refused(400, "bad_body", "the body is not a JSON delivery orch can read")
   const payload = decoded.value
-  const project = projects.find((p) => p.repo === payload.repository?.full_name)
-  if (project === undefined) return { status: 404, message: "no project for this repository" }
-  if (!verifySignature(project.secret, body, headers.signature)) return { status: 401, message: "bad signature" }
+  const repo = payload.repository?.full_name
+  if (!signers.some((p) => p.repo === repo)) {
+    return projects.some((p) => p.repo === repo)
+      ? refused(401, "bad_signature", `the delivery is signed with another project's secret, not ${repo}'s`)
+      : refused(404, "unknown_repository", `no project here is for the repository ${repo ?? "(none named)"}`)
+  }
   if (headers.delivery !== undefined) {
     if (seen.has(headers.delivery)) return { status: 200, message: "duplicate delivery, ignored" }
     seen.add(headers.delivery)

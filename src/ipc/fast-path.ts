@@ -12,18 +12,26 @@
  *
  * The messages are effect/rpc's socket protocol as `src/ipc/protocol.ts` defines it (newline-delimited JSON);
  * test/ipc/fast-path.test.ts keeps the two in step against a real supervisor.
+ *
+ * A spawn interrupted by Ctrl-C or a signal does what the full CLI does (src/cli/spawn-interrupted.ts): it hangs
+ * up, which makes the supervisor stop the spawn and undo it, waits a few seconds at most for the event that says
+ * what became of it, says so in one sentence, and exits 128 + the signal's number.
  */
-import { readFileSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { connect } from "node:net"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import type { HostShape } from "../config/host.ts"
 import { configNotice } from "../config/notice.ts"
 import { configHere } from "../config/search.ts"
-import { dataDir } from "../store/paths.ts"
+import { normalIssueId } from "../domain/issue-id.ts"
+import { interruptedSpawnSentence, type SpawnAsked, type SpawnEventLike, spawnFate } from "../domain/spawn-fate.ts"
+import { dataDir, storePaths } from "../store/paths.ts"
 
 interface Exchange {
   readonly tag: "Spawn" | "Send"
+  /** A spawn's question, for what to say if it is interrupted. */
+  readonly asked?: SpawnAsked
   readonly payload: Record<string, unknown>
   /** What to print for the answer, or undefined when the answer is not what the request answers. */
   readonly print: (value: unknown) => { readonly stdout: string; readonly stderr: string } | undefined
@@ -45,6 +53,7 @@ const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
     return {
       tag: "Spawn",
       payload: { project: first, issue: rest[0] },
+      asked: { project: first, issueId: normalIssueId(rest[0]!) },
       print: (value) => {
         const answer = spawned(value)
         return answer && { stdout: `${answer.sessionId}\n`, stderr: answer.warnings.map((w) => `orch: warning: ${w}\n`).join("") }
@@ -69,6 +78,38 @@ const announced = (host: HostShape): { readonly socket: string; readonly configP
   }
 }
 
+const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
+
+/** The events appended to the log after byte `from`, as much of each as spawnFate reads; lines it cannot read are passed over. */
+const eventsAfter = (path: string, from: number): Array<SpawnEventLike> => {
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(path).subarray(from)
+  } catch {
+    return []
+  }
+  return bytes.toString("utf8").split("\n").flatMap((line): Array<SpawnEventLike> => {
+    try {
+      const event: unknown = JSON.parse(line)
+      if (!isRecord(event) || typeof event.type !== "string") return []
+      return [{
+        type: event.type,
+        sessionId: text(event.sessionId),
+        projectId: text(event.projectId),
+        issueId: text(event.issueId),
+        data: isRecord(event.data) ? { task: event.data.task } : undefined
+      }]
+    } catch {
+      return []
+    }
+  })
+}
+
+const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const
+/** How long an interrupted spawn waits for the supervisor's receipt (as src/cli/spawn-interrupted.ts does). */
+const RECEIPT_WAIT_MS = 10_000
+const RECEIPT_POLL_MS = 100
+
 const UNREADABLE = "orch: the supervisor sent an answer orch cannot read; `orch stop` and `orch start` again if it persists\n"
 
 /** Runs the command through the supervisor; resolves to its exit code, or undefined to use the full CLI. */
@@ -80,25 +121,48 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
   const { socket } = supervisor
   // Said as the full CLI says it (src/cli/acting-config.ts): the supervisor's config is not the one found here.
   const notice = supervisor.configPath === undefined ? undefined : configNotice({ _tag: "Supervisor", path: supervisor.configPath }, configHere(host), host)
+  const eventsPath = storePaths(dataDir(host)).events
+  const from = statSync(eventsPath, { throwIfNoEntry: false })?.size ?? 0
   return new Promise((resolve) => {
     let sent = false
     let received = false
     let done = false
     let buffer = ""
+    const handlers = Object.keys(SIGNALS).map((signal) => [signal, () => interrupted(signal as keyof typeof SIGNALS)] as const)
     const finish = (code: number | undefined, stdout = "", stderr = "") => {
       if (done) return
       done = true
+      for (const [signal, handler] of handlers) process.removeListener(signal, handler)
       client.destroy()
       process.stdout.write(stdout)
       process.stderr.write(code !== undefined && notice !== undefined ? `orch: ${notice}\n${stderr}` : stderr)
       resolve(code)
     }
+    /** A signal while a spawn is asked: hang up (the supervisor undoes it), then say what became of it. */
+    let stopping = false
+    const interrupted = (signal: keyof typeof SIGNALS) => {
+      if (done || stopping || exchange.asked === undefined) return
+      stopping = true
+      const asked = exchange.asked
+      const code = 128 + SIGNALS[signal]
+      client.destroy()
+      if (!sent) return finish(code, "", `orch: ${interruptedSpawnSentence(asked, false, { _tag: "Unknown" })}\n`)
+      const started = Date.now()
+      const look = () => {
+        const fate = spawnFate(eventsAfter(eventsPath, from), asked)
+        if (fate._tag === "Unknown" && Date.now() - started < RECEIPT_WAIT_MS) return void setTimeout(look, RECEIPT_POLL_MS)
+        finish(code, "", `orch: ${interruptedSpawnSentence(asked, true, fate)}\n`)
+      }
+      look()
+    }
+    if (exchange.asked !== undefined) { for (const [signal, handler] of handlers) process.on(signal, handler) }
     const client = connect(socket, () => {
       sent = true
       client.write(`${JSON.stringify({ _tag: "Request", id: "1", tag: exchange.tag, payload: exchange.payload, headers: [] })}\n`)
     })
     client.setEncoding("utf8")
     client.on("data", (chunk: string) => {
+      if (stopping) return
       received = true
       buffer += chunk
       for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
@@ -123,11 +187,15 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
         return finish(failure?.exitCode ?? 1, "", `orch: ${failure?.reason ?? "the supervisor failed to carry out the command"}\n`)
       }
     })
-    client.on(
-      "error",
-      (error: NodeJS.ErrnoException) =>
-        sent && !(!received && error.code === "ECONNRESET") ? finish(1, "", `orch: lost the supervisor: ${error.message}\n`) : finish(undefined)
-    )
-    client.on("close", () => (sent ? finish(1, "", "orch: the supervisor closed the connection without answering\n") : finish(undefined)))
+    client.on("error", (error: NodeJS.ErrnoException) => {
+      if (stopping) return
+      if (sent && !(!received && error.code === "ECONNRESET")) finish(1, "", `orch: lost the supervisor: ${error.message}\n`)
+      else finish(undefined)
+    })
+    client.on("close", () => {
+      if (stopping) return
+      if (sent) finish(1, "", "orch: the supervisor closed the connection without answering\n")
+      else finish(undefined)
+    })
   })
 }

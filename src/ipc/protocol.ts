@@ -135,7 +135,8 @@ export class SupervisorRpcs extends RpcGroup.make(
   Rpc.make("Cleanup", { payload: { dryRun: Schema.Boolean }, success: Schema.Array(CleanupItem), error: RemoteError }),
   Rpc.make("Remove", { payload: { sessionId: Schema.String }, success: Removed, error: RemoteError }),
   Rpc.make("Prune", { payload: { dryRun: Schema.Boolean }, success: PruneReport, error: RemoteError }),
-  Rpc.make("Start", { payload: { project: Schema.String }, success: Started, error: RemoteError }),
+  /** No project: the only one of the config the supervisor serves. */
+  Rpc.make("Start", { payload: { project: Schema.optionalKey(Schema.String) }, success: Started, error: RemoteError }),
   Rpc.make("Stop", { payload: { killSessions: Schema.Boolean }, success: StopReport, error: RemoteError }),
   Rpc.make("QueueAdd", {
     payload: { project: Schema.String, issues: Schema.Array(Schema.String), priority: Schema.Int },

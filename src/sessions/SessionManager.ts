@@ -13,6 +13,7 @@ import * as Semaphore from "effect/Semaphore"
 import { existsSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { ConfigSource } from "../config/ConfigSource.ts"
+import { chooseProject } from "../config/project-choice.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { planBatch } from "../domain/admission.ts"
 import { heldHosts, type Hold } from "../domain/holds.ts"
@@ -40,7 +41,17 @@ import { admissionFacts, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
-import { HostUnreachable, IssueHasSession, KillIncomplete, ProjectNotFound, RemoveRefused, RestoreFailed, SessionNotRunning, SessionRunning } from "./errors.ts"
+import {
+  HostUnreachable,
+  IssueHasSession,
+  KillIncomplete,
+  ProjectNotFound,
+  ProjectNotGiven,
+  RemoveRefused,
+  RestoreFailed,
+  SessionNotRunning,
+  SessionRunning
+} from "./errors.ts"
 import { failureOwner } from "./failure-owner.ts"
 import { admissionReadings, chooseHost, chooseHosts, placementBlocker } from "./host-choice.ts"
 import { startOrchestrator } from "./orchestrator.ts"
@@ -76,11 +87,17 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const queue = QueueStore.make(store.paths.root, events)
 
   const configFile = (config: OrchestratorConfig) => (config.configPath !== undefined ? { configPath: config.configPath } : {})
-  const findProject = (config: OrchestratorConfig, ref: string) => {
-    const project = config.projects[ref] ?? projectsOf(config).find((p) => p.id === ref)
-    return project === undefined
-      ? Effect.fail(new ProjectNotFound({ project: ref, known: Object.keys(config.projects), ...configFile(config) }))
-      : Effect.succeed(project)
+  /** The project `ref` names (its key or id); `undefined` means the config's only one (`command` says what to name it for). */
+  const findProject = (config: OrchestratorConfig, ref: string | undefined, command = "orch start") => {
+    const choice = chooseProject(config.projects, ref)
+    switch (choice._tag) {
+      case "Chosen":
+        return Effect.succeed(choice.project)
+      case "Unknown":
+        return Effect.fail(new ProjectNotFound({ project: choice.ref, known: Object.keys(config.projects), ...configFile(config) }))
+      case "NotGiven":
+        return Effect.fail(new ProjectNotGiven({ command, known: Object.keys(config.projects), ...configFile(config) }))
+    }
   }
   const projectOf = (config: OrchestratorConfig, record: SessionRecord) => {
     const project = projectsOf(config).find((p) => p.id === record.projectId)
@@ -755,7 +772,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
 
   /** Starts (or reuses) a project's orchestrator session; `cliPath` is the orch its agent will call. */
   const orchestrating = yield* Semaphore.make(1)
-  const orchestrate = Effect.fn("Sessions.orchestrate")(function*(projectRef: string, cliPath: string) {
+  const orchestrate = Effect.fn("Sessions.orchestrate")(function*(projectRef: string | undefined, cliPath: string) {
     const config = yield* configs.current
     const project = yield* findProject(config, projectRef)
     return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(config, project), orchestrating.withPermits(1))

@@ -32,6 +32,21 @@ export class ProjectNotFound extends Schema.TaggedError<ProjectNotFound>()("Proj
   }
 }
 
+/** A command that can leave its project out was run without one, and the config does not have exactly one. */
+export class ProjectNotGiven extends Schema.TaggedError<ProjectNotGiven>()("ProjectNotGiven", {
+  command: Schema.String,
+  known: Schema.Array(Schema.String),
+  configPath: Schema.optionalKey(Schema.String)
+}) {
+  override readonly [Runtime.errorExitCode] = 2
+  override get message() {
+    const file = this.configPath === undefined ? "the config" : this.configPath
+    return this.known.length === 0
+      ? `${file} has no project: add one (\`orch init\` in its repository), then run \`${this.command}\` again`
+      : `say which project: \`${this.command} <project>\` (${file} has ${this.known.length}: ${this.known.join(", ")})`
+  }
+}
+
 export class SessionNotRunning extends Schema.TaggedError<SessionNotRunning>()("SessionNotRunning", {
   sessionId: Schema.String,
   state: Schema.String

@@ -384,9 +384,13 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         ? false
         : yield* workspace.hasBranch(project, record.branch).pipe(Effect.mapError(failed("creating the workspace")))
       yield* journal({ workspace: record.workspacePath, createdBranch: !branchExisted })
+      // Its making (git, the project's postCreate: an install may take minutes) can be cut short: a spawn stopped
+      // there (Ctrl-C, a client gone) undoes what it had made of the workspace at once, instead of waiting it out.
+      const planned = { path: record.workspacePath, branch: record.branch, createdBranch: !branchExisted }
       const created = yield* Effect.acquireRelease(
-        workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath }).pipe(
-          Effect.mapError(failed("creating the workspace"))
+        Effect.interruptible(workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath })).pipe(
+          Effect.mapError(failed("creating the workspace")),
+          Effect.onInterrupt(() => undoWorkspace(planned))
         ),
         (ws, exit) => (Exit.isFailure(exit) ? undoWorkspace(ws) : Effect.void)
       )

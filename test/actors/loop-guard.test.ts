@@ -4,9 +4,11 @@
  * goes on after. The test waits on receipts: events appended, calls made.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
@@ -99,6 +101,45 @@ describe("loop guard", () => {
         "supervisor.escalated",
         "notification.sent",
         "supervisor.error"
+      ])
+    }))
+
+  it.effect("the log: one line per new failure or reason, fewer for the same one, a line when it works again; a stack only for a defect", () =>
+    Effect.gen(function*() {
+      const { guard, next } = yield* setup
+      const lines: Array<{ readonly level: string; readonly text: string; readonly defect: boolean }> = []
+      const capture = Logger.layer([
+        Logger.make(({ logLevel, message, cause }) =>
+          void lines.push({ level: logLevel, text: String(message), defect: cause.reasons.some(Cause.isDieReason) })
+        )
+      ])
+      // 6 failures with one reason (1 s apart: the cap), a 7th with another, an 8th that is a bug, then successes.
+      let n = 0
+      const done = yield* Queue.unbounded<void>()
+      const step = Effect.suspend(() => {
+        n++
+        if (n <= 6) return Effect.fail(new Boom("the repohost answered 404"))
+        if (n === 7) return Effect.fail(new Boom("connection refused"))
+        if (n === 8) return Effect.die(new Boom("a bug"))
+        // The 9th works; the 10th says the 9th was logged whole.
+        return n === 9 ? Effect.void : Queue.offer(done, undefined)
+      })
+      const flat: LoopPolicy = { ...policy, maxMs: 1_000, escalateAfter: 100 }
+      const fiber = yield* guard("PR poll", flat).forever(step, Effect.succeed(1_000)).pipe(Effect.provide(capture), Effect.forkChild)
+      for (let i = 1; i <= 8; i++) {
+        yield* next("supervisor.error")
+        yield* TestClock.adjust(1_000)
+      }
+      yield* TestClock.adjust(1_000)
+      yield* Queue.take(done)
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(lines.map(({ level, text, defect }) => [level, text, defect]), [
+        ["Error", "the PR poll failed: the repohost answered 404; orch tries again in 1 s", false],
+        ["Error", "the PR poll still fails (2 in a row): the repohost answered 404; orch tries again in 1 s", false],
+        ["Error", "the PR poll still fails (4 in a row): the repohost answered 404; orch tries again in 1 s", false],
+        ["Error", "the PR poll failed again (7 in a row), now: connection refused; orch tries again in 1 s", false],
+        ["Error", "the PR poll failed again (8 in a row), now: a bug; orch tries again in 1 s", true],
+        ["Info", "the PR poll works again, after 8 failures in a row", false]
       ])
     }))
 

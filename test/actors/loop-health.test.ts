@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { afterFailure, afterSuccess, HEALTHY, type LoopHealth, type LoopPolicy } from "../../actors/loop-health.ts"
+import { afterFailure, afterSuccess, HEALTHY, type LoopHealth, type LoopPolicy, tellFailure } from "../../actors/loop-health.ts"
 
 const policy: LoopPolicy = { baseMs: 1_000, maxMs: 8_000, escalateAfter: 4, windowMs: 60_000, escalateInWindow: 6 }
 
@@ -99,5 +99,38 @@ describe("loop health", () => {
     for (let i = 0; i < 2_000; i++) ({ health, delayMs: delay } = afterFailure(health, i * 8_000, policy))
     assert.strictEqual(delay, 8_000)
     assert.isAtMost(health.failures.length, 8)
+  })
+})
+
+describe("what the log is told of a failing loop", () => {
+  it.each(
+    [
+      ["the first failure of a streak", undefined, "HTTP 404", 1, "first"],
+      ["a first failure even if a reason was kept", "HTTP 404", "HTTP 404", 1, "first"],
+      ["the same reason, 2nd in a row", "HTTP 404", "HTTP 404", 2, "still"],
+      ["the same reason, 3rd", "HTTP 404", "HTTP 404", 3, "quiet"],
+      ["the same reason, 4th", "HTTP 404", "HTTP 404", 4, "still"],
+      ["the same reason, 5th to 7th", "HTTP 404", "HTTP 404", 6, "quiet"],
+      ["the same reason, 8th", "HTTP 404", "HTTP 404", 8, "still"],
+      ["the same reason, 100th", "HTTP 404", "HTTP 404", 100, "quiet"],
+      ["the same reason, 128th (every 64th past 64)", "HTTP 404", "HTTP 404", 128, "still"],
+      ["another reason", "HTTP 404", "connection refused", 3, "changed"],
+      ["back to the first reason", "connection refused", "HTTP 404", 5, "changed"]
+    ] as const
+  )("%s", (_name, told, reason, inARow, expected) => {
+    assert.strictEqual(tellFailure(told, reason, inARow), expected)
+  })
+
+  it("a day of the same failure at the 5-minute cap is ten lines, not one a poll", () => {
+    let told: string | undefined
+    let lines = 0
+    for (let n = 1; n <= 12 * 24; n++) {
+      if (tellFailure(told, "HTTP 404", n) !== "quiet") {
+        lines++
+        told = "HTTP 404"
+      }
+    }
+    // 1, 2, 4, 8, 16, 32, 64, 128, 192, 256 of 288 failures (a day at the cap).
+    assert.strictEqual(lines, 10)
   })
 })

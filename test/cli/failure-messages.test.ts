@@ -210,7 +210,7 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
         [["session", "kill", "app-1"], { code: 0 }],
         [["doctor", "--no-canary"], { code: 0 }],
         [["stop"], { code: 0, says: /had died; removed the files it left/ }],
-        [["start", "app", "--detach", "--no-open"], { code: 0, says: /^supervisor running \(pid \d+\)$/m }],
+        [["start", "app", "--detach", "--no-open"], { code: 0, says: /^supervisor started \(pid \d+\)$/m }],
         [["stop"], { code: 0, says: /^supervisor stopped/m }]
       ], { inOrder: true })
     }), 90_000)
@@ -443,7 +443,7 @@ describe("what a new user met (the default path: a fresh HOME, an empty TMUX_TMP
       assert.strictEqual(stderr, "")
       assert.isTrue(
         stdout.endsWith(
-          "Ctrl-C (or `orch stop`) stops the supervisor; agent sessions keep running.\nsupervisor stopped; agent sessions keep running (a new `orch start` adopts them)\n"
+          "Ctrl-C (or `orch stop`) stops the supervisor; agent sessions keep running unless it is `orch stop --kill-sessions`.\nsupervisor stopped; agent sessions keep running (a new `orch start` adopts them)\n"
         ),
         stdout
       )

@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { existsSync, readFileSync } from "node:fs"
 import { delimiter, join } from "node:path"
 import { commandLoggerLayer, logLine, supervisorLoggerLayer } from "../../src/cli/logging.ts"
@@ -61,6 +62,28 @@ describe("loggers", () => {
       assert.strictEqual(lines.length, 2)
       assert.match(lines[0]!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO adopted 3 sessions$/)
       assert.match(lines[1]!, /^\S+ WARN notifier chat could not deliver$/)
+    }))
+})
+
+describe("the supervisor's log and causes", () => {
+  it.live("an expected failure (a typed error) is one line with its reason; a defect brings its full cause", () =>
+    Effect.gen(function*() {
+      const root = yield* tempDir()
+      class HostSaidNo extends Schema.TaggedError<HostSaidNo>()("HostSaidNo", {}) {
+        override get message() {
+          return "the repohost answered 404"
+        }
+      }
+      yield* Effect.gen(function*() {
+        yield* Effect.logError("the PR poll failed", Cause.fail(new HostSaidNo()))
+        yield* Effect.logError("the probe cycle failed", Cause.die(new TypeError("cannot read x of undefined")))
+      }).pipe(Effect.provide(supervisorLoggerLayer(root)))
+      const log = readFileSync(join(root, "supervisor.log"), "utf8")
+      const [first, second, ...stack] = log.trim().split("\n")
+      assert.match(first!, /^\S+ ERROR the PR poll failed: the repohost answered 404$/)
+      assert.match(second!, /^\S+ ERROR the probe cycle failed$/)
+      assert.include(stack.join("\n"), "TypeError: cannot read x of undefined")
+      assert.match(stack.join("\n"), /^\s+at /m, "the defect's stack, for whoever debugs")
     }))
 })
 

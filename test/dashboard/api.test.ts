@@ -93,7 +93,15 @@ describe("dashboard API (a real supervisor)", () => {
       assert.strictEqual(decode(SessionRecord, (yield* api.get("/api/sessions/app-orchestrator")).json).role, "orchestrator")
       const missing = yield* api.get("/api/sessions/nope")
       assert.strictEqual(missing.status, 404)
-      assert.deepStrictEqual(decode(ApiError, missing.json), { error: "SessionNotFound", message: "no session nope" })
+      assert.deepStrictEqual(decode(ApiError, missing.json), { error: "session_not_found", message: "no session nope" })
+      // A path the API does not have fails in the same shape (after the token), not with an empty 404.
+      const unknown = yield* api.get("/api/nope")
+      assert.strictEqual(unknown.status, 404)
+      assert.deepStrictEqual(decode(ApiError, unknown.json), {
+        error: "not_found",
+        message: "there is no GET /api/nope in the API; docs/dashboard.md lists its calls"
+      })
+      assert.strictEqual((yield* api.request("GET", "/api/nope")).status, 401, "the token first")
       assert.deepStrictEqual(decode(InboxState, (yield* api.get("/api/notifications")).json), { unread: 0, entries: [] })
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 60_000)
@@ -128,7 +136,7 @@ describe("dashboard API (a real supervisor)", () => {
       yield* live.next("session.message_sent", is("event", (m) => m.event.type === "session.message_sent"))
       const empty = yield* api.post("/api/sessions/app-1/send", { message: "" })
       assert.strictEqual(empty.status, 400)
-      assert.strictEqual(decode(ApiError, empty.json).error, "BadRequest")
+      assert.strictEqual(decode(ApiError, empty.json).error, "bad_request")
       assert.strictEqual((yield* api.post("/api/sessions/app-1/send", "not json")).status, 400)
       const foreign = yield* api.post("/api/sessions/app-1/send", { message: "x" }, { origin: "http://evil.example" })
       assert.strictEqual(foreign.status, 403, "a page from another origin may not act, even with the cookie")
@@ -136,7 +144,7 @@ describe("dashboard API (a real supervisor)", () => {
 
       const merge = yield* api.post("/api/sessions/app-1/merge")
       assert.strictEqual(merge.status, 409)
-      assert.deepStrictEqual(decode(ApiError, merge.json), { error: "MergeRefused", message: "app-1: not merged: it has no pull request orch can merge" })
+      assert.deepStrictEqual(decode(ApiError, merge.json), { error: "merge_refused", message: "app-1: not merged: it has no pull request orch can merge" })
 
       const open = yield* api.post("/api/sessions/app-1/open")
       assert.strictEqual(open.status, 200, open.text)
@@ -168,7 +176,9 @@ describe("dashboard API (a real supervisor)", () => {
       assert.isUndefined(decode(SessionRecord, restored.json).endedAt, "running again, so not ended")
       yield* eventually("the restored agent", () => s.screen("app-1").includes("ready app-1"))
       assert.strictEqual((yield* api.post("/api/sessions/app-1/restore")).status, 409, "it is running already")
-      assert.strictEqual((yield* api.post("/api/sessions/nope/kill")).status, 404)
+      const noSuch = yield* api.post("/api/sessions/nope/kill")
+      assert.strictEqual(noSuch.status, 404)
+      assert.strictEqual(decode(ApiError, noSuch.json).error, "session_not_found")
 
       const timeline = decode(Schema.Array(OrchEvent), (yield* api.get("/api/sessions/app-1/events")).json).map((e) => e.type)
       const order = ["session.spawned", "session.message_sent", "session.killed", "session.restored"]

@@ -10,9 +10,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { stringify } from "yaml"
+import { blockedPostCreate, BLOCKING_POST_CREATE } from "../support/blocking-post-create.ts"
 import { eventually } from "../support/eventually.ts"
 import { freshUser } from "../support/fresh-user.ts"
 import { ECHO_AGENT } from "../support/orch-sandbox.ts"
@@ -22,13 +23,6 @@ import { freePorts } from "../support/ports.ts"
 class Installed extends Context.Service<Installed, PackedInstall>()("test/Installed") {}
 
 type User = Effect.Success<ReturnType<typeof freshUser>>
-
-/**
- * Blocks a session's worktree setup: writes the shell's pid to `../started-<session>` (whole, by rename), then
- * becomes `sleep`. The orchestrator's worktree (`orch start`) is let through.
- */
-const BLOCKING_POST_CREATE = `case "$(basename "$PWD")" in *-orchestrator) ;; *) ` +
-  `echo $$ > "../.started-$(basename "$PWD")" && mv "../.started-$(basename "$PWD")" "../started-$(basename "$PWD")" && exec sleep 300;; esac`
 
 /** The project in the repository's own orchestrator.yaml, as a user writes it. */
 const writeConfig = (u: User) =>
@@ -63,17 +57,13 @@ const writeConfig = (u: User) =>
 const spawnKilledInPostCreate = (u: User, issue: string, sessionId: string, before: (worktree: string) => Effect.Effect<void> = () => Effect.void) =>
   Effect.gen(function*() {
     const worktree = join(u.dataDir, "worktrees", "app", sessionId)
-    const marker = join(u.dataDir, "worktrees", "app", `started-${sessionId}`)
     const child: ChildProcess = spawn("orch", ["spawn", "app", issue], { cwd: u.repo, env: u.env, stdio: "ignore" })
     const exited = Effect.callback<void>((resume) => {
       if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
       child.once("exit", () => resume(Effect.void))
     })
     yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
-    yield* eventually(`${sessionId}'s postCreate to start`, () => existsSync(marker), 30_000)
-    const postCreate = Number(readFileSync(marker, "utf8"))
-    // A later spawn may be given the same id (this one's is released): its marker must be its own.
-    rmSync(marker)
+    const postCreate = yield* eventually(`${sessionId}'s postCreate to start`, () => blockedPostCreate(u.dataDir, "app", sessionId), 30_000)
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         try {

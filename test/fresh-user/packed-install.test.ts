@@ -66,11 +66,11 @@ const addHost = (u: User, b: SshHost) => {
   writeFileSync(file, doc.toString())
 }
 
-/** The lines `orch start` prints, checked; the supervisor's pid. */
+/** The lines `orch start` prints when it started the supervisor, checked; the supervisor's pid. */
 const assertStarted = (run: { code: number; stdout: string; stderr: string }, orchestrator: "started" | "is already running") => {
   assert.strictEqual(run.code, 0, run.stderr)
   assert.strictEqual(run.stderr, "")
-  const pid = Number(/^supervisor running \(pid (\d+)\)$/m.exec(run.stdout)?.[1])
+  const pid = Number(/^supervisor started \(pid (\d+)\)$/m.exec(run.stdout)?.[1])
   assert.isTrue(Number.isInteger(pid), run.stdout)
   assert.include(run.stdout, `orchestrator session app-orchestrator ${orchestrator} for app\n`)
   return pid
@@ -194,7 +194,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       const keeper = spawn("sh", ["-c", "orch start app --no-open >\"$0\" 2>&1 & exec sleep 600", log], { cwd: u.repo, env: u.env, stdio: "ignore" })
       yield* Effect.addFinalizer(() => Effect.sync(() => keeper.kill("SIGKILL")))
       const first = yield* eventually("the supervisor to answer", () =>
-        /^supervisor running \(pid (\d+)\)$/m.exec(existsSync(log) ? readFileSync(log, "utf8") : "")?.[1], 20_000)
+        /^supervisor started \(pid (\d+)\)$/m.exec(existsSync(log) ? readFileSync(log, "utf8") : "")?.[1], 20_000)
       const pid = Number(first)
       assert.strictEqual(u.supervisorPid(), pid)
       assert.strictEqual(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1], String(keeper.pid), "its parent is the keeper")

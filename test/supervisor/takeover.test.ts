@@ -34,7 +34,7 @@ const supervisors = (home: string) =>
     }
   }).map(Number)
 
-const reportedPid = (stdout: string) => Number(/^supervisor running \(pid (\d+)\)$/m.exec(stdout)?.[1])
+const reportedPid = (stdout: string) => Number(/^(?:supervisor started|joined the supervisor already running) \(pid (\d+)\)$/m.exec(stdout)?.[1])
 
 describe("a supervisor runs when it answers", () => {
   it.live("a killed supervisor left a zombie: commands carry on without it, and start takes over", () =>
@@ -103,7 +103,7 @@ describe("a supervisor runs when it answers", () => {
     }), 60_000)
 
   it.live(
-    "two `orch start --detach` at once: one supervisor; one started the orchestrator, the other says it was already running",
+    "two `orch start --detach` at once: one supervisor, which one started and the other joined; one started the orchestrator, the other says it was already running",
     () =>
       Effect.gen(function*() {
         const s = yield* sandbox()
@@ -115,6 +115,8 @@ describe("a supervisor runs when it answers", () => {
         assert.strictEqual(reportedPid(a.stdout), reportedPid(b.stdout), "both name the same supervisor")
         const says = [a.stdout, b.stdout].map((out) => /app-orchestrator (started|is already running)/.exec(out)?.[1]).sort()
         assert.deepStrictEqual(says, ["is already running", "started"])
+        const supervisor = [a.stdout, b.stdout].map((out) => /^(supervisor started|joined the supervisor already running) /m.exec(out)?.[1]).sort()
+        assert.deepStrictEqual(supervisor, ["joined the supervisor already running", "supervisor started"], "one started it, the other joined")
         assert.deepStrictEqual(supervisors(s.home), [reportedPid(a.stdout)], "one supervisor process")
         assert.deepStrictEqual(s.sessions(), ["app-orchestrator"])
         assert.strictEqual((yield* s.orch(["stop"])).code, 0)

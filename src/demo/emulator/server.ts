@@ -86,8 +86,8 @@ export interface Emulator {
   /** A pull request's head, its CI on that head, and its reviews (with the commit each was made on). */
   readonly snapshot: (repo: string, number: number) => PullSnapshot
   readonly addWebhook: (hook: Hook) => void
-  /** The next `count` API requests fail with `status` (a 5xx storm, say). */
-  readonly failNext: (count: number, status: number) => void
+  /** The next `count` API requests (or only those to GraphQL, or to REST) fail with `status` (a 5xx storm, say). */
+  readonly failNext: (count: number, status: number, only?: "graphql" | "rest") => void
   /** Resolves once every webhook delivery so far has been attempted. */
   readonly settled: () => Promise<void>
   readonly close: () => Promise<void>
@@ -120,7 +120,7 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
   const deliveries = makeDeliveries()
   for (const hook of options.webhooks ?? []) deliveries.add(hook)
   let base = ""
-  let failures: { count: number; status: number } = { count: 0, status: 500 }
+  let failures: { count: number; status: number; only?: "graphql" | "rest" | undefined } = { count: 0, status: 500 }
 
   const model = makeModel(options.repos, {
     ...(options.ci ? { ci: options.ci } : {}),
@@ -208,12 +208,13 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
       }
       const body = parseJson(text)
       requests.push({ method: req.method ?? "GET", url: req.url ?? "/", body: req.method === "GET" ? undefined : body })
-      if (failures.count > 0) {
+      const graphql = req.method === "POST" && (url.pathname === "/graphql" || url.pathname === "/api/graphql")
+      if (failures.count > 0 && (failures.only === undefined || (failures.only === "graphql") === graphql)) {
         failures.count--
-        return send(res, failures.status, {}, { message: "Server Error" })
+        return send(res, failures.status, {}, { message: failures.status === 404 ? "Not Found" : "Server Error" })
       }
       if (body === undefined) return send(res, 400, {}, { message: "Problems parsing JSON" })
-      if (req.method === "POST" && (url.pathname === "/graphql" || url.pathname === "/api/graphql")) return handleGraphql(res, body)
+      if (graphql) return handleGraphql(res, body)
       handleRest(req, res, url, body)
     }).catch((error: unknown) => send(res, 500, {}, { message: String(error) }))
   })
@@ -285,8 +286,8 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
       }
     },
     addWebhook: deliveries.add,
-    failNext: (count, status) => {
-      failures = { count, status }
+    failNext: (count, status, only) => {
+      failures = { count, status, only }
     },
     settled: deliveries.settled,
     close: async () => {
