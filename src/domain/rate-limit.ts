@@ -239,9 +239,12 @@ export const nextStep = (limit: RateLimit, timeOf: (ms: number) => string): stri
   if (limit.retrying === true) {
     const until = limit.resetAt === undefined ? "" : `, next ${timeOf(Date.parse(limit.resetAt))}`
     const after = overload
-      ? "a minute after it gives up (then 2, 4, 8 … minutes while the provider stays overloaded)"
-      : "once the limit resets after it gives up"
-    return `it retries by itself${until}; orch tells it to continue ${after}`
+      ? "orch tells it to continue a minute after it gives up (then 2, 4, 8 … minutes while the provider stays overloaded)"
+      : limit.kind === "rate_limit"
+      ? "orch tells it to continue once the limit resets after it gives up"
+      // Not named yet ("API error"): either may follow.
+      : "should it give up, orch tells it to continue once the limit resets (an overload: a minute later, then 2, 4, 8 … minutes)"
+    return `it retries by itself${until}; ${after}`
   }
   const when = timeOf(Date.parse(limit.continueAt))
   if (overload) {

@@ -4,6 +4,7 @@ import {
   clockTime,
   continueTime,
   credentialOf,
+  describeLimit,
   dueToContinue,
   durationOfText,
   learned,
@@ -139,6 +140,70 @@ describe("a limit's record over its life", () => {
 
   it("an observation that says nothing of retries does not end them", () => {
     expect(learned(retrying, {}, T0 + 10_000, 5 * MIN)).toBe(retrying)
+  })
+})
+
+describe("describeLimit: what the agent showed and what happens next, for people", () => {
+  const time = (ms: number) => `at ${new Date(ms).toISOString().slice(11, 16)}`
+  const since = new Date(at(14)).toISOString()
+  it.each<[string, RateLimit, string]>([
+    ["a limit it gave up on", {
+      since,
+      attempts: 1,
+      message: "API Error: Request rejected (429)",
+      gaveUpAt: since,
+      continueAt: new Date(at(14, 5)).toISOString()
+    }, "API Error: Request rejected (429); orch tells it to continue at 14:05"],
+    ["with its reset", {
+      since,
+      attempts: 1,
+      message: "5-hour limit reached",
+      resetAt: new Date(at(16, 12)).toISOString(),
+      continueAt: new Date(at(16, 13)).toISOString()
+    }, "5-hour limit reached; orch tells it to continue at 16:13 (the limit resets then)"],
+    [
+      "a limit it retries",
+      {
+        since,
+        attempts: 1,
+        message: "API error · retrying in 35s · attempt 1/10",
+        resetAt: new Date(at(14) + 35_000).toISOString(),
+        retrying: true,
+        continueAt: new Date(at(14, 1)).toISOString()
+      },
+      "API error · retrying in 35s · attempt 1/10; it retries by itself, next at 14:00; should it give up, orch tells it to continue once the limit resets (an overload: a minute later, then 2, 4, 8 … minutes)"
+    ],
+    [
+      "a limit named, retried",
+      {
+        since,
+        attempts: 1,
+        kind: "rate_limit",
+        message: "429 This request would exceed… · retrying in 7s · attempt 5/10",
+        retrying: true,
+        continueAt: new Date(at(14, 1)).toISOString()
+      },
+      "429 This request would exceed… · retrying in 7s · attempt 5/10; it retries by itself; orch tells it to continue once the limit resets after it gives up"
+    ],
+    [
+      "an overload it retries",
+      {
+        since,
+        attempts: 1,
+        kind: "overloaded",
+        message: "529 Overloaded · retrying in 3s · attempt 3/10",
+        retrying: true,
+        continueAt: new Date(at(14, 1)).toISOString()
+      },
+      "529 Overloaded · retrying in 3s · attempt 3/10; it retries by itself; orch tells it to continue a minute after it gives up (then 2, 4, 8 … minutes while the provider stays overloaded)"
+    ],
+    [
+      "an overload it gave up on",
+      { since, attempts: 1, kind: "overloaded", message: "API Error: 529 Overloaded.", gaveUpAt: since, continueAt: new Date(at(14, 1)).toISOString() },
+      "API Error: 529 Overloaded.; the provider is overloaded; orch tells it to continue at 14:01 (a minute after it gave up, then 2, 4, 8 … minutes while it stays overloaded)"
+    ]
+  ])("%s", (_, limit, expected) => {
+    expect(describeLimit(limit, time)).toBe(expected)
   })
 })
 

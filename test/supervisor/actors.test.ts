@@ -284,7 +284,7 @@ describe("supervisor under TestClock", () => {
       assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["action", "reaction.agent-rate-limited"]])
       assert.match(
         t.notified[0]!.message,
-        /^API error · retrying in 39s · attempt 1\/10; it retries by itself, next at \d\d:\d\d \S+; orch tells it to continue once the limit resets after it gives up\n/
+        /^API error · retrying in 39s · attempt 1\/10; it retries by itself, next at \d\d:\d\d \S+; should it give up, orch tells it to continue once the limit resets \(an overload: a minute later, then 2, 4, 8 … minutes\)\n/
       )
       // Its third attempt names the limit: the kind and the new wait are learned.
       yield* TestClock.adjust(75_000)
