@@ -8,6 +8,7 @@
  * It is stateless about conversations: the step to answer is the number of assistant messages after the
  * matched user message, so a resumed conversation, a retried request or several sessions at once all work.
  */
+import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { makeAnswerWriter, type ToolCall } from "../../src/plugins/agent/anthropic-sse.ts"
@@ -105,14 +106,9 @@ export const overloaded = (retryAfterSeconds?: number): ApiError => ({
 /** A 500 as Anthropic's API answers an internal error. */
 export const serverError = (): ApiError => ({ status: 500, type: "api_error", message: "Internal server error" })
 
-let requestIds = 0
 /** Writes an API error as Anthropic's API does: its headers, a `request-id`, and the JSON error body. */
 const writeError = (res: ServerResponse, error: ApiError) => {
-  res.writeHead(error.status, {
-    "content-type": "application/json",
-    "request-id": `req_orch${(++requestIds).toString().padStart(8, "0")}`,
-    ...error.headers
-  })
+  res.writeHead(error.status, { "content-type": "application/json", "request-id": `req_${randomUUID().replaceAll("-", "")}`, ...error.headers })
   res.end(JSON.stringify({ type: "error", error: { type: error.type, message: error.message } }))
 }
 
