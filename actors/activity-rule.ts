@@ -12,15 +12,19 @@
  * Time rules (ready → idle, stuck) are lifecycle.ts's, applied to what this returns.
  */
 import type { ReportedState } from "../src/domain/activity.ts"
+import type { Told } from "../src/domain/rate-limit.ts"
 import type { Activity, AgentWord, SessionRecord } from "../src/domain/session.ts"
 
 /** Hooks that said nothing for this long no longer speak for the agent: its screen is read. */
 export const HOOK_SILENCE_MS = 60_000
 /**
  * Hooks silent this long get the screen looked at for what they cannot tell: an agent retrying a request its
- * provider refused (Claude Code says nothing through its hooks for the ~3 minutes it retries).
+ * provider refused or failed (Claude Code says nothing through its hooks for the minutes it retries).
  */
 export const LIMIT_LOOK_AFTER_MS = 3_000
+
+/** Waiting on its provider: turned away (a limit, an overload), or retrying a request that failed otherwise. */
+const WAITING: ReadonlyArray<Activity> = ["rate_limited", "retrying"]
 
 export interface ActivityRules {
   /** No output for this long is `ready` (agentConfig.quietMs). */
@@ -28,27 +32,24 @@ export interface ActivityRules {
   readonly hookSilenceMs: number
 }
 
-/** What the runtime and the agent plugin tell about the screen at a probe. */
-export interface ScreenFacts {
+/**
+ * What the runtime and the agent plugin tell about the screen at a probe; when it reads `rate_limited`, what it shows
+ * of the limit (the line, the reset or the retry's wait, the kind, whether the agent still retries).
+ */
+export interface ScreenFacts extends Told {
   /** The agent plugin's reading of the screen, when it recognises it. */
   readonly screen?: Activity
   /** When the agent's terminal last printed anything (ms); undefined when the runtime cannot tell. */
   readonly lastOutputAt?: number
-  /** When the screen reads `rate_limited`: the line that says so, and the reset time when it names one. */
-  readonly limit?: string
-  readonly resetAt?: number
 }
 
-/** Something the agent said about its activity (a line of its activity file). */
-export interface Word {
+/** Something the agent said about its activity (a line of its activity file); when its provider turned it away, what it showed. */
+export interface Word extends Told {
   readonly by: "hook" | "report"
   readonly activity: Activity
   readonly at: number
   readonly report?: ReportedState
   readonly note?: string
-  /** When it says its provider turned it away: what it showed, and the reset time when that names one. */
-  readonly limit?: string
-  readonly resetAt?: number
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -81,6 +82,7 @@ const fromScreen = (record: SessionRecord, facts: ScreenFacts, reading: Activity
   if (reading === undefined) return record
   // A screen cannot tell idle from ready (idle is ready that lasted): it must not wake an idle session.
   if (reading === "ready" && record.activity === "idle") return record
+  if (reading === "retrying" && record.activity === "rate_limited") return record
   const quiescence = facts.screen === undefined
   if (reading === record.activity) return quiescence ? progressed(record, facts, now) : record
   const since = quiescence && reading === "active" && facts.lastOutputAt !== undefined ? Math.min(facts.lastOutputAt, now) : now
@@ -88,12 +90,22 @@ const fromScreen = (record: SessionRecord, facts: ScreenFacts, reading: Activity
 }
 
 /**
- * While the hooks speak, the screen decides one thing only: whether the agent is retrying a refused request (a
- * limit), and when it no longer shows that, the hooks' word stands again.
+ * A retry of a request the provider turned away stays `rate_limited`: its countdown ends in waits as short as a failed
+ * request's, and the attempts after it are of the same request.
+ */
+const waitingOn = (record: SessionRecord, reading: Activity): Activity =>
+  reading === "retrying" && record.activity === "rate_limited" ? "rate_limited" : reading
+
+/**
+ * While the hooks speak, the screen decides one thing only: whether the agent waits on its provider (it retries a
+ * refused or failed request), and when it no longer shows that, the hooks' word stands again.
  */
 const limitOverHooks = (record: SessionRecord, word: AgentWord, facts: ScreenFacts, now: number): SessionRecord => {
-  if (facts.screen === "rate_limited") return record.activity === "rate_limited" ? record : { ...record, activity: "rate_limited", activitySince: iso(now) }
-  if (record.activity === "rate_limited" && word.activity !== "rate_limited" && facts.screen !== undefined) {
+  if (facts.screen !== undefined && WAITING.includes(facts.screen)) {
+    const activity = waitingOn(record, facts.screen)
+    return record.activity === activity ? record : { ...record, activity, activitySince: iso(now) }
+  }
+  if (WAITING.includes(record.activity) && !WAITING.includes(word.activity) && facts.screen !== undefined) {
     return { ...record, activity: word.activity, activitySince: iso(now) }
   }
   return record

@@ -4,7 +4,7 @@
  * produced. No effects: the session actor persists and publishes what this returns.
  */
 import type { NewEvent } from "../src/domain/event.ts"
-import { learned, limitedAgain } from "../src/domain/rate-limit.ts"
+import { learned, limitedAgain, type Told } from "../src/domain/rate-limit.ts"
 import { type Activity, isLive, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
 import type { PullRequestView } from "../src/plugins/scm/Scm.ts"
 import { type ActivityRules, foldScreen, foldWord, type Word } from "./activity-rule.ts"
@@ -16,15 +16,12 @@ export type Observation =
    * A runtime probe. `screen` is what the agent plugin reads off the screen, when it was read and recognised;
    * `lastOutputAt` when the terminal last printed anything (ms), when the runtime can tell.
    */
-  | {
+  | ({
     readonly _tag: "Probe"
     readonly liveness: "alive" | "exited" | "gone" | "error"
     readonly screen?: Activity
     readonly lastOutputAt?: number
-    /** When the screen reads `rate_limited`: the line that says so, and the reset time it names. */
-    readonly limit?: string
-    readonly resetAt?: number
-  }
+  } & Told)
   /** The agent said what it is doing (a hook event or a report); `offset`: where its line ends in the activity file. */
   | ({ readonly _tag: "Signal"; readonly offset?: number } & Word)
   /**
@@ -100,9 +97,22 @@ const observe = (record: SessionRecord, observation: Observation, now: number, r
 /** Activities that say the agent got past its limit: its turn ended, or it waits on something else. */
 const PAST_LIMIT: ReadonlyArray<Activity> = ["ready", "idle", "waiting_input", "blocked", "exited"]
 
+/** What an observation says of the limit: only a signal, or a probe whose screen was read, says anything. */
+const toldBy = (observation: Observation): Told => {
+  if (observation._tag !== "Signal" && observation._tag !== "Probe") return {}
+  const { limit, resetAt, kind, retrying } = observation
+  return {
+    ...(limit !== undefined ? { limit } : {}),
+    ...(resetAt !== undefined ? { resetAt } : {}),
+    ...(kind !== undefined ? { kind } : {}),
+    ...(retrying !== undefined ? { retrying } : {})
+  }
+}
+
 /**
  * The record's rate limit: started (or counted again) when the agent is found limited, kept while it works on
- * after orch told it to continue (it may be turned away again), dropped once it is past the limit.
+ * after orch told it to continue (it may be turned away again), dropped once it is past the limit. An agent that
+ * gave up, was told to continue and is seen retrying again was turned away again, even if no probe saw it work between.
  */
 const trackRateLimit = (before: SessionRecord, observed: SessionRecord, observation: Observation, now: number, rules: LifecycleRules): SessionRecord => {
   if (observed.activity !== "rate_limited") {
@@ -110,12 +120,14 @@ const trackRateLimit = (before: SessionRecord, observed: SessionRecord, observat
     const { rateLimit: _, ...rest } = observed
     return rest
   }
-  const told: { readonly limit?: string; readonly resetAt?: number } = observation._tag === "Signal" || observation._tag === "Probe" ? observation : {}
-  if (before.activity !== "rate_limited" || observed.rateLimit === undefined) {
-    return { ...observed, rateLimit: limitedAgain(observed.rateLimit, now, told, rules.rateLimitRetryMs) }
+  const told = toldBy(observation)
+  const limit = observed.rateLimit
+  const continuedSince = limit?.continuedAt !== undefined && limit.gaveUpAt !== undefined && limit.continuedAt >= limit.gaveUpAt
+  if (before.activity !== "rate_limited" || limit === undefined || (continuedSince && told.retrying === true)) {
+    return { ...observed, rateLimit: limitedAgain(limit, now, told, rules.rateLimitRetryMs) }
   }
-  const rateLimit = learned(observed.rateLimit, told, rules.rateLimitRetryMs)
-  return rateLimit === observed.rateLimit ? observed : { ...observed, rateLimit }
+  const rateLimit = learned(limit, told, now, rules.rateLimitRetryMs)
+  return rateLimit === limit ? observed : { ...observed, rateLimit }
 }
 
 /** ready → idle after `readyThresholdMs`. */
@@ -208,7 +220,8 @@ export const decide = (record: SessionRecord, observation: Observation, now: num
         ...(limit !== undefined
           ? {
             attempts: limit.attempts,
-            continueAt: limit.continueAt,
+            ...(limit.kind !== undefined ? { kind: limit.kind } : {}),
+            ...(limit.retrying === true ? { retrying: true } : { continueAt: limit.continueAt }),
             ...(limit.resetAt !== undefined ? { resetAt: limit.resetAt } : {})
           }
           : {})

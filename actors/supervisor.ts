@@ -28,10 +28,11 @@ import { logsFailure } from "../src/domain/backoff.ts"
 import type { Hold } from "../src/domain/holds.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import { entryLabel } from "../src/domain/queue.ts"
-import { clockTime, limitLineOf, resetFromText } from "../src/domain/rate-limit.ts"
+import { clockTime, limitKindOf, limitLineOf, resetFromText, type Told } from "../src/domain/rate-limit.ts"
 import { measurable } from "../src/domain/session-size.ts"
 import { type Activity, hostOf, isLive as hasLiveAgent, type SessionRecord } from "../src/domain/session.ts"
 import { probeHost, PS_COMMAND } from "../src/hosts/host-probe.ts"
+import type { AgentShape } from "../src/plugins/agent/Agent.ts"
 import { ProjectPlugins, type ProjectSlots } from "../src/plugins/ProjectPlugins.ts"
 import type { Liveness, RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
@@ -86,11 +87,9 @@ interface ActorState {
   screen?: { readonly capturedAt: number; readonly reading: ScreenReading }
 }
 
-/** What a screen says: the agent plugin's activity and, when that is `rate_limited`, the line naming the limit. */
-interface ScreenReading {
+/** What a screen says: the agent plugin's activity and, when that is `rate_limited`, what it shows of the limit. */
+interface ScreenReading extends Told {
   readonly screen?: Activity
-  readonly limit?: string
-  readonly resetAt?: number
 }
 
 /**
@@ -99,6 +98,23 @@ interface ScreenReading {
  */
 const resetIn = (record: SessionRecord, text: string | undefined, now: number): number | undefined =>
   text === undefined || hostOf(record) !== "local" ? undefined : resetFromText(text, now, -new Date(now).getTimezoneOffset())
+
+/**
+ * What a screen read as `rate_limited` shows of the limit, as the agent plugin reads it (else the last line naming a
+ * limit). The reset is a time the line names, else when the retry it waits for is due (a wait is the same on any host).
+ */
+const limitShown = (record: SessionRecord, agent: AgentShape, screen: string, now: number): Told => {
+  const shown = agent.limitFromScreen?.(screen)
+  const line = agent.limitFromScreen === undefined ? limitLineOf(screen) : shown?.line
+  const kind = shown?.kind ?? (line === undefined ? undefined : limitKindOf(line))
+  const resetAt = resetIn(record, line, now) ?? (shown?.retryInMs !== undefined ? now + shown.retryInMs : undefined)
+  return {
+    ...(line !== undefined ? { limit: line } : {}),
+    ...(kind !== undefined ? { kind } : {}),
+    ...(shown !== undefined ? { retrying: shown.retrying } : {}),
+    ...(resetAt !== undefined ? { resetAt } : {})
+  }
+}
 
 export const makeSupervisor = Effect.fnUntraced(function*() {
   const store = yield* SessionStore
@@ -237,6 +253,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       state.word = { by: sourceOf(signal), at }
       const limit = limitOf(signal)
       const resetAt = resetIn(state.record, limit, at)
+      const kind = limit === undefined ? undefined : limitKindOf(limit)
       yield* observe(sessionId, {
         _tag: "Signal",
         by: state.word.by,
@@ -245,7 +262,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
         offset: end,
         ...(signal.report !== undefined ? { report: signal.report } : {}),
         ...(signal.note !== undefined ? { note: signal.note } : {}),
-        ...(limit !== undefined ? { limit } : {}),
+        // A hook or a report of a limit comes when the agent's turn ended on it: it gave up.
+        ...(limit !== undefined ? { limit, retrying: false } : {}),
+        ...(kind !== undefined ? { kind } : {}),
         ...(resetAt !== undefined ? { resetAt } : {})
       })
     }
@@ -265,12 +284,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       const captured = yield* Effect.option(owner.runtime.capture(record.runtime!))
       if (captured._tag === "None") return {}
       const activity = owner.agent.activityFromScreen(captured.value)
-      const limit = activity === "rate_limited" ? limitLineOf(captured.value) : undefined
-      const resetAt = resetIn(record, limit, now)
       const reading: ScreenReading = {
         ...(activity !== undefined ? { screen: activity } : {}),
-        ...(limit !== undefined ? { limit } : {}),
-        ...(resetAt !== undefined ? { resetAt } : {})
+        ...(activity === "rate_limited" ? limitShown(record, owner.agent, captured.value, now) : {})
       }
       state.screen = { capturedAt: now, reading }
       return reading

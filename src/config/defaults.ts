@@ -57,7 +57,7 @@ export const DEFAULT_REACTIONS: Readonly<Record<ReactionKey, ReactionConfig>> = 
     auto: true,
     action: "notify",
     priority: "action",
-    message: "The agent's model provider turned it away (a rate or usage limit); orch tells it to continue when the limit resets.",
+    message: "The agent's model provider turned it away (a rate or usage limit, or an overload); orch tells it to continue once that has passed.",
     continueMessage: "Your model provider's limit has reset. Continue your task where you left off."
   },
   "all-complete": {

@@ -35,9 +35,11 @@ export type SessionStatus = typeof SessionStatus.Type
 
 /**
  * What the agent is doing right now. `unknown` when no probe could tell; `rate_limited` when its model provider
- * turned it away (src/domain/rate-limit.ts).
+ * turned it away (a limit or an overload: src/domain/rate-limit.ts); `retrying` while it retries a request its
+ * provider failed for another reason (a server error, the network), which it does by itself for a few minutes: not
+ * working on its task, and nothing for orch or a person to do yet.
  */
-export const Activity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "rate_limited", "exited", "unknown"])
+export const Activity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "rate_limited", "retrying", "exited", "unknown"])
 export type Activity = typeof Activity.Type
 
 export { awaitsReview, ENDED_STATUSES, holdsASlot, isEnded, isLive } from "./live.ts"

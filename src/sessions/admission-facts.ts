@@ -93,7 +93,8 @@ export const projectCredential = (project: Pick<ProjectConfig, "agent" | "agentC
 
 /**
  * Per credential, a sentence on its limit when a live session spending it is rate-limited: "agent coding-agent is
- * rate-limited (app-3); orch tells app-3 to continue at 16:12".
+ * rate-limited (app-3); orch tells app-3 to continue at 16:12" (or that app-3 retries by itself, or that the
+ * provider is overloaded).
  */
 export const rateLimitedCredentials = (config: OrchestratorConfig, records: ReadonlyArray<SessionRecord>, now: number): ReadonlyMap<string, string> => {
   const limited = new Map<string, Array<SessionRecord>>()
@@ -107,8 +108,12 @@ export const rateLimitedCredentials = (config: OrchestratorConfig, records: Read
   return new Map([...limited].map(([credential, sessions]) => {
     const next = sessions.reduce((a, b) => a.rateLimit!.continueAt <= b.rateLimit!.continueAt ? a : b)
     const ids = sessions.map((record) => record.sessionId).join(", ")
-    const when = clockTime(now)(Date.parse(next.rateLimit!.continueAt))
-    return [credential, `agent ${credential} is rate-limited (${ids}); orch tells ${next.sessionId} to continue ${when}`]
+    const limit = next.rateLimit!
+    const what = limit.kind === "overloaded" ? `agent ${credential}'s provider is overloaded` : `agent ${credential} is rate-limited`
+    const when = limit.retrying === true
+      ? `${next.sessionId} retries by itself${limit.resetAt === undefined ? "" : `, next ${clockTime(now)(Date.parse(limit.resetAt))}`}`
+      : `orch tells ${next.sessionId} to continue ${clockTime(now)(Date.parse(limit.continueAt))}`
+    return [credential, `${what} (${ids}); ${when}`]
   }))
 }
 

@@ -138,7 +138,48 @@ describe("activity rule: hooks win while they speak", () => {
       T0 + 30 * S,
       { status: "rate_limited", activity: "rate_limited" },
       []
-    ]
+    ],
+    // Or a request it retries after a server error: waiting on its provider, not working on its task.
+    [
+      "a hook 20 s ago and the screen shows a failed request retried: retrying, still working",
+      hooked("active", T0),
+      probe(T0 + 20 * S, "retrying"),
+      T0 + 20 * S,
+      {
+        status: "working",
+        activity: "retrying",
+        activitySince: iso(T0 + 20 * S)
+      },
+      []
+    ],
+    [
+      "the retry got through: the hooks' word stands again",
+      hooked("active", T0, { activity: "retrying", activitySince: iso(T0 + 20 * S) }),
+      probe(T0 + 30 * S, "active"),
+      T0 + 30 * S,
+      { status: "working", activity: "active" },
+      []
+    ],
+    [
+      "the end of a refused request's countdown reads like a failed one's retry: still rate_limited",
+      hooked("active", T0, { status: "rate_limited", activity: "rate_limited", activitySince: iso(T0 + 20 * S) }),
+      probe(T0 + 50 * S, "retrying"),
+      T0 + 50 * S,
+      { status: "rate_limited", activity: "rate_limited", activitySince: iso(T0 + 20 * S) },
+      []
+    ],
+    [
+      "and so after the hooks fell silent",
+      hooked("active", T0, { status: "rate_limited", activity: "rate_limited", activitySince: iso(T0 + 20 * S) }),
+      probe(T0 + 2 * MIN, "retrying"),
+      T0 + 2 * MIN,
+      { status: "rate_limited", activity: "rate_limited", activitySince: iso(T0 + 20 * S) },
+      []
+    ],
+    ["a retrying agent is not stuck, however long it retries", hooked("retrying", T0), probe(T0 + 10 * MIN, "retrying"), T0 + 10 * MIN, {
+      status: "working",
+      activity: "retrying"
+    }, []]
   ])("%s", (_name, before, observation, now, expected, events) => {
     const decision = decide(before, observation, now, rules)
     expect(decision.record).toMatchObject(expected)

@@ -54,7 +54,7 @@ describe("rate limits: lifecycle and reactions", () => {
     const { log, record } = run([[T0 + MIN, limited(T0 + MIN)]])
     expect(log).toEqual(["session.rate_limited Notify"])
     expect(record.status).toBe("rate_limited")
-    expect(record.rateLimit).toEqual({ since: iso(T0 + MIN), attempts: 1, message: MESSAGE, continueAt: iso(T0 + 6 * MIN) })
+    expect(record.rateLimit).toEqual({ since: iso(T0 + MIN), attempts: 1, message: MESSAGE, gaveUpAt: iso(T0 + MIN), continueAt: iso(T0 + 6 * MIN) })
     const event = decide(start, limited(T0 + MIN), T0 + MIN, rules).events[0]!
     expect(event).toMatchObject({ message: MESSAGE, data: { from: "working", activity: "rate_limited", attempts: 1, continueAt: iso(T0 + 6 * MIN) } })
   })
@@ -151,5 +151,81 @@ describe("rate limits: lifecycle and reactions", () => {
       "agent-rate-limited": { ...DEFAULT_REACTIONS["agent-rate-limited"], auto: false }
     })
     expect(record.status).toBe("rate_limited")
+  })
+
+  const retryScreen = (at: number, line: string, waitS: number, extra: Partial<Extract<Observation, { _tag: "Probe" }>> = {}): Observation => ({
+    _tag: "Probe",
+    liveness: "alive",
+    screen: "rate_limited",
+    limit: line,
+    resetAt: at + waitS * 1000,
+    retrying: true,
+    ...extra
+  })
+
+  it("a retry screen (a 429's retry-after): rate_limited with the reset it shows, notified; never told to continue while it retries", () => {
+    const line = "API error · retrying in 35s · attempt 1/10"
+    const { log, record } = run([
+      [T0 + MIN, retryScreen(T0 + MIN, line, 35)],
+      [
+        T0 + 2 * MIN,
+        retryScreen(T0 + 2 * MIN, "429 This request would exceed your account's rate limit. · retrying in 35s · attempt 3/10", 35, { kind: "rate_limit" })
+      ],
+      [T0 + 60 * MIN, { _tag: "Tick" }]
+    ])
+    expect(log).toEqual(["session.rate_limited Notify", "-", "-"])
+    expect(record.rateLimit).toMatchObject({ attempts: 1, kind: "rate_limit", retrying: true, resetAt: iso(T0 + 2 * MIN + 35_000) })
+    const event = decide(start, retryScreen(T0 + MIN, line, 35), T0 + MIN, rules).events[0]!
+    expect(event).toMatchObject({
+      message: line,
+      data: { from: "working", activity: "rate_limited", attempts: 1, retrying: true, resetAt: iso(T0 + MIN + 35_000) }
+    })
+  })
+
+  it("a retry that gets through: the turn ends normally, the limit is forgotten (recovery)", () => {
+    const { log, record } = run([
+      [T0 + MIN, retryScreen(T0 + MIN, "API error · retrying in 35s · attempt 1/10", 35)],
+      [T0 + MIN + 40_000, hook("ready", T0 + MIN + 40_000)]
+    ])
+    expect(log).toEqual(["session.rate_limited Notify", "session.ready"])
+    expect(record.rateLimit).toBeUndefined()
+    expect(record.reactions).toBeUndefined()
+  })
+
+  it("an overload it gave up on: told to continue a minute after it gave up, then 2 minutes after it gave up again", () => {
+    const overloaded = (at: number) => limited(at, { limit: "API Error: 529 Overloaded.", kind: "overloaded", retrying: false })
+    const continued = `SendToAgent:${DEFAULT_REACTIONS["agent-rate-limited"].continueMessage}`
+    const { log, record } = run([
+      [T0, retryScreen(T0, "529 Overloaded · retrying in 8s · attempt 5/10", 8, { kind: "overloaded" })],
+      [T0 + 3 * MIN, overloaded(T0 + 3 * MIN)],
+      [T0 + 4 * MIN - 1, { _tag: "Tick" }],
+      [T0 + 4 * MIN, { _tag: "Tick" }],
+      [T0 + 4 * MIN + 2000, hook("active", T0 + 4 * MIN + 2000)],
+      [T0 + 5 * MIN, overloaded(T0 + 5 * MIN)],
+      [T0 + 7 * MIN - 1, { _tag: "Tick" }],
+      [T0 + 7 * MIN, { _tag: "Tick" }]
+    ])
+    expect(log).toEqual(["session.rate_limited Notify", "-", "-", continued, "session.working", "session.rate_limited", "-", continued])
+    expect(record.rateLimit).toMatchObject({ attempts: 2, kind: "overloaded", gaveUpAt: iso(T0 + 5 * MIN), continueAt: iso(T0 + 7 * MIN) })
+  })
+
+  it("seen retrying again after orch told it to continue (no probe saw it work between): turned away again", () => {
+    const { record } = run([
+      [T0, limited(T0, { kind: "overloaded", retrying: false })],
+      [T0 + MIN, { _tag: "Tick" }],
+      [T0 + MIN + 5000, retryScreen(T0 + MIN + 5000, "529 Overloaded · retrying in 8s · attempt 3/10", 8, { kind: "overloaded" })]
+    ])
+    expect(record.rateLimit).toMatchObject({ attempts: 2, retrying: true, since: iso(T0 + MIN + 5000) })
+  })
+
+  it("a server error it retries (a 500): retrying, still working, no limit, no notification", () => {
+    const { log, record } = run([
+      [T0 + MIN, { _tag: "Probe", liveness: "alive", screen: "retrying" }],
+      [T0 + 2 * MIN, hook("ready", T0 + 2 * MIN)]
+    ])
+    expect(log).toEqual(["-", "session.ready"])
+    expect(record.rateLimit).toBeUndefined()
+    const retrying = decide(start, { _tag: "Probe", liveness: "alive", screen: "retrying" }, T0 + MIN, rules).record
+    expect([retrying.status, retrying.activity]).toEqual(["working", "retrying"])
   })
 })

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { AgentContext } from "../../src/plugins/agent/Agent.ts"
-import { makeCodexAgent } from "../../src/plugins/agent/codex.ts"
+import { codexLimitFromScreen, makeCodexAgent } from "../../src/plugins/agent/codex.ts"
 import { applyEditsLocally } from "../../src/plugins/workspace/file-edits.ts"
 
 const screen = (name: string) => readFileSync(join("test/fixtures/agents/codex-0.169.0", `${name}.txt`), "utf8")
@@ -20,7 +20,8 @@ describe("Codex 0.169.0: recorded screens", () => {
     [
       ["ready", "ready", true],
       ["ready-after-turn", "ready", true],
-      ["busy-reconnecting", "active", false],
+      // "Reconnecting…" over "high demand": what Codex shows for a 500 (and for its provider's capacity).
+      ["busy-reconnecting", "rate_limited", false],
       ["busy-tool", "active", false],
       ["busy-queued", "active", false],
       ["approval-command", "waiting_input", false],
@@ -28,11 +29,49 @@ describe("Codex 0.169.0: recorded screens", () => {
       ["trust-folder", "waiting_input", false],
       // A 429: retried five times over a few seconds, then given up on above the input box.
       ["rate-limit-retrying", "rate_limited", false],
-      ["rate-limited", "rate_limited", false]
+      ["rate-limited", "rate_limited", false],
+      // Recorded by test/agents/record-screens.ts (limit-*.timeline say when each showed): a 429 with retry-after, which
+      // Codex waits out (an hour too) showing how long the turn has run, then gives up after its fifth attempt.
+      ["limit-429-retry-after-1s-retry-1", "rate_limited", false],
+      ["limit-429-retry-after-1s-end", "rate_limited", false],
+      ["limit-429-retry-after-35s-retry-1", "rate_limited", false],
+      ["limit-429-retry-after-35s-retry-2", "rate_limited", false],
+      ["limit-429-retry-after-35s-end", "rate_limited", false],
+      ["limit-429-retry-after-3600s-retry-1", "rate_limited", false],
+      ["limit-429-retry-after-3600s-retry-2", "rate_limited", false],
+      ["limit-429-retry-after-3600s-end", "rate_limited", false],
+      // A 500: "high demand", retried, given up on; a 503 server_is_overloaded: given up on at once, "at capacity".
+      ["limit-500-retry-1", "rate_limited", false],
+      ["limit-500-end", "rate_limited", false],
+      ["limit-503-overloaded-end", "rate_limited", false]
     ] as const
   )("%s → %s", (name, activity, ready) => {
     expect(agent.activityFromScreen(screen(name))).toBe(activity)
     expect(agent.isReadyForInput(screen(name))).toBe(ready)
+  })
+
+  const LIMIT_429 = "Exceeded retry limit, last status: 429 Too Many Requests"
+  const HIGH_DEMAND = "We’re currently experiencing high demand, which may cause temporary errors."
+  it.each(
+    [
+      ["busy-reconnecting", { line: HIGH_DEMAND, kind: "overloaded", retrying: true }],
+      ["rate-limit-retrying", { line: LIMIT_429, kind: "rate_limit", retrying: true }],
+      ["rate-limited", { line: "exceeded retry limit, last status: 429 Too Many Requests", kind: "rate_limit", retrying: false }],
+      ["limit-429-retry-after-35s-retry-2", { line: LIMIT_429, kind: "rate_limit", retrying: true }],
+      ["limit-429-retry-after-3600s-end", { line: LIMIT_429, kind: "rate_limit", retrying: true }],
+      ["limit-429-retry-after-35s-end", { line: "exceeded retry limit, last status: 429 Too Many Requests", kind: "rate_limit", retrying: false }],
+      ["limit-500-retry-1", { line: HIGH_DEMAND, kind: "overloaded", retrying: true }],
+      ["limit-500-end", { line: HIGH_DEMAND, kind: "overloaded", retrying: false }],
+      ["limit-503-overloaded-end", { line: "Selected model is at capacity. Please try a different model.", kind: "overloaded", retrying: false }]
+    ] as const
+  )("%s: the limit it shows (no wait: the time in its retry line is the turn's)", (name, expected) => {
+    expect(codexLimitFromScreen(screen(name))).toEqual(expected)
+    expect(agent.limitFromScreen?.(screen(name))).toEqual(expected)
+  })
+
+  it("a retry for anything else (no reason it names a limit for) is retrying, not a limit", () => {
+    const network = screen("limit-500-retry-1").replace(/└ .*/, "└ stream disconnected before completion: error sending request")
+    expect(agent.activityFromScreen(network)).toBe("retrying")
   })
 
   it("a limit the agent got past (a later turn's answer above its input box) is not read as a limit", () => {

@@ -8,17 +8,26 @@
  * It is stateless about conversations: the step to answer is the number of assistant messages after the
  * matched user message, so a resumed conversation, a retried request or several sessions at once all work.
  */
+import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { makeAnswerWriter, type ToolCall } from "../../src/plugins/agent/anthropic-sse.ts"
 
 export type { ToolCall }
 
+/** An API error as Anthropic's API sends it: the HTTP status, the error's type and message, and the headers that come with it. */
+export interface ApiError {
+  readonly status: number
+  readonly type: string
+  readonly message: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
 export type Step =
   | { readonly text: string; readonly hold?: Promise<unknown> }
   | { readonly tools: ReadonlyArray<ToolCall>; readonly text?: string; readonly hold?: Promise<unknown> }
-  /** An API error the agent shows (HTTP status and Anthropic error type). */
-  | { readonly error: { readonly status: number; readonly type: string; readonly message: string }; readonly hold?: Promise<unknown> }
+  /** An API error the agent shows. */
+  | { readonly error: ApiError; readonly hold?: Promise<unknown> }
 
 export interface Turn {
   /** The user message that starts this turn: a substring of its text, or a pattern. */
@@ -47,14 +56,61 @@ export interface ModelServer {
   readonly mainRequests: (cwd?: string) => Array<ModelRequest>
   /** Replaces the scenario (turns are matched in order; the first whose `when` fits wins). */
   readonly script: (turns: ReadonlyArray<Turn>) => void
-  /** Until `until` (ms), every conversation call is refused with `error` (an outage: a rate limit for everyone). */
-  readonly refuseUntil: (until: number, error: { readonly status: number; readonly type: string; readonly message: string }) => void
+  /**
+   * Refuses conversation calls with `error` (an outage: a rate limit for everyone, whatever the scenario says): the
+   * next `times` calls (every one when left out), and only until `until` (ms) when given.
+   */
+  readonly refuse: (error: ApiError, options?: { readonly times?: number; readonly until?: number }) => void
   /** When each refused conversation call came (ms). */
   readonly refused: Array<number>
   readonly close: () => Promise<void>
 }
 
 export const DEFAULT_TEXT = "OK."
+
+const RATE_LIMIT_MESSAGE = "This request would exceed your account's rate limit. Please try again later."
+
+/**
+ * A 429 as Anthropic's API answers a rate limit (an API key's per-minute limit): `rate_limit_error`, `retry-after` in
+ * seconds and the `anthropic-ratelimit-*` headers saying which limit ran out and when it refills.
+ */
+export const rateLimited = (retryAfterSeconds: number, now = Date.now()): ApiError => {
+  const reset = new Date(now + retryAfterSeconds * 1000).toISOString()
+  return {
+    status: 429,
+    type: "rate_limit_error",
+    message: RATE_LIMIT_MESSAGE,
+    headers: {
+      "retry-after": String(retryAfterSeconds),
+      "anthropic-ratelimit-requests-limit": "50",
+      "anthropic-ratelimit-requests-remaining": "0",
+      "anthropic-ratelimit-requests-reset": reset,
+      "anthropic-ratelimit-input-tokens-limit": "30000",
+      "anthropic-ratelimit-input-tokens-remaining": "30000",
+      "anthropic-ratelimit-input-tokens-reset": new Date(now).toISOString(),
+      "anthropic-ratelimit-output-tokens-limit": "8000",
+      "anthropic-ratelimit-output-tokens-remaining": "8000",
+      "anthropic-ratelimit-output-tokens-reset": new Date(now).toISOString()
+    }
+  }
+}
+
+/** A 529 as Anthropic's API answers when it is overloaded, with a `retry-after` when given. */
+export const overloaded = (retryAfterSeconds?: number): ApiError => ({
+  status: 529,
+  type: "overloaded_error",
+  message: "Overloaded",
+  ...(retryAfterSeconds !== undefined ? { headers: { "retry-after": String(retryAfterSeconds) } } : {})
+})
+
+/** A 500 as Anthropic's API answers an internal error. */
+export const serverError = (): ApiError => ({ status: 500, type: "api_error", message: "Internal server error" })
+
+/** Writes an API error as Anthropic's API does: its headers, a `request-id`, and the JSON error body. */
+const writeError = (res: ServerResponse, error: ApiError) => {
+  res.writeHead(error.status, { "content-type": "application/json", "request-id": `req_${randomUUID().replaceAll("-", "")}`, ...error.headers })
+  res.end(JSON.stringify({ type: "error", error: { type: error.type, message: error.message } }))
+}
 
 interface Block {
   readonly type: string
@@ -109,7 +165,7 @@ const systemText = (system: unknown): string =>
 
 export const startModelServer = (turns: ReadonlyArray<Turn> = []): Promise<ModelServer> => {
   let scenario = turns
-  let outage: { readonly until: number; readonly error: { readonly status: number; readonly type: string; readonly message: string } } | undefined
+  let outage: { readonly until: number; times: number; readonly error: ApiError } | undefined
   const refused: Array<number> = []
   const requests: Array<ModelRequest> = []
   const { jsonAnswer, streamAnswer } = makeAnswerWriter()
@@ -129,11 +185,11 @@ export const startModelServer = (turns: ReadonlyArray<Turn> = []): Promise<Model
     const system = systemText(body.system)
     const last = messages.at(-1)
     const main = Array.isArray(body.tools) && body.tools.length > 0
-    const down = main && outage !== undefined && Date.now() < outage.until ? outage.error : undefined
+    const down = main && outage !== undefined && outage.times > 0 && Date.now() < outage.until ? outage : undefined
     if (down !== undefined) {
+      down.times--
       refused.push(Date.now())
-      res.writeHead(down.status, { "content-type": "application/json" })
-      return res.end(JSON.stringify({ type: "error", error: { type: down.type, message: down.message } }))
+      return writeError(res, down.error)
     }
     requests.push({
       at: Date.now(),
@@ -150,10 +206,7 @@ export const startModelServer = (turns: ReadonlyArray<Turn> = []): Promise<Model
     const model = typeof body.model === "string" ? body.model : "scripted"
     const step = main ? nextStep(scenario, messages) : undefined
     if (step?.hold !== undefined) await step.hold
-    if (step !== undefined && "error" in step) {
-      res.writeHead(step.error.status, { "content-type": "application/json" })
-      return res.end(JSON.stringify({ type: "error", error: { type: step.error.type, message: step.error.message } }))
-    }
+    if (step !== undefined && "error" in step) return writeError(res, step.error)
     if (body.stream !== true) return jsonAnswer(res, model, step !== undefined && "text" in step && step.text !== undefined ? step.text : DEFAULT_TEXT)
     return streamAnswer(res, model, step ?? { text: DEFAULT_TEXT })
   }
@@ -173,8 +226,8 @@ export const startModelServer = (turns: ReadonlyArray<Turn> = []): Promise<Model
         script: (next) => {
           scenario = next
         },
-        refuseUntil: (until, error) => {
-          outage = { until, error }
+        refuse: (error, options = {}) => {
+          outage = { error, times: options.times ?? Infinity, until: options.until ?? Infinity }
         },
         refused,
         close: () =>

@@ -18,7 +18,42 @@ export type Step =
   /** Shell commands Codex runs with its `exec_command` tool (one function call each), then an optional text. */
   | { readonly shell: ReadonlyArray<Command>; readonly text?: string; readonly hold?: Promise<unknown> }
   /** An API error (HTTP status and OpenAI's error body), e.g. a 429 `rate_limit_exceeded`. */
-  | { readonly error: { readonly status: number; readonly code: string; readonly message: string }; readonly hold?: Promise<unknown> }
+  | { readonly error: ApiError; readonly hold?: Promise<unknown> }
+
+/** An API error as OpenAI's API sends it: the HTTP status, the error's code and message, and the headers that come with it. */
+export interface ApiError {
+  readonly status: number
+  readonly code: string
+  readonly message: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * A 429 as OpenAI's API answers a rate limit: `rate_limit_exceeded`, a message saying when to try again, `retry-after`
+ * in seconds and the `x-ratelimit-*` headers.
+ */
+export const rateLimited = (retryAfterSeconds: number): ApiError => ({
+  status: 429,
+  code: "rate_limit_exceeded",
+  message: `Rate limit reached for gpt-test on requests per min (RPM): Limit 50, Used 50, Requested 1. Please try again in ${retryAfterSeconds}s.`,
+  headers: {
+    "retry-after": String(retryAfterSeconds),
+    "x-ratelimit-limit-requests": "50",
+    "x-ratelimit-remaining-requests": "0",
+    "x-ratelimit-reset-requests": `${retryAfterSeconds}s`
+  }
+})
+
+/** A 503 as OpenAI's API answers when it is overloaded. */
+export const overloaded = (): ApiError => ({ status: 503, code: "server_is_overloaded", message: "The server is overloaded or not ready yet." })
+
+/** A 500 as OpenAI's API answers an internal error. */
+export const serverError = (): ApiError => ({ status: 500, code: "internal_server_error", message: "The server had an error while processing your request." })
+
+const writeError = (res: ServerResponse, error: ApiError) => {
+  res.writeHead(error.status, { "content-type": "application/json", ...error.headers })
+  res.end(JSON.stringify({ error: { message: error.message, type: "requests", code: error.code } }))
+}
 
 export interface Turn {
   readonly when: string | RegExp
@@ -46,6 +81,10 @@ export interface ResponsesServer {
   /** Conversation calls only (they offer tools), optionally only one agent's (by its working directory). */
   readonly mainRequests: (cwd?: string) => Array<ResponsesRequest>
   readonly script: (turns: ReadonlyArray<Turn>) => void
+  /** Refuses conversation calls with `error`, whatever the scenario says: the next `times` calls (every one when left out). */
+  readonly refuse: (error: ApiError, options?: { readonly times?: number }) => void
+  /** When each refused conversation call came (ms). */
+  readonly refused: Array<number>
   readonly close: () => Promise<void>
 }
 
@@ -143,6 +182,8 @@ const readBody = (req: IncomingMessage) =>
 
 export const startResponsesServer = (turns: ReadonlyArray<Turn> = []): Promise<ResponsesServer> => {
   let scenario = turns
+  let outage: { times: number; readonly error: ApiError } | undefined
+  const refused: Array<number> = []
   const requests: Array<ResponsesRequest> = []
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://localhost")
@@ -155,6 +196,11 @@ export const startResponsesServer = (turns: ReadonlyArray<Turn> = []): Promise<R
     const input = (Array.isArray(body.input) ? body.input : []) as ReadonlyArray<InputItem>
     const main = Array.isArray(body.tools) && body.tools.length > 0
     const userTexts = input.filter(isUserMessage).map(itemText)
+    if (main && outage !== undefined && outage.times > 0) {
+      outage.times--
+      refused.push(Date.now())
+      return writeError(res, outage.error)
+    }
     requests.push({
       at: Date.now(),
       cwd: userTexts.map((t) => /<cwd>(.*?)<\/cwd>/.exec(t)?.[1]).find((cwd) => cwd !== undefined),
@@ -166,10 +212,7 @@ export const startResponsesServer = (turns: ReadonlyArray<Turn> = []): Promise<R
     })
     const step = (main ? nextStep(scenario, input) : undefined) ?? { text: DEFAULT_TEXT }
     if (step.hold !== undefined) await step.hold
-    if ("error" in step) {
-      res.writeHead(step.error.status, { "content-type": "application/json" })
-      return res.end(JSON.stringify({ error: { message: step.error.message, type: "requests", code: step.error.code } }))
-    }
+    if ("error" in step) return writeError(res, step.error)
     return streamResponse(res, typeof body.model === "string" ? body.model : "scripted", step)
   }
   const server: Server = createServer((req, res) => {
@@ -188,6 +231,10 @@ export const startResponsesServer = (turns: ReadonlyArray<Turn> = []): Promise<R
         script: (next) => {
           scenario = next
         },
+        refuse: (error, options = {}) => {
+          outage = { error, times: options.times ?? Infinity }
+        },
+        refused,
         close: () =>
           new Promise<void>((done) => {
             server.closeAllConnections()

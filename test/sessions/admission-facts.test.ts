@@ -98,6 +98,25 @@ describe("admissionFacts", () => {
       assert.notInclude(JSON.stringify(facts), "sk-one")
     }))
 
+  it.effect("the quota's sentence says what happens next: the agent retries by itself, or its provider is overloaded", () =>
+    Effect.gen(function*() {
+      const root = yield* tempDir()
+      const config = yield* validateConfig({
+        projects: { app: { repo: "acme/app", path: `${root}/app`, tracker: { plugin: "none" }, agent: "coding-agent" } }
+      }).pipe(withHost({ cwd: root, homeDir: root }))
+      const at = (minute: number) => new Date(2026, 10, 26, 16, minute).toISOString()
+      const quota = (rateLimit: NonNullable<SessionRecord["rateLimit"]>) =>
+        admissionFacts(config, [record("app-3", "app", { status: "rate_limited", activity: "rate_limited", rateLimit })], roomy).projects.app!.rateLimited
+      assert.match(
+        quota({ since: at(10), attempts: 1, resetAt: at(11), retrying: true, continueAt: at(12) })!,
+        /^agent coding-agent is rate-limited \(app-3\); app-3 retries by itself, next at 16:11 \S+$/
+      )
+      assert.match(
+        quota({ since: at(10), attempts: 1, kind: "overloaded", gaveUpAt: at(12), continueAt: at(13) })!,
+        /^agent coding-agent's provider is overloaded \(app-3\); orch tells app-3 to continue at 16:13 \S+$/
+      )
+    }))
+
   it.effect("with hosts, this machine's memory and load are placement's to weigh: the project's facts carry why it cannot be placed", () =>
     Effect.gen(function*() {
       const root = yield* tempDir()

@@ -24,6 +24,7 @@ import { tempDir, withHost } from "../support/host.ts"
 
 const MIN = 60_000
 const iso = (ms: number) => new Date(ms).toISOString()
+const CLAUDE_SCREENS = resolve("test/fixtures/agents/claude-code-2.1.328")
 
 const setup = (project: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
@@ -80,8 +81,14 @@ const setup = (project: Record<string, unknown> = {}) =>
     const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
     const types = () =>
       existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
-    const signal = (event: string, at: number) => appendFileSync(store.paths.activity("app", "app-1"), `${JSON.stringify({ event, ts: iso(at) })}\n`)
-    return { supervisor, settle, current, types, signal, notified, log, store }
+    const signal = (event: string, at: number, payload?: unknown) =>
+      appendFileSync(store.paths.activity("app", "app-1"), `${JSON.stringify({ event, ts: iso(at), ...(payload !== undefined ? { payload } : {}) })}\n`)
+    /** What the agent's terminal shows from now on: a screen recorded from the real Claude Code. */
+    const show = (fixture: string) => writeFileSync(`${log}.fx-app-1.screen`, readFileSync(join(CLAUDE_SCREENS, `${fixture}.txt`), "utf8"))
+    const sent = () =>
+      existsSync(log) ? (JSON.parse(readFileSync(log, "utf8")) as Array<{ call: string; text?: string }>).filter((e) => e.call === "sendCommand") : []
+    const logged = () => existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []
+    return { supervisor, settle, current, types, signal, show, sent, logged, notified, log, store }
   })
 
 describe("supervisor under TestClock", () => {
@@ -133,7 +140,7 @@ describe("supervisor under TestClock", () => {
       yield* t.supervisor.cycle()
       yield* t.settle
       assert.strictEqual(t.current().status, "rate_limited")
-      assert.deepStrictEqual(t.current().rateLimit, { since: iso(0), attempts: 1, message, continueAt: iso(5 * MIN) })
+      assert.deepStrictEqual(t.current().rateLimit, { since: iso(0), attempts: 1, kind: "rate_limit", message, gaveUpAt: iso(0), continueAt: iso(5 * MIN) })
       assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["action", "reaction.agent-rate-limited"]])
       assert.include(t.notified[0]!.message, `${message}; orch tells it to continue at `)
       yield* TestClock.adjust(5 * MIN - 1)
@@ -253,5 +260,92 @@ describe("supervisor under TestClock", () => {
       yield* t.supervisor.cycle()
       yield* t.settle
       assert.strictEqual(captures(), 1, "a minute without hooks: the screen fallback")
+    }).pipe(Effect.scoped))
+
+  /** One probe cycle at the TestClock's time, its observations handled. */
+  const cycle = (t: Effect.Success<ReturnType<typeof setup>>) => Effect.andThen(t.supervisor.cycle(), t.settle)
+
+  it.effect("a 429's retry screen (recorded): rate_limited with the reset it shows, notified; never typed into while it retries; then recovery", () =>
+    Effect.gen(function*() {
+      const t = yield* setup({ agent: "coding-agent", agentConfig: {} })
+      t.show("limit-429-retry-after-35s-retry-1")
+      yield* cycle(t)
+      assert.strictEqual(t.current().status, "rate_limited")
+      assert.deepStrictEqual(t.current().rateLimit, {
+        since: iso(0),
+        attempts: 1,
+        resetAt: iso(39_000),
+        message: "API error · retrying in 39s · attempt 1/10",
+        retrying: true,
+        continueAt: iso(99_000)
+      })
+      const limited = t.logged().find((e) => e.type === "session.rate_limited")
+      assert.deepInclude(limited.data, { attempts: 1, retrying: true, resetAt: iso(39_000) })
+      assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["action", "reaction.agent-rate-limited"]])
+      assert.match(
+        t.notified[0]!.message,
+        /^API error · retrying in 39s · attempt 1\/10; it retries by itself, next at \d\d:\d\d \S+; should it give up, orch tells it to continue once the limit resets \(an overload: a minute later, then 2, 4, 8 … minutes\)\n/
+      )
+      // Its third attempt names the limit: the kind and the new wait are learned.
+      yield* TestClock.adjust(75_000)
+      t.show("limit-429-retry-after-35s-retry-2")
+      yield* cycle(t)
+      assert.deepInclude(t.current().rateLimit, { kind: "rate_limit", resetAt: iso(75_000 + 43_000), retrying: true })
+      for (let minute = 0; minute < 60; minute += 5) {
+        yield* TestClock.adjust(5 * MIN)
+        yield* cycle(t)
+      }
+      assert.lengthOf(t.sent(), 0, "an hour of retries of its own: orch typed nothing")
+      // A retry got through and the turn ended normally: the limit is forgotten.
+      yield* TestClock.adjust(1000)
+      t.show("limit-429-retry-after-35s-end")
+      t.signal("Stop", 75_000 + 60 * MIN + 1000)
+      yield* cycle(t)
+      assert.strictEqual(t.current().status, "ready")
+      assert.isUndefined(t.current().rateLimit)
+      assert.lengthOf(t.notified, 1)
+    }).pipe(Effect.scoped))
+
+  it.effect("an overload the agent gave up on (recorded 529): told to continue a minute later, then 2 minutes after it gave up again", () =>
+    Effect.gen(function*() {
+      const t = yield* setup({ agent: "coding-agent", agentConfig: {} })
+      const gaveUp = JSON.parse(readFileSync(join(CLAUDE_SCREENS, "limit-529.hooks.jsonl"), "utf8").trim().split("\n").at(-1)!).payload
+      t.show("limit-529-retry-3")
+      yield* cycle(t)
+      assert.deepInclude(t.current().rateLimit, { kind: "overloaded", retrying: true })
+      assert.include(
+        t.notified[0]!.message,
+        "orch tells it to continue a minute after it gives up (then 2, 4, 8 … minutes while the provider stays overloaded)"
+      )
+      // It gives up at 3 minutes: its StopFailure hook and the error above its input box.
+      yield* TestClock.adjust(3 * MIN)
+      t.show("limit-529-end")
+      t.signal("StopFailure", 3 * MIN, gaveUp)
+      yield* cycle(t)
+      assert.deepInclude(t.current().rateLimit, { kind: "overloaded", gaveUpAt: iso(3 * MIN), continueAt: iso(4 * MIN) })
+      yield* TestClock.adjust(MIN - 1)
+      yield* cycle(t)
+      assert.lengthOf(t.sent(), 0)
+      yield* TestClock.adjust(1)
+      yield* cycle(t)
+      assert.lengthOf(t.sent(), 1, "a minute after it gave up, not the 5-minute threshold")
+      // It takes the message and is turned away again: it retries, then gives up at 5 minutes.
+      t.signal("UserPromptSubmit", 4 * MIN + 1000)
+      t.show("limit-529-retry-3")
+      yield* TestClock.adjust(5000)
+      yield* cycle(t)
+      assert.deepInclude(t.current().rateLimit, { attempts: 2, retrying: true })
+      yield* TestClock.adjust(MIN - 5000)
+      t.show("limit-529-end")
+      t.signal("StopFailure", 5 * MIN, gaveUp)
+      yield* cycle(t)
+      assert.deepInclude(t.current().rateLimit, { attempts: 2, gaveUpAt: iso(5 * MIN), continueAt: iso(7 * MIN) })
+      yield* TestClock.adjust(2 * MIN - 1)
+      yield* cycle(t)
+      assert.lengthOf(t.sent(), 1)
+      yield* TestClock.adjust(1)
+      yield* cycle(t)
+      assert.lengthOf(t.sent(), 2, "2 minutes after it gave up again")
+      assert.lengthOf(t.notified, 1, "one notification for the whole overload")
     }).pipe(Effect.scoped))
 })

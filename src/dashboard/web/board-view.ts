@@ -90,12 +90,14 @@ const card = (record: SessionRecord, last: OrchEvent | undefined) => {
   )
 }
 
-/** A rate-limited agent: what its provider said, and when orch tells it to continue (in the viewer's time). */
+/** A rate-limited agent: what its provider said, and when orch tells it to continue (in the viewer's time), or that it retries by itself. */
 const limitLine = (record: SessionRecord) =>
   record.activity !== "rate_limited" || record.rateLimit === undefined ? null : h(
     "div.meta.limit",
     { title: record.rateLimit.message ?? "" },
-    `orch tells it to continue at ${new Date(record.rateLimit.continueAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`
+    record.rateLimit.retrying === true
+      ? "it retries by itself"
+      : `orch tells it to continue at ${new Date(record.rateLimit.continueAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`
   )
 
 /** Whether a session runs on `host` (a record that names none runs here, on local). */

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ProjectConfig } from "../../config/schema.ts"
+import type { LimitKind } from "../../domain/rate-limit.ts"
 import { Activity } from "../../domain/session.ts"
 import type { FileEdit } from "../workspace/file-edits.ts"
 
@@ -59,6 +60,18 @@ export interface AgentLaunch {
   readonly files?: ReadonlyArray<FileEdit>
 }
 
+/** What a screen shows of the agent's provider turning it away (`AgentShape.limitFromScreen`). */
+export interface ScreenLimit {
+  /** The line that says so, without the agent's glyphs: what people are shown. */
+  readonly line: string
+  /** What the line names; undefined when it names neither a limit nor an overload ("API error"). */
+  readonly kind?: LimitKind
+  /** true while the agent retries by itself (it counts its attempts); false once it gave up (its turn ended on it). */
+  readonly retrying: boolean
+  /** The wait it shows before its next attempt (ms), when it shows one ("retrying in 35s"). */
+  readonly retryInMs?: number
+}
+
 export interface AgentShape {
   readonly name: string
   /** The start of the command line that runs the agent: a spawn checks its program is installed before making anything. */
@@ -75,6 +88,11 @@ export interface AgentShape {
   readonly readsScreen: boolean
   /** Activity read off the screen, when hooks say nothing; undefined when the screen does not tell. */
   readonly activityFromScreen: (screen: string) => Activity | undefined
+  /**
+   * For a screen read as `rate_limited`: what it shows of the limit. Without it orch takes the last line naming a
+   * limit, and counts the agent as having given up.
+   */
+  readonly limitFromScreen?: (screen: string) => ScreenLimit | undefined
 }
 
 /** An agent for tests: it records its launches; its screen tells its state in plain words (see makeTestAgent). */

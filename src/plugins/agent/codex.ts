@@ -4,9 +4,10 @@
  */
 import * as Effect from "effect/Effect"
 import { dirname, join } from "node:path"
+import { limitKindOf } from "../../domain/rate-limit.ts"
 import type { Activity } from "../../domain/session.ts"
 import type { FileEdit } from "../workspace/file-edits.ts"
-import { type AgentContext, type AgentShape, programSettings, shellQuote } from "./Agent.ts"
+import { type AgentContext, type AgentShape, programSettings, type ScreenLimit, shellQuote } from "./Agent.ts"
 
 const PLUGIN = "codex"
 /** The Codex CLI version this plugin's flags and screens were proven with (docs/agents.md); `orch doctor` compares. */
@@ -36,30 +37,57 @@ export const codexStartBlocker = (screen: string): string | undefined =>
     ? "Codex asks whether to trust this folder: run `codex` once in the project's directory and trust it (a trusted repository covers its worktrees)"
     : undefined
 
-/** A provider's refusal for a limit, as Codex words it: "Exceeded retry limit, last status: 429 Too Many Requests". */
-const LIMIT = /\b429\b|rate limit|usage limit/i
+/**
+ * A provider's refusal as Codex words it: a limit ("… last status: 429 Too Many Requests"), or its capacity ("We’re
+ * currently experiencing high demand", which it also says of a 500; "Selected model is at capacity", a 503).
+ */
+const REFUSED = /\b429\b|rate limit|usage limit|high demand|at capacity|overloaded/i
+/** Its retry: "Server is busy, reconnecting 3/5 (2s • esc to interrupt)" (a 429), "Reconnecting... 1/5 (3s • …)" (anything else). */
+const RECONNECTING = /reconnecting(?:\.\.\.)? \d+\/\d+/i
 
-/** Retrying a refused request: "Server is busy, reconnecting 3/5 …" over "└ … 429 Too Many Requests". */
-const retryingLimit = (tail: string): boolean => LIMIT.test(/reconnecting \d+\/\d+.*\n\s*└([^\n]*)/i.exec(tail)?.[1] ?? "")
+/** The retry line and the reason Codex shows under it ("└ Exceeded retry limit, last status: 429 Too Many Requests"). */
+const retryShown = (tail: string): { readonly line: string; readonly reason?: string } | undefined => {
+  const lines = tail.split("\n")
+  const at = lines.findIndex((line) => RECONNECTING.test(line))
+  if (at < 0) return undefined
+  const reason = /^\s*└\s*(.+?)\s*$/.exec(lines[at + 1] ?? "")?.[1]
+  return { line: lines[at]!.replace(/^[\s•◦]+/u, "").trim(), ...(reason !== undefined ? { reason } : {}) }
+}
 
 /** The turn it gave up on: "■ exceeded retry limit, last status: 429 …" right above its input box (the last `›` line). */
-const gaveUpOnLimit = (screen: string): boolean => {
+const gaveUpOn = (screen: string): string | undefined => {
   const shown = screen.split("\n").filter((line) => line.trim() !== "")
   const input = shown.findLastIndex((line) => /^\s*› /.test(line))
   const above = input > 0 ? shown[input - 1]! : ""
-  return /^\s*■/.test(above) && LIMIT.test(above)
+  return /^\s*■/.test(above) && REFUSED.test(above) ? above.replace(/^\s*■\s*/u, "").trim() : undefined
 }
 
+const tailOf = (screen: string) => screen.trimEnd().split("\n").slice(-15).join("\n")
+
 export const codexActivityFromScreen = (screen: string): Activity | undefined => {
-  const tail = screen.trimEnd().split("\n").slice(-15).join("\n")
+  const tail = tailOf(screen)
   if (/Would you like to run the following command\?|Press enter to confirm or esc to cancel/i.test(tail) || codexStartBlocker(tail) !== undefined) {
     return "waiting_input"
   }
-  if (retryingLimit(tail)) return "rate_limited"
+  const retry = retryShown(tail)
+  if (retry !== undefined) return REFUSED.test(retry.reason ?? "") ? "rate_limited" : "retrying"
   if (/esc to interrupt/i.test(tail)) return "active"
-  if (gaveUpOnLimit(screen)) return "rate_limited"
+  if (gaveUpOn(screen) !== undefined) return "rate_limited"
   if (/^\s*› /m.test(tail) && /\? for shortcuts/i.test(tail)) return "ready"
   return undefined
+}
+
+/**
+ * What a screen read as `rate_limited` shows of the limit: the reason under its retry (the time it shows there is how
+ * long the turn has run, not a wait: Codex waits what the provider's `retry-after` says, even an hour, without showing
+ * it), or the error of the turn it gave up on.
+ */
+export const codexLimitFromScreen = (screen: string): ScreenLimit | undefined => {
+  const retry = retryShown(tailOf(screen))
+  const line = retry !== undefined ? retry.reason ?? retry.line : gaveUpOn(screen)
+  if (line === undefined) return undefined
+  const kind = limitKindOf(line)
+  return { line, retrying: retry !== undefined, ...(kind !== undefined ? { kind } : {}) }
 }
 
 /**
@@ -105,6 +133,7 @@ export const makeCodexAgent = (agentConfig: Readonly<Record<string, unknown>>): 
     isReadyForInput: (screen) => codexActivityFromScreen(screen) === "ready",
     startBlocker: codexStartBlocker,
     readsScreen: true,
-    activityFromScreen: codexActivityFromScreen
+    activityFromScreen: codexActivityFromScreen,
+    limitFromScreen: codexLimitFromScreen
   }
 }

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import { join } from "node:path"
 import { applyEditsLocally, type FileEdit } from "../workspace/file-edits.ts"
 import { type AgentContext, AgentError, type AgentShape, programSettings, shellQuote } from "./Agent.ts"
-import { claudeActivityFromScreen, claudeStartBlocker } from "./claude-screen.ts"
+import { claudeActivityFromScreen, claudeLimitFromScreen, claudeStartBlocker } from "./claude-screen.ts"
 
 const PLUGIN = "coding-agent"
 export const HOOK_EVENTS = [
@@ -97,6 +97,7 @@ export const makeCodingAgent = (agentConfig: Readonly<Record<string, unknown>>):
     isReadyForInput: (screen) => claudeActivityFromScreen(screen) === "ready",
     startBlocker: claudeStartBlocker,
     readsScreen: true,
-    activityFromScreen: claudeActivityFromScreen
+    activityFromScreen: claudeActivityFromScreen,
+    limitFromScreen: claudeLimitFromScreen
   }
 }
