@@ -21,7 +21,7 @@ describe("orch doctor", () => {
       const lines = run.stdout.trim().split("\n")
       assert.match(lines[1]!, /^ok {4}git: git version \d/)
       assert.match(lines[2]!, /^ok {4}tmux: tmux \d/)
-      assert.include(run.stdout, `ok    config: ${s.config}: 1 project(s)`)
+      assert.include(run.stdout, `ok    config: ${s.config}: 1 project`)
       assert.include(run.stdout, `ok    agent coding-agent (${CLAUDE_BIN}): ${CLAUDE_VERSION} (Claude Code)`)
       for (
         const check of [
