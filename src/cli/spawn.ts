@@ -7,6 +7,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { readFileSync } from "node:fs"
 import type { BatchOutcome, SpawnTarget } from "../sessions/SessionOps.ts"
+import { batchSummary } from "./batch-summary.ts"
 
 const project = Argument.String("project").pipe(Argument.withDescription("Project id or its key in the config"))
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
@@ -99,9 +100,7 @@ export const batchSpawn = Command.make(
     )
     const count = (tag: BatchOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
     if (json) yield* Console.log(JSON.stringify(outcomes, null, 2))
-    else {yield* Console.log(
-        `created ${count("Created")}, skipped ${count("Skipped")}, failed ${count("Failed")}${count("Queued") > 0 ? `, queued ${count("Queued")}` : ""}`
-      )}
+    else for (const line of batchSummary(outcomes)) yield* Console.log(line)
     if (count("Failed") > 0) return yield* new BatchFailed({ failed: count("Failed") })
   })
 ).pipe(
