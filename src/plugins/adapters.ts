@@ -103,10 +103,13 @@ export const workspaceFromPlugin = ({ manifest, component }: LoadedPlugin): Work
     has(component, "hasBranch") ? call(Schema.Boolean, "hasBranch", where(project), branch) : Effect.succeed(false)
   return {
     name,
-    create: lookThenCreate(hasBranch, (spec) =>
-      call(WorkspaceFromPlugin, "create", { ...where(spec.project), sessionId: spec.sessionId, branch: spec.branch, path: spec.path }).pipe(
-        Effect.map((made) => ({ path: made?.path ?? spec.path, branch: spec.branch, createdBranch: made?.createdBranch === true, warnings: [] }))
-      )),
+    create: lookThenCreate(
+      hasBranch,
+      (spec) =>
+        call(WorkspaceFromPlugin, "create", { ...where(spec.project), sessionId: spec.sessionId, branch: spec.branch, path: spec.path }).pipe(
+          Effect.map((made) => ({ path: made?.path ?? spec.path, branch: spec.branch, createdBranch: made?.createdBranch === true, warnings: [] }))
+        )
+    ),
     exists: (path) =>
       has(component, "exists")
         // Unsure is "there": a workspace is never given up on because the plugin could not tell.

@@ -392,7 +392,9 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         ),
         Fiber.join(issueFiber).pipe(
           Effect.tap(refuseIfClosed),
-          Effect.tap((issue) => Effect.sync(() => void (issue !== undefined && (record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } })))),
+          Effect.tap((issue) =>
+            Effect.sync(() => void (issue !== undefined && (record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } })))
+          ),
           Effect.flatMap(prepareAgent)
         )
       ], { concurrency: 2 })
@@ -479,7 +481,14 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     }
     // Whole. The journal stays, saying where in the event log `session.spawned` belongs, until that is written.
     const announce = yield* events.size
-    const whole: SessionRecord = { ...record, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso, spawn: { ...record.spawn!, announce } }
+    const whole: SessionRecord = {
+      ...record,
+      status: "working",
+      activity: "active",
+      runtime: handle,
+      updatedAt: yield* nowIso,
+      spawn: { ...record.spawn!, announce }
+    }
     const staged = yield* store.stage(whole).pipe(Effect.mapError(failed("writing the session record")))
     if (watching !== undefined) yield* Fiber.join(watching).pipe(Effect.onError(() => staged.discard))
     yield* staged.commit.pipe(Effect.mapError(failed("writing the session record")))

@@ -14,7 +14,7 @@ import { Host, type HostShape } from "../config/host.ts"
 import { SessionRecord } from "../domain/session.ts"
 import { atCrashPoint, crashPoint } from "./crash-points.ts"
 import { errnoReason, SessionNotFound, StoreError } from "./errors.ts"
-import { attempt, stageFileAtomic, type StagedFile, writeFileAtomic } from "./files.ts"
+import { attempt, type StagedFile, stageFileAtomic, writeFileAtomic } from "./files.ts"
 import { dataDir, type StorePaths, storePaths } from "./paths.ts"
 
 const decodeRecord = Schema.decodeUnknownResult(Schema.fromJsonString(SessionRecord))

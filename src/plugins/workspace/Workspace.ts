@@ -92,7 +92,7 @@ export const lookThenCreate = (
   hasBranch: WorkspaceShape["hasBranch"],
   create: (spec: WorkspaceSpec) => Effect.Effect<CreatedWorkspace, WorkspaceError>
 ): WorkspaceShape["create"] =>
-<E,>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) =>
+<E>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) =>
   beforeMaking === undefined
     ? create(spec)
     : hasBranch(spec.project, spec.branch).pipe(
@@ -128,7 +128,7 @@ export const makeTestWorkspace = (branches: ReadonlyArray<string> = ["main"]): T
     workspaces,
     branches: known,
     rescues,
-    create: <E,>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) =>
+    create: <E>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) =>
       Effect.suspend((): Effect.Effect<CreatedWorkspace, WorkspaceError | E> => {
         if (workspaces.has(spec.path)) return Effect.fail(fail("create", `${spec.path} already exists`))
         const createdBranch = !known.has(spec.branch)

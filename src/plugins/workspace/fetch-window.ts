@@ -31,5 +31,4 @@ export const lastFetchOf = (repo: string, branch: string): number | undefined =>
 }
 
 /** Whether the repository's default branch was fetched recently enough that this spawn need not fetch it. */
-export const fetchedRecently = (repo: string, branch: string) =>
-  Effect.map(Clock.currentTimeMillis, (now) => fetchServes(lastFetchOf(repo, branch), now))
+export const fetchedRecently = (repo: string, branch: string) => Effect.map(Clock.currentTimeMillis, (now) => fetchServes(lastFetchOf(repo, branch), now))

@@ -16,13 +16,15 @@ import { makeWorktreeWorkspace } from "../../../src/plugins/workspace/worktree.t
 import { git, makeRepo } from "../../support/repo.ts"
 
 describe("fetch window (pure)", () => {
-  it.each([
-    ["never fetched", undefined, 1_000, false],
-    ["fetched a moment ago", 1_000, 1_500, true],
-    ["fetched just inside the window", 1_000, 1_000 + FETCH_WINDOW_MS - 1, true],
-    ["fetched a window ago", 1_000, 1_000 + FETCH_WINDOW_MS, false],
-    ["a fetch time ahead of the clock", 5_000, 1_000, false]
-  ] as const)("%s", (_name, fetchedAt, now, serves) => {
+  it.each(
+    [
+      ["never fetched", undefined, 1_000, false],
+      ["fetched a moment ago", 1_000, 1_500, true],
+      ["fetched just inside the window", 1_000, 1_000 + FETCH_WINDOW_MS - 1, true],
+      ["fetched a window ago", 1_000, 1_000 + FETCH_WINDOW_MS, false],
+      ["a fetch time ahead of the clock", 5_000, 1_000, false]
+    ] as const
+  )("%s", (_name, fetchedAt, now, serves) => {
     assert.strictEqual(fetchServes(fetchedAt, now), serves)
   })
 })
