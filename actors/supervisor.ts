@@ -718,7 +718,8 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   })
 
   const ops: SessionOps = {
-    spawn: (project, target) => Effect.tap(manager.spawn(project, target), () => refresh),
+    // The new session's actor starts from the record the spawn answers with: no listing of every record first.
+    spawn: (project, target) => Effect.tap(manager.spawn(project, target), ({ record }) => (isLive(record) ? startActor(record) : Effect.void)),
     batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => Effect.andThen(refresh, admitSoon)),
     send: (sessionId, message) => exclusive(sessionId, manager.send(sessionId, message)),
     // A kill is carried out whole once begun, even if whoever asked goes away (a closed tab, a killed `orch`): cut

@@ -1,6 +1,7 @@
 // Spawn speed: `orch spawn` against its floor (bare node start + `git worktree add` + `tmux new-session`),
-// `orch status --json` over 200 records against bare node, and `batch-spawn` of 20 issues against 20
-// sequential spawns. Targets: spawn within floor + 150 ms; status under 4× node; batch under half.
+// `orch status --json` over 200 records against bare node, and `batch-spawn` of 10 issues through a running
+// supervisor. Targets (issue 22): spawn through the supervisor within floor + 150 ms, without one floor + 300 ms;
+// the batch of 10 within 0.6 s, counted only when all 10 started (a batch admission queues is said, not timed as one).
 // Spawn is measured twice: by the CLI alone (it loads Effect, the command tree and the config: ~300 ms before any
 // work), and through a running supervisor (the CLI's fast path: a few lines of node:net, the work done warm).
 import { execFile, execFileSync } from "node:child_process"
@@ -54,14 +55,27 @@ try {
   execFileSync(process.execPath, [ORCH, "start", "app", "--detach"], { env })
   const viaSupervisor = []
   for (let i = 0; i < RUNS; i++) viaSupervisor.push(await orch("spawn", "app", String(++issue)))
-  execFileSync(process.execPath, [ORCH, "stop"], { env })
+  execFileSync(process.execPath, [ORCH, "stop", "--kill-sessions"], { env })
 
-  const batchIssues = Array.from({ length: 20 }, () => String(++issue))
-  const batchMs = await orch("batch-spawn", "app", ...batchIssues)
-  const sequentialStart = process.hrtime.bigint()
-  for (let i = 0; i < 20; i++) await orch("spawn", "app", String(++issue))
-  const sequentialMs = Number(process.hrtime.bigint() - sequentialStart) / 1e6
-
+  // batch-spawn of 10 through a supervisor of a sandbox of its own: the sessions above (and the 200 copied records,
+  // each "working") would otherwise hold admission's memory budget, and the batch would queue instead of starting.
+  const batchBox = await spawnSandbox("orch-bench-batch-")
+  let batchMs, started, queuedReasons
+  try {
+    execFileSync(process.execPath, [ORCH, "start", "app", "--detach"], { env: batchBox.env })
+    await run(process.execPath, [ORCH, "spawn", "app", "1"], { env: batchBox.env }) // warm-up, as above
+    const batchStart = process.hrtime.bigint()
+    const out = await run(process.execPath, [ORCH, "batch-spawn", "app", ...Array.from({ length: 10 }, (_, i) => String(i + 2)), "--json"], {
+      env: batchBox.env
+    })
+    batchMs = Number(process.hrtime.bigint() - batchStart) / 1e6
+    const outcomes = JSON.parse(out.stdout)
+    started = outcomes.filter((o) => o._tag === "Created").length
+    queuedReasons = [...new Set(outcomes.filter((o) => o._tag === "Queued").map((o) => o.reason))]
+    execFileSync(process.execPath, [ORCH, "stop", "--kill-sessions"], { env: batchBox.env })
+  } finally {
+    batchBox.close()
+  }
   const spawnMedian = median(spawnSamples)
   const floorMedian = median(floorSamples)
   const nodeMedian = median(nodeSamples)
@@ -83,9 +97,9 @@ try {
     `| \`orch status --json\`, 200 records | ${ms(statusMedian)} | ${ms(percentile(statusSamples, 95))} | node ${ms(nodeMedian)} (${
       ratio(statusMedian, nodeMedian)
     }) | under 4×: ${statusMedian / nodeMedian < 4 ? "met" : "NOT met"} |`,
-    `| \`orch batch-spawn\`, 20 issues | ${ms(batchMs)} | | 20 sequential spawns ${ms(sequentialMs)} (${ratio(batchMs, sequentialMs)}) | under 0.5×: ${
-      batchMs / sequentialMs < 0.5 ? "met" : "NOT met"
-    } |`
+    `| \`orch batch-spawn\` of 10 through the supervisor | ${ms(batchMs)} | | ${started} of 10 started${
+      queuedReasons.length > 0 ? `; queued: ${queuedReasons.join("; ")}` : ""
+    } | ≤ 600 ms with all 10 started: ${started === 10 ? (batchMs <= 600 ? "met" : "NOT met") : "not measurable (admission queued some)"} |`
   ].join("\n")
   recordSection("Spawn (`bench/spawn.mjs`)", body)
   console.log(body)

@@ -13,6 +13,7 @@ import type { SpawnAsked } from "../domain/spawn-fate.ts"
 import type { BatchOutcome, SpawnTarget } from "../sessions/SessionOps.ts"
 import { taskTitle } from "../sessions/task.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
+import { batchSummary } from "./batch-summary.ts"
 import type { SessionsWhere } from "./session-context.ts"
 
 const project = Argument.String("project").pipe(Argument.withDescription("Project id or its key in the config"))
@@ -126,9 +127,7 @@ export const batchSpawn = Command.make(
     )
     const count = (tag: BatchOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
     if (json) yield* Console.log(JSON.stringify(outcomes, null, 2))
-    else {yield* Console.log(
-        `created ${count("Created")}, skipped ${count("Skipped")}, failed ${count("Failed")}${count("Queued") > 0 ? `, queued ${count("Queued")}` : ""}`
-      )}
+    else for (const line of batchSummary(outcomes)) yield* Console.log(line)
     if (count("Failed") > 0) return yield* new BatchFailed({ failed: count("Failed") })
   })
 ).pipe(

@@ -8,7 +8,7 @@
 import * as Effect from "effect/Effect"
 import type { ProjectConfig } from "../config/schema.ts"
 import { shellQuote } from "../plugins/runtime/launch-env.ts"
-import { type CreatedWorkspace, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "../plugins/workspace/Workspace.ts"
+import { type CreatedWorkspace, lookThenCreate, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "../plugins/workspace/Workspace.ts"
 import type { HostError } from "./errors.ts"
 import { dataDirWord } from "./headroom.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
@@ -210,5 +210,5 @@ ${options.deleteBranch ? `git -C "$repo" branch -q -D ${q(options.branch)} 2>/de
     }
   )
 
-  return { name: PLUGIN, files, create, exists, hasBranch, unsavedWork, rescue, destroy }
+  return { name: PLUGIN, files, create: lookThenCreate(hasBranch, create), exists, hasBranch, unsavedWork, rescue, destroy }
 }

@@ -19,7 +19,7 @@ import { attachPluginTerminal } from "./runtime/plugin-terminal.ts"
 import { type Liveness, RuntimeError, type RuntimeShape } from "./runtime/Runtime.ts"
 import { ScmError, type ScmShape } from "./scm/Scm.ts"
 import { IssueNotFound, type SessionUpdate, type TrackerShape, TrackerUnavailable } from "./tracker/Tracker.ts"
-import { WorkspaceError, type WorkspaceShape } from "./workspace/Workspace.ts"
+import { lookThenCreate, WorkspaceError, type WorkspaceShape } from "./workspace/Workspace.ts"
 
 const has = (component: Record<string, unknown>, method: string) => typeof component[method] === "function"
 
@@ -99,18 +99,23 @@ export const workspaceFromPlugin = ({ manifest, component }: LoadedPlugin): Work
       Effect.mapError((error) => new WorkspaceError({ plugin: name, operation, reason: error.reason }))
     )
   const where = (project: ProjectConfig) => ({ projectPath: project.path, defaultBranch: project.defaultBranch, repo: project.repo })
+  const hasBranch: WorkspaceShape["hasBranch"] = (project, branch) =>
+    has(component, "hasBranch") ? call(Schema.Boolean, "hasBranch", where(project), branch) : Effect.succeed(false)
   return {
     name,
-    create: (spec) =>
-      call(WorkspaceFromPlugin, "create", { ...where(spec.project), sessionId: spec.sessionId, branch: spec.branch, path: spec.path }).pipe(
-        Effect.map((made) => ({ path: made?.path ?? spec.path, branch: spec.branch, createdBranch: made?.createdBranch === true, warnings: [] }))
-      ),
+    create: lookThenCreate(
+      hasBranch,
+      (spec) =>
+        call(WorkspaceFromPlugin, "create", { ...where(spec.project), sessionId: spec.sessionId, branch: spec.branch, path: spec.path }).pipe(
+          Effect.map((made) => ({ path: made?.path ?? spec.path, branch: spec.branch, createdBranch: made?.createdBranch === true, warnings: [] }))
+        )
+    ),
     exists: (path) =>
       has(component, "exists")
         // Unsure is "there": a workspace is never given up on because the plugin could not tell.
         ? call(Schema.Boolean, "exists", path).pipe(Effect.orElseSucceed(() => true))
         : Effect.succeed(true),
-    hasBranch: (project, branch) => (has(component, "hasBranch") ? call(Schema.Boolean, "hasBranch", where(project), branch) : Effect.succeed(false)),
+    hasBranch,
     unsavedWork: (project, path) =>
       has(component, "unsavedWork") ? call(UnsavedWorkFromPlugin, "unsavedWork", where(project), path) : Effect.succeed({ uncommitted: 0, unpushed: 0 }),
     rescue: (project, path, ref) => call(Schema.String, "rescue", where(project), path, ref),

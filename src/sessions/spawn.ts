@@ -331,7 +331,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         record = next
         return store.write(next)
       }).pipe(Effect.mapError(failed("writing the session record")))
-    const journal = (entry: Partial<NonNullable<SessionRecord["spawn"]>>) => save({ ...record, spawn: { ...record.spawn!, ...entry } })
+    const journal = (entry: Partial<NonNullable<SessionRecord["spawn"]>>) => Effect.suspend(() => save({ ...record, spawn: { ...record.spawn!, ...entry } }))
     // Anything the agent already wrote there (a spawn cancelled once it ran) is saved to the rescue ref first.
     const undoWorkspace = (ws: { readonly path: string; readonly branch: string; readonly createdBranch: boolean }) =>
       undo(
@@ -378,27 +378,38 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     if (work._tag === "Issue") yield* firstForIssue(record)
     let handle: RuntimeHandle
     let launch: AgentLaunch
+    let watching: Fiber.Fiber<void, SpawnFailed> | undefined
     if (onHost === undefined) {
-      // A task's branch was just chosen as one that does not exist.
-      const branchExisted = work._tag === "Task"
-        ? false
-        : yield* workspace.hasBranch(project, record.branch).pipe(Effect.mapError(failed("creating the workspace")))
-      yield* journal({ workspace: record.workspacePath, createdBranch: !branchExisted })
-      // Its making (git, the project's postCreate: an install may take minutes) can be cut short: a spawn stopped
-      // there (Ctrl-C, a client gone) undoes what it had made of the workspace at once, instead of waiting it out.
-      const planned = { path: record.workspacePath, branch: record.branch, createdBranch: !branchExisted }
-      const created = yield* Effect.acquireRelease(
-        Effect.interruptible(workspace.create({ project, sessionId, branch: record.branch, path: record.workspacePath })).pipe(
-          Effect.mapError(failed("creating the workspace")),
-          Effect.onInterrupt(() => undoWorkspace(planned))
+      // The workspace is made while the issue is looked up and the prompt written (none orders the others). Whether
+      // the branch is made is journaled from the workspace's own look, before it makes anything (one look). Its making
+      // (git, the project's postCreate: an install may take minutes) can be cut short: a spawn stopped there (Ctrl-C,
+      // a client gone) undoes what it had made of the workspace at once, instead of waiting it out.
+      let planned: { readonly path: string; readonly branch: string; readonly createdBranch: boolean } | undefined
+      const [created, prepared] = yield* Effect.all([
+        Effect.acquireRelease(
+          Effect.interruptible(workspace.create(
+            { project, sessionId, branch: record.branch, path: record.workspacePath },
+            (plan) =>
+              Effect.suspend(() => {
+                planned = { path: record.workspacePath, branch: record.branch, createdBranch: plan.createdBranch }
+                return journal({ workspace: record.workspacePath, createdBranch: plan.createdBranch })
+              })
+          )).pipe(
+            Effect.mapError((error) => (error._tag === "SpawnFailed" ? error : failed("creating the workspace")(error))),
+            Effect.onInterrupt(() => (planned === undefined ? Effect.void : undoWorkspace(planned)))
+          ),
+          (ws, exit) => (Exit.isFailure(exit) ? undoWorkspace(ws) : Effect.void)
         ),
-        (ws, exit) => (Exit.isFailure(exit) ? undoWorkspace(ws) : Effect.void)
-      )
+        Fiber.join(issueFiber).pipe(
+          Effect.tap(refuseIfClosed),
+          Effect.tap((issue) =>
+            Effect.sync(() => void (issue !== undefined && (record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } })))
+          ),
+          Effect.flatMap(prepareAgent)
+        )
+      ], { concurrency: 2 })
       warnings.push(...created.warnings)
-      const issue = yield* Fiber.join(issueFiber).pipe(Effect.tap(refuseIfClosed))
-      if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }
-      if (created.createdBranch === branchExisted) yield* journal({ createdBranch: created.createdBranch })
-      const prepared = yield* prepareAgent(issue)
+      if (created.createdBranch !== record.spawn?.createdBranch) yield* journal({ createdBranch: created.createdBranch })
       launch = prepared.launch
       yield* makeAgentFiles(workspace, store.paths, there, { projectId: project.id, sessionId }, launch.files ?? []).pipe(
         Effect.mapError(failed("preparing the agent"))
@@ -408,7 +419,11 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         runtime.create(prepared.spec).pipe(Effect.mapError(failed("starting the terminal session"))),
         (h, exit) => (Exit.isFailure(exit) ? undoTerminal(h) : Effect.void)
       )
-      if (launch.initialMessage === undefined) yield* watchStart(runtime, handle).pipe(Effect.mapError(failed("starting the agent")))
+      // The look at an agent with no ready signal overlaps the slow half of the record's last write below (its
+      // fsync); the record says the session works only once the look saw the agent alive.
+      if (launch.initialMessage === undefined) {
+        watching = yield* Effect.forkScoped(watchStart(runtime, handle).pipe(Effect.mapError(failed("starting the agent"))))
+      }
     } else {
       // On a host, from the worktree to the agent started is one round trip (src/hosts/host-start.ts). The branch
       // was not asked about first: until the host says it made it, the journal keeps it (never deletes work).
@@ -476,7 +491,18 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     }
     // Whole. The journal stays, saying where in the event log `session.spawned` belongs, until that is written.
     const announce = yield* events.size
-    yield* save({ ...record, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso, spawn: { ...record.spawn!, announce } })
+    const whole: SessionRecord = {
+      ...record,
+      status: "working",
+      activity: "active",
+      runtime: handle,
+      updatedAt: yield* nowIso,
+      spawn: { ...record.spawn!, announce }
+    }
+    const staged = yield* store.stage(whole).pipe(Effect.mapError(failed("writing the session record")))
+    if (watching !== undefined) yield* Fiber.join(watching).pipe(Effect.onError(() => staged.discard))
+    yield* staged.commit.pipe(Effect.mapError(failed("writing the session record")))
+    record = whole
     return record
   })).pipe(
     Effect.mapError((error) => (error._tag === "SpawnFailed" && leftBehind.length > 0 ?

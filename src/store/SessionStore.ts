@@ -14,7 +14,7 @@ import { Host, type HostShape } from "../config/host.ts"
 import { SessionRecord } from "../domain/session.ts"
 import { atCrashPoint, crashPoint } from "./crash-points.ts"
 import { errnoReason, SessionNotFound, StoreError } from "./errors.ts"
-import { attempt, writeFileAtomic } from "./files.ts"
+import { attempt, type StagedFile, stageFileAtomic, writeFileAtomic } from "./files.ts"
 import { dataDir, type StorePaths, storePaths } from "./paths.ts"
 
 const decodeRecord = Schema.decodeUnknownResult(Schema.fromJsonString(SessionRecord))
@@ -33,6 +33,8 @@ export interface SessionStoreShape {
   readonly reserve: (projectId: string, prefix: string) => Effect.Effect<string, StoreError>
   /** Writes the record atomically; `durable: false` skips the fsync for a write a crash may lose (recovery redoes it). */
   readonly write: (record: SessionRecord, options?: { readonly durable?: boolean }) => Effect.Effect<void, StoreError>
+  /** A durable write made ready while something else runs: its `commit` puts it in place (and tells `changes`), `discard` drops it. */
+  readonly stage: (record: SessionRecord) => Effect.Effect<StagedFile, StoreError>
   readonly read: (sessionId: string) => Effect.Effect<SessionRecord, SessionNotFound | StoreError>
   /** Every readable record; unreadable ones are reported in `problems`, never dropped silently. */
   readonly list: Effect.Effect<{ readonly records: ReadonlyArray<SessionRecord>; readonly problems: ReadonlyArray<string> }>
@@ -143,6 +145,10 @@ export class SessionStore extends Context.Service<SessionStore, SessionStoreShap
       write: (record, options) =>
         writeFileAtomic(paths.record(record.projectId, record.sessionId), `${JSON.stringify(record, null, 2)}\n`, options).pipe(
           Effect.andThen(publish({ sessionId: record.sessionId, record }))
+        ),
+      stage: (record) =>
+        stageFileAtomic(paths.record(record.projectId, record.sessionId), `${JSON.stringify(record, null, 2)}\n`).pipe(
+          Effect.map((staged) => ({ ...staged, commit: Effect.andThen(staged.commit, publish({ sessionId: record.sessionId, record })) }))
         ),
       read,
       list,

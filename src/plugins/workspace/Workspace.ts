@@ -35,6 +35,15 @@ export interface CreatedWorkspace {
   readonly warnings: ReadonlyArray<string>
 }
 
+/** What `create` is about to make, told before it makes anything: a spawn writes it into its journal first. */
+export interface MakingPlan {
+  /** Whether it makes the branch (so undoing the spawn may delete it), or reuses one that exists. */
+  readonly createdBranch: boolean
+}
+
+/** Told the plan before anything is made; its failure makes nothing and fails `create`. */
+export type BeforeMaking<E> = (plan: MakingPlan) => Effect.Effect<void, E>
+
 export interface UnsavedWork {
   /** Files changed, added or deleted and not committed. */
   readonly uncommitted: number
@@ -54,8 +63,12 @@ export interface WorkspaceShape {
   readonly name: string
   /** Absent: its workspaces are on this machine, and so are the session's files. */
   readonly files?: WorkspaceFiles
-  /** Makes the workspace: fetches, branches, adds symlinks, runs `postCreate`. Undoes itself if a step fails. */
-  readonly create: (spec: WorkspaceSpec) => Effect.Effect<CreatedWorkspace, WorkspaceError>
+  /**
+   * Makes the workspace: fetches, branches, adds symlinks, runs `postCreate`. Undoes itself if a step fails.
+   * `beforeMaking` hears whether it will make the branch before anything is made, from the same look at the
+   * repository that decides it (one look, not a `hasBranch` first and another inside).
+   */
+  readonly create: <E = never>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) => Effect.Effect<CreatedWorkspace, WorkspaceError | E>
   readonly exists: (path: string) => Effect.Effect<boolean>
   /** Whether the project already has `branch` (then `create` reuses it rather than making it). */
   readonly hasBranch: (project: ProjectConfig, branch: string) => Effect.Effect<boolean, WorkspaceError>
@@ -74,6 +87,19 @@ export interface WorkspaceShape {
 }
 
 /** A workspace of the in-memory workspace plugin: its branch and the work in it not saved anywhere else. */
+/** `create` for a plugin that cannot tell its plan from inside: `hasBranch` first, the plan told, then the plain create. */
+export const lookThenCreate = (
+  hasBranch: WorkspaceShape["hasBranch"],
+  create: (spec: WorkspaceSpec) => Effect.Effect<CreatedWorkspace, WorkspaceError>
+): WorkspaceShape["create"] =>
+<E>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) =>
+  beforeMaking === undefined
+    ? create(spec)
+    : hasBranch(spec.project, spec.branch).pipe(
+      Effect.flatMap((has): Effect.Effect<void, WorkspaceError | E> => beforeMaking({ createdBranch: !has })),
+      Effect.andThen(create(spec))
+    )
+
 export interface TestWorkspaceEntry {
   readonly projectId: string
   readonly branch: string
@@ -102,13 +128,16 @@ export const makeTestWorkspace = (branches: ReadonlyArray<string> = ["main"]): T
     workspaces,
     branches: known,
     rescues,
-    create: (spec) =>
-      Effect.suspend(() => {
+    create: <E>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) =>
+      Effect.suspend((): Effect.Effect<CreatedWorkspace, WorkspaceError | E> => {
         if (workspaces.has(spec.path)) return Effect.fail(fail("create", `${spec.path} already exists`))
         const createdBranch = !known.has(spec.branch)
-        known.add(spec.branch)
-        workspaces.set(spec.path, { projectId: spec.project.id, branch: spec.branch, unsaved: { uncommitted: 0, unpushed: 0 } })
-        return Effect.succeed({ path: spec.path, branch: spec.branch, createdBranch, warnings: [] })
+        const make = Effect.sync(() => {
+          known.add(spec.branch)
+          workspaces.set(spec.path, { projectId: spec.project.id, branch: spec.branch, unsaved: { uncommitted: 0, unpushed: 0 } })
+          return { path: spec.path, branch: spec.branch, createdBranch, warnings: [] }
+        })
+        return beforeMaking === undefined ? make : Effect.andThen(beforeMaking({ createdBranch }), make)
       }),
     exists: (path) => Effect.sync(() => workspaces.has(path)),
     hasBranch: (_project, branch) => Effect.sync(() => known.has(branch)),

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs"
 import { dirname } from "node:path"
 import type { ProjectConfig } from "../../config/schema.ts"
 import { makeGit } from "./git.ts"
-import type { CreatedWorkspace, WorkspaceShape, WorkspaceSpec } from "./Workspace.ts"
+import type { BeforeMaking, CreatedWorkspace, WorkspaceShape, WorkspaceSpec } from "./Workspace.ts"
 import { countUnsaved, existingRefs, finishWorkspace, resolveBase, saveToRescueRef } from "./worktree.ts"
 
 const PLUGIN = "clone"
@@ -25,8 +25,10 @@ export const makeCloneWorkspace = Effect.fnUntraced(function*() {
 
   const destroy: WorkspaceShape["destroy"] = (_project, path) => Effect.sync(() => rmSync(path, { recursive: true, force: true }))
 
-  const create = Effect.fn("Workspace.clone.create")(function*(spec: WorkspaceSpec) {
+  // A clone's branch is its own, never the project's: there is nothing to delete on undo.
+  const create = Effect.fn("Workspace.clone.create")(function*<E>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) {
     const { project, branch, path } = spec
+    if (beforeMaking !== undefined) yield* beforeMaking({ createdBranch: false })
     rmSync(path, { recursive: true, force: true })
     mkdirSync(dirname(path), { recursive: true })
     yield* git.ok(dirname(path), ["clone", "--quiet", yield* source(project), path], { timeout: "10 minutes" })

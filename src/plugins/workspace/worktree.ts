@@ -11,9 +11,11 @@ import { dirname, join } from "node:path"
 import type { ProjectConfig } from "../../config/schema.ts"
 import { exec } from "../../process/exec.ts"
 import { atCrashPoint } from "../../store/crash-points.ts"
-import { withLock } from "../../store/lock.ts"
+import { StoreError } from "../../store/errors.ts"
+import { LockTimeout, withLock } from "../../store/lock.ts"
+import { fetchedRecently } from "./fetch-window.ts"
 import { type Git, makeGit } from "./git.ts"
-import { type CreatedWorkspace, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "./Workspace.ts"
+import { type BeforeMaking, type CreatedWorkspace, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "./Workspace.ts"
 
 const PLUGIN = "worktree"
 const RESCUE_IDENTITY = {
@@ -43,8 +45,12 @@ export const resolveBase = (refs: ReadonlySet<string>, repo: string, defaultBran
       })
     )
 
-/** Fetches the default branch from `origin`, when the project has one. A failed fetch is a warning, not a stop. */
+/**
+ * Fetches the default branch from `origin`, when the project has one and no fetch of it served moments ago
+ * (fetch-window.ts). A failed fetch is a warning, not a stop.
+ */
 export const fetchDefaultBranch = Effect.fnUntraced(function*(git: Git, project: ProjectConfig) {
+  if (yield* fetchedRecently(project.path, project.defaultBranch)) return []
   const fetched = yield* git.run(project.path, ["fetch", "--quiet", "origin", project.defaultBranch])
   if (fetched.exitCode === 0 || /'origin' does not appear to be a git repository|No such remote/i.test(fetched.stderr)) return []
   return [`git fetch origin ${project.defaultBranch} failed, using what is local: ${fetched.stderr.trim().split("\n")[0]}`]
@@ -187,7 +193,7 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
       Effect.tap(() => atCrashPoint("git worktree add: after"))
     )
 
-  const addWorktree = Effect.fnUntraced(function*(spec: WorkspaceSpec) {
+  const addWorktree = Effect.fnUntraced(function*<E>(spec: WorkspaceSpec, beforeMaking: BeforeMaking<E>) {
     const { project, branch, path } = spec
     const warnings = yield* fetchDefaultBranch(git, project)
     // A worktree left by a spawn that died half-way is cleared before its path is used again.
@@ -213,19 +219,21 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
           branchUnusable: true
         })
       }
+      yield* beforeMaking({ createdBranch: false })
       yield* worktreeAdd(project, [path, branch])
       return { path, branch, createdBranch: false, warnings } satisfies CreatedWorkspace
     }
     const base = yield* resolveBase(refs, project.path, project.defaultBranch)
+    yield* beforeMaking({ createdBranch: true })
     yield* worktreeAdd(project, ["--no-track", "-b", branch, path, base], [path, branch])
     return { path, branch, createdBranch: true, warnings } satisfies CreatedWorkspace
   })
 
-  const create = Effect.fn("Workspace.worktree.create")(function*(spec: WorkspaceSpec) {
-    const created = yield* addWorktree(spec).pipe(
+  const create = Effect.fn("Workspace.worktree.create")(function*<E = never>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) {
+    const created = yield* addWorktree(spec, beforeMaking ?? (() => Effect.void)).pipe(
       withLock(locksDir, `git-${spec.project.id}`),
       Effect.mapError((error) =>
-        error._tag === "LockTimeout" || error._tag === "StoreError" ? new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: error.message }) : error
+        error instanceof LockTimeout || error instanceof StoreError ? new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: error.message }) : error
       )
     )
     yield* finishWorkspace(spec.project, created.path).pipe(
