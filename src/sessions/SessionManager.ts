@@ -443,7 +443,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const removed = yield* Effect.gen(function*() {
       yield* stopRuntime(record.runtime)
       // The agent is stopped: a worktree that cannot be saved is kept, and the record says the agent is gone.
-      return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch).pipe(
+      return yield* removeWorkspaceSafely(project, record, record.workspacePath, record.branch).pipe(
         Effect.catch((error) => {
           const { killing: _, ...stopped } = record
           return Effect.andThen(update(stopped, { activity: "exited" }), Effect.fail(new KillIncomplete({ sessionId, reason: error.message })))
@@ -615,9 +615,11 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       for (const [id, state] of probed) liveness.set(id, state)
     }
     return mine.flatMap((record): ReadonlyArray<CleanupItem> => {
+      const scm = projects.find((p) => p.id === record.projectId)?.scm
       const verdict = cleanupVerdict(record, {
         issueState: states.get(record.sessionId),
-        liveness: record.runtime !== null ? liveness.get(record.runtime.id) : undefined
+        liveness: record.runtime !== null ? liveness.get(record.runtime.id) : undefined,
+        followsPrs: scm !== undefined && scm.plugin !== "none"
       })
       return verdict === undefined ? [] : [{ record, ...verdict }]
     })
@@ -634,7 +636,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const project = yield* projectOf(config, record)
       const removed = yield* Effect.gen(function*() {
         yield* stopRuntime(record.runtime)
-        return yield* removeWorkspaceSafely(project, record.sessionId, record.workspacePath, record.branch)
+        return yield* removeWorkspaceSafely(project, record, record.workspacePath, record.branch)
       }).pipe(withPlugins(config, project))
       const ended = yield* update(record, {
         status: item.status,

@@ -336,7 +336,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     const undoWorkspace = (ws: { readonly path: string; readonly branch: string; readonly createdBranch: boolean }) =>
       undo(
         `remove the worktree ${ws.path}${ws.createdBranch ? ` and its branch ${ws.branch}` : ""}`,
-        removeWorkspaceSafely(project, sessionId, ws.path, ws.branch, { deleteBranch: ws.createdBranch }).pipe(
+        removeWorkspaceSafely(project, record, ws.path, ws.branch, { deleteBranch: ws.createdBranch }).pipe(
           Effect.map((removed) => void (rescued ||= removed.rescuedTo !== undefined)),
           Effect.provideService(Workspace, workspace),
           Effect.provideService(EventLog, events)
