@@ -681,10 +681,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       yield* Effect.gen(function*() {
         yield* stopRuntime(record.runtime)
         const workspace = yield* Workspace
-        if (yield* workspace.exists(record.workspacePath)) {
-          yield* workspace.destroy(project, record.workspacePath, { branch: record.branch, deleteBranch: false })
-          worktreeRemoved = true
-        }
+        worktreeRemoved = yield* workspace.exists(record.workspacePath)
+        // Destroyed even when its directory is gone (deleted by hand): git keeps it registered until pruned.
+        yield* workspace.destroy(project, record.workspacePath, { branch: record.branch, deleteBranch: false })
       }).pipe(withPlugins(config, project))
     }
     yield* store.remove(record.projectId, record.sessionId)
@@ -763,7 +762,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(config, project), orchestrating.withPermits(1))
   })
 
-  const { queueAdd, queueList, admit } = queueing
+  const { queueAdd, queueTask, queueList, admit } = queueing
   /** `orch queue rm`: an entry whose start was cut short is put back first (reconcile), so it can be removed. */
   const queueRemove = (ref: string) => Effect.andThen(reconcile(), queueing.queueRemove(ref))
   return {
@@ -781,6 +780,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     orchestrate,
     read: store.read,
     queueAdd,
+    queueTask,
     queueRemove,
     queueList,
     admit

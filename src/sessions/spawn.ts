@@ -35,7 +35,8 @@ import { makeAgentFiles, pathsOn, promptCopies } from "./agent-files.ts"
 import { sessionBranch } from "./branch-name.ts"
 import { EmptyTask, IssueClosed, IssueHasSession, SpawnFailed } from "./errors.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
-import { MAX_TASK_BRANCH_TRIES, taskBranchCandidates, taskSlug, taskTitle } from "./task.ts"
+import { taskTitle } from "../domain/task.ts"
+import { MAX_TASK_BRANCH_TRIES, taskBranchCandidates, taskSlug } from "./task.ts"
 import { removeWorkspaceSafely } from "./teardown.ts"
 
 export interface Spawned {
