@@ -769,9 +769,10 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     }
     const owned = new Set(projectsOf(config).map((p) => p.id))
     const bySocket = new Map<string, Array<RuntimeHandle>>()
-    for (const { projectId, runtime, host } of records) {
-      const socket = runtime === null || owned.has(projectId) || hostOf({ host }) !== LOCAL ? undefined : socketOf(runtime)
-      if (socket !== undefined) bySocket.set(socket, [...(bySocket.get(socket) ?? []), runtime!])
+    for (const record of records) {
+      const handle = record.runtime
+      const socket = handle === null || owned.has(record.projectId) || hostOf(record) !== LOCAL ? undefined : socketOf(handle)
+      if (handle !== null && socket !== undefined) bySocket.set(socket, [...(bySocket.get(socket) ?? []), handle])
     }
     for (const [socket, handles] of bySocket) {
       const probed = yield* Effect.flatMap(makeMultiplexer(socket), (tmux) => tmux.probe(handles)).pipe(Effect.provide(context))
