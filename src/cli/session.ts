@@ -45,7 +45,9 @@ const ls = Command.make(
     if (unusable !== undefined) {
       const { problem, location } = configProblem(unusable)
       yield* Console.error(
-        `orch: warning: the config cannot be used (${problem}${location !== undefined ? `, ${location}` : ""}); sessions are listed without it, and a terminal only it could reach shows unknown`
+        `orch: warning: the config cannot be used (${problem}${
+          location !== undefined ? `, ${location}` : ""
+        }); sessions are listed without it, and a terminal only it could reach shows unknown`
       )
     }
     const sorted = sortRecords(records).map(asListed).map((record) => asProbed(record, liveness))

@@ -153,7 +153,10 @@ describe("failure messages (the built CLI, as a user meets them)", () => {
       yield* matrix(s.orch, [
         ...ALL_CONFIG_COMMANDS(says),
         [["session", "prune"], { code: 2, says }],
-        [["session", "ls"], { code: 0, says: /^orch: warning: the config cannot be used \(YAML syntax error: .*orchestrator\.yaml:\d+:\d+\); sessions are listed without it/m }]
+        [["session", "ls"], {
+          code: 0,
+          says: /^orch: warning: the config cannot be used \(YAML syntax error: .*orchestrator\.yaml:\d+:\d+\); sessions are listed without it/m
+        }]
       ])
     }), 60_000)
 

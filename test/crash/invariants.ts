@@ -200,7 +200,11 @@ const queueEventChecks = (events: ReadonlyArray<Event>, queue: Queue, records: R
         if (reason === "") violations.push(`${what} was dropped without a reason`)
         else if (!ASKED_REASON.test(reason) && !OWN_REASON.test(reason)) violations.push(`${what} was dropped for a reason not its own: ${firstLine(reason)}`)
       } else if (!records.some((r) => r.sessionId === end.sessionId && (added.issueId === undefined ? r.task !== undefined : r.issueId === added.issueId))) {
-        violations.push(`${what} was admitted as ${end.sessionId}, but no record of ${end.sessionId} works ${added.issueId !== undefined ? `issue ${added.issueId}` : "a task"}`)
+        violations.push(
+          `${what} was admitted as ${end.sessionId}, but no record of ${end.sessionId} works ${
+            added.issueId !== undefined ? `issue ${added.issueId}` : "a task"
+          }`
+        )
       }
     }
   }

@@ -192,7 +192,10 @@ describe("planBatch: a batch behind the queue", () => {
       [entry("a"), entry("b")],
       facts({ machine: { name: "this machine", freeBytes: 2.5 * GB, reserveBytes: GB }, expectedBytes: () => GB }),
       ["a"],
-      [["b", "waiting for memory on this machine: 2.5 GB free, 1.0 GB of it kept in reserve, 1 session just started counted at 1.0 GB until it is measured, 1.0 GB needed"]]
+      [[
+        "b",
+        "waiting for memory on this machine: 2.5 GB free, 1.0 GB of it kept in reserve, 1 session just started counted at 1.0 GB until it is measured, 1.0 GB needed"
+      ]]
     ],
     [
       "room for 2.5 sessions, one started a moment ago (reserved in the records): one more starts, not two",
@@ -201,8 +204,14 @@ describe("planBatch: a batch behind the queue", () => {
       facts({ machine: { name: "this machine", freeBytes: 3.5 * GB, reserveBytes: GB, held: [GB] }, expectedBytes: () => GB }),
       ["a"],
       [
-        ["b", "waiting for memory on this machine: 3.5 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"],
-        ["c", "waiting for memory on this machine: 3.5 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"]
+        [
+          "b",
+          "waiting for memory on this machine: 3.5 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"
+        ],
+        [
+          "c",
+          "waiting for memory on this machine: 3.5 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"
+        ]
       ]
     ]
   ])("%s", (_, queued, fresh, given, started, waiting) => {

@@ -18,10 +18,10 @@ import { ISSUE_ID_EXPECTED } from "../../src/domain/issue-id.ts"
 import { rescueMessage } from "../../src/sessions/teardown.ts"
 import { eventually } from "../support/eventually.ts"
 import { freshUser } from "../support/fresh-user.ts"
+import { memoryGroup, memoryGroupUnavailable } from "../support/memory-group.ts"
 import { ECHO_AGENT } from "../support/orch-sandbox.ts"
 import { type PackedInstall, packedInstall } from "../support/packed-install.ts"
 import { freePort } from "../support/ports.ts"
-import { memoryGroup, memoryGroupUnavailable } from "../support/memory-group.ts"
 import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
 
 class Installed extends Context.Service<Installed, PackedInstall>()("test/Installed") {}
@@ -399,28 +399,33 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
     120_000
   )
 
-  it.effect("in a memory control group with room for 2.5 sessions, 4 queued: 2 start, the others say what is free and what is held", () =>
-    Effect.gen(function*() {
-      if (memoryGroupUnavailable !== undefined) return console.log(`skipped: ${memoryGroupUnavailable}`)
-      const group = yield* memoryGroup
-      const u = yield* freshUser(yield* Installed)
-      for (const title of ["Three", "Four"]) u.emulator.addIssue("acme/app", { title })
-      yield* initProject(u)
-      const inGroup = (args: ReadonlyArray<string>) => group.orch(args, { cwd: u.repo, env: u.env, installed: true })
-      assertStarted(yield* inGroup(["start", "app", "--detach", "--no-open"]), "started")
-      yield* Effect.addFinalizer(() => Effect.asVoid(u.orch(["stop", "--kill-sessions"])))
-      group.setLimit(group.usage() + 3.5 * 1024 ** 3)
-      assert.strictEqual((yield* u.orch(["queue", "add", "app", "1", "2", "3", "4"])).code, 0)
-      // Two start; the sessions just started hold their expected size (they have not grown yet), so no more do.
-      const held = /waiting for memory on this machine: \d\.\d GB free, 1\.0 GB of it kept in reserve, 2 sessions just started counted at 1\.0 GB each until they are measured/
-      const admitted = () => u.events().filter((e) => e.type === "queue.admitted").length
-      const round = () => Date.parse((JSON.parse(readFileSync(join(u.dataDir, "admission.json"), "utf8")) as { at: string }).at)
-      const ls = () => execFileSync("orch", ["queue", "ls"], { cwd: u.repo, env: u.env, encoding: "utf8" })
-      yield* eventually("two admitted, the others held back", () => admitted() === 2 && held.test(ls()), 30_000)
-      // The rounds after it (every 3 s) start no more: what the first ones started still counts.
-      const first = round()
-      yield* eventually("two more admission rounds", () => round() >= first + 5_000, 15_000)
-      assert.strictEqual(admitted(), 2, "later rounds start no more")
-      assert.match(ls(), held)
-    }), 90_000)
+  it.effect(
+    "in a memory control group with room for 2.5 sessions, 4 queued: 2 start, the others say what is free and what is held",
+    () =>
+      Effect.gen(function*() {
+        if (memoryGroupUnavailable !== undefined) return console.log(`skipped: ${memoryGroupUnavailable}`)
+        const group = yield* memoryGroup
+        const u = yield* freshUser(yield* Installed)
+        for (const title of ["Three", "Four"]) u.emulator.addIssue("acme/app", { title })
+        yield* initProject(u)
+        const inGroup = (args: ReadonlyArray<string>) => group.orch(args, { cwd: u.repo, env: u.env, installed: true })
+        assertStarted(yield* inGroup(["start", "app", "--detach", "--no-open"]), "started")
+        yield* Effect.addFinalizer(() => Effect.asVoid(u.orch(["stop", "--kill-sessions"])))
+        group.setLimit(group.usage() + 3.5 * 1024 ** 3)
+        assert.strictEqual((yield* u.orch(["queue", "add", "app", "1", "2", "3", "4"])).code, 0)
+        // Two start; the sessions just started hold their expected size (they have not grown yet), so no more do.
+        const held =
+          /waiting for memory on this machine: \d\.\d GB free, 1\.0 GB of it kept in reserve, 2 sessions just started counted at 1\.0 GB each until they are measured/
+        const admitted = () => u.events().filter((e) => e.type === "queue.admitted").length
+        const round = () => Date.parse((JSON.parse(readFileSync(join(u.dataDir, "admission.json"), "utf8")) as { at: string }).at)
+        const ls = () => execFileSync("orch", ["queue", "ls"], { cwd: u.repo, env: u.env, encoding: "utf8" })
+        yield* eventually("two admitted, the others held back", () => admitted() === 2 && held.test(ls()), 30_000)
+        // The rounds after it (every 3 s) start no more: what the first ones started still counts.
+        const first = round()
+        yield* eventually("two more admission rounds", () => round() >= first + 5_000, 15_000)
+        assert.strictEqual(admitted(), 2, "later rounds start no more")
+        assert.match(ls(), held)
+      }),
+    90_000
+  )
 })

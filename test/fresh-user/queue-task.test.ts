@@ -22,7 +22,10 @@ describe("orch queue add --task on the default path", () => {
       // A queue as orch wrote it before tasks could be queued: it reads, and new entries go after it.
       mkdirSync(s.dataDir, { recursive: true })
       const addedAt = new Date().toISOString()
-      writeFileSync(join(s.dataDir, "queue.json"), JSON.stringify({ next: 2, entries: [{ id: "q-1", projectId: "app", issue: "7", priority: 0, addedAt, seq: 1 }] }))
+      writeFileSync(
+        join(s.dataDir, "queue.json"),
+        JSON.stringify({ next: 2, entries: [{ id: "q-1", projectId: "app", issue: "7", priority: 0, addedAt, seq: 1 }] })
+      )
 
       const added = yield* orch("queue", "add", "app", "--task", TASK)
       assert.strictEqual(added.code, 0, added.stderr)
@@ -33,7 +36,10 @@ describe("orch queue add --task on the default path", () => {
       assert.strictEqual(fromFile.stdout, `task "Write the changelog": queued as q-3, position 1\n`, fromFile.stderr)
       for (
         const [args, stderr] of [
-          [["queue", "add", "app"], "orch: say what the session is for: issue ids (orch queue add <project> 42 43) or a task (--task \"…\" or --task-file <path>)\n"],
+          [
+            ["queue", "add", "app"],
+            "orch: say what the session is for: issue ids (orch queue add <project> 42 43) or a task (--task \"…\" or --task-file <path>)\n"
+          ],
           [["queue", "add", "app", "8", "--task", "x"], "orch: give one of issue ids, --task or --task-file, not several\n"],
           [["queue", "add", "app", "--task", "  \n "], "orch: the task is empty: say what the agent should do in --task \"…\" or in the file of --task-file\n"]
         ] as const
@@ -60,7 +66,11 @@ describe("orch queue add --task on the default path", () => {
       assert.strictEqual((yield* orch("start", "app", "--detach", "--no-open")).code, 0)
       const admitted = yield* eventually("the task admitted", () => s.events().find((e) => e.type === "queue.admitted" && e.data?.entryId === "q-2"), 30_000)
       const sessionId = admitted.sessionId as string
-      assert.deepInclude(s.record(sessionId), { issueId: "fix-the-login-redirect", branch: "feat/fix-the-login-redirect", task: { title: "Fix the login redirect" } })
+      assert.deepInclude(s.record(sessionId), {
+        issueId: "fix-the-login-redirect",
+        branch: "feat/fix-the-login-redirect",
+        task: { title: "Fix the login redirect" }
+      })
       const prompt = readFileSync(join(s.dataDir, "sessions", "app", sessionId, "prompt.md"), "utf8")
       assert.include(prompt, "Users land on /404 after they log in; send them to /home.")
       assert.notInclude(prompt, "there is no issue text here")

@@ -64,44 +64,48 @@ describe("session commands on the default path", () => {
       assert.strictEqual((yield* s.orch(["session", "kill", "app-1"], inRepo)).code, 0)
     }), 60_000)
 
-  it.live("an agent that is gone: status and ls say errored, not working; prune removes the clean one and keeps unsaved work, saying why", () =>
-    Effect.gen(function*() {
-      const s = yield* userSandbox
-      s.writeRepoConfig({ agentConfig: { command: stoppable("app-3") } })
-      const inRepo = { cwd: s.repo.path }
-      for (const issue of ["1", "2", "3"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue], inRepo)).code, 0)
-      const worktree = (id: string) => join(s.dataDir, "worktrees", "app", id)
-      writeFileSync(join(worktree("app-2"), "draft.txt"), "not committed\n")
-      yield* stopAgent(s, "app-1")
-      yield* stopAgent(s, "app-2")
+  it.live(
+    "an agent that is gone: status and ls say errored, not working; prune removes the clean one and keeps unsaved work, saying why",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* userSandbox
+        s.writeRepoConfig({ agentConfig: { command: stoppable("app-3") } })
+        const inRepo = { cwd: s.repo.path }
+        for (const issue of ["1", "2", "3"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue], inRepo)).code, 0)
+        const worktree = (id: string) => join(s.dataDir, "worktrees", "app", id)
+        writeFileSync(join(worktree("app-2"), "draft.txt"), "not committed\n")
+        yield* stopAgent(s, "app-1")
+        yield* stopAgent(s, "app-2")
 
-      const status = (yield* s.orch(["status"])).stdout
-      assert.match(status, /^app-1\s+1\s+feat\/1\s+errored\s+exited\s/m, status)
-      assert.match(status, /^app-2\s+2\s+feat\/2\s+errored\s+exited\s/m, status)
-      assert.match(status, /^app-3\s+3\s+feat\/3\s+working\s+active\s/m, status)
-      const ls = (yield* s.orch(["session", "ls"], inRepo)).stdout
-      assert.match(ls, /^app-1\s+1\s+errored\s+exited \(0\)\s/m, ls)
+        const status = (yield* s.orch(["status"])).stdout
+        assert.match(status, /^app-1\s+1\s+feat\/1\s+errored\s+exited\s/m, status)
+        assert.match(status, /^app-2\s+2\s+feat\/2\s+errored\s+exited\s/m, status)
+        assert.match(status, /^app-3\s+3\s+feat\/3\s+working\s+active\s/m, status)
+        const ls = (yield* s.orch(["session", "ls"], inRepo)).stdout
+        assert.match(ls, /^app-1\s+1\s+errored\s+exited \(0\)\s/m, ls)
 
-      const kept = "kept app-2: its worktree " + worktree("app-2") +
-        " has unsaved work (1 uncommitted file); `orch session kill app-2` saves it to refs/orch/rescue/app-2 and removes the worktree, or commit and push it"
-      const dry = yield* s.orch(["session", "prune", "--dry-run"], inRepo)
-      assert.strictEqual(dry.stdout, `would remove app-1 (errored) and its worktree\n${kept}\n`, dry.stderr)
-      assert.isTrue(existsSync(worktree("app-1")), "a dry run removes nothing")
+        const kept = "kept app-2: its worktree " + worktree("app-2") +
+          " has unsaved work (1 uncommitted file); `orch session kill app-2` saves it to refs/orch/rescue/app-2 and removes the worktree, or commit and push it"
+        const dry = yield* s.orch(["session", "prune", "--dry-run"], inRepo)
+        assert.strictEqual(dry.stdout, `would remove app-1 (errored) and its worktree\n${kept}\n`, dry.stderr)
+        assert.isTrue(existsSync(worktree("app-1")), "a dry run removes nothing")
 
-      const pruned = yield* s.orch(["session", "prune"], inRepo)
-      assert.strictEqual(pruned.code, 0, pruned.stderr)
-      assert.strictEqual(pruned.stdout, `removed app-1 (errored) and its worktree\n${kept}\n`)
-      assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
-      assert.isFalse(existsSync(worktree("app-1")))
-      assert.isTrue(existsSync(join(worktree("app-2"), "draft.txt")), "unsaved work is never pruned")
-      assert.notInclude(worktreeList(s), "prunable")
-      assert.deepInclude(s.events().filter((e) => e.type === "session.removed").at(-1), {
-        sessionId: "app-1",
-        message: "orch session prune removed its record (errored)"
-      })
-      assert.deepStrictEqual(s.sessions(), ["app-2", "app-3"], "the live agent and the kept session's terminal stay")
-      assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"], inRepo)).code, 0)
-    }), 60_000)
+        const pruned = yield* s.orch(["session", "prune"], inRepo)
+        assert.strictEqual(pruned.code, 0, pruned.stderr)
+        assert.strictEqual(pruned.stdout, `removed app-1 (errored) and its worktree\n${kept}\n`)
+        assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
+        assert.isFalse(existsSync(worktree("app-1")))
+        assert.isTrue(existsSync(join(worktree("app-2"), "draft.txt")), "unsaved work is never pruned")
+        assert.notInclude(worktreeList(s), "prunable")
+        assert.deepInclude(s.events().filter((e) => e.type === "session.removed").at(-1), {
+          sessionId: "app-1",
+          message: "orch session prune removed its record (errored)"
+        })
+        assert.deepStrictEqual(s.sessions(), ["app-2", "app-3"], "the live agent and the kept session's terminal stay")
+        assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"], inRepo)).code, 0)
+      }),
+    60_000
+  )
 
   it.live("kill: one rescue message for an issue and a task; a worktree the user deleted leaves git nothing to prune", () =>
     Effect.gen(function*() {
@@ -135,6 +139,9 @@ describe("session commands on the default path", () => {
       yield* stopAgent(s, "app-1")
       const cleaned = yield* s.orch(["session", "cleanup"], inRepo)
       assert.strictEqual(cleaned.code, 0, cleaned.stderr)
-      assert.strictEqual(cleaned.stdout, "cleaned app-1 (exited): its agent exited (code 0); the project has no scm, so its work is on branch feat/1, not in a PR\n")
+      assert.strictEqual(
+        cleaned.stdout,
+        "cleaned app-1 (exited): its agent exited (code 0); the project has no scm, so its work is on branch feat/1, not in a PR\n"
+      )
     }), 60_000)
 })

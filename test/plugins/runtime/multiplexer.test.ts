@@ -5,6 +5,7 @@ import * as Schedule from "effect/Schedule"
 import { execFileSync } from "node:child_process"
 import { chmodSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
+import type { RuntimeHandle } from "../../../src/domain/session.ts"
 import { makeMultiplexer } from "../../../src/plugins/runtime/multiplexer.ts"
 import { defaultTmuxSocket } from "../../../src/plugins/runtime/tmux-socket.ts"
 import { isProcessAlive, processStartTime } from "../../../src/store/process-liveness.ts"
@@ -64,7 +65,7 @@ describe("runtime multiplexer (real tmux)", () => {
         unsetEnv: ["GITHUB_TOKEN"]
       })
       // The handle keeps the socket, and the process its pane runs (with its start time): `orch status` asks the system of it.
-      const { pid, pidStart, ...made } = handle.data
+      const { pid, pidStart, ...made }: RuntimeHandle["data"] = handle.data
       assert.deepStrictEqual({ ...handle, data: made }, { plugin: "multiplexer", id: "t-1", data: { socket } })
       assert.strictEqual(pid, Number(execFileSync("tmux", ["-S", socket, "display-message", "-p", "-t", "=t-1:", "#{pane_pid}"], { encoding: "utf8" }).trim()))
       assert.strictEqual(pidStart, processStartTime(pid as number))
@@ -95,7 +96,8 @@ describe("runtime multiplexer (real tmux)", () => {
       if (exited.exitCode !== undefined) assert.strictEqual(exited.exitCode, 3)
       assert.include(yield* runtime.capture(handle, 100), "bye")
       // The process the handle names is gone with the agent: what `orch status` sees without tmux.
-      assert.isFalse(isProcessAlive(handle.data.pid as number, handle.data.pidStart as string))
+      const data: RuntimeHandle["data"] = handle.data
+      assert.isFalse(isProcessAlive(data.pid as number, data.pidStart as string))
     }).pipe(Effect.provide(NodeServices.layer)))
 
   it.live("a message the agent never takes is reported, not dropped", () =>
