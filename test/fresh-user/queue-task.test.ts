@@ -64,7 +64,10 @@ describe("orch queue add --task on the default path", () => {
 
       assert.strictEqual((yield* orch("queue", "rm", "q-1", "q-3")).code, 0)
       assert.strictEqual((yield* orch("start", "app", "--detach", "--no-open")).code, 0)
-      const admitted = yield* eventually("the task admitted", () => s.events().find((e) => e.type === "queue.admitted" && e.data?.entryId === "q-2"), 30_000)
+      // On a busy machine admission waits for its load to fall: the wait says what the queue waited on.
+      const waitedOn = orch("queue", "ls").pipe(Effect.map((ls) => ls.stdout))
+      const admitted = yield* eventually("the task admitted", () => s.events().find((e) => e.type === "queue.admitted" && e.data?.entryId === "q-2"), 60_000)
+        .pipe(Effect.catch((error) => Effect.flatMap(waitedOn, (ls) => Effect.fail(new Error(`${error.message}; the queue: ${ls}`)))))
       const sessionId = admitted.sessionId as string
       assert.deepInclude(s.record(sessionId), {
         issueId: "fix-the-login-redirect",
@@ -80,7 +83,8 @@ describe("orch queue add --task on the default path", () => {
       const through = yield* orch("queue", "add", "app", "--task", "Write the changelog")
       assert.strictEqual(through.code, 0, through.stderr)
       assert.match(through.stdout, /^task "Write the changelog": queued as q-4, position 1\n$/)
-      yield* eventually("the second task admitted", () => s.events().some((e) => e.type === "queue.admitted" && e.data?.entryId === "q-4"), 30_000)
+      yield* eventually("the second task admitted", () => s.events().some((e) => e.type === "queue.admitted" && e.data?.entryId === "q-4"), 60_000)
+        .pipe(Effect.catch((error) => Effect.flatMap(waitedOn, (ls) => Effect.fail(new Error(`${error.message}; the queue: ${ls}`)))))
       assert.strictEqual((yield* orch("stop", "--kill-sessions")).code, 0)
-    }), 90_000)
+    }), 180_000)
 })
