@@ -61,6 +61,7 @@ const ls = Command.make(
       for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
       return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, host: hostOf(r), runtimeState: runtimeCell(r, liveness) }))))
     }
+    if (sorted.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
     const now = yield* Clock.currentTimeMillis
     // A HOST column once a session runs on another host.
     const hosts = sorted.some((r) => hostOf(r) !== LOCAL)

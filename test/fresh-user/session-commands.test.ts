@@ -38,6 +38,7 @@ describe("session commands on the default path", () => {
       const s = yield* userSandbox
       const file = s.writeRepoConfig()
       const inRepo = { cwd: s.repo.path }
+      assert.deepStrictEqual(yield* s.orch(["session", "ls"]), { code: 0, stdout: "No sessions. Start one with `orch spawn <project> <issue>`.\n", stderr: "" })
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"], inRepo)).code, 0)
 
       // From a directory no config is found from, as `orch status` does.
