@@ -88,6 +88,7 @@ const handlers = (options: AppOptions, configPath: string | undefined) =>
       Remove: ({ sessionId }) => remote(supervisor.ops.remove(sessionId)),
       Prune: ({ dryRun }) => remote(supervisor.ops.prune({ dryRun })),
       QueueAdd: ({ issues, priority, project }) => remote(supervisor.ops.queueAdd(project, issues, priority)),
+      QueueTask: ({ priority, project, task }) => remote(supervisor.ops.queueTask(project, task, priority)),
       QueueList: () => remote(supervisor.ops.queueList()),
       QueueRemove: ({ ref }) => remote(supervisor.ops.queueRemove(ref)),
       Start: ({ project }) =>

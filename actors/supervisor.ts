@@ -727,6 +727,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
     kill: (sessionId) =>
       Effect.tap(exclusive(sessionId, Effect.uninterruptible(manager.kill(sessionId))), () => Effect.andThen(stopActor(sessionId), admitSoon)),
     queueAdd: (project, issues, priority) => Effect.tap(manager.queueAdd(project, issues, priority), () => admitSoon),
+    queueTask: (project, task, priority) => Effect.tap(manager.queueTask(project, task, priority), () => admitSoon),
     queueList: () =>
       Effect.map(
         manager.queueList(),

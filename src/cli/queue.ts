@@ -3,6 +3,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { entryLabel, entryLine } from "../domain/queue.ts"
+import { taskFileFlag, taskFlag, workFrom } from "./task-input.ts"
 
 const loadSessions = () => import("./session-context.ts")
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
@@ -11,16 +12,26 @@ const add = Command.make(
   "add",
   {
     project: Argument.String("project").pipe(Argument.withDescription("Project id or its key in the config")),
-    issues: Argument.String("issue").pipe(Argument.withDescription("Issue ids"), Argument.atLeast(1)),
+    issues: Argument.String("issue").pipe(Argument.withDescription("Issue ids; or use --task"), Argument.variadic()),
+    task: taskFlag,
+    taskFile: taskFileFlag,
     priority: Flag.Int("priority").pipe(Flag.withDefault(0), Flag.withDescription("Higher starts sooner; entries of one priority start in the order they came"))
   },
-  Effect.fn("cli.queue.add")(function*({ issues, priority, project }) {
+  Effect.fn("cli.queue.add")(function*({ issues, priority, project, task, taskFile }) {
+    const work = yield* workFrom(issues, task, taskFile, { issue: "issue ids", usage: "orch queue add <project> 42 43" })
     const { withSessions } = yield* Effect.promise(loadSessions)
-    const { added, already } = yield* withSessions((sessions) => sessions.queueAdd(project, issues, priority), { project })
-    for (const entry of added) yield* Console.log(`${entry.issue}: queued as ${entry.id}, position ${entry.position}`)
-    for (const entry of already) yield* Console.log(`${entry.issue}: already queued as ${entry.id}, position ${entry.position}`)
+    const { added, already } = yield* withSessions(
+      (sessions) => work._tag === "Task" ? sessions.queueTask(project, work.task, priority) : sessions.queueAdd(project, work.issues, priority),
+      { project }
+    )
+    for (const entry of added) yield* Console.log(`${entryLabel(entry)}: queued as ${entry.id}, position ${entry.position}`)
+    for (const entry of already) yield* Console.log(`${entryLabel(entry)}: already queued as ${entry.id}, position ${entry.position}`)
   })
-).pipe(Command.withDescription("Queue issues of a project (each checked with its tracker): the supervisor starts each when the admission rule lets it"))
+).pipe(
+  Command.withDescription(
+    "Queue issues of a project (each checked with its tracker), or a task in your words (--task, --task-file): the supervisor starts each when the admission rule lets it"
+  )
+)
 
 const ls = Command.make(
   "ls",

@@ -72,6 +72,21 @@ export const withSessionsAnywhere = <A>(f: (sessions: SessionOps) => Effect.Effe
 const actingConfig = (acting: Acting | undefined): Effect.Effect<OrchestratorConfig, ConfigError, ChildProcessSpawner.ChildProcessSpawner> =>
   acting === undefined ? loadConfig() : Effect.map(loadCheckedConfig(undefined, { projects: [acting.project] }), (loaded) => loaded.config)
 
+/**
+ * In this process, for a command that reads every session and needs no config to (`session ls`, as `orch status`):
+ * under the config found, else under the defaults (no projects). `unusable` is the config's error when it has one
+ * (a missing file is none, unless ORCH_CONFIG_PATH names it).
+ */
+export const withLocalSessionsAnywhere = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    const { env } = yield* Host
+    const pinned = env.ORCH_CONFIG_PATH !== undefined && env.ORCH_CONFIG_PATH !== ""
+    const loaded = yield* Effect.result(loadConfig())
+    if (loaded._tag === "Success") return { value: yield* withSessionsUnder(loaded.success, f) }
+    const unusable: ConfigError | undefined = loaded.failure._tag === "ConfigNotFoundError" && !pinned ? undefined : loaded.failure
+    return { value: yield* withSessionsUnder(yield* getDefaultConfig(), f), ...(unusable !== undefined ? { unusable } : {}) }
+  })
+
 /** Always in this process (read-only probes, and the supervisor's own use). */
 export const withLocalSessions = <A, E>(f: (sessions: SessionManager["Service"]) => Effect.Effect<A, E>, acting?: Acting) =>
   Effect.flatMap(actingConfig(acting), (config) => withSessionsUnder(config, f))

@@ -3,7 +3,8 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
+import { configProblem } from "../config/problem.ts"
+import { asAgentGone, hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import type { Liveness } from "../plugins/runtime/Runtime.ts"
 import type { Removed } from "../sessions/SessionOps.ts"
@@ -17,6 +18,12 @@ const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescrip
 
 const livenessCell = (state: Liveness | undefined) =>
   state === undefined ? "-" : state._tag === "Exited" ? `exited${state.exitCode !== undefined ? ` (${state.exitCode})` : ""}` : state._tag.toLowerCase()
+
+/** A live session whose terminal the probe found gone, or its agent exited, is shown as ended as it has (asAgentGone). */
+const asProbed = (record: SessionRecord, liveness: ReadonlyMap<string, Liveness>) => {
+  const state = record.runtime === null ? undefined : liveness.get(record.runtime.id)
+  return state?._tag === "Gone" || state?._tag === "Exited" ? asAgentGone(record) : record
+}
 
 /** A session's terminal as the probe found it; "unknown" for a live session whose host did not answer the probe. */
 const runtimeCell = (record: SessionRecord, liveness: ReadonlyMap<string, Liveness>) =>
@@ -32,9 +39,18 @@ const ls = Command.make(
   "ls",
   { json },
   Effect.fn("cli.session.ls")(function*({ json }) {
-    const { withLocalSessions } = yield* Effect.promise(loadSessions)
-    const { records, liveness } = yield* withLocalSessions((sessions) => sessions.probeAll())
-    const sorted = sortRecords(records).map(asListed)
+    const { withLocalSessionsAnywhere } = yield* Effect.promise(loadSessions)
+    // Like `orch status`, it lists with no config, or one with an error (said once): what needs one shows unknown.
+    const { value: { records, liveness }, unusable } = yield* withLocalSessionsAnywhere((sessions) => sessions.probeAll())
+    if (unusable !== undefined) {
+      const { problem, location } = configProblem(unusable)
+      yield* Console.error(
+        `orch: warning: the config cannot be used (${problem}${
+          location !== undefined ? `, ${location}` : ""
+        }); sessions are listed without it, and a terminal only it could reach shows unknown`
+      )
+    }
+    const sorted = sortRecords(records).map(asListed).map((record) => asProbed(record, liveness))
     // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.
     const interrupted = sorted.filter((r) => r.status === "interrupted")
     const undone = interrupted.length === 0
@@ -45,6 +61,7 @@ const ls = Command.make(
       for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
       return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, host: hostOf(r), runtimeState: runtimeCell(r, liveness) }))))
     }
+    if (sorted.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
     const now = yield* Clock.currentTimeMillis
     // A HOST column once a session runs on another host.
     const hosts = sorted.some((r) => hostOf(r) !== LOCAL)
@@ -64,7 +81,7 @@ const ls = Command.make(
   })
 ).pipe(
   Command.withDescription(
-    "List sessions with the live state of their terminals (probes tmux once); a spawn whose process died is shown interrupted, and undone when no supervisor runs"
+    "List sessions with the live state of their terminals (probes tmux once), with or without a config; a session whose agent is gone is shown errored; a spawn whose process died is shown interrupted, and undone when no supervisor runs"
   )
 )
 
@@ -143,7 +160,11 @@ const prune = Command.make(
     for (const removed of report.removed) yield* Console.log(removedLine(removed, dryRun ? "would remove" : "removed"))
     for (const kept of report.kept) yield* Console.log(`kept ${kept.sessionId}: ${kept.reason}`)
   })
-).pipe(Command.withDescription("Remove the records of every ended session (killed, done, merged, errored) that holds no unsaved work"))
+).pipe(
+  Command.withDescription(
+    "Remove the records of every ended session (killed, done, merged, errored, or whose agent is gone) that holds no unsaved work (uncommitted or unpushed)"
+  )
+)
 
 export const session = Command.make("session").pipe(
   Command.withDescription("Manage sessions: ls, kill, restore, cleanup, rm, prune"),

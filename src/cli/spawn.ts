@@ -6,59 +6,34 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
-import { readFileSync } from "node:fs"
 import { Host } from "../config/host.ts"
 import { normalIssueId } from "../domain/issue-id.ts"
 import type { SpawnAsked } from "../domain/spawn-fate.ts"
+import { taskTitle } from "../domain/task.ts"
 import type { BatchOutcome, SpawnTarget } from "../sessions/SessionOps.ts"
-import { taskTitle } from "../sessions/task.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
 import { batchSummary } from "./batch-summary.ts"
 import type { SessionsWhere } from "./session-context.ts"
+import { taskFileFlag, taskFlag, workFrom } from "./task-input.ts"
 
 const project = Argument.String("project").pipe(Argument.withDescription("Project id or its key in the config"))
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
 const loadSessions = () => import("./session-context.ts")
 
-export class SpawnUsage extends Schema.TaggedError<SpawnUsage>()("SpawnUsage", { reason: Schema.String }) {
-  override readonly [Runtime.errorExitCode] = 2
-  override get message() {
-    return this.reason
-  }
-}
-
 /** What to spawn for, from exactly one of: an issue id, `--task`, `--task-file` (read here). */
-export const spawnTargetFrom = (issue: Option.Option<string>, task: Option.Option<string>, taskFile: Option.Option<string>) => {
-  const given = [issue, task, taskFile].filter(Option.isSome).length
-  if (given !== 1) {
-    return Effect.fail(
-      new SpawnUsage({
-        reason: given === 0
-          ? "say what the session is for: an issue id (orch spawn <project> 42) or a task (--task \"…\" or --task-file <path>)"
-          : "give one of an issue id, --task or --task-file, not several"
-      })
-    )
-  }
-  if (Option.isSome(issue)) return Effect.succeed<SpawnTarget>({ _tag: "Issue", issue: issue.value })
-  if (Option.isSome(task)) return Effect.succeed<SpawnTarget>({ _tag: "Task", task: task.value })
-  const path = Option.getOrThrow(taskFile)
-  return Effect.try({
-    try: (): SpawnTarget => ({ _tag: "Task", task: readFileSync(path, "utf8") }),
-    catch: (e) =>
-      new SpawnUsage({ reason: `cannot read the task file ${path} (${(e as NodeJS.ErrnoException).code ?? String(e)}); give a readable file to --task-file` })
-  })
-}
+const spawnTargetFrom = (issue: Option.Option<string>, task: Option.Option<string>, taskFile: Option.Option<string>) =>
+  Effect.map(
+    workFrom(Option.toArray(issue), task, taskFile, { issue: "an issue id", usage: "orch spawn <project> 42" }),
+    (work): SpawnTarget => (work._tag === "Task" ? { _tag: "Task", task: work.task } : { _tag: "Issue", issue: work.issues[0]! })
+  )
 
 export const spawn = Command.make(
   "spawn",
   {
     project,
     issue: Argument.String("issue").pipe(Argument.withDescription("Issue id (e.g. 42); or use --task"), Argument.optional),
-    task: Flag.String("task").pipe(
-      Flag.withDescription("A task in your words, instead of an issue: the agent's prompt; the branch is feat/<its first words>"),
-      Flag.optional
-    ),
-    taskFile: Flag.String("task-file").pipe(Flag.withDescription("Read the task from a file"), Flag.optional),
+    task: taskFlag,
+    taskFile: taskFileFlag,
     host: Flag.String("host").pipe(
       Flag.withDescription("Run the session on this host (a name under hosts: in the config, or local); default: the one with the most headroom"),
       Flag.optional

@@ -2,12 +2,13 @@
  * What `orch status` shows of a record, and how honestly. With a supervisor running, records are its current view
  * (it probes every few seconds). Without one nothing watches the sessions, so a live session's status and activity
  * are only what was last recorded: they are marked so (`recorded: true`), with how long ago (`recordedAgeMs`),
- * rather than shown as the truth. Ended sessions are final either way. Pure.
+ * rather than shown as the truth; but one whose agent's process is seen gone is shown as what it is now (errored,
+ * exited). Ended sessions are final either way. Pure.
  */
 import { activityOf, type ActivitySignal } from "../domain/activity.ts"
 import { isUnwatched } from "../domain/live.ts"
 import { clockTime, describeLimit } from "../domain/rate-limit.ts"
-import { awaitsReview, hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
+import { asAgentGone, awaitsReview, hostOf, isEnded, isLive, type SessionRecord, workLabel } from "../domain/session.ts"
 import { age, duration, table } from "./format.ts"
 
 export interface ShownRecord extends SessionRecord {
@@ -34,8 +35,11 @@ export const asShown = (
     readonly downHosts?: ReadonlySet<string>
     /** The projects the running supervisor serves (their ids): a live session of another one is `unwatched`. */
     readonly watched?: ReadonlySet<string>
+    /** Its agent's process is seen gone (store/spawner.ts `agentProcessGone`). */
+    readonly agentGone?: boolean
   }
 ): ShownRecord => {
+  if (options.agentGone === true && isLive(record)) return { ...asAgentGone(record), host: hostOf(record), recorded: false, recordedAgeMs: 0 }
   const latest = withLatestActivity(record, signal)
   const shown = !isEnded(record.status) && options.downHosts?.has(hostOf(record)) === true ? { ...latest, activity: "unknown" as const } : latest
   const recordedAt = Math.max(Date.parse(record.updatedAt), shown !== record && signal?.ts !== undefined ? Date.parse(signal.ts) : -Infinity)

@@ -1,6 +1,7 @@
 /**
  * `orch status [--json]`: every session, from the records alone (no tmux, git or network call). Without a running
- * supervisor the live ones are marked as last recorded, with how long ago (status-view.ts). A spawn whose process
+ * supervisor the live ones are marked as last recorded, with how long ago (status-view.ts), but one whose agent's
+ * process is gone (the pid its terminal's handle keeps, asked of the system) shows errored. A spawn whose process
  * died half-way shows as `interrupted`; with no supervisor to undo it, this command does (interrupted.ts), and only then
  * loads the config and plugins. With one, a line
  * about its config file when an edit was not applied or waits for a restart (config-status.ts). A line when the
@@ -18,7 +19,7 @@ import { join } from "node:path"
 import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import type { SessionRecord } from "../domain/session.ts"
-import { asListed } from "../store/spawner.ts"
+import { agentProcessGone, asListed } from "../store/spawner.ts"
 import { configNotes } from "./config-status.ts"
 import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
 
@@ -88,11 +89,13 @@ export const status = Command.make(
     const hostsDown = downHostLines(hostViews, records)
     const downHosts = new Set([...hostViews].filter(([, view]) => view.status === "down").map(([host]) => host))
     const watched = supervisor?.projects === undefined ? undefined : new Set(supervisor.projects)
+    // Without a supervisor, a session whose agent's process is gone is shown so (the supervisor records it itself).
     const rows = sortRecords(records).map((record) =>
       asShown(asListed(record), latestSignal(paths.activity(record.projectId, record.sessionId)), {
         supervised,
         nowMs: now,
         downHosts,
+        agentGone: !supervised && agentProcessGone(record),
         ...(watched !== undefined ? { watched } : {})
       })
     )

@@ -59,7 +59,10 @@ export interface AdmissionFacts {
 
 export interface Waiting<C extends Candidate> {
   readonly entry: C
-  /** "waiting for memory on this machine: 1.4 GB free, 1.0 GB of it held for 1 session not yet measured, 1.8 GB needed". */
+  /**
+   * "waiting for memory on this machine: 3.4 GB free, 1.0 GB of it kept in reserve, 1 session just started counted at
+   * 1.0 GB until it is measured, 1.8 GB needed".
+   */
   readonly reason: string
 }
 
@@ -74,14 +77,24 @@ const GB = 1024 ** 3
 /** "1.4 GB", or "512 MB" below about a GB (1021 MB reads as "1.0 GB"). */
 export const formatBytes = (bytes: number): string => bytes >= 0.95 * GB ? `${(bytes / GB).toFixed(1)} GB` : `${Math.max(0, Math.round(bytes / 1024 ** 2))} MB`
 
-/** ", 2.0 GB of it held for 2 sessions not yet measured (1.0 GB each)"; nothing when none is held. */
-const describeHeld = (held: ReadonlyArray<number>, free: number): string => {
+/**
+ * ", 22 sessions just started counted at 1.0 GB each until they are measured": what the free figure does not show yet
+ * (a fresh agent has not grown), which admission counts; nothing when no session is counted so.
+ */
+const describeHeld = (held: ReadonlyArray<number>): string => {
   if (held.length === 0) return ""
-  const total = held.reduce((sum, bytes) => sum + bytes, 0)
   const [least, most] = [Math.min(...held), Math.max(...held)].map(formatBytes)
-  const each = held.length === 1 ? "" : least === most ? ` (${most} each)` : ` (${least} to ${most} each)`
-  const sessions = `${held.length} session${held.length === 1 ? "" : "s"}`
-  return `, ${formatBytes(total)}${total <= free ? " of it" : ""} held for ${sessions} not yet measured${each}`
+  const one = held.length === 1
+  const each = one ? most : least === most ? `${most} each` : `${least} to ${most} each`
+  return `, ${one ? "1 session" : `${held.length} sessions`} just started counted at ${each} until ${one ? "it is" : "they are"} measured`
+}
+
+/** The memory sentence: what is free, what of it is kept in reserve and counted for sessions just started, and what one more needs. */
+const memorySentence = (machine: MachineFacts, freeBytes: number, needed: number): string => {
+  const reserve = machine.reserveBytes > 0
+    ? `, ${formatBytes(machine.reserveBytes)}${machine.reserveBytes <= freeBytes ? " of it" : ""} kept in reserve`
+    : ""
+  return `waiting for memory on ${machine.name}: ${formatBytes(freeBytes)} free${reserve}${describeHeld(machine.held ?? [])}, ${formatBytes(needed)} needed`
 }
 
 /** The budget that holds `entry` back, as a sentence; undefined when every budget allows it. */
@@ -107,9 +120,7 @@ export const blocker = (entry: Candidate, facts: AdmissionFacts): string | undef
     const held = machine.held ?? []
     const heldBytes = held.reduce((sum, bytes) => sum + bytes, 0)
     const needed = facts.expectedBytes(entry.agent)
-    if (free - heldBytes < needed) {
-      return `waiting for memory on ${machine.name}: ${formatBytes(Math.max(0, free))} free${describeHeld(held, free)}, ${formatBytes(needed)} needed`
-    }
+    if (free - heldBytes < needed) return memorySentence(machine, machine.freeBytes, needed)
   }
   if (machine.load !== undefined && machine.maxLoad !== undefined && machine.load >= machine.maxLoad) {
     return `waiting for load on ${machine.name} to fall: ${machine.load.toFixed(1)}, at most ${machine.maxLoad.toFixed(1)}`

@@ -46,6 +46,14 @@ export const watchedView = <R extends Pick<SessionRecord, "status" | "projectId"
 export const UNWATCHED_HINT = "its project is not in the config the supervisor serves, so nothing watches it (no probes, no reactions): " +
   "add the project back to that config to watch it again, or kill the session"
 
+/**
+ * A live session whose agent is seen gone (its terminal gone, or its agent exited) before anything recorded it: every
+ * list shows it as the supervisor records such a session (activity `exited`, status `errored`: its worktree waits for
+ * you), not as the `working` it last said.
+ */
+export const asAgentGone = <R extends Pick<SessionRecord, "status" | "activity">>(record: R): R =>
+  isLive(record) ? { ...record, status: "errored", activity: "exited" } : record
+
 /** A spawn whose process is gone, half-way: what reconcile undoes. */
 export const isInterrupted = (record: Pick<SessionRecord, "status" | "spawn">, spawnerLives: boolean): boolean =>
   record.status === "spawning" && shownStatus(record, spawnerLives) === "interrupted"

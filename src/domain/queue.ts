@@ -1,6 +1,7 @@
 /** The work queue's entries (src/store/QueueStore.ts keeps them): what waits in front of spawn, and its order. */
 import * as Schema from "effect/Schema"
 import { OrchEvent } from "./event.ts"
+import { taskTitle } from "./task.ts"
 
 /**
  * An entry being started: the session id its spawn reserved and the process doing it (`<pid> <start time>`). The
@@ -18,8 +19,9 @@ export const QueueEntry = Schema.Struct({
   /** `q-<n>`, never reused. */
   id: Schema.String,
   projectId: Schema.String,
-  /** The issue to work, or (with `task`) the task's slug for people. */
+  /** The issue to work; absent for a task. */
   issue: Schema.optionalKey(Schema.String),
+  /** A task in a person's words (`orch queue add --task`), the whole text: the agent's prompt once admitted. */
   task: Schema.optionalKey(Schema.String),
   /** Higher first; 0 unless given. */
   priority: Schema.Int,
@@ -55,11 +57,13 @@ export type Positioned = QueueEntry & { readonly position: number }
 export const queueOrder = (entries: ReadonlyArray<QueueEntry>): Array<Positioned> =>
   [...entries].sort((a, b) => b.priority - a.priority || a.seq - b.seq).map((entry, i) => ({ ...entry, position: i + 1 }))
 
-/** What an entry is for, for people: `42`, `42 "Fix the login"` when its title is known, or `task fix-the-login`. */
+const quoted = (title: string) => JSON.stringify(title.length > 60 ? `${title.slice(0, 59)}…` : title)
+
+/** What an entry is for, for people: `42`, `42 "Fix the login"` when its title is known, or `task "Fix the login"` (its first line). */
 export const entryLabel = (entry: Pick<QueueEntry, "issue" | "task" | "title">): string =>
   entry.issue !== undefined
-    ? `${entry.issue}${entry.title !== undefined ? ` ${JSON.stringify(entry.title.length > 60 ? `${entry.title.slice(0, 59)}…` : entry.title)}` : ""}`
-    : `task ${(entry.task ?? "").split("\n")[0]!.slice(0, 40)}`
+    ? `${entry.issue}${entry.title !== undefined ? ` ${quoted(entry.title)}` : ""}`
+    : `task ${quoted(taskTitle(entry.task ?? ""))}`
 
 /** One entry as `orch queue ls` and `orch status` list it: "1. q-3 app 42 "Fix the login" (priority 2): waiting for …". */
 export const entryLine = (entry: Positioned, reason: string): string =>

@@ -42,7 +42,7 @@ export type SessionStatus = typeof SessionStatus.Type
 export const Activity = Schema.Literals(["active", "ready", "idle", "blocked", "waiting_input", "rate_limited", "retrying", "exited", "unknown"])
 export type Activity = typeof Activity.Type
 
-export { awaitsReview, ENDED_STATUSES, holdsASlot, isEnded, isLive } from "./live.ts"
+export { asAgentGone, awaitsReview, ENDED_STATUSES, holdsASlot, isEnded, isLive } from "./live.ts"
 
 /** A worker on a tracker's issue (not an orchestrator, not a task): the sessions a tracker can tell about. */
 export const worksAnIssue = (record: Pick<SessionRecord, "role" | "task">): boolean => record.role === undefined && record.task === undefined

@@ -173,7 +173,7 @@ elif git ls-remote --exit-code --heads ${q(origin)} ${q(branch)} >/dev/null 2>&1
   })
 
   /** Commits everything (in an index of its own) on the host and pushes it to `ref` on origin, keeping what it held. */
-  const rescue = Effect.fn("RemoteWorkspace.rescue")(function*(project: ProjectConfig, path: string, ref: string) {
+  const rescue = Effect.fn("RemoteWorkspace.rescue")(function*(project: ProjectConfig, path: string, ref: string, message: string) {
     // Saved where the project's origin is now, as the local checkout names it (it may have moved since the spawn).
     const origin = yield* originOf(connections, project).pipe(Effect.orElseSucceed(() => undefined))
     const out = yield* script(
@@ -188,7 +188,7 @@ ${
 rm -f "$GIT_INDEX_FILE"; git read-tree HEAD && git add -A && tree=$(git write-tree) || ${fail("the work could not be staged")}
 rm -f "$GIT_INDEX_FILE"; unset GIT_INDEX_FILE
 earlier=""; if git fetch -q origin ${q(`+${ref}:${ref}`)} 2>/dev/null; then earlier="-p $(git rev-parse ${q(ref)})"; fi
-commit=$(git ${IDENTITY} commit-tree "$tree" -p HEAD $earlier -m "orch: work saved from $(basename "$PWD")") || ${fail("the rescue commit could not be made")}
+commit=$(git ${IDENTITY} commit-tree "$tree" -p HEAD $earlier -m ${q(message)}) || ${fail("the rescue commit could not be made")}
 pushed=$(git push -q origin "$commit":${
         q(ref)
       } 2>&1) || { echo "pushing ${ref} to origin failed ($(printf '%s\n' "$pushed" | sed -n 's/^ *//; /./p' | head -n 3 | tr '\n' ' ' | cut -c1-300)); the worktree is kept" >&2; exit ${REFUSED}; }

@@ -48,6 +48,7 @@ export const remoteSessions = (client: SupervisorClient): SessionOps => ({
   remove: (sessionId) => answered(client.Remove({ sessionId })),
   prune: (options) => answered(client.Prune(options)),
   queueAdd: (project, issues, priority) => answered(client.QueueAdd({ project, issues, priority })),
+  queueTask: (project, task, priority) => answered(client.QueueTask({ project, task, priority })),
   queueList: () => answered(client.QueueList()),
   queueRemove: (ref) => answered(client.QueueRemove({ ref }))
 })

@@ -143,6 +143,11 @@ export class SupervisorRpcs extends RpcGroup.make(
     success: QueueAdded,
     error: RemoteError
   }),
+  Rpc.make("QueueTask", {
+    payload: { project: Schema.String, task: Schema.String, priority: Schema.Int },
+    success: QueueAdded,
+    error: RemoteError
+  }),
   Rpc.make("QueueList", { success: Schema.Array(QueuedItem), error: RemoteError }),
   Rpc.make("QueueRemove", { payload: { ref: Schema.String }, success: Schema.Array(QueueEntry), error: RemoteError })
 ) {}

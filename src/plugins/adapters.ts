@@ -118,7 +118,7 @@ export const workspaceFromPlugin = ({ manifest, component }: LoadedPlugin): Work
     hasBranch,
     unsavedWork: (project, path) =>
       has(component, "unsavedWork") ? call(UnsavedWorkFromPlugin, "unsavedWork", where(project), path) : Effect.succeed({ uncommitted: 0, unpushed: 0 }),
-    rescue: (project, path, ref) => call(Schema.String, "rescue", where(project), path, ref),
+    rescue: (project, path, ref, message) => call(Schema.String, "rescue", where(project), path, ref, message),
     destroy: (project, path, options) => Effect.asVoid(call(Schema.Unknown, "destroy", { ...where(project), path, ...options }))
   }
 }

@@ -20,13 +20,14 @@ import { heldHosts, type Hold } from "../domain/holds.ts"
 import { firstInvalidIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
 import { clockTime } from "../domain/rate-limit.ts"
 import { parsePs, treeRss } from "../domain/session-size.ts"
-import { hostOf, isEnded, type SessionRecord, worksAnIssue } from "../domain/session.ts"
+import { asAgentGone, hostOf, isEnded, isLive, type RuntimeHandle, type SessionRecord, worksAnIssue } from "../domain/session.ts"
 import { PS_COMMAND } from "../hosts/host-probe.ts"
 import { hostViewsOf } from "../hosts/host-watch.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
 import { removeStaleEnvFiles } from "../plugins/runtime/launch-env.ts"
+import { makeMultiplexer, socketOf } from "../plugins/runtime/multiplexer.ts"
 import { type Liveness, Runtime } from "../plugins/runtime/Runtime.ts"
 import { InvalidIssueId, type IssueState, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
@@ -460,7 +461,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const removed = yield* Effect.gen(function*() {
       yield* stopRuntime(record.runtime)
       // The agent is stopped: a worktree that cannot be saved is kept, and the record says the agent is gone.
-      return yield* removeWorkspaceSafely(project, sessionId, record.workspacePath, record.branch).pipe(
+      return yield* removeWorkspaceSafely(project, record, record.workspacePath, record.branch).pipe(
         Effect.catch((error) => {
           const { killing: _, ...stopped } = record
           return Effect.andThen(update(stopped, { activity: "exited" }), Effect.fail(new KillIncomplete({ sessionId, reason: error.message })))
@@ -632,9 +633,11 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       for (const [id, state] of probed) liveness.set(id, state)
     }
     return mine.flatMap((record): ReadonlyArray<CleanupItem> => {
+      const scm = projects.find((p) => p.id === record.projectId)?.scm
       const verdict = cleanupVerdict(record, {
         issueState: states.get(record.sessionId),
-        liveness: record.runtime !== null ? liveness.get(record.runtime.id) : undefined
+        liveness: record.runtime !== null ? liveness.get(record.runtime.id) : undefined,
+        followsPrs: scm !== undefined && scm.plugin !== "none"
       })
       return verdict === undefined ? [] : [{ record, ...verdict }]
     })
@@ -651,7 +654,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const project = yield* projectOf(config, record)
       const removed = yield* Effect.gen(function*() {
         yield* stopRuntime(record.runtime)
-        return yield* removeWorkspaceSafely(project, record.sessionId, record.workspacePath, record.branch)
+        return yield* removeWorkspaceSafely(project, record, record.workspacePath, record.branch)
       }).pipe(withPlugins(config, project))
       const ended = yield* update(record, {
         status: item.status,
@@ -673,33 +676,39 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return cleaned
   })
 
-  /** What removing `record` would cut short or lose: its terminal's liveness, its worktree's unsaved work. */
+  /**
+   * What removing `record` would cut short or lose: its terminal's liveness, its worktree's unsaved work. A live
+   * session's agent whose host does not answer is not known to be gone.
+   */
   const removalFacts = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord) {
     const project = projectsOf(config).find((p) => p.id === record.projectId)
     if (project === undefined) return factsWithoutPlugins(record, existsSync(record.workspacePath))
     return yield* Effect.gen(function*() {
-      const state = yield* liveness(record)
+      const state = REMOVABLE_STATUSES.includes(record.status) ? yield* liveness(record) : yield* probed(record)
       const workspace = yield* Workspace
       const facts: RemovalFacts = {
-        running: state._tag === "Alive",
+        running: state === undefined ? undefined : state._tag === "Alive",
         worktree: (yield* workspace.exists(record.workspacePath)) ? yield* workspace.unsavedWork(project, record.workspacePath) : "absent"
       }
       return facts
     }).pipe(withPlugins(config, project))
   })
 
-  /** Removes an ended session's terminal, worktree (already checked to hold nothing unsaved) and record; git refs stay. */
-  const removeRecord = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord, command: "rm" | "prune") {
+  /**
+   * Removes an ended session's terminal, worktree (already checked to hold nothing unsaved) and record; git refs stay.
+   * One whose agent was found gone is told as the `errored` session it is.
+   */
+  const removeRecord = Effect.fnUntraced(function*(config: OrchestratorConfig, ended: SessionRecord, command: "rm" | "prune") {
+    const record = REMOVABLE_STATUSES.includes(ended.status) ? ended : asAgentGone(ended)
     const project = projectsOf(config).find((p) => p.id === record.projectId)
     let worktreeRemoved = false
     if (project !== undefined) {
       yield* Effect.gen(function*() {
         yield* stopRuntime(record.runtime)
         const workspace = yield* Workspace
-        if (yield* workspace.exists(record.workspacePath)) {
-          yield* workspace.destroy(project, record.workspacePath, { branch: record.branch, deleteBranch: false })
-          worktreeRemoved = true
-        }
+        worktreeRemoved = yield* workspace.exists(record.workspacePath)
+        // Destroyed even when its directory is gone (deleted by hand): git keeps it registered until pruned.
+        yield* workspace.destroy(project, record.workspacePath, { branch: record.branch, deleteBranch: false })
       }).pipe(withPlugins(config, project))
     }
     yield* store.remove(record.projectId, record.sessionId)
@@ -729,7 +738,10 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return yield* removeRecord(config, record, command)
   })
 
-  /** Removes every ended session's record that can go; says why of those that cannot. */
+  /**
+   * Removes every ended session's record that can go (a live one whose agent is gone has ended too); says why of those
+   * that cannot. A live session whose agent runs, or cannot be looked at, is not ended: it is left out of the report.
+   */
   const prune = Effect.fn("Sessions.prune")(function*(options: { readonly dryRun: boolean }) {
     const config = yield* configs.current
     if (!options.dryRun) yield* reconcile()
@@ -737,17 +749,19 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const removed: Array<Removed> = []
     const kept: Array<{ readonly sessionId: string; readonly reason: string }> = []
     for (const record of records) {
-      if (!REMOVABLE_STATUSES.includes(record.status)) continue
-      const verdict = yield* removalFacts(config, record).pipe(
-        Effect.map((facts) => removalVerdict(record, facts, config.configPath)),
-        Effect.catch((error) => Effect.succeed<RemovalVerdict>({ _tag: "Keep", reason: `orch could not look at it: ${error.message}` }))
-      )
+      const ended = REMOVABLE_STATUSES.includes(record.status)
+      if (!ended && !isLive(record)) continue
+      const facts = yield* Effect.result(removalFacts(config, record))
+      if (!ended && (facts._tag === "Failure" || facts.success.running !== false)) continue
+      const verdict: RemovalVerdict = facts._tag === "Failure"
+        ? { _tag: "Keep", reason: `orch could not look at it: ${facts.failure.message}` }
+        : removalVerdict(record, facts.success, config.configPath)
       if (verdict._tag === "Keep") kept.push({ sessionId: record.sessionId, reason: verdict.reason })
       else if (options.dryRun) {
         removed.push({
           sessionId: record.sessionId,
           projectId: record.projectId,
-          status: record.status,
+          status: ended ? record.status : asAgentGone(record).status,
           worktreeRemoved: existsSync(record.workspacePath),
           ...(record.rescueRef !== undefined ? { rescueRef: record.rescueRef } : {})
         })
@@ -756,7 +770,10 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return { removed, kept } satisfies PruneReport
   })
 
-  /** Every record with the liveness of its runtime, probed in one call per runtime plugin. */
+  /**
+   * Every record with the liveness of its runtime, probed in one call per runtime plugin. A session of no project of
+   * the config (or with no config at all) is probed too when it is a tmux session here: on the socket its handle names.
+   */
   const probeAll = Effect.fn("Sessions.probeAll")(function*() {
     const config = yield* configs.current
     const { records } = yield* store.list
@@ -765,6 +782,17 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const handles = records.filter((r) => r.projectId === project.id && r.runtime !== null).map((r) => r.runtime!)
       if (handles.length === 0) continue
       const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(withPlugins(config, project))
+      for (const [id, state] of probed) result.set(id, state)
+    }
+    const owned = new Set(projectsOf(config).map((p) => p.id))
+    const bySocket = new Map<string, Array<RuntimeHandle>>()
+    for (const record of records) {
+      const handle = record.runtime
+      const socket = handle === null || owned.has(record.projectId) || hostOf(record) !== LOCAL ? undefined : socketOf(handle)
+      if (handle !== null && socket !== undefined) bySocket.set(socket, [...(bySocket.get(socket) ?? []), handle])
+    }
+    for (const [socket, handles] of bySocket) {
+      const probed = yield* Effect.flatMap(makeMultiplexer(socket), (tmux) => tmux.probe(handles)).pipe(Effect.provide(context))
       for (const [id, state] of probed) result.set(id, state)
     }
     return { records, liveness: result }
@@ -778,7 +806,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return yield* startOrchestrator(config, project, cliPath).pipe(withPlugins(config, project), orchestrating.withPermits(1))
   })
 
-  const { queueAdd, queueList, admit } = queueing
+  const { queueAdd, queueTask, queueList, admit } = queueing
   /** `orch queue rm`: an entry whose start was cut short is put back first (reconcile), so it can be removed. */
   const queueRemove = (ref: string) => Effect.andThen(reconcile(), queueing.queueRemove(ref))
   return {
@@ -796,6 +824,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     orchestrate,
     read: store.read,
     queueAdd,
+    queueTask,
     queueRemove,
     queueList,
     admit

@@ -76,6 +76,8 @@ export interface SessionOps {
   readonly prune: (options: { readonly dryRun: boolean }) => Effect.Effect<PruneReport, OpError>
   /** Queues issues of a project (those queued already stay where they are). */
   readonly queueAdd: (project: string, issues: ReadonlyArray<string>, priority: number) => Effect.Effect<QueueAdded, OpError>
+  /** Queues a task in a person's words for a project (the agent's prompt once admitted). */
+  readonly queueTask: (project: string, task: string, priority: number) => Effect.Effect<QueueAdded, OpError>
   /** The queue in order, each entry with the budget it waits on. */
   readonly queueList: () => Effect.Effect<ReadonlyArray<QueuedItem>, OpError>
   /** Removes the entries `ref` names (an entry id, or an issue). */

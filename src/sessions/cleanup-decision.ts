@@ -5,7 +5,8 @@
  *
  * - PR merged → `merged`; PR closed without merging, or issue completed (done, canceled) → `done`;
  * - otherwise a terminal that is gone, or an agent that exited → `exited`: the agent stopped before its work
- *   landed (the reason says whether it opened a PR, and that an open PR is left open);
+ *   landed (the reason says whether it opened a PR, and that an open PR is left open; for a project with no scm,
+ *   where no PR is ever opened, that its work is on its branch);
  * - an alive terminal, or one whose liveness is unknown (not probed, or the probe failed), is left alone.
  */
 import * as Schema from "effect/Schema"
@@ -30,6 +31,8 @@ export interface CleanupFacts {
   readonly issueState?: IssueState | undefined
   /** The terminal's liveness; undefined when it was not probed or the probe could not tell. */
   readonly liveness?: Liveness | undefined
+  /** False for a project with no scm (`scm: none`): its sessions open no PR, so none is missed. True unless given. */
+  readonly followsPrs?: boolean | undefined
 }
 
 /** Sessions cleanup never touches: already ended (killed, cleaned), or a spawn still under way (reconcile's). */
@@ -45,23 +48,26 @@ export const settledVerdict = (record: SessionRecord, issueState?: IssueState): 
 }
 
 /** What became of the session's PR, for a session whose agent stopped. */
-const prNote = (record: SessionRecord, noPr: string): string =>
+const prNote = (record: SessionRecord, noPr: string, followsPrs: boolean): string =>
   record.pr !== null
     ? `; PR #${record.pr.number} is still ${record.pr.state === "draft" ? "a draft" : "open"}`
     : record.role === "orchestrator"
     ? ""
-    : noPr
+    : followsPrs
+    ? noPr
+    : `; the project has no scm, so its work is on branch ${record.branch}, not in a PR`
 
 export const cleanupVerdict = (record: SessionRecord, facts: CleanupFacts = {}): CleanupVerdict | undefined => {
   const settled = settledVerdict(record, facts.issueState)
   if (settled !== undefined || !isCleanable(record)) return settled
   const liveness: Liveness | undefined = record.runtime === null ? { _tag: "Gone" } : facts.liveness
+  const followsPrs = facts.followsPrs ?? true
   switch (liveness?._tag) {
     case "Gone":
-      return { status: "exited", cause: "terminal-gone", reason: `its terminal session is gone${prNote(record, ", and no PR was opened")}` }
+      return { status: "exited", cause: "terminal-gone", reason: `its terminal session is gone${prNote(record, ", and no PR was opened", followsPrs)}` }
     case "Exited": {
       const code = liveness.exitCode !== undefined ? ` (code ${liveness.exitCode})` : liveness.signal !== undefined ? ` (signal ${liveness.signal})` : ""
-      return { status: "exited", cause: "agent-exited", reason: `its agent exited${code}${prNote(record, " before opening a PR")}` }
+      return { status: "exited", cause: "agent-exited", reason: `its agent exited${code}${prNote(record, " before opening a PR", followsPrs)}` }
     }
     case "Alive":
     case undefined:

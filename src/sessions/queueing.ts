@@ -24,7 +24,7 @@ import { isOwnerAlive, thisProcess } from "../store/process-liveness.ts"
 import type { QueueStoreShape } from "../store/QueueStore.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
 import { admissionFacts, type MachineReading, readMachine } from "./admission-facts.ts"
-import { IssueHasSession, NotQueued, QueueEntryStarting } from "./errors.ts"
+import { EmptyTask, IssueHasSession, NotQueued, QueueEntryStarting } from "./errors.ts"
 import { failureOwner, type SpawnFailure } from "./failure-owner.ts"
 import { readMeasured } from "./reservations.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
@@ -144,6 +144,18 @@ export const makeQueueing = (deps: QueueingDeps) => {
         Effect.catch((error) => error._tag === "IssueNotFound" || error._tag === "InvalidIssueId" ? Effect.fail(error) : Effect.succeed(undefined))
       ), { concurrency: "unbounded" })
     return yield* queue.add(project.id, ids.map((issue, i) => ({ issue, ...(titles[i] !== undefined ? { title: titles[i] } : {}) })), priority)
+  })
+
+  /**
+   * Queues a task in a person's words (`orch queue add --task`): kept whole in the entry, it is the agent's prompt
+   * once admitted, as `orch spawn --task` makes it. No tracker is asked; the same task twice is two entries.
+   */
+  const queueTask = Effect.fn("Queue.task")(function*(projectRef: string, task: string, priority: number) {
+    const config = yield* deps.config
+    const project = yield* deps.findProject(config, projectRef)
+    const text = task.trim()
+    if (text === "") return yield* new EmptyTask({})
+    return yield* queue.add(project.id, [{ task: text }], priority)
   })
 
   const queueRemove = Effect.fn("Queue.remove")(function*(ref: string) {
@@ -272,5 +284,5 @@ export const makeQueueing = (deps: QueueingDeps) => {
     const by = entry.admitting?.by
     return by !== undefined && (by === thisProcess() ? !inFlight.has(entry.id) : !isOwnerAlive(by))
   }
-  return { queueAdd, queueRemove, queueList, admit, orphaned }
+  return { queueAdd, queueTask, queueRemove, queueList, admit, orphaned }
 }

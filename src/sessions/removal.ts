@@ -1,8 +1,9 @@
 /**
- * Which session records `orch session rm` and `prune` may remove: only ended ones (killed, done, merged, exited, errored),
- * never one whose agent still runs, never one whose worktree still holds unsaved work. Pure.
+ * Which session records `orch session rm` and `prune` may remove: only ended ones (killed, done, merged, exited, errored,
+ * or a live one whose agent is gone), never one whose agent still runs, never one whose worktree still holds unsaved
+ * work. Pure.
  */
-import { isEnded, type SessionRecord, type SessionStatus } from "../domain/session.ts"
+import { isEnded, isLive, type SessionRecord, type SessionStatus } from "../domain/session.ts"
 import type { UnsavedWork } from "../plugins/workspace/Workspace.ts"
 import { rescueRef } from "./teardown.ts"
 
@@ -10,7 +11,7 @@ import { rescueRef } from "./teardown.ts"
 export const REMOVABLE_STATUSES: ReadonlyArray<SessionStatus> = ["merged", "killed", "done", "exited", "errored"]
 
 export interface RemovalFacts {
-  /** The agent still runs in its terminal; undefined when it could not be asked. */
+  /** The agent still runs in its terminal; false when its terminal is gone or its agent exited; undefined when it could not be asked. */
   readonly running: boolean | undefined
   /** What the worktree holds that is not saved anywhere; `absent` when there is no worktree; undefined when it could not be looked at. */
   readonly worktree: "absent" | UnsavedWork | undefined
@@ -26,7 +27,8 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 export const removalVerdict = (record: SessionRecord, facts: RemovalFacts, configPath?: string): RemovalVerdict => {
   const id = record.sessionId
   if (record.status === "spawning") return { _tag: "Keep", reason: "it is being spawned" }
-  if (!REMOVABLE_STATUSES.includes(record.status)) {
+  // A live session whose agent is gone has ended as an errored one has, whatever its record last said.
+  if (!REMOVABLE_STATUSES.includes(record.status) && !(isLive(record) && facts.running === false)) {
     return { _tag: "Keep", reason: `it is live (${record.status}); \`orch session kill ${id}\` ends it first` }
   }
   if (facts.running === undefined || facts.worktree === undefined) {

@@ -18,6 +18,7 @@ import type { NewEvent } from "../domain/event.ts"
 import { isIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
 import { reasonOf } from "../domain/reason.ts"
 import { isEnded, type RuntimeHandle, type SessionRecord, worksAnIssue } from "../domain/session.ts"
+import { taskTitle } from "../domain/task.ts"
 import { HostStart, type StartStep } from "../hosts/host-start.ts"
 import { Agent, type AgentContext, type AgentLaunch, type AgentShape } from "../plugins/agent/Agent.ts"
 import { type Liveness, Runtime, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
@@ -35,7 +36,7 @@ import { makeAgentFiles, pathsOn, promptCopies } from "./agent-files.ts"
 import { sessionBranch } from "./branch-name.ts"
 import { EmptyTask, IssueClosed, IssueHasSession, SpawnFailed } from "./errors.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
-import { MAX_TASK_BRANCH_TRIES, taskBranchCandidates, taskSlug, taskTitle } from "./task.ts"
+import { MAX_TASK_BRANCH_TRIES, taskBranchCandidates, taskSlug } from "./task.ts"
 import { removeWorkspaceSafely } from "./teardown.ts"
 
 export interface Spawned {
@@ -336,7 +337,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     const undoWorkspace = (ws: { readonly path: string; readonly branch: string; readonly createdBranch: boolean }) =>
       undo(
         `remove the worktree ${ws.path}${ws.createdBranch ? ` and its branch ${ws.branch}` : ""}`,
-        removeWorkspaceSafely(project, sessionId, ws.path, ws.branch, { deleteBranch: ws.createdBranch }).pipe(
+        removeWorkspaceSafely(project, record, ws.path, ws.branch, { deleteBranch: ws.createdBranch }).pipe(
           Effect.map((removed) => void (rescued ||= removed.rescuedTo !== undefined)),
           Effect.provideService(Workspace, workspace),
           Effect.provideService(EventLog, events)

@@ -1,11 +1,11 @@
 /**
  * Sessions for a task written by a person rather than a tracker's issue (`orch spawn <project> --task "…"`):
- * the slug that names its branch (`feat/<slug>`) and stands for its issue id, and its title. Pure.
+ * the slug that names its branch (`feat/<slug>`) and stands for its issue id (its title: src/domain/task.ts). Pure.
  */
+import { taskTitle } from "../domain/task.ts"
 
 const MAX_WORDS = 6
 const MAX_SLUG = 40
-const MAX_TITLE = 100
 /** How many `-<n>` variants are tried before a spawn gives up finding a free branch. */
 export const MAX_TASK_BRANCH_TRIES = 100
 
@@ -33,9 +33,3 @@ export const taskBranchCandidates = (slug: string): ReadonlyArray<string> =>
 /** The first candidate branch nobody has; undefined when every one is taken. */
 export const firstFreeBranch = (slug: string, taken: (branch: string) => boolean): string | undefined =>
   taskBranchCandidates(slug).find((branch) => !taken(branch))
-
-/** The task's first non-empty line, spaces collapsed, shortened to 100 characters. */
-export const taskTitle = (text: string): string => {
-  const line = text.split("\n").map((l) => l.replace(/\s+/g, " ").trim()).find((l) => l !== "") ?? ""
-  return line.length <= MAX_TITLE ? line : `${line.slice(0, MAX_TITLE - 1).trimEnd()}…`
-}

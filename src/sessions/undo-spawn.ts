@@ -74,7 +74,7 @@ const undo = Effect.fnUntraced(function*(project: ProjectConfig, record: Session
   const worktreeExisted = journal.workspace !== undefined && (yield* workspace.exists(journal.workspace))
   const removed = journal.workspace === undefined
     ? {}
-    : yield* removeWorkspaceSafely(project, record.sessionId, journal.workspace, record.branch, { deleteBranch: journal.createdBranch === true })
+    : yield* removeWorkspaceSafely(project, record, journal.workspace, record.branch, { deleteBranch: journal.createdBranch === true })
   const undone: UndoneSpawn = {
     sessionId: record.sessionId,
     projectId: record.projectId,

@@ -1,10 +1,11 @@
 /**
  * Whether a spawn's (or a kill's) process still runs, asked of the system (process-liveness.ts: its pid, and its start time where
  * the journal has it, so a reused pid is not taken for it), and records as every list shows them (domain/live.ts
- * `shownStatus`). Only a `spawning` record asks: the others cost nothing.
+ * `shownStatus`). Only a `spawning` record asks: the others cost nothing. Also whether a live session's agent is gone,
+ * from the pid its terminal's handle keeps.
  */
-import { isInterrupted, shownStatus } from "../domain/live.ts"
-import type { SessionRecord } from "../domain/session.ts"
+import { isInterrupted, isLive, shownStatus } from "../domain/live.ts"
+import { hostOf, type SessionRecord } from "../domain/session.ts"
 import { isProcessAlive } from "./process-liveness.ts"
 
 /** Whether the process that spawns `record` still runs; true for a record with no spawn journal (nothing to ask). */
@@ -20,6 +21,16 @@ export const asListed = <R extends SessionRecord>(record: R): R => {
   if (record.status !== "spawning" && record.killing === undefined) return record
   const status = shownStatus(record, spawnerLives(record), killerLives(record))
   return status === record.status ? record : { ...record, status }
+}
+
+/**
+ * Whether a live session on this machine is seen to have lost its agent: the process its terminal runs (the pid, and
+ * start time, its runtime's handle keeps) is gone. False when that cannot be told here (no pid kept, another host).
+ */
+export const agentProcessGone = (record: Pick<SessionRecord, "status" | "host" | "runtime">): boolean => {
+  const data = record.runtime?.data
+  if (!isLive(record) || hostOf(record) !== "local" || typeof data?.pid !== "number") return false
+  return !isProcessAlive(data.pid, typeof data.pidStart === "string" ? data.pidStart : undefined)
 }
 
 /** The records that are spawns interrupted half-way: what reconcile undoes. */

@@ -32,7 +32,9 @@ const SEEDS = [
   // SIGKILL of `orch spawn app 1` right after its worktree was made
   { seed: 88, scenario: "spawn" },
   // SIGINT of `orch batch-spawn app 1 2 3 4` once it had queued what waits
-  { seed: 28, scenario: "batch-spawn-offline" }
+  { seed: 28, scenario: "batch-spawn-offline" },
+  // SIGKILL of `orch queue add app --task "Write the changelog"` at "append queue.added: before" (its event left in the outbox)
+  { seed: 5, scenario: "queue-task" }
 ]
 
 describe("the crash-point explorer", () => {

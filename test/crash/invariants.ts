@@ -8,12 +8,15 @@ import { join } from "node:path"
 import { OrchEvent } from "../../src/domain/event.ts"
 import { QueueFile } from "../../src/domain/queue.ts"
 import { isEnded, SessionRecord, worksAnIssue } from "../../src/domain/session.ts"
+import { taskTitle } from "../../src/domain/task.ts"
 import { isAlive, notesText, type World } from "./world.ts"
 
-/** What the scenario's commands established: the issues whose queueing or spawn was confirmed, and what it removed itself. */
+/** What the scenario's commands established: the issues and tasks whose queueing or spawn was confirmed, and what it removed itself. */
 export interface Promised {
   /** Issues a command confirmed (exit 0) as queued or started: `queue add`, `batch-spawn`, `spawn`. */
   readonly confirmed: ReadonlySet<string>
+  /** Tasks (their text) `queue add --task` confirmed as queued. */
+  readonly tasks?: ReadonlySet<string>
   /** Issues whose entries the scenario took off the queue itself: `queue rm`, or `orch spawn` of a queued issue. */
   readonly removedByScenario: ReadonlySet<string>
 }
@@ -105,6 +108,20 @@ const issueChecks = (promised: Promised, queue: Queue, records: ReadonlyArray<Se
   }
 }
 
+/** A task confirmed as queued is queued once, or has one session (its record's task title is the text's), never both. */
+const taskChecks = (promised: Promised, queue: Queue, records: ReadonlyArray<Session>, violations: Array<string>) => {
+  for (const text of promised.tasks ?? []) {
+    const what = `task ${JSON.stringify(taskTitle(text))}`
+    const queued = queue.entries.filter((e) => e.projectId === "app" && e.task === text)
+    const sessions = records.filter((r) => r.task?.title === taskTitle(text))
+    const live = sessions.filter((r) => !isEnded(r.status))
+    if (queued.length === 0 && sessions.length === 0) violations.push(`${what} was confirmed (its command exited 0) but is neither queued nor has a session`)
+    if (sessions.length > 1) violations.push(`${what} has ${sessions.length} sessions: ${sessions.map((r) => r.sessionId).join(", ")}`)
+    if (queued.length > 1) violations.push(`${what} is queued ${queued.length} times: ${queued.map((e) => e.id).join(", ")}`)
+    if (queued.length > 0 && live.length > 0) violations.push(`${what} is queued (${queued[0]!.id}) while ${live[0]!.sessionId} works it`)
+  }
+}
+
 const recordChecks = (world: World, records: ReadonlyArray<Session>, violations: Array<string>) => {
   const terminals = new Set(world.tmuxSessions())
   const worktrees = worktreeList(world)
@@ -171,7 +188,7 @@ const queueEventChecks = (events: ReadonlyArray<Event>, queue: Queue, records: R
   for (const added of events.filter((e) => e.type === "queue.added")) {
     const id = entryOf(added)
     if (id === undefined) continue
-    const what = `${id} (issue ${added.issueId})`
+    const what = `${id} (${added.issueId !== undefined ? `issue ${added.issueId}` : "a task"})`
     const ends = events.filter((e) => (e.type === "queue.admitted" || e.type === "queue.dropped") && entryOf(e) === id)
     const queued = queue.entries.some((e) => e.id === id)
     if (ends.length === 0 && !queued) violations.push(`${what} left the queue with neither a queue.admitted nor a queue.dropped`)
@@ -182,8 +199,12 @@ const queueEventChecks = (events: ReadonlyArray<Event>, queue: Queue, records: R
         const reason = end.message ?? ""
         if (reason === "") violations.push(`${what} was dropped without a reason`)
         else if (!ASKED_REASON.test(reason) && !OWN_REASON.test(reason)) violations.push(`${what} was dropped for a reason not its own: ${firstLine(reason)}`)
-      } else if (!records.some((r) => r.sessionId === end.sessionId && r.issueId === added.issueId)) {
-        violations.push(`${what} was admitted as ${end.sessionId}, but no record of ${end.sessionId} works issue ${added.issueId}`)
+      } else if (!records.some((r) => r.sessionId === end.sessionId && (added.issueId === undefined ? r.task !== undefined : r.issueId === added.issueId))) {
+        violations.push(
+          `${what} was admitted as ${end.sessionId}, but no record of ${end.sessionId} works ${
+            added.issueId !== undefined ? `issue ${added.issueId}` : "a task"
+          }`
+        )
       }
     }
   }
@@ -211,6 +232,7 @@ export const checkInvariants = (world: World, promised: Promised): Array<string>
   const violations: Array<string> = []
   const { events, queue, records } = readState(world, violations)
   issueChecks(promised, queue, records, violations)
+  taskChecks(promised, queue, records, violations)
   recordChecks(world, records, violations)
   workChecks(world, events, records, violations)
   queueEventChecks(events, queue, records, violations)

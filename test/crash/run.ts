@@ -38,9 +38,10 @@ export interface RunResult {
 const command = (args: ReadonlyArray<string>) => `\`orch ${args.join(" ")}\``
 const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
 
-/** The issues a step that exited 0 confirmed, and those whose entries it took off the queue itself. */
-const promiseOf = (args: ReadonlyArray<string>) => {
+/** The issues (and tasks) a step that exited 0 confirmed, and those whose entries it took off the queue itself. */
+const promiseOf = (args: ReadonlyArray<string>): { confirmed: ReadonlyArray<string>; removed: ReadonlyArray<string>; tasks?: ReadonlyArray<string> } => {
   const [first, second, ...rest] = args
+  if (first === "queue" && second === "add" && rest[1] === "--task") return { confirmed: [], removed: [], tasks: rest.slice(2, 3) }
   if (first === "queue" && second === "add") return { confirmed: rest.slice(1), removed: [] }
   if (first === "batch-spawn") return { confirmed: rest, removed: [] }
   if (first === "spawn") return { confirmed: rest.slice(0, 1), removed: [] }
@@ -59,6 +60,7 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
   const control = crashControl(world, crash)
   try {
     const confirmed = new Set<string>()
+    const tasks = new Set<string>()
     const removed = new Set<string>()
     const problems: Array<string> = []
     const stepPids: Array<number | undefined> = []
@@ -81,6 +83,7 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
         const result = await running.done
         const promise = promiseOf(step.args)
         if (result.code === 0) promise.confirmed.forEach((issue) => confirmed.add(issue))
+        if (result.code === 0) promise.tasks?.forEach((task) => tasks.add(task))
         // A `queue rm` that died may have removed the entry first: what it did was asked for.
         promise.removed.forEach((issue) => removed.add(issue))
         if (!control.crashed() && result.code !== 0) problems.push(`${command(step.args)} exited ${result.code ?? result.signal}: ${firstLine(result.stderr)}`)
@@ -112,7 +115,7 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
       problems.push(...checkShownAfterCrash(await world.orch(["status", "--json"])))
     }
     const violations = [...problems, ...(await recover(world, control.signalledSupervisor()))]
-    violations.push(...checkInvariants(world, { confirmed, removedByScenario: removed }))
+    violations.push(...checkInvariants(world, { confirmed, tasks, removedByScenario: removed }))
     return { died, crashed, violations, notes: leftovers(world.tmp), ms: Date.now() - began, profile }
   } finally {
     control.dispose()

@@ -67,6 +67,12 @@ export const SCENARIOS: ReadonlyArray<Scenario> = [
     steps: [orch("queue", "add", "app", "1", "2", "3"), start, admitted("1", "2")]
   },
   {
+    name: "queue-task",
+    description: "queue add --task and an issue with no supervisor (maxSessions 2); orch start admits both",
+    world: { issues: 2, maxSessions: 2 },
+    steps: [orch("queue", "add", "app", "--task", "Write the changelog"), orch("queue", "add", "app", "1"), start, agentOf("write-the-changelog", "1")]
+  },
+  {
     name: "spawn",
     description: "spawn with no supervisor, then orch start, then spawn through the supervisor",
     world: { issues: 3 },

@@ -53,7 +53,7 @@ describe("blocker: the budget an entry waits on", () => {
       "memory: free minus reserve under the expected size",
       facts({ machine: { name: "this machine", freeBytes: 2.4 * GB, reserveBytes: 1 * GB }, expectedBytes: () => 1.8 * GB }),
       entry("q1"),
-      "waiting for memory on this machine: 1.4 GB free, 1.8 GB needed"
+      "waiting for memory on this machine: 2.4 GB free, 1.0 GB of it kept in reserve, 1.8 GB needed"
     ],
     [
       "memory: the expected size is the entry's agent's",
@@ -62,16 +62,22 @@ describe("blocker: the budget an entry waits on", () => {
       undefined
     ],
     [
-      "memory: below the reserve reads as nothing free",
+      "memory: less free than the reserve (not \"of it\")",
       facts({ machine: { name: "host b", freeBytes: 0.5 * GB, reserveBytes: 1 * GB }, expectedBytes: () => 300 * 1024 ** 2 }),
       entry("q1"),
-      "waiting for memory on host b: 0 MB free, 300 MB needed"
+      "waiting for memory on host b: 512 MB free, 1.0 GB kept in reserve, 300 MB needed"
     ],
     [
-      "memory: sessions not yet measured hold their expected size, and the sentence says so",
+      "memory: no reserve, none said",
+      facts({ machine: { name: "host b", freeBytes: 0.2 * GB, reserveBytes: 0 }, expectedBytes: () => 300 * 1024 ** 2 }),
+      entry("q1"),
+      "waiting for memory on host b: 205 MB free, 300 MB needed"
+    ],
+    [
+      "memory: sessions just started count at their expected size until measured, and the sentence says what is free and how they count",
       facts({ machine: { name: "this machine", freeBytes: 23.5 * GB, reserveBytes: 1 * GB, held: Array(22).fill(1 * GB) } }),
       entry("q1"),
-      "waiting for memory on this machine: 22.5 GB free, 22.0 GB of it held for 22 sessions not yet measured (1.0 GB each), 1.0 GB needed"
+      "waiting for memory on this machine: 23.5 GB free, 1.0 GB of it kept in reserve, 22 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"
     ],
     [
       "memory: what is held leaves room for one more",
@@ -83,19 +89,19 @@ describe("blocker: the budget an entry waits on", () => {
       "memory: one session held, of different agents' sizes",
       facts({ machine: { name: "this machine", freeBytes: 2 * GB, reserveBytes: 1 * GB, held: [0.5 * GB] } }),
       entry("q1"),
-      "waiting for memory on this machine: 1.0 GB free, 512 MB of it held for 1 session not yet measured, 1.0 GB needed"
+      "waiting for memory on this machine: 2.0 GB free, 1.0 GB of it kept in reserve, 1 session just started counted at 512 MB until it is measured, 1.0 GB needed"
     ],
     [
       "memory: held sessions of different sizes",
       facts({ machine: { name: "this machine", freeBytes: 3 * GB, reserveBytes: 1 * GB, held: [0.5 * GB, 1.5 * GB] } }),
       entry("q1"),
-      "waiting for memory on this machine: 2.0 GB free, 2.0 GB of it held for 2 sessions not yet measured (512 MB to 1.5 GB each), 1.0 GB needed"
+      "waiting for memory on this machine: 3.0 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 512 MB to 1.5 GB each until they are measured, 1.0 GB needed"
     ],
     [
-      "memory: more held than free (the agents grew before they were measured): not \"of it\"",
+      "memory: sessions just started count for more than is left after the reserve",
       facts({ machine: { name: "this machine", freeBytes: 2.5 * GB, reserveBytes: 1 * GB, held: [1 * GB, 1 * GB] } }),
       entry("q1"),
-      "waiting for memory on this machine: 1.5 GB free, 2.0 GB held for 2 sessions not yet measured (1.0 GB each), 1.0 GB needed"
+      "waiting for memory on this machine: 2.5 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"
     ],
     [
       "load at its maximum",
@@ -156,7 +162,7 @@ describe("admission: which entry starts", () => {
     expect(next.machine.held).toEqual([GB, GB])
     expect(admission([entry("q2")], next).admit?.id).toBe("q2")
     expect(admission([entry("q3")], afterAdmitting(next, entry("q2"))).waiting[0]?.reason).toBe(
-      "waiting for memory on this machine: 3.5 GB free, 3.0 GB of it held for 3 sessions not yet measured (1.0 GB each), 1.0 GB needed"
+      "waiting for memory on this machine: 4.5 GB free, 1.0 GB of it kept in reserve, 3 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"
     )
   })
 })
@@ -186,7 +192,10 @@ describe("planBatch: a batch behind the queue", () => {
       [entry("a"), entry("b")],
       facts({ machine: { name: "this machine", freeBytes: 2.5 * GB, reserveBytes: GB }, expectedBytes: () => GB }),
       ["a"],
-      [["b", "waiting for memory on this machine: 1.5 GB free, 1.0 GB of it held for 1 session not yet measured, 1.0 GB needed"]]
+      [[
+        "b",
+        "waiting for memory on this machine: 2.5 GB free, 1.0 GB of it kept in reserve, 1 session just started counted at 1.0 GB until it is measured, 1.0 GB needed"
+      ]]
     ],
     [
       "room for 2.5 sessions, one started a moment ago (reserved in the records): one more starts, not two",
@@ -195,8 +204,14 @@ describe("planBatch: a batch behind the queue", () => {
       facts({ machine: { name: "this machine", freeBytes: 3.5 * GB, reserveBytes: GB, held: [GB] }, expectedBytes: () => GB }),
       ["a"],
       [
-        ["b", "waiting for memory on this machine: 2.5 GB free, 2.0 GB of it held for 2 sessions not yet measured (1.0 GB each), 1.0 GB needed"],
-        ["c", "waiting for memory on this machine: 2.5 GB free, 2.0 GB of it held for 2 sessions not yet measured (1.0 GB each), 1.0 GB needed"]
+        [
+          "b",
+          "waiting for memory on this machine: 3.5 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"
+        ],
+        [
+          "c",
+          "waiting for memory on this machine: 3.5 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"
+        ]
       ]
     ]
   ])("%s", (_, queued, fresh, given, started, waiting) => {

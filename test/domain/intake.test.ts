@@ -76,6 +76,12 @@ describe("how a queued entry reads", () => {
       "1. q-3 app 42 \"Fix the \\\"login\\\"\" (priority 2): waiting"
     ],
     ["a long title is cut", { ...base, issue: "42", title: "x".repeat(80) }, `1. q-3 app 42 "${"x".repeat(59)}…": waiting`],
-    ["a task", { ...base, task: "Split the parser\ninto two" }, "1. q-3 app task Split the parser: waiting"]
+    ["a task: its first line, quoted", { ...base, task: "Split the parser\ninto two" }, "1. q-3 app task \"Split the parser\": waiting"],
+    [
+      "a task whose first lines are empty, spaces collapsed",
+      { ...base, task: "\n\n  Split   the parser  \nmore" },
+      "1. q-3 app task \"Split the parser\": waiting"
+    ],
+    ["a long task is cut", { ...base, task: "y".repeat(80) }, `1. q-3 app task "${"y".repeat(59)}…": waiting`]
   ])("%s", (_, entry, expected) => expect(entryLine(entry, "waiting")).toBe(expected))
 })

@@ -1,14 +1,14 @@
 /**
  * The one rule every list uses for a spawn whose process is gone (`shownStatus`), and what asks the system whether
  * that process lives (src/store/spawner.ts): by pid and start time, so a pid the kernel gave to another process is
- * not taken for the spawner.
+ * not taken for the spawner; and a live session whose agent is gone, from the pid its tmux handle keeps.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
-import { isInterrupted, isLive, shownStatus } from "../../src/domain/live.ts"
+import { asAgentGone, isInterrupted, isLive, shownStatus } from "../../src/domain/live.ts"
 import type { SessionRecord, SessionStatus, SpawnJournal } from "../../src/domain/session.ts"
 import { processStartTime } from "../../src/store/process-liveness.ts"
-import { asListed, interruptedSpawns, spawnerLives } from "../../src/store/spawner.ts"
+import { agentProcessGone, asListed, interruptedSpawns, spawnerLives } from "../../src/store/spawner.ts"
 
 const JOURNAL: SpawnJournal = { pid: 4242, startedAt: "2026-11-21T10:00:00.000Z", workspace: "/w/app-1", createdBranch: true }
 
@@ -70,5 +70,33 @@ describe("whether the spawner lives, asked of the system", () => {
   it("a record that is not spawning is listed as it is, the same object (no process asked)", () => {
     const working = record("working", { ...JOURNAL, pid: gone })
     assert.strictEqual(asListed(working), working)
+  })
+})
+
+describe("a live session whose agent is gone", () => {
+  const exited = spawnSync("true").pid!
+  const tmux = (data: Record<string, unknown>, fields: Partial<SessionRecord> = {}): SessionRecord => ({
+    ...record("working"),
+    activity: "active",
+    runtime: { plugin: "multiplexer", id: "app-1", data: { socket: "/t/default", ...data } },
+    ...fields
+  })
+
+  it.each<[string, SessionRecord, boolean]>([
+    ["its pane's process exited", tmux({ pid: exited }), true],
+    ["its pane's process runs", tmux({ pid: process.pid, pidStart: processStartTime(process.pid) }), false],
+    ["its pid was given to another process (another start time)", tmux({ pid: process.pid, pidStart: "1" }), true],
+    ["no pid kept (spawned before orch kept it): cannot tell", tmux({}), false],
+    ["on another host: its pid is not this machine's", tmux({ pid: exited }, { host: "b" }), false],
+    ["ended already: nothing to tell", tmux({ pid: exited }, { status: "killed" }), false],
+    ["a spawn under way is its spawn's", tmux({ pid: exited }, { status: "spawning" }), false]
+  ])("%s", (_name, input, expected) => assert.strictEqual(agentProcessGone(input), expected))
+
+  it("is shown as the supervisor records it: errored, exited; an ended one stays as it is", () => {
+    assert.deepInclude(asAgentGone(record("working")), { status: "errored", activity: "exited" })
+    const ready: SessionRecord = { ...record("pr_open"), activity: "ready" }
+    assert.deepInclude(asAgentGone(ready), { status: "errored", activity: "exited" })
+    const killed = record("killed")
+    assert.strictEqual(asAgentGone(killed), killed)
   })
 })

@@ -32,7 +32,8 @@ describe("admission in a memory control group", () => {
       const admitted = () => s.events().filter((e) => e.type === "queue.admitted").map((e) => e.issueId as string)
       const file = join(s.dataDir, "admission.json")
       const round = () => existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) as { at: string; waiting: Record<string, string> } : { at: "", waiting: {} }
-      const held = /^waiting for memory on this machine: 2\.\d GB free, 2\.0 GB of it held for 2 sessions not yet measured \(1\.0 GB each\), 1\.0 GB needed$/
+      const held =
+        /^waiting for memory on this machine: 3\.\d GB free, 1\.0 GB of it kept in reserve, 2 sessions just started counted at 1\.0 GB each until they are measured, 1\.0 GB needed$/
       const first = yield* eventually("a round that admitted two and holds the others back", () => {
         const last = round()
         return admitted().length === 2 && Object.values(last.waiting).length === 2 && Object.values(last.waiting).every((r) => held.test(r)) && last
@@ -43,7 +44,7 @@ describe("admission in a memory control group", () => {
       assert.deepStrictEqual(admitted().toSorted(), ["1", "2"])
       assert.isTrue(Object.values(round().waiting).every((r) => held.test(r)), JSON.stringify(round()))
       const ls = (yield* s.orch(["queue", "ls"], { cwd: s.repo.path })).stdout
-      assert.match(ls, /^1\. q-3 app 3: waiting for memory on this machine: 2\.\d GB free, 2\.0 GB of it held for 2 sessions not yet measured/m)
+      assert.match(ls, /^1\. q-3 app 3: waiting for memory on this machine: 3\.\d GB free, 1\.0 GB of it kept in reserve, 2 sessions just started counted at/m)
     }), 90_000)
 
   live("agents that take their memory at once: each holds only what it has not taken yet, read off its process tree", () =>
@@ -61,7 +62,7 @@ describe("admission in a memory control group", () => {
       // Once the agents have taken their 600 MB, a round holds about 400 MB for each of them, not its whole 1 GB.
       const reason = yield* eventually("a round holding only what the agents have not taken", () => {
         const waiting = existsSync(file) ? Object.values((JSON.parse(readFileSync(file, "utf8")) as { waiting: Record<string, string> }).waiting) : []
-        const held = waiting.map((r) => /held for (\d) sessions? not yet measured(?: \((\d+) MB(?: to (\d+) MB)? each\))?/.exec(r))
+        const held = waiting.map((r) => /(\d) sessions? just started counted at (\d+) MB(?: to (\d+) MB)?(?: each)? until/.exec(r))
         return held.length > 0 && held.every((m) => m !== null && m[2] !== undefined && Number(m[3] ?? m[2]) < 600) && waiting[0]
       }, 40_000)
       assert.match(reason as string, /^waiting for memory on this machine: /)

@@ -15,6 +15,7 @@ import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from
 import { dirname, join } from "node:path"
 import { parseDocument } from "yaml"
 import { ISSUE_ID_EXPECTED } from "../../src/domain/issue-id.ts"
+import { rescueMessage } from "../../src/sessions/teardown.ts"
 import { eventually } from "../support/eventually.ts"
 import { freshUser } from "../support/fresh-user.ts"
 import { memoryGroup, memoryGroupUnavailable } from "../support/memory-group.ts"
@@ -156,6 +157,10 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       assert.notStrictEqual(secondRescue, firstRescue)
       assert.strictEqual(u.git(u.repo, "show", `${secondRescue}:second.txt`), "second attempt")
       u.git(u.repo, "merge-base", "--is-ancestor", firstRescue, secondRescue) // throws unless the first is reachable
+      // One message for every rescue, naming the session and its issue (a host's says the same, below).
+      for (const rescue of [firstRescue, secondRescue]) {
+        assert.strictEqual(u.git(u.repo, "log", "-1", "--format=%B", rescue), rescueMessage({ sessionId: "app-1", issueId: "1" }))
+      }
 
       // Sessions live again, then the supervisor crashes and a new one starts at once.
       assert.strictEqual((yield* u.orch(["session", "restore", "app-1"])).code, 0)
@@ -336,6 +341,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
           /^killed app-1; unsaved work saved to refs\/orch\/rescue\/app-1 on origin, pushed from host b \(commit [0-9a-f]{12}; `git fetch origin refs\/orch\/rescue\/app-1:refs\/orch\/rescue\/app-1` brings it here\)\n$/
         )
         assert.strictEqual(u.git(u.origin, "show", "refs/orch/rescue/app-1:notes.txt"), "half-done work")
+        assert.strictEqual(u.git(u.origin, "log", "-1", "--format=%B", "refs/orch/rescue/app-1"), rescueMessage({ sessionId: "app-1", issueId: "1" }))
         assert.strictEqual(b.shell(`test -d ${worktree} && echo kept || echo removed`).trim(), "removed")
       }),
     90_000
@@ -408,7 +414,8 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
         group.setLimit(group.usage() + 3.5 * 1024 ** 3)
         assert.strictEqual((yield* u.orch(["queue", "add", "app", "1", "2", "3", "4"])).code, 0)
         // Two start; the sessions just started hold their expected size (they have not grown yet), so no more do.
-        const held = /waiting for memory on this machine: \d\.\d GB free, \d\.\d GB of it held for 2 sessions not yet measured/
+        const held =
+          /waiting for memory on this machine: \d\.\d GB free, 1\.0 GB of it kept in reserve, 2 sessions just started counted at 1\.0 GB each until they are measured/
         const admitted = () => u.events().filter((e) => e.type === "queue.admitted").length
         const round = () => Date.parse((JSON.parse(readFileSync(join(u.dataDir, "admission.json"), "utf8")) as { at: string }).at)
         const ls = () => execFileSync("orch", ["queue", "ls"], { cwd: u.repo, env: u.env, encoding: "utf8" })

@@ -70,13 +70,17 @@ describe("plugin components: what they return is decoded", () => {
       assert.include(error.message, "env.X: Expected string, got 1")
     }))
 
-  it.effect("workspace: create may return nothing; unsavedWork counts default to 0; rescue returns the commit", () =>
+  it.effect("workspace: create may return nothing; unsavedWork counts default to 0; rescue gets orch's message and returns the commit", () =>
     Effect.gen(function*() {
+      const messages: Array<string> = []
       const ws = workspaceFromPlugin(loaded("workspace", {
         create: () => undefined,
         destroy: () => undefined,
         unsavedWork: () => ({ uncommitted: 2 }),
-        rescue: () => "abc123",
+        rescue: (_project: unknown, _path: string, _ref: string, message: string) => {
+          messages.push(message)
+          return "abc123"
+        },
         hasBranch: () => "no"
       }))
       assert.deepStrictEqual(
@@ -84,7 +88,8 @@ describe("plugin components: what they return is decoded", () => {
         { path: "/w/app-1", branch: "feat/1", createdBranch: false, warnings: [] }
       )
       assert.deepStrictEqual(yield* ws.unsavedWork(project, "/w/app-1"), { uncommitted: 2, unpushed: 0 })
-      assert.strictEqual(yield* ws.rescue(project, "/w/app-1", "refs/orch/rescue/app-1"), "abc123")
+      assert.strictEqual(yield* ws.rescue(project, "/w/app-1", "refs/orch/rescue/app-1", "orch: work saved from app-1 (issue 1)"), "abc123")
+      assert.deepStrictEqual(messages, ["orch: work saved from app-1 (issue 1)"])
       assert.strictEqual(
         (yield* Effect.flip(ws.hasBranch(project, "feat/1"))).message,
         "fx: hasBranch: it returned an unexpected value: Expected boolean, got \"no\""

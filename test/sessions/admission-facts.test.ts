@@ -147,7 +147,7 @@ describe("admissionFacts", () => {
       assert.deepStrictEqual(facts.machine.held, [GB, 0.5 * GB])
       assert.strictEqual(
         admission([{ id: "q1", projectId: "app", agent: "command" }], facts).waiting[0]?.reason,
-        "waiting for memory on this machine: 2.0 GB free, 1.5 GB of it held for 2 sessions not yet measured (512 MB to 1.0 GB each), 1.0 GB needed"
+        "waiting for memory on this machine: 3.0 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 512 MB to 1.0 GB each until they are measured, 1.0 GB needed"
       )
       assert.deepStrictEqual(admissionFacts(config, reserved, machine).machine.held, [], "nothing reserved: nothing held")
       // What a session already takes is in MemAvailable: only the rest of its expected size is held; one at its full

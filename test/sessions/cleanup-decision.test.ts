@@ -31,7 +31,7 @@ const DONE: IssueState = { name: "Done", completed: true }
 const IN_PROGRESS: IssueState = { name: "In Progress", completed: false }
 
 describe("cleanup decision: which status and reason a cleaned session gets", () => {
-  it.each<[string, SessionRecord, IssueState | undefined, Liveness | undefined, CleanupVerdict | undefined]>([
+  it.each<[string, SessionRecord, IssueState | undefined, Liveness | undefined, CleanupVerdict | undefined, boolean?]>([
     // the PR decides first, whatever the agent is doing
     ["merged PR, agent still alive", session(pr("merged")), undefined, ALIVE, { status: "merged", cause: "pr-merged", reason: "PR #8 merged" }],
     ["merged PR, issue also done", session(pr("merged")), DONE, GONE, { status: "merged", cause: "pr-merged", reason: "PR #8 merged" }],
@@ -79,14 +79,25 @@ describe("cleanup decision: which status and reason a cleaned session gets", () 
       cause: "agent-exited",
       reason: "its agent exited (code 0)"
     }],
+    // a project with no scm opens no PR: none was missed, the work is on its branch
+    ["no scm, terminal gone", session(), undefined, GONE, {
+      status: "exited",
+      cause: "terminal-gone",
+      reason: "its terminal session is gone; the project has no scm, so its work is on branch feat/12, not in a PR"
+    }, false],
+    ["no scm, agent exited", session(), undefined, exited(0), {
+      status: "exited",
+      cause: "agent-exited",
+      reason: "its agent exited (code 0); the project has no scm, so its work is on branch feat/12, not in a PR"
+    }, false],
     // left alone
     ["alive, nothing settled", session(pr("open")), IN_PROGRESS, ALIVE, undefined],
     ["liveness unknown (not probed, or the probe failed) is never dead", session(), undefined, undefined, undefined],
     ["already ended by an earlier cleanup", session({ ...pr("merged"), status: "merged", endedAt: "2026-01-02T00:00:00.000Z" }), undefined, GONE, undefined],
     ["killed by a person", session({ status: "killed" }), DONE, GONE, undefined],
     ["a spawn under way is reconcile's, not cleanup's", session({ status: "spawning" }), undefined, GONE, undefined]
-  ])("%s", (_name, record, issueState, liveness, expected) => {
-    expect(cleanupVerdict(record, { issueState, liveness })).toEqual(expected)
+  ])("%s", (_name, record, issueState, liveness, expected, followsPrs = true) => {
+    expect(cleanupVerdict(record, { issueState, liveness, followsPrs })).toEqual(expected)
   })
 
   it("a probe is needed exactly when neither the PR nor the issue settles the session", () => {

@@ -376,42 +376,57 @@ describe("orch status", () => {
 })
 
 describe("orch status without a supervisor", () => {
-  it.live("says a dead agent's session is only as last recorded, and how long ago; with a supervisor running it does not", () =>
-    Effect.gen(function*() {
-      const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-1 ] && { ${WAIT_FOR_STOP}; exit 0; }; ${ECHO_AGENT}` })
-      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
-      writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-1"), "")
-      yield* eventually("app-1's agent to exit", () =>
-        execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1", 30_000)
-      writeFileSync(
-        join(s.dataDir, "sessions", "app", "app-1", "session.json"),
-        JSON.stringify({ ...s.record("app-1"), updatedAt: new Date(Date.now() - 3 * 3_600_000).toISOString() })
-      )
+  it.live(
+    "says a live session is only as last recorded, and how long ago, but one whose agent died is errored; with a supervisor running neither is recorded",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* sandbox({ agentCommand: `[ "$ORCH_SESSION_ID" = app-1 ] && { ${WAIT_FOR_STOP}; exit 0; }; ${ECHO_AGENT}` })
+        for (const issue of ["1", "2"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue])).code, 0)
+        assert.isNumber(s.record("app-1").runtime.data.pid, "the handle keeps the pid its pane runs")
+        writeFileSync(join(s.dataDir, "worktrees", "app", "stop-app-1"), "")
+        yield* eventually(
+          "app-1's agent to exit",
+          () => execFileSync("tmux", ["-S", s.socket, "list-panes", "-t", "=app-1:", "-F", "#{pane_dead}"], { encoding: "utf8" }).trim() === "1",
+          30_000
+        )
+        for (const id of ["app-1", "app-2"]) {
+          writeFileSync(
+            join(s.dataDir, "sessions", "app", id, "session.json"),
+            JSON.stringify({ ...s.record(id), updatedAt: new Date(Date.now() - 3 * 3_600_000).toISOString() })
+          )
+        }
 
-      const unwatched = yield* s.orch(["status"])
-      assert.strictEqual(unwatched.code, 0, unwatched.stderr)
-      const lines = unwatched.stdout.trim().split("\n")
-      assert.match(lines[0]!, /\sRECORDED$/)
-      assert.match(lines[1]!, /^app-1\s+1\s+feat\/1\s+working\s+active\s+-\s+\d+s\s+3h ago$/, "the dead agent's session is not shown as live truth")
-      assert.strictEqual(
-        lines[2],
-        "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: `orch session ls` checks their terminals, `orch start <project>` keeps them current."
-      )
-      const [row] = JSON.parse((yield* s.orch(["status", "--json"])).stdout)
-      assert.deepInclude(row, { sessionId: "app-1", status: "working", recorded: true })
-      assert.isAtLeast(row.recordedAgeMs, 3 * 3_600_000)
-      assert.isBelow(row.recordedAgeMs, 3 * 3_600_000 + 60_000)
-      const probing = (yield* s.orch(["session", "ls"])).stdout
-      assert.match(probing, /^app-1\s+1\s+working\s+exited( \(0\))?\s/m, `session ls, the probing view, tells the truth: ${probing}`)
+        const unwatched = yield* s.orch(["status"])
+        assert.strictEqual(unwatched.code, 0, unwatched.stderr)
+        const lines = unwatched.stdout.trim().split("\n")
+        assert.match(lines[0]!, /\sRECORDED$/)
+        assert.match(lines[1]!, /^app-1\s+1\s+feat\/1\s+errored\s+exited\s+-\s+\d+s\s+-$/, "the dead agent's session says so, not `working`")
+        assert.match(lines[2]!, /^app-2\s+2\s+feat\/2\s+working\s+active\s+-\s+\d+s\s+3h ago$/, "a live one is not shown as live truth")
+        assert.strictEqual(
+          lines[3],
+          "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: " +
+            "`orch session ls` checks their terminals, `orch start <project>` keeps them current."
+        )
+        const [gone, row] = JSON.parse((yield* s.orch(["status", "--json"])).stdout)
+        assert.deepInclude(gone, { sessionId: "app-1", status: "errored", activity: "exited", recorded: false })
+        assert.deepInclude(row, { sessionId: "app-2", status: "working", recorded: true })
+        assert.isAtLeast(row.recordedAgeMs, 3 * 3_600_000)
+        assert.isBelow(row.recordedAgeMs, 3 * 3_600_000 + 60_000)
+        assert.strictEqual(s.record("app-1").status, "working", "status reads; it writes nothing")
+        const probing = (yield* s.orch(["session", "ls"])).stdout
+        assert.match(probing, /^app-1\s+1\s+errored\s+exited( \(0\))?\s/m, `session ls, the probing view, tells the truth: ${probing}`)
+        assert.match(probing, /^app-2\s+2\s+working\s+alive\s/m, probing)
 
-      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
-      const watched = yield* s.orch(["status"])
-      assert.notInclude(watched.stdout, "RECORDED")
-      assert.notInclude(watched.stdout, "No supervisor is running")
-      const rows = JSON.parse((yield* s.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; recorded: boolean }>
-      assert.deepStrictEqual(rows.map((r) => [r.sessionId, r.recorded]), [["app-1", false], ["app-orchestrator", false]])
-      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
-    }), 60_000)
+        assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+        const watched = yield* s.orch(["status"])
+        assert.notInclude(watched.stdout, "RECORDED")
+        assert.notInclude(watched.stdout, "No supervisor is running")
+        const rows = JSON.parse((yield* s.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; recorded: boolean }>
+        assert.deepStrictEqual(rows.map((r) => [r.sessionId, r.recorded]), [["app-1", false], ["app-2", false], ["app-orchestrator", false]])
+        assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+      }),
+    60_000
+  )
 })
 
 describe("concurrency and crashes", () => {

@@ -322,7 +322,8 @@ describe("admission rounds count the sessions they started", () => {
     Effect.gen(function*() {
       const t = yield* setupRounds
       yield* t.queueing.queueAdd("app", ["1", "2", "3", "4"], 0)
-      const held = "waiting for memory on this machine: 2.5 GB free, 2.0 GB of it held for 2 sessions not yet measured (1.0 GB each), 1.0 GB needed"
+      const held =
+        "waiting for memory on this machine: 3.5 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"
       const first = yield* t.queueing.admit()
       assert.deepStrictEqual(t.admitted(), ["1", "2"])
       assert.deepStrictEqual(first.waiting.map((w) => [w.entry.issue, w.reason]), [["3", held], ["4", held]])
@@ -342,8 +343,8 @@ describe("admission rounds count the sessions they started", () => {
       yield* writeSessionSizes(t.root, { at: new Date(yield* Clock.currentTimeMillis).toISOString(), agents: { "coding-agent": { bytes: GB, rounds: 1 } } })
       const grown = yield* t.queueing.admit()
       assert.deepStrictEqual(grown.waiting.map((w) => w.reason), [
-        "waiting for memory on this machine: 512 MB free, 1.0 GB needed",
-        "waiting for memory on this machine: 512 MB free, 1.0 GB needed"
+        "waiting for memory on this machine: 1.5 GB free, 1.0 GB of it kept in reserve, 1.0 GB needed",
+        "waiting for memory on this machine: 1.5 GB free, 1.0 GB of it kept in reserve, 1.0 GB needed"
       ])
 
       // One ends and its memory frees: the next entry starts, and holds its own reservation against the last.
@@ -354,7 +355,7 @@ describe("admission rounds count the sessions they started", () => {
       assert.deepStrictEqual(t.admitted(), ["1", "2", "3"])
       assert.deepStrictEqual(freed.waiting.map((w) => [w.entry.issue, w.reason]), [[
         "4",
-        "waiting for memory on this machine: 1.5 GB free, 1.0 GB of it held for 1 session not yet measured, 1.0 GB needed"
+        "waiting for memory on this machine: 2.5 GB free, 1.0 GB of it kept in reserve, 1 session just started counted at 1.0 GB until it is measured, 1.0 GB needed"
       ]])
     }).pipe(Effect.provide(NodeServices.layer)))
 })

@@ -31,9 +31,16 @@ describe("which records rm and prune remove", () => {
     ["merged", clean, "Remove"],
     ["exited", clean, "Remove"],
     ["errored", { running: false, worktree: { uncommitted: 0, unpushed: 0 } }, "Remove"],
-    ["working", clean, "it is live (working); `orch session kill app-1` ends it first"],
-    ["pr_open", clean, "it is live (pr_open); `orch session kill app-1` ends it first"],
-    ["needs_input", clean, "it is live (needs_input); `orch session kill app-1` ends it first"],
+    // A live session whose agent is gone (its terminal gone, or its agent exited) has ended: as errored.
+    ["working", clean, "Remove"],
+    ["pr_open", { running: false, worktree: { uncommitted: 0, unpushed: 0 } }, "Remove"],
+    [
+      "working",
+      { running: false, worktree: { uncommitted: 0, unpushed: 1 } },
+      "its worktree /w/app-1 has unsaved work (1 unpushed commit); `orch session kill app-1` saves it to refs/orch/rescue/app-1 and removes the worktree, or commit and push it"
+    ],
+    ["working", { running: true, worktree: "absent" }, "it is live (working); `orch session kill app-1` ends it first"],
+    ["needs_input", { running: undefined, worktree: "absent" }, "it is live (needs_input); `orch session kill app-1` ends it first"],
     ["spawning", clean, "it is being spawned"],
     ["errored", { running: true, worktree: "absent" }, "its agent still runs in its terminal; `orch session kill app-1` stops it first"],
     [

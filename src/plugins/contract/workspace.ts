@@ -41,6 +41,7 @@ export type UnsavedWorkFromPlugin = typeof UnsavedWorkFromPlugin.Encoded
 export interface WorkspaceComponent {
   readonly name?: string
   create(spec: WorkspaceCreate): Returned<WorkspaceFromPlugin>
+  /** Also called when the workspace's directory is gone (deleted by hand): clear what still names it. */
   destroy(spec: WorkspaceDestroy): Returned<unknown>
   /** Whether the workspace is still there. Without it, orch takes it to be. */
   exists?(path: string): Returned<boolean>
@@ -48,6 +49,9 @@ export interface WorkspaceComponent {
   hasBranch?(project: WorkspaceProject, branch: string): Returned<boolean>
   /** Work that removing the workspace would lose. Without it, none. */
   unsavedWork?(project: WorkspaceProject, path: string): Returned<UnsavedWorkFromPlugin>
-  /** Saves everything in the workspace to `ref`; returns the commit. Without it, cleanup cannot rescue work. */
-  rescue?(project: WorkspaceProject, path: string, ref: string): Returned<string>
+  /**
+   * Saves everything in the workspace to `ref`, as a commit with `message` (orch's words, naming the session); returns
+   * the commit. Without it, cleanup cannot rescue work.
+   */
+  rescue?(project: WorkspaceProject, path: string, ref: string, message: string): Returned<string>
 }

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
 import { atCrashPoint } from "../../store/crash-points.ts"
+import { processStartTime } from "../../store/process-liveness.ts"
 import { type EnvFile, launchLine, removeEnvFile, writeEnvFile } from "./launch-env.ts"
 import { type LaunchSpec, type Liveness, RuntimeError, type RuntimeShape } from "./Runtime.ts"
 import { attachTmux } from "./tmux-attach.ts"
@@ -59,10 +60,16 @@ export const panesOf = (stdout: string): Map<string, Liveness> => {
 
 /**
  * One tmux command line that makes session `sessionId` running `/bin/sh -c <shell…>` in `workingDir`, keeps its
- * pane when the agent exits (its status stays readable), and says the session's name back: tmux answers 0 even
- * when its server could not stay up, so a session is believed only once named. Here and on a host (remote-tmux.ts).
+ * pane when the agent exits (its status stays readable), and says the session's name back (`answer`, a tmux format
+ * starting with it): tmux answers 0 even when its server could not stay up, so a session is believed only once
+ * named. Here and on a host (remote-tmux.ts).
  */
-export const newSessionArgs = <A>(sessionId: string, workingDir: string, shell: ReadonlyArray<string | A>): Array<string | A> => [
+export const newSessionArgs = <A>(
+  sessionId: string,
+  workingDir: string,
+  shell: ReadonlyArray<string | A>,
+  answer = "#{session_name}"
+): Array<string | A> => [
   "new-session",
   "-d",
   "-s",
@@ -89,8 +96,22 @@ export const newSessionArgs = <A>(sessionId: string, workingDir: string, shell: 
   "-p",
   "-t",
   `=${sessionId}:`,
-  "#{session_name}"
+  answer
 ]
+
+/**
+ * The process the session's pane runs (the agent's shell, which ends with the agent) as its handle keeps it: its pid,
+ * and its start time where the system tells it, so that `orch status` can tell a gone agent without asking tmux.
+ */
+const agentProcess = (pid: string | undefined) => {
+  if (pid === undefined || !/^\d+$/.test(pid)) return {}
+  const startTime = processStartTime(Number(pid))
+  return { pid: Number(pid), ...(startTime !== undefined ? { pidStart: startTime } : {}) }
+}
+
+/** The tmux socket a `multiplexer` session was made on, as its handle records it. */
+export const socketOf = (handle: RuntimeHandle): string | undefined =>
+  handle.plugin === PLUGIN && typeof handle.data.socket === "string" ? handle.data.socket : undefined
 
 export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
@@ -131,16 +152,20 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
   const launch = Effect.fnUntraced(function*(spec: LaunchSpec, envFile: EnvFile) {
     // tmux answers 0 even when its server could not stay up: the session is believed once tmux names it back.
     yield* atCrashPoint("tmux new-session: before")
-    const made = yield* tmuxOk("new-session", newSessionArgs(spec.sessionId, spec.workingDir, [launchLine(envFile, spec.unsetEnv, spec.command)]))
+    const made = yield* tmuxOk(
+      "new-session",
+      newSessionArgs(spec.sessionId, spec.workingDir, [launchLine(envFile, spec.unsetEnv, spec.command)], "#{session_name} #{pane_pid}")
+    )
     yield* atCrashPoint("tmux new-session: after")
-    if (made.trim() !== spec.sessionId) {
+    const [name, pid] = made.trim().split(" ")
+    if (name !== spec.sessionId) {
       return yield* new RuntimeError({
         plugin: PLUGIN,
         operation: "new-session",
         reason: `tmux reported the session made, but its server on ${socket} does not have it${made.trim() ? ` (${made.trim()})` : ""}`
       })
     }
-    const handle = { plugin: PLUGIN, id: spec.sessionId, data: { socket } } satisfies RuntimeHandle
+    const handle = { plugin: PLUGIN, id: spec.sessionId, data: { socket, ...agentProcess(pid) } } satisfies RuntimeHandle
     // Started means the shell took its environment (and deleted the file): a shell that never does is not left running.
     for (let poll = 0; poll < ENV_READ_POLLS && existsSync(envFile.dir); poll++) yield* Effect.sleep(ENV_READ_POLL_INTERVAL)
     if (existsSync(envFile.dir)) {

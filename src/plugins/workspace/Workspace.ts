@@ -74,11 +74,15 @@ export interface WorkspaceShape {
   readonly hasBranch: (project: ProjectConfig, branch: string) => Effect.Effect<boolean, WorkspaceError>
   readonly unsavedWork: (project: ProjectConfig, path: string) => Effect.Effect<UnsavedWork, WorkspaceError>
   /**
-   * Saves everything in the workspace (commits and uncommitted files) to `ref` in the project's repository. What
-   * `ref` held before stays reachable from it: a rescue never drops an earlier one.
+   * Saves everything in the workspace (commits and uncommitted files) to `ref` in the project's repository, as a
+   * commit with `message` (src/sessions/teardown.ts writes it). What `ref` held before stays reachable from it: a
+   * rescue never drops an earlier one.
    */
-  readonly rescue: (project: ProjectConfig, path: string, ref: string) => Effect.Effect<string, WorkspaceError>
-  /** Removes the workspace; with `deleteBranch`, also the branch (only ever one the session created). */
+  readonly rescue: (project: ProjectConfig, path: string, ref: string, message: string) => Effect.Effect<string, WorkspaceError>
+  /**
+   * Removes the workspace; with `deleteBranch`, also the branch (only ever one the session created). Also called when
+   * the workspace's directory is gone (deleted by hand): what still names it (git's registration of a worktree) goes.
+   */
   readonly destroy: (
     project: ProjectConfig,
     path: string,
@@ -142,7 +146,7 @@ export const makeTestWorkspace = (branches: ReadonlyArray<string> = ["main"]): T
     exists: (path) => Effect.sync(() => workspaces.has(path)),
     hasBranch: (_project, branch) => Effect.sync(() => known.has(branch)),
     unsavedWork: (_project, path) => Effect.map(find("unsavedWork", path), (entry) => entry.unsaved),
-    rescue: (_project, path, ref) =>
+    rescue: (_project, path, ref, _message) =>
       Effect.map(find("rescue", path), () => {
         const commit = `rescue-${rescues.length + 1}`
         rescues.push({ path, ref, commit })

@@ -46,10 +46,10 @@ export const makeCloneWorkspace = Effect.fnUntraced(function*() {
     return { path, branch, createdBranch: false, warnings: [] } satisfies CreatedWorkspace
   })
 
-  const rescue: WorkspaceShape["rescue"] = Effect.fn("Workspace.clone.rescue")(function*(project, path, ref) {
+  const rescue: WorkspaceShape["rescue"] = Effect.fn("Workspace.clone.rescue")(function*(project, path, ref, message) {
     // An earlier rescue lives in the project's repository: bring it into the clone, so the new one keeps it.
     if (yield* git.exists(project.path, ref)) yield* git.ok(path, ["fetch", "--quiet", project.path, `+${ref}:${ref}`])
-    const commit = yield* saveToRescueRef(git, path, ref)
+    const commit = yield* saveToRescueRef(git, path, ref, message)
     yield* git.ok(project.path, ["fetch", "--quiet", path, `+${ref}:${ref}`])
     return commit
   })

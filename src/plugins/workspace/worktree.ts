@@ -95,10 +95,10 @@ export const countUnsaved = Effect.fnUntraced(function*(git: Git, project: Proje
 })
 
 /**
- * One commit holding the workspace exactly as it is (tracked, untracked, staged or not), on top of HEAD. An
- * `earlier` commit to keep (a previous rescue) becomes its second parent, so it stays reachable.
+ * One commit holding the workspace exactly as it is (tracked, untracked, staged or not), on top of HEAD, with
+ * `message`. An `earlier` commit to keep (a previous rescue) becomes its second parent, so it stays reachable.
  */
-export const snapshotCommit = Effect.fnUntraced(function*(git: Git, path: string, label: string, earlier?: string) {
+export const snapshotCommit = Effect.fnUntraced(function*(git: Git, path: string, message: string, earlier?: string) {
   const env = { ...RESCUE_IDENTITY, GIT_INDEX_FILE: join(tmpdir(), `orch-index-${process.pid}-${Date.now()}`) }
   try {
     yield* git.ok(path, ["read-tree", "HEAD"], { env })
@@ -106,19 +106,8 @@ export const snapshotCommit = Effect.fnUntraced(function*(git: Git, path: string
     const tree = yield* git.ok(path, ["write-tree"], { env })
     const head = yield* git.ok(path, ["rev-parse", "HEAD"])
     const headTree = yield* git.ok(path, ["rev-parse", "HEAD^{tree}"])
-    if (earlier === undefined) {
-      return tree === headTree ? head : yield* git.ok(path, ["commit-tree", tree, "-p", head, "-m", `orch: work saved from ${label}`], { env })
-    }
-    return yield* git.ok(path, [
-      "commit-tree",
-      tree,
-      "-p",
-      head,
-      "-p",
-      earlier,
-      "-m",
-      `orch: work saved from ${label}\n\nIts second parent is the work saved there before (${earlier}).`
-    ], { env })
+    if (earlier === undefined && tree === headTree) return head
+    return yield* git.ok(path, ["commit-tree", tree, "-p", head, ...(earlier !== undefined ? ["-p", earlier] : []), "-m", message], { env })
   } finally {
     rmSync(env.GIT_INDEX_FILE, { force: true })
   }
@@ -128,11 +117,11 @@ export const snapshotCommit = Effect.fnUntraced(function*(git: Git, path: string
  * Saves the workspace to `ref` without ever losing what `ref` held: an earlier rescue that the workspace's HEAD
  * does not already contain is kept as the new commit's second parent (session killed, restored, killed again).
  */
-export const saveToRescueRef = Effect.fnUntraced(function*(git: Git, path: string, ref: string) {
+export const saveToRescueRef = Effect.fnUntraced(function*(git: Git, path: string, ref: string, message: string) {
   const previous = yield* git.run(path, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`])
   const earlier = previous.exitCode === 0 ? previous.stdout.trim() : undefined
   const contained = earlier !== undefined && (yield* git.run(path, ["merge-base", "--is-ancestor", earlier, "HEAD"])).exitCode === 0
-  const commit = yield* snapshotCommit(git, path, ref, contained ? undefined : earlier)
+  const commit = yield* snapshotCommit(git, path, message, contained ? undefined : earlier)
   yield* atCrashPoint("git update-ref rescue: before")
   yield* git.ok(path, ["update-ref", ref, commit, ...(earlier !== undefined ? [earlier] : [])])
   yield* atCrashPoint("git update-ref rescue: after")
@@ -256,8 +245,8 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
     return created
   })
 
-  const rescue: WorkspaceShape["rescue"] = Effect.fn("Workspace.worktree.rescue")(function*(_project, path, ref) {
-    return yield* saveToRescueRef(git, path, ref)
+  const rescue: WorkspaceShape["rescue"] = Effect.fn("Workspace.worktree.rescue")(function*(_project, path, ref, message) {
+    return yield* saveToRescueRef(git, path, ref, message)
   })
 
   return {

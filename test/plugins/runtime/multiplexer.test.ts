@@ -5,8 +5,10 @@ import * as Schedule from "effect/Schedule"
 import { execFileSync } from "node:child_process"
 import { chmodSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
+import type { RuntimeHandle } from "../../../src/domain/session.ts"
 import { makeMultiplexer } from "../../../src/plugins/runtime/multiplexer.ts"
 import { defaultTmuxSocket } from "../../../src/plugins/runtime/tmux-socket.ts"
+import { isProcessAlive, processStartTime } from "../../../src/store/process-liveness.ts"
 import { tempDir } from "../../support/host.ts"
 import { privateTmux, tmuxSessions } from "../../support/tmux.ts"
 
@@ -62,7 +64,11 @@ describe("runtime multiplexer (real tmux)", () => {
         env: { ORCH_SESSION_ID: "t-1", GITHUB_TOKEN: "leak" },
         unsetEnv: ["GITHUB_TOKEN"]
       })
-      assert.deepStrictEqual(handle, { plugin: "multiplexer", id: "t-1", data: { socket } })
+      // The handle keeps the socket, and the process its pane runs (with its start time): `orch status` asks the system of it.
+      const { pid, pidStart, ...made }: RuntimeHandle["data"] = handle.data
+      assert.deepStrictEqual({ ...handle, data: made }, { plugin: "multiplexer", id: "t-1", data: { socket } })
+      assert.strictEqual(pid, Number(execFileSync("tmux", ["-S", socket, "display-message", "-p", "-t", "=t-1:", "#{pane_pid}"], { encoding: "utf8" }).trim()))
+      assert.strictEqual(pidStart, processStartTime(pid as number))
       assert.deepStrictEqual(tmuxSessions(socket), ["t-1"])
 
       const screen = yield* eventually(runtime.capture(handle), (s) => s.includes("ready"))
@@ -89,6 +95,9 @@ describe("runtime multiplexer (real tmux)", () => {
       // tmux records the exit status when it reaps the process, which can come after it marks the pane dead
       if (exited.exitCode !== undefined) assert.strictEqual(exited.exitCode, 3)
       assert.include(yield* runtime.capture(handle, 100), "bye")
+      // The process the handle names is gone with the agent: what `orch status` sees without tmux.
+      const data: RuntimeHandle["data"] = handle.data
+      assert.isFalse(isProcessAlive(data.pid as number, data.pidStart as string))
     }).pipe(Effect.provide(NodeServices.layer)))
 
   it.live("a message the agent never takes is reported, not dropped", () =>

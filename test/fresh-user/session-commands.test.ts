@@ -1,0 +1,148 @@
+/**
+ * The session commands as a new user meets them, on the default path: the built CLI, a fresh HOME, an empty
+ * TMUX_TMPDIR, no ORCH_* variable, the config in the repository's own orchestrator.yaml (`tracker: none`,
+ * `scm: none`). `session ls` lists where `status` does (no config found, a config with an error); a session whose
+ * agent is gone reads `errored`, not `working`, and `prune` removes it unless its worktree holds unsaved work; a kill
+ * of a session whose worktree the user deleted leaves git with nothing to prune; every rescue commit says the same
+ * thing; cleanup of a project with no scm says where the work is.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { existsSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { stringify } from "yaml"
+import { rescueMessage } from "../../src/sessions/teardown.ts"
+import { eventually } from "../support/eventually.ts"
+import { git } from "../support/repo.ts"
+import { ECHO_AGENT, userSandbox } from "../support/user-sandbox.ts"
+
+type Sandbox = Effect.Success<typeof userSandbox>
+
+/** An agent that waits until the test creates `stop-<session>` beside its worktree, then exits 0; `alive` ones never do. */
+const stoppable = (...alive: Array<string>) =>
+  `case "$ORCH_SESSION_ID" in ${alive.length > 0 ? `${alive.join("|")}) ${ECHO_AGENT};; ` : ""}*) echo "ready $ORCH_SESSION_ID"; ` +
+  `while [ ! -e "../stop-$ORCH_SESSION_ID" ]; do sleep 0.1; done;; esac`
+
+/** Ends the agent of `sessionId` and waits until tmux shows its pane dead. */
+const stopAgent = (s: Sandbox, sessionId: string) =>
+  Effect.gen(function*() {
+    writeFileSync(join(s.dataDir, "worktrees", "app", `stop-${sessionId}`), "")
+    yield* eventually(`${sessionId}'s agent to exit`, () => s.tmux("list-panes", "-t", `=${sessionId}:`, "-F", "#{pane_dead}").trim() === "1", 30_000)
+  })
+
+const worktreeList = (s: Sandbox) => git(s.repo.path, "worktree", "list", "--porcelain")
+
+describe("session commands on the default path", () => {
+  it.live("session ls lists where status does: with no config found, and with a config that has an error (said once)", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      const file = s.writeRepoConfig()
+      const inRepo = { cwd: s.repo.path }
+      assert.deepStrictEqual(yield* s.orch(["session", "ls"]), { code: 0, stdout: "No sessions. Start one with `orch spawn <project> <issue>`.\n", stderr: "" })
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"], inRepo)).code, 0)
+
+      // From a directory no config is found from, as `orch status` does.
+      const status = yield* s.orch(["status"])
+      assert.strictEqual(status.code, 0, status.stderr)
+      const anywhere = yield* s.orch(["session", "ls"])
+      assert.strictEqual(anywhere.code, 0, anywhere.stderr)
+      assert.strictEqual(anywhere.stderr, "")
+      assert.match(anywhere.stdout, /^app-1\s+1\s+working\s+alive\s/m, anywhere.stdout)
+      const json = JSON.parse((yield* s.orch(["session", "ls", "--json"])).stdout) as Array<{ sessionId: string; runtimeState: string }>
+      assert.deepStrictEqual(json.map((r) => [r.sessionId, r.runtimeState]), [["app-1", "alive"]])
+
+      // The config gets an error: ls still lists (its terminal found on the socket it was made on), and says why once.
+      writeFileSync(file, stringify({ ...s.ports, projects: { app: s.project({ repo: "not a repo" }) } }))
+      const broken = yield* s.orch(["session", "ls"], inRepo)
+      assert.strictEqual(broken.code, 0, broken.stderr)
+      assert.match(
+        broken.stderr,
+        /^orch: warning: the config cannot be used \(Validation error at "projects\.app\.repo": [^\n]+\); sessions are listed without it, and a terminal only it could reach shows unknown\n$/
+      )
+      assert.match(broken.stdout, /^app-1\s+1\s+working\s+alive\s/m, broken.stdout)
+      assert.strictEqual((yield* s.orch(["status"], inRepo)).code, 0)
+      s.writeRepoConfig()
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-1"], inRepo)).code, 0)
+    }), 60_000)
+
+  it.live(
+    "an agent that is gone: status and ls say errored, not working; prune removes the clean one and keeps unsaved work, saying why",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* userSandbox
+        s.writeRepoConfig({ agentConfig: { command: stoppable("app-3") } })
+        const inRepo = { cwd: s.repo.path }
+        for (const issue of ["1", "2", "3"]) assert.strictEqual((yield* s.orch(["spawn", "app", issue], inRepo)).code, 0)
+        const worktree = (id: string) => join(s.dataDir, "worktrees", "app", id)
+        writeFileSync(join(worktree("app-2"), "draft.txt"), "not committed\n")
+        yield* stopAgent(s, "app-1")
+        yield* stopAgent(s, "app-2")
+
+        const status = (yield* s.orch(["status"])).stdout
+        assert.match(status, /^app-1\s+1\s+feat\/1\s+errored\s+exited\s/m, status)
+        assert.match(status, /^app-2\s+2\s+feat\/2\s+errored\s+exited\s/m, status)
+        assert.match(status, /^app-3\s+3\s+feat\/3\s+working\s+active\s/m, status)
+        const ls = (yield* s.orch(["session", "ls"], inRepo)).stdout
+        assert.match(ls, /^app-1\s+1\s+errored\s+exited \(0\)\s/m, ls)
+
+        const kept = "kept app-2: its worktree " + worktree("app-2") +
+          " has unsaved work (1 uncommitted file); `orch session kill app-2` saves it to refs/orch/rescue/app-2 and removes the worktree, or commit and push it"
+        const dry = yield* s.orch(["session", "prune", "--dry-run"], inRepo)
+        assert.strictEqual(dry.stdout, `would remove app-1 (errored) and its worktree\n${kept}\n`, dry.stderr)
+        assert.isTrue(existsSync(worktree("app-1")), "a dry run removes nothing")
+
+        const pruned = yield* s.orch(["session", "prune"], inRepo)
+        assert.strictEqual(pruned.code, 0, pruned.stderr)
+        assert.strictEqual(pruned.stdout, `removed app-1 (errored) and its worktree\n${kept}\n`)
+        assert.isFalse(existsSync(join(s.dataDir, "sessions", "app", "app-1")))
+        assert.isFalse(existsSync(worktree("app-1")))
+        assert.isTrue(existsSync(join(worktree("app-2"), "draft.txt")), "unsaved work is never pruned")
+        assert.notInclude(worktreeList(s), "prunable")
+        assert.deepInclude(s.events().filter((e) => e.type === "session.removed").at(-1), {
+          sessionId: "app-1",
+          message: "orch session prune removed its record (errored)"
+        })
+        assert.deepStrictEqual(s.sessions(), ["app-2", "app-3"], "the live agent and the kept session's terminal stay")
+        assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"], inRepo)).code, 0)
+      }),
+    60_000
+  )
+
+  it.live("kill: one rescue message for an issue and a task; a worktree the user deleted leaves git nothing to prune", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig()
+      const inRepo = { cwd: s.repo.path }
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"], inRepo)).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "--task", "Fix the login"], inRepo)).code, 0)
+      for (const id of ["app-1", "app-2"]) writeFileSync(join(s.dataDir, "worktrees", "app", id, "notes.txt"), "half-done\n")
+      for (const id of ["app-1", "app-2"]) assert.strictEqual((yield* s.orch(["session", "kill", id], inRepo)).code, 0)
+      assert.strictEqual(git(s.repo.path, "log", "-1", "--format=%B", "refs/orch/rescue/app-1"), rescueMessage({ sessionId: "app-1", issueId: "1" }))
+      assert.match(git(s.repo.path, "log", "-1", "--format=%B", "refs/orch/rescue/app-2"), /^orch: work saved from app-2 \(task fix-the-login\)\n\n/)
+
+      assert.strictEqual((yield* s.orch(["spawn", "app", "3"], inRepo)).code, 0)
+      rmSync(join(s.dataDir, "worktrees", "app", "app-3"), { recursive: true, force: true })
+      assert.include(worktreeList(s), "prunable", "git still has the deleted worktree registered")
+      const killed = yield* s.orch(["session", "kill", "app-3"], inRepo)
+      assert.strictEqual(killed.code, 0, killed.stderr)
+      assert.strictEqual(killed.stdout, "killed app-3\n")
+      assert.notInclude(worktreeList(s), "prunable")
+      assert.strictEqual(worktreeList(s).split("\n\n").filter(Boolean).length, 1, worktreeList(s))
+      assert.deepStrictEqual(s.sessions(), [])
+    }), 60_000)
+
+  it.live("cleanup of a project with no scm says where its work is, not that no PR was opened", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig({ agentConfig: { command: stoppable() } })
+      const inRepo = { cwd: s.repo.path }
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"], inRepo)).code, 0)
+      yield* stopAgent(s, "app-1")
+      const cleaned = yield* s.orch(["session", "cleanup"], inRepo)
+      assert.strictEqual(cleaned.code, 0, cleaned.stderr)
+      assert.strictEqual(
+        cleaned.stdout,
+        "cleaned app-1 (exited): its agent exited (code 0); the project has no scm, so its work is on branch feat/1, not in a PR\n"
+      )
+    }), 60_000)
+})
