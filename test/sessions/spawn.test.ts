@@ -63,7 +63,10 @@ describe("orch spawn (real git, tmux, tracker server)", () => {
         pr: null,
         issue: { title: "Fix the login bug", url: "https://github.com/acme/app/issues/12" }
       })
-      assert.deepStrictEqual(record.runtime, { plugin: "multiplexer", id: "app-1", data: { socket: s.socket } })
+      // The handle keeps the pane's process (its pid and start time), so status can tell it is gone without tmux.
+      const { pid, pidStart, ...data } = record.runtime!.data as { pid: number; pidStart: string }
+      assert.deepStrictEqual({ ...record.runtime, data }, { plugin: "multiplexer", id: "app-1", data: { socket: s.socket } })
+      assert.isTrue(Number.isInteger(pid) && pid > 0 && /^\d+$/.test(pidStart))
       assert.strictEqual(record.agent.plugin, "command")
       assert.isUndefined(record.spawn)
       assert.match(record.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
