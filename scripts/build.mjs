@@ -114,7 +114,8 @@ await Promise.all([cli, web, types])
 chmodSync("dist/orch.mjs", 0o755)
 
 // The shipped code cache: made the way a user's first run makes one (the cache of a real command, `--help`, holds
-// the functions it compiled), then put beside the bundle. Another Node version refuses it and makes its own.
+// the functions it compiled), then put beside the bundle. Its header names the Node that made it: another Node
+// version never hands it to V8 (which would refuse it, slowly), and makes its own on its first run.
 const cacheHome = mkdtempSync(join(tmpdir(), "orch-build-cache-"))
 try {
   execFileSync(process.execPath, ["dist/orch.mjs", "--help"], { env: { ...process.env, XDG_CACHE_HOME: cacheHome }, stdio: "ignore" })
