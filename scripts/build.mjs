@@ -16,19 +16,26 @@ import { promisify } from "node:util"
 rmSync("dist", { recursive: true, force: true })
 
 // effect/cli makes an `Intl.Segmenter` when it loads, only to measure help text; the first `Intl` object costs a
-// process 15–40 ms (ICU data), so every command paid it. It is made on first use instead.
+// process 15–40 ms (ICU data), so every command paid it. It is made on first use instead, and text of printable
+// ASCII alone (all of orch's help) is measured without it: there, each character is one column.
 const lazySegmenter = {
   name: "lazy-intl-segmenter",
   setup(b) {
     b.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]cli[\\/]CliOutput\.js$/ }, ({ path }) => {
       const source = readFileSync(path, "utf8")
       const eager = /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(([^)]*)\);/
-      if (!eager.test(source) || source.split("graphemeSegmenter.segment(").length !== 2) {
+      const measure = "export const displayWidth = text => {\n  let length = 0;\n  for (const {\n    segment\n  } of graphemeSegmenter.segment(stripAnsi(text))) {"
+      if (!eager.test(source) || source.split("graphemeSegmenter.segment(").length !== 2 || !source.includes(measure)) {
         throw new Error(`${path} no longer makes its Intl.Segmenter the way lazy-intl-segmenter expects: update the plugin`)
       }
       const contents = source
         .replace(eager, "let graphemeSegmenterMade;\nconst graphemeSegmenter = () => graphemeSegmenterMade ??= new Intl.Segmenter($1);")
-        .replace("graphemeSegmenter.segment(", "graphemeSegmenter().segment(")
+        .replace(
+          measure,
+          measure
+            .replace("  let length = 0;", "  const plain = stripAnsi(text);\n  if (/^[\\x20-\\x7e]*$/.test(plain)) return plain.length;\n  let length = 0;")
+            .replace("graphemeSegmenter.segment(stripAnsi(text))", "graphemeSegmenter().segment(plain)")
+        )
       return { contents, loader: "js" }
     })
   }
