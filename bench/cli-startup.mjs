@@ -2,8 +2,8 @@
 // and `config validate` on a 50-project config. Targets (issue 22): `orch --help` ≤ 2.5× bare node, `orch --version`
 // ≤ 1.3×. Each run has a fresh HOME with no orch data: the code cache in use is the shipped one, or the one the
 // warm-up run leaves in the user's cache directory when the shipped one was made by another Node.
-// BENCH_NODE=<a node binary> runs every command (and the floor) on that Node instead of this one (the code cache on
-// a Node other than the build's). BENCH_BASELINE=<another build's dist/orch.mjs> adds that build's `--help` and
+// BENCH_OTHER_NODES=<node binaries, comma-separated> adds a table per other Node (every command and the floor on it):
+// the code cache on a Node other than the build's. BENCH_BASELINE=<another build's dist/orch.mjs> adds that build's `--help` and
 // `queue ls` to the same run (before/after), named by BENCH_BASELINE_LABEL. BENCH_RECORD=0 prints without writing
 // BENCHMARKS.md; BENCH_SECTION names the section it writes (default "CLI start-up").
 import { execFileSync } from "node:child_process"
@@ -13,8 +13,7 @@ import { join } from "node:path"
 import { interleave, machine, median, ms, ORCH, percentile, ratio, recordSection, timeRun } from "./lib.mjs"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30)
-const NODE = process.env.BENCH_NODE ?? process.execPath
-const nodeVersion = execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim()
+const NODES = [process.execPath, ...(process.env.BENCH_OTHER_NODES ?? "").split(",").filter((node) => node !== "")]
 const dir = mkdtempSync(join(tmpdir(), "orch-bench-"))
 const config = join(dir, "orchestrator.yaml")
 writeFileSync(
@@ -25,13 +24,15 @@ writeFileSync(
       (_, i) => `  project-${i}:\n    repo: acme/project-${i}\n    path: ~/code/project-${i}\n    sessionPrefix: p${i}\n    agentRules: Run the tests.\n`
     ).join("")
 )
-// A fresh user: no orch data, an empty tmux directory, no ORCH_* overrides.
-const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ORCH_") && name !== "TMUX"))
-Object.assign(env, { HOME: join(dir, "home"), TMUX_TMPDIR: join(dir, "tmux"), XDG_CACHE_HOME: join(dir, "home", ".cache") })
 const baseline = process.env.BENCH_BASELINE
 const baselineLabel = process.env.BENCH_BASELINE_LABEL ?? "the baseline build (BENCH_BASELINE)"
 
-try {
+/** One interleaved run of every command on `NODE`, as a table with its targets. */
+const measure = (NODE, index) => {
+  const nodeVersion = execFileSync(NODE, ["--version"], { encoding: "utf8" }).trim()
+  // A fresh user: no orch data, an empty tmux directory, no ORCH_* overrides.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ORCH_") && name !== "TMUX"))
+  Object.assign(env, { HOME: join(dir, `home-${index}`), TMUX_TMPDIR: join(dir, `tmux-${index}`) })
   const run = (script, ...args) => () => timeRun(NODE, [script, ...args], { env })
   const load = loadavg()[0].toFixed(1)
   const samples = interleave(RUNS, {
@@ -49,7 +50,7 @@ try {
     const r = median(samples[name]) / floor
     return `${label} ≤ ${limit}× bare node — ${r <= limit ? "met" : "NOT met"} (${r.toFixed(2)}×).`
   }
-  const body = [
+  return [
     `${machine().replace(/Node v[\d.]+/, `Node ${nodeVersion}`)}; ${RUNS} interleaved runs each, fresh HOME, load average ${load} at the start, ${
       new Date().toISOString().slice(0, 10)
     }.`,
@@ -66,6 +67,10 @@ try {
     "",
     `Targets: ${target("`orch --help`", "help", 2.5)} ${target("`orch --version`", "version", 1.3)}`
   ].join("\n")
+}
+
+try {
+  const body = NODES.map(measure).join("\n\n")
   if (process.env.BENCH_RECORD !== "0") recordSection(process.env.BENCH_SECTION ?? "CLI start-up (`bench/cli-startup.mjs`)", body)
   console.log(body)
 } finally {
