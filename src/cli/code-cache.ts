@@ -14,14 +14,17 @@
  * refuse one (other V8 flags: `cachedDataRejected`). When none is taken, the command runs compiling as usual and,
  * as it exits, leaves a cache for next time in the user's cache directory. Nothing here can fail a command: no
  * cache, or an unusable one, is a normal start.
+ *
+ * This module is part of the `orch` entry, so `orch --version` loads it too: it takes Node's modules with
+ * `process.getBuiltinModule` (an ES import of one builds its whole export list), and `node:crypto`, which costs a
+ * process about 3 ms to load, only when a checksum is made.
  */
-import { createHash } from "node:crypto"
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs"
-import { createRequire } from "node:module"
-import { homedir } from "node:os"
-import { join } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
-import { Script } from "node:vm"
+const { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } = process.getBuiltinModule("node:fs")
+const { createRequire } = process.getBuiltinModule("node:module")
+const { homedir } = process.getBuiltinModule("node:os")
+const { join } = process.getBuiltinModule("node:path")
+const { fileURLToPath, pathToFileURL } = process.getBuiltinModule("node:url")
+const { Script } = process.getBuiltinModule("node:vm")
 
 /** What the bundle exports: `main` runs a command line to its exit. */
 export interface CommandTree {
@@ -29,6 +32,8 @@ export interface CommandTree {
 }
 
 const MAGIC = "orch-code-cache-2"
+
+const sha1 = (data: Buffer) => process.getBuiltinModule("node:crypto").createHash("sha1").update(data).digest("hex")
 
 /** The Node a cache is made by and for: `v24.11.0-x64`. */
 export const thisRuntime = `${process.version}-${process.arch}`
@@ -38,7 +43,7 @@ export const thisRuntime = `${process.version}-${process.arch}`
  * apart cheaply.
  */
 export const encodeCache = (bundleHash: string, runtime: string, payload: Buffer): Buffer =>
-  Buffer.concat([Buffer.from(`${MAGIC} ${bundleHash} ${runtime} ${createHash("sha1").update(payload).digest("hex")}\n`), payload])
+  Buffer.concat([Buffer.from(`${MAGIC} ${bundleHash} ${runtime} ${sha1(payload)}\n`), payload])
 
 /** The V8 cache data in `file` when it was made for `bundleHash` by `runtime` and is intact; otherwise undefined. */
 export const decodeCache = (file: Buffer, bundleHash: string, runtime: string): Buffer | undefined => {
@@ -47,7 +52,7 @@ export const decodeCache = (file: Buffer, bundleHash: string, runtime: string): 
   const [magic, hash, madeBy, sum] = file.subarray(0, end).toString("latin1").split(" ")
   if (magic !== MAGIC || hash !== bundleHash || madeBy !== runtime) return undefined
   const payload = file.subarray(end + 1)
-  return createHash("sha1").update(payload).digest("hex") === sum ? payload : undefined
+  return sha1(payload) === sum ? payload : undefined
 }
 
 const readCache = (path: string, bundleHash: string): Buffer | undefined => {
@@ -103,7 +108,7 @@ export const loadCommandTree = (bundleUrl: URL, bundleHash: string, env: NodeJS.
   const userFile = userDir === undefined ? undefined : join(userDir, `${prefix}${thisRuntime}.cache`)
   const candidates = [userFile, `${filename}.cache`].filter((path): path is string => path !== undefined)
   const compile = (cachedData: Buffer | undefined) => new Script(wrapped, { filename, ...(cachedData === undefined ? {} : { cachedData }) })
-  let script: Script | undefined
+  let script: InstanceType<typeof Script> | undefined
   for (const path of candidates) {
     const cachedData = readCache(path, bundleHash)
     if (cachedData === undefined) continue
