@@ -24,7 +24,8 @@ const lazySegmenter = {
     b.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]cli[\\/]CliOutput\.js$/ }, ({ path }) => {
       const source = readFileSync(path, "utf8")
       const eager = /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(([^)]*)\);/
-      const measure = "export const displayWidth = text => {\n  let length = 0;\n  for (const {\n    segment\n  } of graphemeSegmenter.segment(stripAnsi(text))) {"
+      const measure =
+        "export const displayWidth = text => {\n  let length = 0;\n  for (const {\n    segment\n  } of graphemeSegmenter.segment(stripAnsi(text))) {"
       if (!eager.test(source) || source.split("graphemeSegmenter.segment(").length !== 2 || !source.includes(measure)) {
         throw new Error(`${path} no longer makes its Intl.Segmenter the way lazy-intl-segmenter expects: update the plugin`)
       }

@@ -57,7 +57,11 @@ const show = Command.make(
 const schema = Command.make(
   "schema",
   {},
-  () => Effect.flatMap(Effect.promise(() => import("../config/json-schema.ts")), ({ renderConfigJsonSchema }) => Effect.sync(() => process.stdout.write(renderConfigJsonSchema())))
+  () =>
+    Effect.flatMap(
+      Effect.promise(() => import("../config/json-schema.ts")),
+      ({ renderConfigJsonSchema }) => Effect.sync(() => process.stdout.write(renderConfigJsonSchema()))
+    )
 ).pipe(
   Command.withDescription("Print the JSON Schema of orchestrator.yaml")
 )
