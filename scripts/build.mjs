@@ -8,9 +8,10 @@
 import { build } from "esbuild"
 import { execFile, execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 
 rmSync("dist", { recursive: true, force: true })
@@ -146,12 +147,33 @@ const types = promisify(execFile)(process.execPath, ["node_modules/typescript/bi
 await Promise.all([cli, web, types])
 chmodSync("dist/orch.mjs", 0o755)
 
-// The shipped code cache: made the way a user's first run makes one (the cache of a real command, `--help`, holds
-// the functions it compiled), then put beside the bundle. Its header names the Node that made it: another Node
-// version never hands it to V8 (which would refuse it, slowly), and makes its own on its first run.
+// The shipped code cache: made the way a user's first run makes one, by the loader itself (src/cli/code-cache.ts),
+// then put beside the bundle. A cache holds the functions its process compiled, so one process runs the two
+// commands people run most, `--help` and `status --json` (for a user with no sessions), side by side. Its header
+// names the Node that made it: another Node version never hands it to V8 (which would refuse it, slowly), and makes
+// its own on its first run.
 const cacheHome = mkdtempSync(join(tmpdir(), "orch-build-cache-"))
 try {
-  execFileSync(process.execPath, ["dist/orch.mjs", "--help"], { env: { ...process.env, XDG_CACHE_HOME: cacheHome }, stdio: "ignore" })
+  const maker = join(cacheHome, "make-cache.mjs")
+  await build({
+    stdin: {
+      contents: [
+        `import { loadCommandTree } from "./src/cli/code-cache.ts"`,
+        `const tree = loadCommandTree(new URL(${JSON.stringify(pathToFileURL("dist/cli.cjs").href)}), ${JSON.stringify(commandTreeHash)})`,
+        `tree.main(["--help"])`,
+        `tree.main(["status", "--json"])`
+      ].join("\n"),
+      resolveDir: ".",
+      loader: "ts"
+    },
+    outfile: maker,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    logLevel: "warning"
+  })
+  mkdirSync(join(cacheHome, "home"))
+  execFileSync(process.execPath, [maker], { env: { ...process.env, HOME: join(cacheHome, "home"), XDG_CACHE_HOME: cacheHome }, stdio: "ignore" })
   const [made] = readdirSync(join(cacheHome, "orch"))
   copyFileSync(join(cacheHome, "orch", made), "dist/cli.cjs.cache") // not a rename: tmp may be another file system
 } finally {
