@@ -2,8 +2,10 @@
 /**
  * Entry point of the `orch` command. What needs little gets little: the version is printed without loading
  * anything, `spawn` and `send` go straight to a running supervisor when there is one (src/ipc/fast-path.ts),
- * and only the rest loads the command tree (dist/cli.cjs, with a code cache: src/cli/code-cache.ts).
+ * and only the rest loads the command tree (dist/cli.cjs, with a code cache: src/cli/code-cache.ts). The cache
+ * loader is part of this file, not a chunk imported on the way: a dynamic import costs a few milliseconds.
  */
+import { loadCommandTree } from "../src/cli/code-cache.ts"
 import { VERSION } from "../src/version.ts"
 
 /** The command tree bundle's content hash, put in by scripts/build.mjs: it names the bundle's code caches. */
@@ -17,7 +19,6 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   if (fast !== undefined) {
     process.exitCode = fast
   } else {
-    const { loadCommandTree } = await import("../src/cli/code-cache.ts")
     loadCommandTree(new URL("./cli.cjs", import.meta.url), ORCH_COMMAND_TREE_HASH).main(argv)
   }
 }

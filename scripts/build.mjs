@@ -8,31 +8,62 @@
 import { build } from "esbuild"
 import { execFile, execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
 
 rmSync("dist", { recursive: true, force: true })
 
 // effect/cli makes an `Intl.Segmenter` when it loads, only to measure help text; the first `Intl` object costs a
-// process 15–40 ms (ICU data), so every command paid it. It is made on first use instead.
+// process 15–40 ms (ICU data), so every command paid it. It is made on first use instead, and text of printable
+// ASCII alone (all of orch's help) is measured without it: there, each character is one column.
 const lazySegmenter = {
   name: "lazy-intl-segmenter",
   setup(b) {
     b.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]cli[\\/]CliOutput\.js$/ }, ({ path }) => {
       const source = readFileSync(path, "utf8")
       const eager = /const graphemeSegmenter = \/\*#__PURE__\*\/new Intl\.Segmenter\(([^)]*)\);/
-      if (!eager.test(source) || source.split("graphemeSegmenter.segment(").length !== 2) {
+      const measure =
+        "export const displayWidth = text => {\n  let length = 0;\n  for (const {\n    segment\n  } of graphemeSegmenter.segment(stripAnsi(text))) {"
+      if (!eager.test(source) || source.split("graphemeSegmenter.segment(").length !== 2 || !source.includes(measure)) {
         throw new Error(`${path} no longer makes its Intl.Segmenter the way lazy-intl-segmenter expects: update the plugin`)
       }
       const contents = source
         .replace(eager, "let graphemeSegmenterMade;\nconst graphemeSegmenter = () => graphemeSegmenterMade ??= new Intl.Segmenter($1);")
-        .replace("graphemeSegmenter.segment(", "graphemeSegmenter().segment(")
+        .replace(
+          measure,
+          measure
+            .replace("  let length = 0;", "  const plain = stripAnsi(text);\n  if (/^[\\x20-\\x7e]*$/.test(plain)) return plain.length;\n  let length = 0;")
+            .replace("graphemeSegmenter.segment(stripAnsi(text))", "graphemeSegmenter().segment(plain)")
+        )
       return { contents, loader: "js" }
     })
   }
 }
+// Libraries only some commands use (a notifier's HTTP client, the email notifier, the dashboard's WebSocket server,
+// the demo's GraphQL) are bundled apart, dist/vendor/<name>.cjs, which the command tree requires when it first uses
+// one: in the tree they were half its 2.3 MB, which every command read and whose code cache it loaded.
+const VENDORED = ["undici", "nodemailer", "ws", "graphql"]
+const vendorApart = {
+  name: "vendor-apart",
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(${VENDORED.join("|")})$`) }, ({ path }) => ({ path: `./vendor/${path}.cjs`, external: true }))
+  }
+}
+await build({
+  entryPoints: Object.fromEntries(VENDORED.map((name) => [name, name])),
+  outdir: "dist/vendor",
+  outExtension: { ".js": ".cjs" },
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node22",
+  legalComments: "none",
+  minify: true,
+  logLevel: "warning"
+})
 // The command tree as one CommonJS file, which bin/orch.ts loads with a V8 code cache (src/cli/code-cache.ts).
 await build({
   entryPoints: { cli: "src/cli/main.ts" },
@@ -48,7 +79,9 @@ await build({
   sourcemap: "linked",
   sourcesContent: false,
   logLevel: "warning",
-  plugins: [lazySegmenter]
+  // A vm script has no `import()`: a vendored library imported on first use is required instead.
+  supported: { "dynamic-import": false },
+  plugins: [lazySegmenter, vendorApart]
 })
 const commandTreeHash = createHash("sha256").update(readFileSync("dist/cli.cjs")).digest("hex").slice(0, 16)
 
@@ -77,7 +110,8 @@ const cli = build({
   target: "node22",
   external: ["@lydell/node-pty"],
   chunkNames: "chunks/[name]-[hash]",
-  banner: { js: "import { createRequire as __orchCreateRequire } from \"node:module\"; const require = __orchCreateRequire(import.meta.url);" },
+  // `process.getBuiltinModule`, not an ES import of node:module: such an import costs every command about a millisecond.
+  banner: { js: "const require = process.getBuiltinModule(\"node:module\").createRequire(import.meta.url);" },
   define: { ORCH_COMMAND_TREE_HASH: JSON.stringify(commandTreeHash) },
   legalComments: "none",
   minify: true,
@@ -113,11 +147,33 @@ const types = promisify(execFile)(process.execPath, ["node_modules/typescript/bi
 await Promise.all([cli, web, types])
 chmodSync("dist/orch.mjs", 0o755)
 
-// The shipped code cache: made the way a user's first run makes one (the cache of a real command, `--help`, holds
-// the functions it compiled), then put beside the bundle. Another Node version refuses it and makes its own.
+// The shipped code cache: made the way a user's first run makes one, by the loader itself (src/cli/code-cache.ts),
+// then put beside the bundle. A cache holds the functions its process compiled, so one process runs the two
+// commands people run most, `--help` and `status --json` (for a user with no sessions), side by side. Its header
+// names the Node that made it: another Node version never hands it to V8 (which would refuse it, slowly), and makes
+// its own on its first run.
 const cacheHome = mkdtempSync(join(tmpdir(), "orch-build-cache-"))
 try {
-  execFileSync(process.execPath, ["dist/orch.mjs", "--help"], { env: { ...process.env, XDG_CACHE_HOME: cacheHome }, stdio: "ignore" })
+  const maker = join(cacheHome, "make-cache.mjs")
+  await build({
+    stdin: {
+      contents: [
+        `import { loadCommandTree } from "./src/cli/code-cache.ts"`,
+        `const tree = loadCommandTree(new URL(${JSON.stringify(pathToFileURL("dist/cli.cjs").href)}), ${JSON.stringify(commandTreeHash)})`,
+        `tree.main(["--help"])`,
+        `tree.main(["status", "--json"])`
+      ].join("\n"),
+      resolveDir: ".",
+      loader: "ts"
+    },
+    outfile: maker,
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    logLevel: "warning"
+  })
+  mkdirSync(join(cacheHome, "home"))
+  execFileSync(process.execPath, [maker], { env: { ...process.env, HOME: join(cacheHome, "home"), XDG_CACHE_HOME: cacheHome }, stdio: "ignore" })
   const [made] = readdirSync(join(cacheHome, "orch"))
   copyFileSync(join(cacheHome, "orch", made), "dist/cli.cjs.cache") // not a rename: tmp may be another file system
 } finally {

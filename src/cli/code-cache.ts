@@ -4,46 +4,60 @@
  * keyed by the file's absolute path; this one ships in the package (the build makes it), so a fresh install's first
  * command is fast too. Hence CommonJS through `vm.Script` with `cachedData`.
  *
- * The cache is looked for beside the bundle (the build makes one) and then in the user's cache directory; V8
- * refuses one made by another Node/V8 version or with other V8 flags (`cachedDataRejected`). When neither is
- * taken, the command runs compiling as usual and, as it exits, leaves a cache for next time in the user's cache
- * directory. Every cache file names the bundle it belongs to (the bundle's hash, in its header) and carries a
- * checksum of its bytes: V8 trusts a cache that passes its version check, so a file for another bundle or a
- * damaged one is never handed to it. Nothing here can fail a command: no cache, or an unusable one, is a normal
- * start.
+ * Every cache file names the bundle it belongs to (the bundle's hash) and the Node it was made by (version and
+ * architecture) in its header, and carries a checksum of its bytes: V8 trusts a cache that passes its version
+ * check, so a file for another bundle or a damaged one is never handed to it, and one made by another Node is not
+ * either (V8 would refuse it, but only after spending 100–200 ms on it, on every command).
+ *
+ * The user's cache directory is looked in first, then beside the bundle (the build makes one, for the build's
+ * Node): a user cache exists only where the shipped one was not taken, and is made by this Node. V8 may still
+ * refuse one (other V8 flags: `cachedDataRejected`). When none is taken, the command runs compiling as usual and,
+ * as it exits, leaves a cache for next time in the user's cache directory. Nothing here can fail a command: no
+ * cache, or an unusable one, is a normal start.
+ *
+ * This module is part of the `orch` entry, so `orch --version` loads it too: it takes Node's modules with
+ * `process.getBuiltinModule` (an ES import of one builds its whole export list), and `node:crypto`, which costs a
+ * process about 3 ms to load, only when a checksum is made.
  */
-import { createHash } from "node:crypto"
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs"
-import { createRequire } from "node:module"
-import { homedir } from "node:os"
-import { join } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
-import { Script } from "node:vm"
+const { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } = process.getBuiltinModule("node:fs")
+const { createRequire } = process.getBuiltinModule("node:module")
+const { homedir } = process.getBuiltinModule("node:os")
+const { join } = process.getBuiltinModule("node:path")
+const { fileURLToPath, pathToFileURL } = process.getBuiltinModule("node:url")
+const { Script } = process.getBuiltinModule("node:vm")
 
 /** What the bundle exports: `main` runs a command line to its exit. */
 export interface CommandTree {
   readonly main: (argv: ReadonlyArray<string>) => void
 }
 
-const MAGIC = "orch-code-cache-1"
+const MAGIC = "orch-code-cache-2"
 
-/** `<magic> <bundle hash> <sha1 of the payload>\n<payload>`, so a stale or damaged file is told apart cheaply. */
-export const encodeCache = (bundleHash: string, payload: Buffer): Buffer =>
-  Buffer.concat([Buffer.from(`${MAGIC} ${bundleHash} ${createHash("sha1").update(payload).digest("hex")}\n`), payload])
+const sha1 = (data: Buffer) => process.getBuiltinModule("node:crypto").createHash("sha1").update(data).digest("hex")
 
-/** The V8 cache data in `file` when it was made for `bundleHash` and is intact; otherwise undefined. */
-export const decodeCache = (file: Buffer, bundleHash: string): Buffer | undefined => {
+/** The Node a cache is made by and for: `v24.11.0-x64`. */
+export const thisRuntime = `${process.version}-${process.arch}`
+
+/**
+ * `<magic> <bundle hash> <runtime> <sha1 of the payload>\n<payload>`, so a stale, foreign or damaged file is told
+ * apart cheaply.
+ */
+export const encodeCache = (bundleHash: string, runtime: string, payload: Buffer): Buffer =>
+  Buffer.concat([Buffer.from(`${MAGIC} ${bundleHash} ${runtime} ${sha1(payload)}\n`), payload])
+
+/** The V8 cache data in `file` when it was made for `bundleHash` by `runtime` and is intact; otherwise undefined. */
+export const decodeCache = (file: Buffer, bundleHash: string, runtime: string): Buffer | undefined => {
   const end = file.indexOf(10)
   if (end < 0 || end > 200) return undefined
-  const [magic, hash, sum] = file.subarray(0, end).toString("latin1").split(" ")
-  if (magic !== MAGIC || hash !== bundleHash) return undefined
+  const [magic, hash, madeBy, sum] = file.subarray(0, end).toString("latin1").split(" ")
+  if (magic !== MAGIC || hash !== bundleHash || madeBy !== runtime) return undefined
   const payload = file.subarray(end + 1)
-  return createHash("sha1").update(payload).digest("hex") === sum ? payload : undefined
+  return sha1(payload) === sum ? payload : undefined
 }
 
 const readCache = (path: string, bundleHash: string): Buffer | undefined => {
   try {
-    return decodeCache(readFileSync(path), bundleHash)
+    return decodeCache(readFileSync(path), bundleHash, thisRuntime)
   } catch {
     return undefined
   }
@@ -91,10 +105,10 @@ export const loadCommandTree = (bundleUrl: URL, bundleHash: string, env: NodeJS.
   const wrapped = `(function (exports, require, module, __filename, __dirname, __orchImportMetaUrl, __orchImport) {${source}\n})`
   const userDir = userCacheDir(env)
   const prefix = `cli-${bundleHash}-`
-  const userFile = userDir === undefined ? undefined : join(userDir, `${prefix}${process.version}-${process.arch}.cache`)
-  const candidates = [`${filename}.cache`, userFile].filter((path): path is string => path !== undefined)
+  const userFile = userDir === undefined ? undefined : join(userDir, `${prefix}${thisRuntime}.cache`)
+  const candidates = [userFile, `${filename}.cache`].filter((path): path is string => path !== undefined)
   const compile = (cachedData: Buffer | undefined) => new Script(wrapped, { filename, ...(cachedData === undefined ? {} : { cachedData }) })
-  let script: Script | undefined
+  let script: InstanceType<typeof Script> | undefined
   for (const path of candidates) {
     const cachedData = readCache(path, bundleHash)
     if (cachedData === undefined) continue
@@ -109,7 +123,7 @@ export const loadCommandTree = (bundleUrl: URL, bundleHash: string, env: NodeJS.
     script = fresh
     // Made as the process exits, so the cache holds the functions this command compiled, not only the top level.
     if (userDir !== undefined && userFile !== undefined) {
-      process.once("exit", () => writeCache(userFile, userDir, prefix, () => encodeCache(bundleHash, fresh.createCachedData())))
+      process.once("exit", () => writeCache(userFile, userDir, prefix, () => encodeCache(bundleHash, thisRuntime, fresh.createCachedData())))
     }
   }
   const module = { exports: {} as CommandTree }

@@ -1,16 +1,13 @@
-/** `orch config validate|show|schema`. */
+/**
+ * `orch config validate|show|schema`. The config modules (and `yaml`) load when a command here runs, not when the
+ * command tree does: `orch --help` and `orch status` print nothing of them.
+ */
 import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
-import { stringify } from "yaml"
-import { ConfigReadError } from "../config/errors.ts"
-import { renderConfigJsonSchema } from "../config/json-schema.ts"
-import { loadConfigWithPath } from "../config/load.ts"
-import { redactSecrets } from "../config/redact.ts"
-import { fileProblem } from "../process/file-problem.ts"
 
 const fileArgument = (what: string) =>
   Argument.String("file").pipe(Argument.withDescription(`Config file to ${what} (default: the one orch would load)`), Argument.optional)
@@ -21,7 +18,11 @@ const readable = (file: Option.Option<string>) =>
     onNone: () => Effect.succeed(undefined),
     onSome: (given) => {
       const named = resolve(given)
-      return Effect.try({ try: () => (readFileSync(named), given), catch: (error) => new ConfigReadError({ file: named, reason: fileProblem(named, error) }) })
+      return Effect.flatMap(
+        Effect.promise(() => Promise.all([import("../config/errors.ts"), import("../process/file-problem.ts")])),
+        ([{ ConfigReadError }, { fileProblem }]) =>
+          Effect.try({ try: () => (readFileSync(named), given), catch: (error) => new ConfigReadError({ file: named, reason: fileProblem(named, error) }) })
+      )
     }
   })
 
@@ -44,13 +45,24 @@ const show = Command.make(
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON instead of YAML"))
   },
   Effect.fn("cli.config.show")(function*({ file, json }) {
+    const [{ loadConfigWithPath }, { redactSecrets }, { stringify }] = yield* Effect.promise(() =>
+      Promise.all([import("../config/load.ts"), import("../config/redact.ts"), import("yaml")])
+    )
     const { config } = yield* loadConfigWithPath(yield* readable(file))
     const shown = redactSecrets(config)
     yield* Console.log(json ? JSON.stringify(shown, null, 2) : stringify(shown, { lineWidth: 0 }).trimEnd())
   })
 ).pipe(Command.withDescription("Print a config with every default filled in (secrets hidden)"))
 
-const schema = Command.make("schema", {}, () => Effect.sync(() => process.stdout.write(renderConfigJsonSchema()))).pipe(
+const schema = Command.make(
+  "schema",
+  {},
+  () =>
+    Effect.flatMap(
+      Effect.promise(() => import("../config/json-schema.ts")),
+      ({ renderConfigJsonSchema }) => Effect.sync(() => process.stdout.write(renderConfigJsonSchema()))
+    )
+).pipe(
   Command.withDescription("Print the JSON Schema of orchestrator.yaml")
 )
 

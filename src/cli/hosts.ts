@@ -10,18 +10,14 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { join } from "node:path"
-import { activeHolds } from "../domain/holds.ts"
-import { type HostView, readHostsFile } from "../hosts/host-watch.ts"
-import { readHolds } from "../store/holds-file.ts"
-import { table } from "./format.ts"
-import { holdLines, HOST_HEADER, hostCells, hostRows } from "./hosts-view.ts"
+import type { HostView } from "../hosts/host-watch.ts"
 
 export const hosts = Command.make(
   "hosts",
   { json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON")) },
   Effect.fn("cli.hosts")(function*({ json }) {
-    const [{ loadConfig }, { SessionStore }, { socketPath }, { pingSupervisor }, { HostConnections }, { measureHeadroom }, { watchHost }] = yield* Effect
-      .promise(() =>
+    const [{ loadConfig }, { SessionStore }, { socketPath }, { pingSupervisor }, { HostConnections }, { measureHeadroom }, { readHostsFile, watchHost }] =
+      yield* Effect.promise(() =>
         Promise.all([
           import("../config/load.ts"),
           import("../store/SessionStore.ts"),
@@ -32,6 +28,9 @@ export const hosts = Command.make(
           import("../hosts/host-watch.ts")
         ])
       )
+    const [{ activeHolds }, { readHolds }, { table }, { holdLines, HOST_HEADER, hostCells, hostRows }] = yield* Effect.promise(() =>
+      Promise.all([import("../domain/holds.ts"), import("../store/holds-file.ts"), import("./format.ts"), import("./hosts-view.ts")])
+    )
     const config = yield* loadConfig()
     const { records, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
       Effect.provide(SessionStore.layer)

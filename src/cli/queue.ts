@@ -2,10 +2,10 @@
 import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { entryLabel, entryLine } from "../domain/queue.ts"
 import { taskFileFlag, taskFlag, workFrom } from "./task-input.ts"
 
 const loadSessions = () => import("./session-context.ts")
+const loadEntries = () => import("../domain/queue.ts")
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
 
 const add = Command.make(
@@ -19,7 +19,7 @@ const add = Command.make(
   },
   Effect.fn("cli.queue.add")(function*({ issues, priority, project, task, taskFile }) {
     const work = yield* workFrom(issues, task, taskFile, { issue: "issue ids", usage: "orch queue add <project> 42 43" })
-    const { withSessions } = yield* Effect.promise(loadSessions)
+    const [{ withSessions }, { entryLabel }] = yield* Effect.promise(() => Promise.all([loadSessions(), loadEntries()]))
     const { added, already } = yield* withSessions(
       (sessions) => work._tag === "Task" ? sessions.queueTask(project, work.task, priority) : sessions.queueAdd(project, work.issues, priority),
       { project }
@@ -41,6 +41,7 @@ const ls = Command.make(
     const items = yield* withSessionsAnywhere((sessions) => sessions.queueList())
     if (json) return yield* Console.log(JSON.stringify(items, null, 2))
     if (items.length === 0) return yield* Console.log("The queue is empty. Add to it with `orch queue add <project> <issue>...`.")
+    const { entryLine } = yield* Effect.promise(loadEntries)
     for (const item of items) yield* Console.log(entryLine(item, item.reason))
   })
 ).pipe(Command.withDescription("List the queue in order, with what each entry waits on"))
@@ -49,7 +50,7 @@ const rm = Command.make(
   "rm",
   { refs: Argument.String("entry").pipe(Argument.withDescription("Entry ids (q-3) or issue ids"), Argument.atLeast(1)) },
   Effect.fn("cli.queue.rm")(function*({ refs }) {
-    const { withSessionsAnywhere } = yield* Effect.promise(loadSessions)
+    const [{ withSessionsAnywhere }, { entryLabel }] = yield* Effect.promise(() => Promise.all([loadSessions(), loadEntries()]))
     // In the order given; the first that cannot be removed stops it, saying why (those before it are gone).
     for (const ref of refs) {
       const gone = yield* withSessionsAnywhere((sessions) => sessions.queueRemove(ref))

@@ -13,7 +13,6 @@ import { loadConfig } from "../config/load.ts"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { getDefaultConfig } from "../config/validate.ts"
 import { connectSupervisor, unresponsive } from "../ipc/liveness.ts"
-import { loadCheckedConfig } from "../plugins/config-check.ts"
 import { SessionManager } from "../sessions/SessionManager.ts"
 import type { OpError, SessionOps } from "../sessions/SessionOps.ts"
 import { dataDir } from "../store/paths.ts"
@@ -67,10 +66,16 @@ export const withSessionsAnywhere = <A>(f: (sessions: SessionOps) => Effect.Effe
 
 /**
  * The config found here; for a command acting on a project, checked as `orch config validate` checks it, but only that
- * project's plugins (a spawn imports no module another project names).
+ * project's plugins (a spawn imports no module another project names). The check's modules (every built-in plugin's
+ * manifest, undici among them) load only for such a command: `queue ls` and `session ls` print nothing of them.
  */
 const actingConfig = (acting: Acting | undefined): Effect.Effect<OrchestratorConfig, ConfigError, ChildProcessSpawner.ChildProcessSpawner> =>
-  acting === undefined ? loadConfig() : Effect.map(loadCheckedConfig(undefined, { projects: [acting.project] }), (loaded) => loaded.config)
+  acting === undefined
+    ? loadConfig()
+    : Effect.flatMap(
+      Effect.promise(() => import("../plugins/config-check.ts")),
+      ({ loadCheckedConfig }) => Effect.map(loadCheckedConfig(undefined, { projects: [acting.project] }), (loaded) => loaded.config)
+    )
 
 /**
  * In this process, for a command that reads every session and needs no config to (`session ls`, as `orch status`):

@@ -1,84 +1,18 @@
 /** `orch session ls|kill|restore|cleanup`. */
 import { Argument, Command, Flag } from "effect/cli"
-import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { configProblem } from "../config/problem.ts"
-import { asAgentGone, hostOf, isEnded, type SessionRecord, workLabel } from "../domain/session.ts"
-import { LOCAL } from "../hosts/spec.ts"
-import type { Liveness } from "../plugins/runtime/Runtime.ts"
 import type { Removed } from "../sessions/SessionOps.ts"
-import { asListed } from "../store/spawner.ts"
-import { age, rescueNote, table } from "./format.ts"
-import { sortRecords } from "./status.ts"
+import { rescueNote } from "./format.ts"
 
 const loadSessions = () => import("./session-context.ts")
 const sessionId = Argument.String("session").pipe(Argument.withDescription("Session id, e.g. app-3"))
 const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("Print JSON"))
 
-const livenessCell = (state: Liveness | undefined) =>
-  state === undefined ? "-" : state._tag === "Exited" ? `exited${state.exitCode !== undefined ? ` (${state.exitCode})` : ""}` : state._tag.toLowerCase()
-
-/** A live session whose terminal the probe found gone, or its agent exited, is shown as ended as it has (asAgentGone). */
-const asProbed = (record: SessionRecord, liveness: ReadonlyMap<string, Liveness>) => {
-  const state = record.runtime === null ? undefined : liveness.get(record.runtime.id)
-  return state?._tag === "Gone" || state?._tag === "Exited" ? asAgentGone(record) : record
-}
-
-/** A session's terminal as the probe found it; "unknown" for a live session whose host did not answer the probe. */
-const runtimeCell = (record: SessionRecord, liveness: ReadonlyMap<string, Liveness>) =>
-  record.runtime === null
-    ? "-"
-    : liveness.has(record.runtime.id)
-    ? livenessCell(liveness.get(record.runtime.id))
-    : isEnded(record.status)
-    ? "-"
-    : "unknown"
-
 const ls = Command.make(
   "ls",
   { json },
-  Effect.fn("cli.session.ls")(function*({ json }) {
-    const { withLocalSessionsAnywhere } = yield* Effect.promise(loadSessions)
-    // Like `orch status`, it lists with no config, or one with an error (said once): what needs one shows unknown.
-    const { value: { records, liveness }, unusable } = yield* withLocalSessionsAnywhere((sessions) => sessions.probeAll())
-    if (unusable !== undefined) {
-      const { problem, location } = configProblem(unusable)
-      yield* Console.error(
-        `orch: warning: the config cannot be used (${problem}${
-          location !== undefined ? `, ${location}` : ""
-        }); sessions are listed without it, and a terminal only it could reach shows unknown`
-      )
-    }
-    const sorted = sortRecords(records).map(asListed).map((record) => asProbed(record, liveness))
-    // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.
-    const interrupted = sorted.filter((r) => r.status === "interrupted")
-    const undone = interrupted.length === 0
-      ? { lines: [], warnings: [] }
-      : yield* Effect.flatMap(Effect.promise(() => import("./interrupted.ts")), ({ undoInterruptedSpawns }) => undoInterruptedSpawns(interrupted))
-    for (const warning of undone.warnings) yield* Console.error(`orch: warning: ${warning}`)
-    if (json) {
-      for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
-      return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, host: hostOf(r), runtimeState: runtimeCell(r, liveness) }))))
-    }
-    if (sorted.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
-    const now = yield* Clock.currentTimeMillis
-    // A HOST column once a session runs on another host.
-    const hosts = sorted.some((r) => hostOf(r) !== LOCAL)
-    yield* Console.log(table(
-      ["SESSION", "ISSUE", ...(hosts ? ["HOST"] : []), "STATUS", "RUNTIME", "WORKSPACE", "AGE"],
-      sorted.map((r) => [
-        r.sessionId,
-        workLabel(r),
-        ...(hosts ? [hostOf(r)] : []),
-        r.status,
-        runtimeCell(r, liveness),
-        r.workspacePath,
-        age(r.createdAt, now)
-      ])
-    ))
-    for (const line of undone.lines) yield* Console.log(line)
-  })
+  (flags) => Effect.flatMap(Effect.promise(() => import("./session-ls.ts")), ({ listSessions }) => listSessions(flags))
 ).pipe(
   Command.withDescription(
     "List sessions with the live state of their terminals (probes tmux once), with or without a config; a session whose agent is gone is shown errored; a spawn whose process died is shown interrupted, and undone when no supervisor runs"

@@ -255,11 +255,19 @@ export const nextStep = (limit: RateLimit, timeOf: (ms: number) => string): stri
 
 const localDay = (ms: number) => Math.floor((ms - new Date(ms).getTimezoneOffset() * MINUTE) / DAY_MS)
 
-const TIME_OF_DAY = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", timeZoneName: "short" })
+/**
+ * A time on this machine's clock, for people, from `now`: "at 16:12 UTC", "tomorrow at 09:00 CET", "on Nov 29 at 09:00 UTC".
+ * The formatter is made on the first time shown, not when the module loads: a process's first `Intl` object costs
+ * 10–30 ms (ICU data), which every command that loads this module (or only asks for a `clockTime`) would pay.
+ */
+export const clockTime = (now: number) => {
+  let timeOfDay: Intl.DateTimeFormat | undefined
+  return (ms: number): string =>
+    clockTimeWith(timeOfDay ??= new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", timeZoneName: "short" }), now, ms)
+}
 
-/** A time on this machine's clock, for people, from `now`: "at 16:12 UTC", "tomorrow at 09:00 CET", "on Nov 29 at 09:00 UTC". */
-export const clockTime = (now: number) => (ms: number): string => {
-  const time = TIME_OF_DAY.format(ms)
+const clockTimeWith = (timeOfDay: Intl.DateTimeFormat, now: number, ms: number): string => {
+  const time = timeOfDay.format(ms)
   const days = localDay(ms) - localDay(now)
   if (days === 0) return `at ${time}`
   if (days === 1) return `tomorrow at ${time}`

@@ -4,21 +4,24 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Script } from "node:vm"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
-import { decodeCache, encodeCache } from "../../src/cli/code-cache.ts"
+import { decodeCache, encodeCache, thisRuntime } from "../../src/cli/code-cache.ts"
 
 describe("code cache files", () => {
   const payload = Buffer.from("v8 cache bytes \n with a newline")
-  const file = encodeCache("abc123", payload)
+  const file = encodeCache("abc123", "v24.11.0-x64", payload)
 
   it.each([
-    ["intact, for this bundle", file, "abc123", payload],
-    ["for another bundle", file, "def456", undefined],
-    ["truncated", file.subarray(0, file.length - 3), "abc123", undefined],
-    ["with a damaged byte", Buffer.concat([file.subarray(0, file.length - 1), Buffer.from("X")]), "abc123", undefined],
-    ["not a cache file at all", Buffer.from("garbage"), "abc123", undefined],
-    ["empty", Buffer.alloc(0), "abc123", undefined]
-  ])("%s", (_label, bytes, hash, expected) => {
-    expect(decodeCache(bytes, hash)).toEqual(expected)
+    ["intact, for this bundle and this Node", file, "abc123", "v24.11.0-x64", payload],
+    ["for another bundle", file, "def456", "v24.11.0-x64", undefined],
+    ["made by another Node version", file, "abc123", "v20.20.2-x64", undefined],
+    ["made on another architecture", file, "abc123", "v24.11.0-arm64", undefined],
+    ["truncated", file.subarray(0, file.length - 3), "abc123", "v24.11.0-x64", undefined],
+    ["with a damaged byte", Buffer.concat([file.subarray(0, file.length - 1), Buffer.from("X")]), "abc123", "v24.11.0-x64", undefined],
+    ["not a cache file at all", Buffer.from("garbage"), "abc123", "v24.11.0-x64", undefined],
+    ["of the previous format (no Node named)", Buffer.from("orch-code-cache-1 abc123 0123abcd\nbytes"), "abc123", "v24.11.0-x64", undefined],
+    ["empty", Buffer.alloc(0), "abc123", "v24.11.0-x64", undefined]
+  ])("%s", (_label, bytes, hash, runtime, expected) => {
+    expect(decodeCache(bytes, hash, runtime)).toEqual(expected)
   })
 })
 
@@ -54,6 +57,14 @@ describe("the built CLI and its code cache", () => {
   })
   afterEach(() => rmSync(root, { recursive: true, force: true }))
 
+  /** The shipped cache, intact, but saying it was made by `version` of Node. */
+  const relabel = (version: string) => {
+    const bytes = readFileSync(join(dist, "cli.cjs.cache"))
+    const end = bytes.indexOf(10)
+    const hash = bytes.subarray(0, end).toString("latin1").split(" ")[1]!
+    writeFileSync(join(dist, "cli.cjs.cache"), encodeCache(hash, `${version}-${process.arch}`, bytes.subarray(end + 1)))
+  }
+
   it("uses the cache the build made, and writes none of its own", () => {
     expectHelp()
     expect(userCaches()).toEqual([])
@@ -69,8 +80,10 @@ describe("the built CLI and its code cache", () => {
     }],
     ["refused by V8 (made for other source)", () => {
       const hash = readFileSync(join(dist, "cli.cjs.cache"), "latin1").split("\n")[0]!.split(" ")[1]!
-      writeFileSync(join(dist, "cli.cjs.cache"), encodeCache(hash, new Script("1 + 1").createCachedData()))
-    }]
+      writeFileSync(join(dist, "cli.cjs.cache"), encodeCache(hash, thisRuntime, new Script("1 + 1").createCachedData()))
+    }],
+    // A cache V8 would take, labelled as another Node's: were it handed to V8, no user cache would be written.
+    ["made by another Node (as on any Node but the build's)", () => relabel("v0.0.0")]
   ])("starts normally when the shipped cache is %s, then leaves a working one in the user's cache dir", (_label, spoil) => {
     spoil()
     expectHelp()

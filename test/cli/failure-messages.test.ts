@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { createServer, type Server } from "node:net"
 import { delimiter, dirname, join } from "node:path"
 import { stringify } from "yaml"
-import { nodeCheck } from "../../src/cli/doctor.ts"
+import { nodeCheck } from "../../src/cli/doctor-run.ts"
 import { NODE_ENGINES } from "../../src/version.ts"
 import { ORCH_BIN, type OrchRun, runOrchAsync } from "../support/cli.ts"
 import { eventually, processGone } from "../support/eventually.ts"

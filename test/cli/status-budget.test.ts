@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { budgetPart, repohostBudget } from "../../src/cli/status.ts"
+import { budgetPart, repohostBudget } from "../../src/cli/status-run.ts"
 import { tempDir } from "../support/host.ts"
 
 const reset = Date.UTC(2026, 10, 21, 21, 45) / 1000

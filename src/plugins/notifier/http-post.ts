@@ -9,7 +9,6 @@
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { request } from "undici"
 import { doublingDelay } from "../../domain/backoff.ts"
 import { NotifierConfigError, NotifierError } from "./Notifier.ts"
 
@@ -99,6 +98,9 @@ export const makeJsonPoster = (options: HttpPostOptions) => {
   const attempt = (payload: string): Effect.Effect<Outcome> =>
     Effect.tryPromise({
       try: async (signal) => {
+        // undici (half a megabyte) loads with the first post, not with this module: every config check loads it, and
+        // `orch spawn` without a supervisor makes one.
+        const { request } = await import("undici")
         const response = await request(options.url, { method: "POST", headers, body: payload, signal })
         await response.body.dump()
         return response

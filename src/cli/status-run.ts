@@ -1,0 +1,136 @@
+/**
+ * What `orch status [--json]` does (its command is in status.ts, so the command tree loads none of this): every
+ * session, from the records alone (no tmux, git or network call). Without a running supervisor the live ones are
+ * marked as last recorded, with how long ago (status-view.ts), but one whose agent's process is gone (the pid its
+ * terminal's handle keeps, asked of the system) shows errored. A spawn whose process died half-way shows as
+ * `interrupted`; with no supervisor to undo it, this command does (interrupted.ts), and only then loads the config
+ * and plugins. With one, a line about its config file when an edit was not applied or waits for a restart (config-status.ts). A line when the
+ * supervisor met errors in its loops lately (supervisor-errors.ts). A live session whose project is not in the config
+ * the running supervisor serves shows as `unwatched`, with a line saying what to do.
+ */
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { Host } from "../config/host.ts"
+import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
+import type { SessionRecord } from "../domain/session.ts"
+import { agentProcessGone, asListed } from "../store/spawner.ts"
+import { configNotes } from "./config-status.ts"
+import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
+
+const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
+
+/** One project's part of the budget line: what is left of the tightest resource, and a pause the host asked for. */
+export const budgetPart = (project: string, budget: RateBudget, nowMs: number): string => {
+  const unit = budget.resource === "graphql" ? "GraphQL points" : "requests"
+  const left = budget.limit > 0 ? `${budget.remaining}/${budget.limit} ${unit} left, resets ${hhmm(budget.reset * 1000)}` : "no budget seen yet"
+  return budget.blockedUntil !== undefined && budget.blockedUntil > nowMs
+    ? `${project} ${left}; paused until ${hhmm(budget.blockedUntil)} (the host asked)`
+    : `${project} ${left}`
+}
+
+/**
+ * "repohost budget: …" from what the supervisor last saw (nothing when it never polled a repohost), or a warning
+ * when its file cannot be read.
+ */
+export const repohostBudget = (root: string, nowMs: number): { readonly line?: string; readonly warning?: string } => {
+  const path = join(root, "repohost.json")
+  if (!existsSync(path)) return {}
+  const decoded = Result.try(() => readFileSync(path, "utf8")).pipe(
+    Result.mapError((error) => (error instanceof Error ? error.message : String(error))),
+    Result.flatMap((text) =>
+      Result.mapError(Schema.decodeUnknownResult(Schema.fromJsonString(RepohostBudgets))(text), (error) => error.message.split("\n").join(" "))
+    )
+  )
+  if (Result.isFailure(decoded)) return { warning: `the repohost budget in ${path} cannot be read: ${decoded.failure}` }
+  const parts = Object.entries(decoded.success.budgets).map(([project, budget]) => budgetPart(project, budget, nowMs))
+  return parts.length > 0 ? { line: `repohost budget: ${parts.join("; ")}` } : {}
+}
+
+/** Records in a stable order: by project, then session number. */
+export const sortRecords = (records: ReadonlyArray<SessionRecord>) =>
+  [...records].sort((a, b) =>
+    a.projectId.localeCompare(b.projectId) ||
+    Number(a.sessionId.split("-").at(-1)) - Number(b.sessionId.split("-").at(-1)) ||
+    a.sessionId.localeCompare(b.sessionId)
+  )
+
+export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly json: boolean }) {
+  const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
+  const { latestSignal } = yield* Effect.promise(() => import("../store/activity-file.ts"))
+  const [{ socketPath }, { pingSupervisor }] = yield* Effect.promise(() => Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")]))
+  const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
+  const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
+  const { queueLines } = yield* Effect.promise(() => import("./queue-view.ts"))
+  const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
+    Effect.provide(SessionStore.layer)
+  )
+  for (const problem of problems) yield* Console.error(`orch: warning: ${problem}`)
+  // A supervisor runs when it answers (src/ipc/liveness.ts): a killed one, or a zombie, refuses at once.
+  const supervisor = yield* Effect.promise(() => pingSupervisor(socketPath(paths.root)))
+  const supervised = supervisor !== undefined
+  const now = yield* Clock.currentTimeMillis
+  // Hosts that stopped answering, as the running supervisor's host watch saw them.
+  const [{ downHostLines }, { hostViewsOf }] = yield* Effect.promise(() => Promise.all([import("./hosts-view.ts"), import("../hosts/host-watch.ts")]))
+  const hostViews = supervisor !== undefined ? hostViewsOf(paths.hosts, supervisor.pid) : new Map<string, never>()
+  const hostsDown = downHostLines(hostViews, records)
+  const downHosts = new Set([...hostViews].filter(([, view]) => view.status === "down").map(([host]) => host))
+  const watched = supervisor?.projects === undefined ? undefined : new Set(supervisor.projects)
+  // Without a supervisor, a session whose agent's process is gone is shown so (the supervisor records it itself).
+  const rows = sortRecords(records).map((record) =>
+    asShown(asListed(record), latestSignal(paths.activity(record.projectId, record.sessionId)), {
+      supervised,
+      nowMs: now,
+      downHosts,
+      agentGone: !supervised && agentProcessGone(record),
+      ...(watched !== undefined ? { watched } : {})
+    })
+  )
+  const unwatched = unwatchedLine(rows, supervisor?.configPath)
+  // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.
+  const interrupted = rows.filter((row) => row.status === "interrupted")
+  const undone = interrupted.length === 0 || supervised
+    ? { lines: [], warnings: [] }
+    : yield* Effect.flatMap(Effect.promise(() => import("./interrupted.ts")), ({ undoInterruptedSpawns }) => undoInterruptedSpawns(interrupted))
+  for (const warning of undone.warnings) yield* Console.error(`orch: warning: ${warning}`)
+  const recent = readRecentErrors(paths.events, now)
+  const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
+  // The spec makes --json's output an array of sessions: the notes go beside it, on stderr.
+  if (json) {
+    if (unwatched !== undefined) yield* Console.error(`orch: warning: ${unwatched}`)
+    for (const line of hostsDown) yield* Console.error(`orch: warning: ${line}`)
+    if (errorsNote !== undefined) yield* Console.error(`orch: warning: ${errorsNote}`)
+    for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
+    return yield* Console.log(JSON.stringify(rows))
+  }
+  // Only the running supervisor's word counts: a file left by another one says nothing.
+  const configState = readConfigState(paths.root)
+  const notes = supervisor !== undefined && configState?.pid === supervisor.pid ? configNotes(configState, (yield* Host).homeDir) : []
+  const queued = yield* queueLines(paths.root, supervisor?.pid)
+  if (rows.length === 0) {
+    yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
+    for (const line of queued) yield* Console.log(line)
+    for (const line of notes) yield* Console.log(line)
+    if (errorsNote !== undefined) yield* Console.log(errorsNote)
+    return
+  }
+  yield* Console.log(statusTable(rows, now))
+  if (unwatched !== undefined) yield* Console.log(unwatched)
+  for (const line of undone.lines) yield* Console.log(line)
+  for (const line of hostsDown) yield* Console.log(line)
+  for (const line of queued) yield* Console.log(line)
+  for (const line of rateLimitedLines(records, now, supervisor !== undefined)) yield* Console.log(line)
+  const reviews = awaitingReviewLine(records)
+  if (reviews !== undefined) yield* Console.log(reviews)
+  const note = recordedNote(rows)
+  if (note !== undefined) yield* Console.log(note)
+  const budget = repohostBudget(paths.root, now)
+  if (budget.line !== undefined) yield* Console.log(budget.line)
+  if (budget.warning !== undefined) yield* Console.error(`orch: warning: ${budget.warning}`)
+  for (const line of notes) yield* Console.log(line)
+  if (errorsNote !== undefined) yield* Console.log(errorsNote)
+})
