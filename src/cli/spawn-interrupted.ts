@@ -7,25 +7,12 @@ import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
-import { statSync } from "node:fs"
-import { visitEventsBackward } from "../dashboard/event-tail.ts"
-import type { OrchEvent } from "../domain/event.ts"
 import { interruptedSpawnSentence, type SpawnAsked, spawnFate } from "../domain/spawn-fate.ts"
+import { eventsAfter } from "../store/events-after.ts"
 import type { SessionsWhere } from "./session-context.ts"
 
 /** How long an interrupted spawn waits for the supervisor to say it undid (or finished) the spawn. */
 export const SUPERVISOR_RECEIPT_WAIT = Duration.seconds(10)
-
-/** Where the event log ends now: the spawn's events come after. */
-export const eventLogEnd = (eventsPath: string): number => statSync(eventsPath, { throwIfNoEntry: false })?.size ?? 0
-
-/** The events appended to the log after `from`, oldest first. */
-const eventsAfter = (eventsPath: string, from: number): ReadonlyArray<OrchEvent> => {
-  const end = eventLogEnd(eventsPath)
-  const found: Array<OrchEvent> = []
-  if (end > from) visitEventsBackward(eventsPath, (event) => found.push(event) > 0, end - from)
-  return found.reverse()
-}
 
 export interface InterruptedSpawn {
   readonly eventsPath: string

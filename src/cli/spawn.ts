@@ -11,6 +11,7 @@ import { normalIssueId } from "../domain/issue-id.ts"
 import type { SpawnAsked } from "../domain/spawn-fate.ts"
 import { taskTitle } from "../domain/task.ts"
 import type { BatchOutcome, SpawnTarget } from "../sessions/SessionOps.ts"
+import { eventLogEnd } from "../store/events-after.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
 import { batchSummary } from "./batch-summary.ts"
 import type { SessionsWhere } from "./session-context.ts"
@@ -42,7 +43,7 @@ export const spawn = Command.make(
   },
   Effect.fn("cli.spawn")(function*({ project, issue, task, taskFile, host, json }) {
     const target = { ...(yield* spawnTargetFrom(issue, task, taskFile)), ...(Option.isSome(host) ? { host: host.value } : {}) }
-    const [{ withSessions }, { eventLogEnd, tellInterruptedSpawn }] = yield* Effect.promise(() =>
+    const [{ withSessions }, { tellInterruptedSpawn }] = yield* Effect.promise(() =>
       Promise.all([loadSessions(), import("./spawn-interrupted.ts")])
     )
     // Interrupted (Ctrl-C, a signal), it says what became of the spawn: finished, or stopped and undone.

@@ -17,7 +17,7 @@
  * up, which makes the supervisor stop the spawn and undo it, waits a few seconds at most for the event that says
  * what became of it, says so in one sentence, and exits 128 + the signal's number.
  */
-import { readFileSync, statSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { connect } from "node:net"
 import { homedir } from "node:os"
 import { join } from "node:path"
@@ -25,7 +25,8 @@ import type { HostShape } from "../config/host.ts"
 import { configNotice } from "../config/notice.ts"
 import { configHere } from "../config/search.ts"
 import { normalIssueId } from "../domain/issue-id.ts"
-import { interruptedSpawnSentence, type SpawnAsked, type SpawnEventLike, spawnFate } from "../domain/spawn-fate.ts"
+import { interruptedSpawnSentence, type SpawnAsked, spawnFate } from "../domain/spawn-fate.ts"
+import { eventLogEnd, eventsAfter } from "../store/events-after.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
 
 interface Exchange {
@@ -78,33 +79,6 @@ const announced = (host: HostShape): { readonly socket: string; readonly configP
   }
 }
 
-const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
-
-/** The events appended to the log after byte `from`, as much of each as spawnFate reads; lines it cannot read are passed over. */
-const eventsAfter = (path: string, from: number): Array<SpawnEventLike> => {
-  let bytes: Buffer
-  try {
-    bytes = readFileSync(path).subarray(from)
-  } catch {
-    return []
-  }
-  return bytes.toString("utf8").split("\n").flatMap((line): Array<SpawnEventLike> => {
-    try {
-      const event: unknown = JSON.parse(line)
-      if (!isRecord(event) || typeof event.type !== "string") return []
-      return [{
-        type: event.type,
-        sessionId: text(event.sessionId),
-        projectId: text(event.projectId),
-        issueId: text(event.issueId),
-        data: isRecord(event.data) ? { task: event.data.task } : undefined
-      }]
-    } catch {
-      return []
-    }
-  })
-}
-
 const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const
 /** How long an interrupted spawn waits for the supervisor's receipt (as src/cli/spawn-interrupted.ts does). */
 const RECEIPT_WAIT_MS = 10_000
@@ -122,7 +96,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
   // Said as the full CLI says it (src/cli/acting-config.ts): the supervisor's config is not the one found here.
   const notice = supervisor.configPath === undefined ? undefined : configNotice({ _tag: "Supervisor", path: supervisor.configPath }, configHere(host), host)
   const eventsPath = storePaths(dataDir(host)).events
-  const from = statSync(eventsPath, { throwIfNoEntry: false })?.size ?? 0
+  const from = eventLogEnd(eventsPath)
   return new Promise((resolve) => {
     let sent = false
     let received = false

@@ -10,7 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { stringify } from "yaml"
 import { blockedPostCreate, BLOCKING_POST_CREATE } from "../support/blocking-post-create.ts"
@@ -80,6 +80,40 @@ const spawnKilledInPostCreate = (u: User, issue: string, sessionId: string, befo
     yield* exited
     assert.strictEqual(child.signalCode, "SIGKILL")
     return { worktree, spawner }
+  })
+
+/**
+ * `orch <args>` (a spawn) in the repository, sent SIGINT (Ctrl-C) once its postCreate runs: what it printed and its
+ * exit code, with the session the spawn had reserved. The blocked postCreate is ended with the test.
+ */
+const spawnInterruptedInPostCreate = (u: User, args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const child: ChildProcess = spawn("orch", args, { cwd: u.repo, env: u.env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.on("data", (chunk) => void (stdout += chunk))
+    child.stderr!.on("data", (chunk) => void (stderr += chunk))
+    const exited = Effect.callback<number | null>((resume) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.succeed(child.exitCode))
+      child.once("close", (code) => resume(Effect.succeed(code)))
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+    const worktrees = join(u.dataDir, "worktrees", "app")
+    const sessionId = yield* eventually(`${args.join(" ")}: its postCreate to start`, () =>
+      existsSync(worktrees) ? readdirSync(worktrees).find((name) => name.startsWith("started-app-"))?.slice("started-".length) : undefined, 30_000)
+    const postCreate = blockedPostCreate(u.dataDir, "app", sessionId)!
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        try {
+          process.kill(postCreate, "SIGKILL")
+        } catch {
+          // ended already
+        }
+      })
+    )
+    process.kill(child.pid!, "SIGINT")
+    const code = yield* exited
+    return { code, stdout, stderr, sessionId, worktree: join(worktrees, sessionId) }
   })
 
 const hasRef = (u: User, ref: string) => {
@@ -195,4 +229,29 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       const stopped = yield* u.orch(["stop", "--kill-sessions"])
       assert.strictEqual(stopped.code, 0, stopped.stderr)
     }), 120_000)
+  it.effect("Ctrl-C on a spawn says it was undone: an issue's and a task's, without and with a supervisor", () =>
+    Effect.gen(function*() {
+      const u = yield* freshUser(yield* Installed)
+      yield* writeConfig(u)
+      const undone = (what: string) => `orch: interrupted: ${what} was stopped and what it had made undone; no session was started\n`
+      const interrupt = (args: ReadonlyArray<string>, what: string) =>
+        Effect.gen(function*() {
+          const run = yield* spawnInterruptedInPostCreate(u, args)
+          assert.deepStrictEqual([run.code, run.stdout, run.stderr], [130, "", undone(what)], args.join(" "))
+          assertUndone(u, run.sessionId, run.worktree)
+        })
+
+      // No supervisor: the spawn runs in `orch spawn` itself, and its own undo is what it reports.
+      yield* interrupt(["spawn", "app", "1"], "the spawn of issue 1 in app")
+      yield* interrupt(["spawn", "app", "--task", "Slow work"], "the spawn of the task \"Slow work\"")
+
+      // A supervisor runs the spawn: hanging up makes it undo it, and its receipt is matched (the plain form takes
+      // the fast path, the task the full CLI).
+      const started = yield* u.orch(["start", "app", "--detach", "--no-open"])
+      assert.strictEqual(started.code, 0, started.stderr)
+      yield* interrupt(["spawn", "app", "2"], "the spawn of issue 2 in app")
+      yield* interrupt(["spawn", "app", "--task", "Slow work"], "the spawn of the task \"Slow work\"")
+      const stopped = yield* u.orch(["stop", "--kill-sessions"])
+      assert.strictEqual(stopped.code, 0, stopped.stderr)
+    }), 150_000)
 })
