@@ -216,7 +216,12 @@ const routes = (options: DashboardOptions) =>
           id,
           Number.isInteger(limit) && limit > 0 ? Math.min(limit, TIMELINE_LIMIT) : TIMELINE_LIMIT
         )
-        return json(Schema.Array(OrchEvent), timeline)
+        // A session orch never had is a 404, as for its record; one whose record is gone keeps its timeline.
+        if (timeline.length > 0) return json(Schema.Array(OrchEvent), timeline)
+        return yield* store.read(id).pipe(
+          Effect.as(json(Schema.Array(OrchEvent), timeline)),
+          Effect.catch((error) => Effect.succeed(failed(error)))
+        )
       }))
     )
     yield* router.add(

@@ -234,6 +234,10 @@ describe("the supervisor's life on the default path", () => {
       const token = readFileSync(join(s.dataDir, "token"), "utf8").trim()
       const bearer = { headers: { authorization: `Bearer ${token}` } }
       assert.deepStrictEqual(yield* call("/api/sessions/nope", bearer), { status: 404, json: { error: "session_not_found", message: "no session nope" } })
+      assert.deepStrictEqual(yield* call("/api/sessions/nope/events", bearer), {
+        status: 404,
+        json: { error: "session_not_found", message: "no session nope" }
+      }, "a session orch never had has no timeline either")
       assert.deepStrictEqual(yield* call("/api/sessions/nope"), {
         status: 401,
         json: { error: "unauthorized", message: "this needs the orch dashboard token: open the URL `orch start` printed" }
