@@ -34,7 +34,7 @@ const runtimeCell = (record: SessionRecord, liveness: ReadonlyMap<string, Livene
 export const listSessions = Effect.fn("cli.session.ls")(function*({ json }: { readonly json: boolean }) {
   const { withLocalSessionsAnywhere } = yield* Effect.promise(loadSessions)
   // Like `orch status`, it lists with no config, or one with an error (said once): what needs one shows unknown.
-  const { value: { records, liveness }, unusable } = yield* withLocalSessionsAnywhere((sessions) => sessions.probeAll())
+  const { value: { records, liveness, unprobed }, unusable } = yield* withLocalSessionsAnywhere((sessions) => sessions.probeAll())
   if (unusable !== undefined) {
     const { problem, location } = configProblem(unusable)
     yield* Console.error(
@@ -42,6 +42,10 @@ export const listSessions = Effect.fn("cli.session.ls")(function*({ json }: { re
         location !== undefined ? `, ${location}` : ""
       }); sessions are listed without it, and a terminal only it could reach shows unknown`
     )
+  }
+  if (unprobed.length > 0) {
+    const { unprobedWarnings } = yield* Effect.promise(() => import("./unprobed-projects.ts"))
+    for (const warning of yield* unprobedWarnings(unprobed)) yield* Console.error(`orch: warning: ${warning}`)
   }
   const sorted = sortRecords(records).map(asListed).map((record) => asProbed(record, liveness))
   // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.

@@ -26,6 +26,7 @@ import { hostViewsOf } from "../hosts/host-watch.ts"
 import { LOCAL } from "../hosts/spec.ts"
 import { Agent } from "../plugins/agent/Agent.ts"
 import { ProjectPlugins } from "../plugins/ProjectPlugins.ts"
+import type { PluginBuildError } from "../plugins/registry.ts"
 import { removeStaleEnvFiles } from "../plugins/runtime/launch-env.ts"
 import { makeMultiplexer, socketOf } from "../plugins/runtime/multiplexer.ts"
 import { type Liveness, Runtime } from "../plugins/runtime/Runtime.ts"
@@ -773,15 +774,25 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   /**
    * Every record with the liveness of its runtime, probed in one call per runtime plugin. A session of no project of
    * the config (or with no config at all) is probed too when it is a tmux session here: on the socket its handle names.
+   * `unprobed`: the projects whose plugins could not be built, and why.
    */
   const probeAll = Effect.fn("Sessions.probeAll")(function*() {
     const config = yield* configs.current
     const { records } = yield* store.list
     const result = new Map<string, Liveness>()
+    // A project whose plugins cannot be built stops no listing: its sessions are not probed (their terminals unknown).
+    const unprobed: Array<{ readonly project: ProjectConfig; readonly error: PluginBuildError }> = []
     for (const project of projectsOf(config)) {
       const handles = records.filter((r) => r.projectId === project.id && r.runtime !== null).map((r) => r.runtime!)
       if (handles.length === 0) continue
-      const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(withPlugins(config, project))
+      const probed = yield* Runtime.use((runtime) => runtime.probe(handles)).pipe(
+        withPlugins(config, project),
+        Effect.catchTag(["UnknownPlugin", "PluginLoadError", "PluginConfigError"], (error) =>
+          Effect.sync(() => {
+            unprobed.push({ project, error })
+            return new Map<string, Liveness>()
+          }))
+      )
       for (const [id, state] of probed) result.set(id, state)
     }
     const owned = new Set(projectsOf(config).map((p) => p.id))
@@ -795,7 +806,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       const probed = yield* Effect.flatMap(makeMultiplexer(socket), (tmux) => tmux.probe(handles)).pipe(Effect.provide(context))
       for (const [id, state] of probed) result.set(id, state)
     }
-    return { records, liveness: result }
+    return { records, liveness: result, unprobed }
   })
 
   /** Starts (or reuses) a project's orchestrator session; `cliPath` is the orch its agent will call. */

@@ -82,6 +82,8 @@ describe("the supervisor's life on the default path", () => {
       const named = yield* orch("start", "web", "--detach", "--no-open")
       assert.strictEqual(named.code, 0, named.stderr)
       assert.include(named.stdout, "orchestrator session web-orchestrator started for web\n")
+      // Joining the supervisor now running, the project left out is the same usage error (the supervisor's answer).
+      assert.deepStrictEqual(yield* orch("start", "--detach", "--no-open"), ambiguous)
       assert.strictEqual((yield* orch("stop")).code, 0)
     }), 90_000)
 

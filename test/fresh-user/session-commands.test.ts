@@ -1,7 +1,7 @@
 /**
  * The session commands as a new user meets them, on the default path: the built CLI, a fresh HOME, an empty
  * TMUX_TMPDIR, no ORCH_* variable, the config in the repository's own orchestrator.yaml (`tracker: none`,
- * `scm: none`). `session ls` lists where `status` does (no config found, a config with an error); a session whose
+ * `scm: none`). `session ls` lists where `status` does (no config found, a config with an error, a plugin that cannot be built); a session whose
  * agent is gone reads `errored`, not `working`, and `prune` removes it unless its worktree holds unsaved work; a kill
  * of a session whose worktree the user deleted leaves git with nothing to prune; every rescue commit says the same
  * thing; cleanup of a project with no scm says where the work is.
@@ -61,6 +61,22 @@ describe("session commands on the default path", () => {
       )
       assert.match(broken.stdout, /^app-1\s+1\s+working\s+alive\s/m, broken.stdout)
       assert.strictEqual((yield* s.orch(["status"], inRepo)).code, 0)
+
+      // A plugin the config names that cannot be built (a typo): ls warns where it is written, and lists; the
+      // project's terminals show unknown (only its plugins could reach them).
+      writeFileSync(file, stringify({ ...s.ports, projects: { app: s.project({ agent: "comand" }) } }))
+      const plugin = yield* s.orch(["session", "ls"], inRepo)
+      assert.strictEqual(plugin.code, 0, plugin.stderr)
+      assert.match(
+        plugin.stderr,
+        new RegExp(
+          '^orch: warning: project "app" cannot be used \\(Unknown agent plugin "comand" \\(did you mean "command"\\?\\)[^\\n]*, ' +
+            `${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+\\); its sessions are listed without it, and their terminals show unknown\n$`
+        )
+      )
+      assert.match(plugin.stdout, /^app-1\s+1\s+working\s+unknown\s/m, plugin.stdout)
+      const pluginJson = JSON.parse((yield* s.orch(["session", "ls", "--json"], inRepo)).stdout) as Array<{ sessionId: string; runtimeState: string }>
+      assert.deepStrictEqual(pluginJson.map((r) => [r.sessionId, r.runtimeState]), [["app-1", "unknown"]])
       s.writeRepoConfig()
       assert.strictEqual((yield* s.orch(["session", "kill", "app-1"], inRepo)).code, 0)
     }), 60_000)
