@@ -16,6 +16,9 @@ export const duration = (ms: number): string => {
   return `${Math.floor(seconds / 86400)}d`
 }
 
+/** The command that brings a rescue ref pushed to origin (by a session on another host) into a clone. */
+const fetchRescue = (ref: string) => `git fetch origin ${ref}:${ref}`
+
 /**
  * Where a command put a session's unsaved work, for its report ("" when there was none). A session on another host
  * saves it to its origin, not to this machine's clone: the note says how to bring it here.
@@ -30,5 +33,19 @@ export const rescueNote = (
     ? `; unsaved work saved to ${removed.rescuedTo}${commit ? ` (${commit})` : ""}`
     : `; unsaved work saved to ${removed.rescuedTo} on origin, pushed from host ${host} (${
       commit ? `${commit}; ` : ""
-    }\`git fetch origin ${removed.rescuedTo}:${removed.rescuedTo}\` brings it here)`
+    }\`${fetchRescue(removed.rescuedTo)}\` brings it here)`
+}
+
+/**
+ * What `orch session restore` says of the work saved when the session was last removed, with the command that brings
+ * it back in the session's worktree: there, on another host, the ref is only on origin and is fetched first.
+ */
+export const restoreRescueNote = (record: { readonly rescueRef?: string | undefined; readonly host?: string | undefined }): string | undefined => {
+  const ref = record.rescueRef
+  if (ref === undefined) return undefined
+  return record.host === undefined || record.host === "local"
+    ? `work saved when it was last removed is in ${ref}; bring it back with: git checkout ${ref} -- .`
+    : `work saved when it was last removed is in ${ref} on origin; bring it back in the session's worktree on host ${record.host} with: ${
+      fetchRescue(ref)
+    } && git checkout ${ref} -- .`
 }

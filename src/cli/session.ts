@@ -3,7 +3,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import type { Removed } from "../sessions/SessionOps.ts"
-import { rescueNote } from "./format.ts"
+import { rescueNote, restoreRescueNote } from "./format.ts"
 
 const loadSessions = () => import("./session-context.ts")
 const sessionId = Argument.String("session").pipe(Argument.withDescription("Session id, e.g. app-3"))
@@ -42,9 +42,8 @@ const restore = Command.make(
     const { withSessionsFor } = yield* Effect.promise(loadSessions)
     const record = yield* withSessionsFor(session, (sessions) => sessions.restore(session))
     yield* Console.log(`restored ${session}`)
-    if (record.rescueRef !== undefined) {
-      yield* Console.log(`work saved when it was last removed is in ${record.rescueRef}; bring it back with: git checkout ${record.rescueRef} -- .`)
-    }
+    const rescued = restoreRescueNote(record)
+    if (rescued !== undefined) yield* Console.log(rescued)
   })
 ).pipe(Command.withDescription("Start a dead session's agent again in its worktree, resuming its conversation"))
 

@@ -304,7 +304,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
     }), 60_000)
 
   it.effect(
-    "a session on another machine over SSH: the host in the repository's config, orch hosts, spawn --host, send, status, kill saving the work there",
+    "a session on another machine over SSH: the host in the repository's config, orch hosts, spawn --host, send, status, kill saving the work there, restore saying how to bring it back",
     () =>
       Effect.gen(function*() {
         if (sshHostsUnavailable !== undefined) return console.log(`skipped: ${sshHostsUnavailable}`)
@@ -343,6 +343,19 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
         assert.strictEqual(u.git(u.origin, "show", "refs/orch/rescue/app-1:notes.txt"), "half-done work")
         assert.strictEqual(u.git(u.origin, "log", "-1", "--format=%B", "refs/orch/rescue/app-1"), rescueMessage({ sessionId: "app-1", issueId: "1" }))
         assert.strictEqual(b.shell(`test -d ${worktree} && echo kept || echo removed`).trim(), "removed")
+
+        // Restored on b, it says how to bring the work back where the worktree is (the ref is only on origin there),
+        // and that command works.
+        const restored = yield* u.orch(["session", "restore", "app-1"])
+        assert.strictEqual(restored.code, 0, restored.stderr)
+        const ref = "refs/orch/rescue/app-1"
+        const bringBack = `git fetch origin ${ref}:${ref} && git checkout ${ref} -- .`
+        assert.strictEqual(
+          restored.stdout,
+          `restored app-1\nwork saved when it was last removed is in ${ref} on origin; bring it back in the session's worktree on host b with: ${bringBack}\n`
+        )
+        b.shell(`cd ${worktree} && ${bringBack}`)
+        assert.strictEqual(b.shell(`cat ${worktree}/notes.txt`).trim(), "half-done work")
       }),
     90_000
   )
