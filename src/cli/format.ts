@@ -31,9 +31,9 @@ export const rescueNote = (
   const host = removed.record?.host
   return host === undefined || host === "local"
     ? `; unsaved work saved to ${removed.rescuedTo}${commit ? ` (${commit})` : ""}`
-    : `; unsaved work saved to ${removed.rescuedTo} on origin, pushed from host ${host} (${
-      commit ? `${commit}; ` : ""
-    }\`${fetchRescue(removed.rescuedTo)}\` brings it here)`
+    : `; unsaved work saved to ${removed.rescuedTo} on origin, pushed from host ${host} (${commit ? `${commit}; ` : ""}\`${
+      fetchRescue(removed.rescuedTo)
+    }\` brings it here)`
 }
 
 /**

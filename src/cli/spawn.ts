@@ -43,9 +43,7 @@ export const spawn = Command.make(
   },
   Effect.fn("cli.spawn")(function*({ project, issue, task, taskFile, host, json }) {
     const target = { ...(yield* spawnTargetFrom(issue, task, taskFile)), ...(Option.isSome(host) ? { host: host.value } : {}) }
-    const [{ withSessions }, { tellInterruptedSpawn }] = yield* Effect.promise(() =>
-      Promise.all([loadSessions(), import("./spawn-interrupted.ts")])
-    )
+    const [{ withSessions }, { tellInterruptedSpawn }] = yield* Effect.promise(() => Promise.all([loadSessions(), import("./spawn-interrupted.ts")]))
     // Interrupted (Ctrl-C, a signal), it says what became of the spawn: finished, or stopped and undone.
     const eventsPath = storePaths(dataDir(yield* Host)).events
     const from = eventLogEnd(eventsPath)

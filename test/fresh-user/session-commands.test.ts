@@ -70,7 +70,7 @@ describe("session commands on the default path", () => {
       assert.match(
         plugin.stderr,
         new RegExp(
-          '^orch: warning: project "app" cannot be used \\(Unknown agent plugin "comand" \\(did you mean "command"\\?\\)[^\\n]*, ' +
+          "^orch: warning: project \"app\" cannot be used \\(Unknown agent plugin \"comand\" \\(did you mean \"command\"\\?\\)[^\\n]*, " +
             `${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+\\); its sessions are listed without it, and their terminals show unknown\n$`
         )
       )
