@@ -39,6 +39,15 @@ describe("session commands on the default path", () => {
       const file = s.writeRepoConfig()
       const inRepo = { cwd: s.repo.path }
       assert.deepStrictEqual(yield* s.orch(["session", "ls"]), { code: 0, stdout: "No sessions. Start one with `orch spawn <project> <issue>`.\n", stderr: "" })
+      // The project here has `tracker: none`: the hints say --task.
+      const noTracker = "No sessions. Start one with `orch spawn app --task \"<what to do>\"`.\n"
+      assert.deepStrictEqual(yield* s.orch(["session", "ls"], inRepo), { code: 0, stdout: noTracker, stderr: "" })
+      assert.deepStrictEqual(yield* s.orch(["status"], inRepo), { code: 0, stdout: noTracker, stderr: "" })
+      assert.deepStrictEqual(yield* s.orch(["queue", "ls"], inRepo), {
+        code: 0,
+        stdout: "The queue is empty. Add to it with `orch queue add app --task \"<what to do>\"`.\n",
+        stderr: ""
+      })
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"], inRepo)).code, 0)
 
       // From a directory no config is found from, as `orch status` does.
