@@ -3,7 +3,6 @@
  * tracker to look issues up in; a project with `tracker: none` starts work from a task in your words (`--task`).
  */
 import * as Effect from "effect/Effect"
-import type { Host } from "../config/host.ts"
 import { loadConfig } from "../config/load.ts"
 
 /** Each project of the config found here: its key, and whether it has a tracker (undefined: no usable config). */
@@ -24,9 +23,9 @@ export const noSessionsHint = (projects: ProjectTrackers) => `No sessions. Start
 export const emptyQueueHint = (projects: ProjectTrackers) => `The queue is empty. Add to it with ${startWork("queue add", projects)}.`
 
 /** The projects of the config found here, when it loads; only read for an empty list, so a listing loads nothing more. */
-export const projectTrackersHere: Effect.Effect<ProjectTrackers, never, Host> = Effect.map(
+export const projectTrackersHere = Effect.map(
   Effect.result(loadConfig()),
-  (loaded) =>
+  (loaded): ProjectTrackers =>
     loaded._tag === "Success"
       ? Object.entries(loaded.success.projects).map(([key, project]) => ({ key, tracked: project.tracker.plugin !== "none" }))
       : undefined
