@@ -310,4 +310,25 @@ describe("the supervisor's life on the default path", () => {
       assert.isTrue(running(supervisor), "the supervisor runs on")
       assert.strictEqual((yield* inRepo(s)("stop")).code, 0)
     }), 120_000)
+  it.live("a spawn while the config file on disk has an error the supervisor did not apply says so: fast path and full CLI", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig()
+      const orch = inRepo(s)
+      assert.strictEqual((yield* orch("start", "--detach", "--no-open")).code, 0)
+      s.writeRepoConfig({ agent: "comand" })
+      // The receipt: the supervisor's word on its file, as `orch status` reads it.
+      const statePath = join(s.dataDir, "config-state.json")
+      yield* eventually("the supervisor to reject the edit", () => existsSync(statePath) && readFileSync(statePath, "utf8").includes("\"rejected\""))
+      const note = /^orch: warning: config: \S+orchestrator\.yaml has an error since \d\d:\d\d UTC and was not applied: [^\n]*comand[^\n]*\n$/
+      const fast = yield* orch("spawn", "app", "7")
+      assert.strictEqual(fast.code, 0, fast.stderr)
+      assert.match(fast.stderr, note)
+      const full = yield* orch("spawn", "app", "--task", "x")
+      assert.strictEqual(full.code, 0, full.stderr)
+      assert.match(full.stderr, note)
+      const status = yield* orch("status")
+      assert.include(status.stdout, fast.stderr.slice("orch: warning: ".length), "the same note orch status prints")
+      assert.strictEqual((yield* orch("stop", "--kill-sessions")).code, 0)
+    }), 60_000)
 })
