@@ -13,7 +13,7 @@ export const startWork = (command: "spawn" | "queue add", projects: ProjectTrack
   const name = projects?.length === 1 ? projects[0]!.key : "<project>"
   const issues = command === "spawn" ? "<issue>" : "<issue>..."
   const task = `--task "<what to do>"`
-  if (projects === undefined || projects.length === 0 || projects.every((p) => p.tracked)) return `\`orch ${command} ${name} ${issues}\``
+  if (projects === undefined || projects.every((p) => p.tracked)) return `\`orch ${command} ${name} ${issues}\``
   if (projects.every((p) => !p.tracked)) return `\`orch ${command} ${name} ${task}\``
   return `\`orch ${command} ${name} ${issues}\` (\`${task}\` for a project with no tracker)`
 }

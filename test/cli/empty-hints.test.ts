@@ -6,7 +6,12 @@ describe("the hint for an empty list", () => {
   it.each<[string, ProjectTrackers, string, string]>([
     ["no usable config", undefined, "`orch spawn <project> <issue>`", "`orch queue add <project> <issue>...`"],
     ["one project with a tracker", [{ key: "app", tracked: true }], "`orch spawn app <issue>`", "`orch queue add app <issue>...`"],
-    ["one project with tracker: none", [{ key: "lib", tracked: false }], "`orch spawn lib --task \"<what to do>\"`", "`orch queue add lib --task \"<what to do>\"`"],
+    [
+      "one project with tracker: none",
+      [{ key: "lib", tracked: false }],
+      "`orch spawn lib --task \"<what to do>\"`",
+      "`orch queue add lib --task \"<what to do>\"`"
+    ],
     [
       "no project has a tracker",
       [{ key: "a", tracked: false }, { key: "b", tracked: false }],

@@ -3,8 +3,20 @@ import { assert, describe, it } from "@effect/vitest"
 import { didYouMean } from "../../src/config/suggest.ts"
 
 const TOP_LEVEL = [
-  "host", "port", "terminalPort", "directTerminalPort", "readyThresholdMs", "pollIntervalMs", "maxSessions", "defaults",
-  "projects", "hosts", "notifiers", "plugins", "notificationRouting", "reactions"
+  "host",
+  "port",
+  "terminalPort",
+  "directTerminalPort",
+  "readyThresholdMs",
+  "pollIntervalMs",
+  "maxSessions",
+  "defaults",
+  "projects",
+  "hosts",
+  "notifiers",
+  "plugins",
+  "notificationRouting",
+  "reactions"
 ]
 
 describe("the suggestion for a misspelt top-level key", () => {
