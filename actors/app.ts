@@ -8,6 +8,8 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { rejectedNote } from "../src/cli/config-status.ts"
+import { Host } from "../src/config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
 import { watchConfigFile } from "../src/config/watch.ts"
 import { dashboardLayer } from "../src/dashboard/server.ts"
@@ -17,6 +19,7 @@ import { ipcServerLayer, remote } from "../src/ipc/server.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
 import { ProjectPlugins } from "../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
+import { readConfigState } from "../src/store/config-state.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { makeInbox } from "../src/store/Inbox.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
@@ -52,6 +55,14 @@ const handlers = (options: AppOptions, configPath: string | undefined) =>
     const manager = yield* SessionManager
     const store = yield* SessionStore
     const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const { homeDir } = yield* Host
+    /** A spawn runs on the last good config when the file has an error: the answer says so (the fast path prints it too). */
+    const withConfigNote = <A extends { readonly warnings: ReadonlyArray<string> }>(spawned: A) =>
+      Effect.sync(() => {
+        const state = readConfigState(store.paths.root)
+        const note = state?.pid === process.pid ? rejectedNote(state, homeDir) : undefined
+        return note === undefined ? spawned : { ...spawned, warnings: [...spawned.warnings, note] }
+      })
     const killAll = Effect.flatMap(store.list, ({ records }) =>
       Effect.forEach(records.filter(isLive), (r) =>
         supervisor.ops.kill(r.sessionId).pipe(
@@ -79,7 +90,7 @@ const handlers = (options: AppOptions, configPath: string | undefined) =>
           dashboardUrl: options.dashboardUrl,
           ...(configPath !== undefined ? { configPath } : {})
         })),
-      Spawn: (payload) => remote(supervisor.ops.spawn(payload.project, spawnTarget(payload))),
+      Spawn: (payload) => remote(Effect.flatMap(supervisor.ops.spawn(payload.project, spawnTarget(payload)), withConfigNote)),
       BatchSpawn: ({ project, issues }) => remote(supervisor.ops.batchSpawn(project, issues, () => Effect.void)),
       Send: ({ sessionId, message }) => remote(supervisor.ops.send(sessionId, message)),
       Kill: ({ sessionId }) => remote(supervisor.ops.kill(sessionId)),

@@ -40,7 +40,10 @@ const ls = Command.make(
     const { withSessionsAnywhere } = yield* Effect.promise(loadSessions)
     const items = yield* withSessionsAnywhere((sessions) => sessions.queueList())
     if (json) return yield* Console.log(JSON.stringify(items, null, 2))
-    if (items.length === 0) return yield* Console.log("The queue is empty. Add to it with `orch queue add <project> <issue>...`.")
+    if (items.length === 0) {
+      const { emptyQueueHint, projectTrackersHere } = yield* Effect.promise(() => import("./empty-hints.ts"))
+      return yield* Console.log(emptyQueueHint(yield* projectTrackersHere))
+    }
     const { entryLine } = yield* Effect.promise(loadEntries)
     for (const item of items) yield* Console.log(entryLine(item, item.reason))
   })

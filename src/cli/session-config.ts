@@ -1,7 +1,7 @@
 /**
  * Which configuration a command that names a session (send, attach, session kill|restore|rm) runs under, from any
- * directory: `ORCH_CONFIG_PATH` when set; else the config file the session was spawned under (its record remembers
- * it) while it exists; else the config the search finds.
+ * directory: `ORCH_CONFIG_PATH` when set; else the config the search finds when it has the session's project; else
+ * the config file the session was spawned under (its record remembers it) while it exists; else the one found.
  */
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
@@ -41,13 +41,15 @@ export type SessionConfigChoice =
   | { readonly _tag: "RecordedGone"; readonly path: string }
   | { readonly _tag: "NotFound" }
 
-/** The decision, pure. The file a session was spawned under wins over another that merely has its project's name. */
+/**
+ * The decision, pure, as docs/configuration.md says: the config found here when it has the session's project; the
+ * file the session was spawned under only when the one found lacks it (or none is found).
+ */
 export const chooseSessionConfig = (facts: SessionConfigFacts): SessionConfigChoice => {
-  if (facts.fromEnv) return { _tag: "Found" }
+  if (facts.fromEnv || facts.found?.hasProject === true) return { _tag: "Found" }
   if (facts.recorded?.exists === true) return facts.found?.path === facts.recorded.path ? { _tag: "Found" } : { _tag: "Recorded", path: facts.recorded.path }
-  if (facts.found !== undefined && (facts.found.hasProject || facts.recorded === undefined)) return { _tag: "Found" }
-  if (facts.recorded !== undefined) return facts.found !== undefined ? { _tag: "Found" } : { _tag: "RecordedGone", path: facts.recorded.path }
-  return facts.found !== undefined ? { _tag: "Found" } : { _tag: "NotFound" }
+  if (facts.found !== undefined) return { _tag: "Found" }
+  return facts.recorded !== undefined ? { _tag: "RecordedGone", path: facts.recorded.path } : { _tag: "NotFound" }
 }
 
 const hasProject = (config: OrchestratorConfig, record: SessionRecord) => Object.values(config.projects).some((p) => p.id === record.projectId)

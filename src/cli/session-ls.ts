@@ -58,7 +58,10 @@ export const listSessions = Effect.fn("cli.session.ls")(function*({ json }: { re
     for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
     return yield* Console.log(JSON.stringify(sorted.map((r) => ({ ...r, host: hostOf(r), runtimeState: runtimeCell(r, liveness) }))))
   }
-  if (sorted.length === 0) return yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
+  if (sorted.length === 0) {
+    const { noSessionsHint, projectTrackersHere } = yield* Effect.promise(() => import("./empty-hints.ts"))
+    return yield* Console.log(noSessionsHint(yield* projectTrackersHere))
+  }
   const now = yield* Clock.currentTimeMillis
   // A HOST column once a session runs on another host.
   const hosts = sorted.some((r) => hostOf(r) !== LOCAL)

@@ -112,7 +112,8 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const notes = supervisor !== undefined && configState?.pid === supervisor.pid ? configNotes(configState, (yield* Host).homeDir) : []
   const queued = yield* queueLines(paths.root, supervisor?.pid)
   if (rows.length === 0) {
-    yield* Console.log("No sessions. Start one with `orch spawn <project> <issue>`.")
+    const { noSessionsHint, projectTrackersHere } = yield* Effect.promise(() => import("./empty-hints.ts"))
+    yield* Console.log(noSessionsHint(yield* projectTrackersHere))
     for (const line of queued) yield* Console.log(line)
     for (const line of notes) yield* Console.log(line)
     if (errorsNote !== undefined) yield* Console.log(errorsNote)

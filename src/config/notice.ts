@@ -11,11 +11,18 @@ export type ActingConfig =
   /** The file session `sessionId` was spawned under (its record remembers it). */
   | { readonly _tag: "Session"; readonly path: string; readonly sessionId: string }
 
-/** A path as a person reads it here: `./x` under the working directory, `~/x` under home. */
+const isWithin = (path: string, dir: string): boolean => dir !== "" && (path === dir || path.startsWith(`${dir}/`))
+
+/**
+ * A path as a person reads it here: `./x` under the working directory, `~/x` under home. A `./` path that climbs
+ * into home from outside it (cwd /tmp, home /tmp/me) would hide that the file is the user's own: it is shown `~/x`.
+ */
 export const shownPath = (path: string, where: { readonly cwd: string; readonly homeDir: string }): string => {
+  const underHome = where.homeDir !== "" && path.startsWith(`${where.homeDir}/`)
   const fromHere = relative(where.cwd, path)
-  if (fromHere !== "" && !fromHere.startsWith("..") && !fromHere.startsWith("/")) return `./${fromHere}`
-  return where.homeDir !== "" && path.startsWith(`${where.homeDir}/`) ? `~/${path.slice(where.homeDir.length + 1)}` : path
+  const belowHere = fromHere !== "" && !fromHere.startsWith("..") && !fromHere.startsWith("/")
+  if (belowHere && (!underHome || isWithin(where.cwd, where.homeDir))) return `./${fromHere}`
+  return underHome ? `~/${path.slice(where.homeDir.length + 1)}` : path
 }
 
 /** The line to print, or undefined when the command acts under the config found here anyway. `here`: what the search finds. */

@@ -186,6 +186,15 @@ export const SessionRecord = Schema.Struct({
   task: Schema.optionalKey(TaskSummary),
   /** The config file the session was spawned under: commands naming the session find its project there from any directory. */
   configPath: Schema.optionalKey(Schema.String),
+  /** What ending the session needs of its project, kept for when no config has the project any more (recorded-project.ts). */
+  project: Schema.optionalKey(Schema.Struct({
+    key: Schema.String,
+    path: Schema.String,
+    repo: Schema.String,
+    defaultBranch: Schema.String,
+    runtime: Schema.String,
+    workspace: Schema.String
+  })),
   createdAt: Schema.String,
   updatedAt: Schema.String,
   /** When the current activity began (ISO); drives ready → idle and stuck. */

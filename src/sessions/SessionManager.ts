@@ -59,6 +59,7 @@ import { admissionReadings, chooseHost, chooseHosts, placementBlocker } from "./
 import { startOrchestrator } from "./orchestrator.ts"
 import { recoverQueue } from "./queue-recovery.ts"
 import { liftHolds, makeQueueing, recordHold } from "./queueing.ts"
+import { projectToEnd } from "./recorded-project.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
 import { readMeasured } from "./reservations.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
@@ -106,6 +107,11 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     return project === undefined
       ? Effect.fail(new ProjectNotFound({ project: record.projectId, known: projectsOf(config).map((p) => p.id), ...configFile(config) }))
       : Effect.succeed(project)
+  }
+  /** The project to end a session with: the config's, else the one its record keeps (its project left the config). */
+  const projectToEndOf = (config: OrchestratorConfig, record: SessionRecord) => {
+    const project = projectToEnd(projectsOf(config), record)
+    return project === undefined ? projectOf(config, record) : Effect.succeed(project)
   }
   /** Runs `effect` with the plugins of `project` (as `config` makes them; built once, by ProjectPlugins). */
   const withPlugins = (config: OrchestratorConfig, project: ProjectConfig, host?: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -175,7 +181,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       if (journal === undefined || isProcessAlive(journal.pid, journal.startTime)) continue
       if (record.status === "killed") yield* announceKilled(record)
       else {
-        const project = projectsOf(config).find((p) => p.id === record.projectId)
+        const project = projectToEnd(projectsOf(config), record)
         if (project === undefined) continue
         const { removed } = yield* finishKill(config, project, record)
         done.push({
@@ -503,7 +509,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const before = yield* store.read(sessionId)
     // Killing is done once: a second kill changes nothing and records no second event.
     if (before.status === "killed" && before.killing === undefined) return { record: before, alreadyKilled: true }
-    const project = yield* projectOf(config, before)
+    const project = yield* projectToEndOf(config, before)
     const undone = (yield* reconcile()).find((done) => done.sessionId === sessionId && done.kind === "undone")
     // A start cut short is undone rather than killed; a kill cut short was just finished: either way, said so.
     if (undone !== undefined) return { record: before, undone: undone.line }
@@ -682,7 +688,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
    * session's agent whose host does not answer is not known to be gone.
    */
   const removalFacts = Effect.fnUntraced(function*(config: OrchestratorConfig, record: SessionRecord) {
-    const project = projectsOf(config).find((p) => p.id === record.projectId)
+    const project = projectToEnd(projectsOf(config), record)
     if (project === undefined) return factsWithoutPlugins(record, existsSync(record.workspacePath))
     return yield* Effect.gen(function*() {
       const state = REMOVABLE_STATUSES.includes(record.status) ? yield* liveness(record) : yield* probed(record)
@@ -701,7 +707,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
    */
   const removeRecord = Effect.fnUntraced(function*(config: OrchestratorConfig, ended: SessionRecord, command: "rm" | "prune") {
     const record = REMOVABLE_STATUSES.includes(ended.status) ? ended : asAgentGone(ended)
-    const project = projectsOf(config).find((p) => p.id === record.projectId)
+    const project = projectToEnd(projectsOf(config), record)
     let worktreeRemoved = false
     if (project !== undefined) {
       yield* Effect.gen(function*() {

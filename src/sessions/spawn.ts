@@ -315,6 +315,14 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       issueId,
       ...(work._tag === "Task" ? { task: { title: taskTitle(work.text) } } : {}),
       ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
+      project: {
+        key: project.key,
+        path: project.path,
+        repo: project.repo,
+        defaultBranch: project.defaultBranch,
+        runtime: project.runtime,
+        workspace: project.workspace
+      },
       ...(remote ? { host: options.host! } : {}),
       status: "spawning",
       activity: "unknown",

@@ -14,9 +14,9 @@ describe("which config a command naming a session uses", () => {
   it.each<[string, SessionConfigFacts, string]>([
     ["ORCH_CONFIG_PATH wins over the record", { fromEnv: true, found: undefined, recorded: recorded(true) }, "Found"],
     [
-      "a found config with the project: the record's still, the session was made under it",
+      "a found config with the project: it, as the docs say, though the session was made under another",
       { fromEnv: false, found: found(true), recorded: recorded(true) },
-      "Recorded /repo/orchestrator.yaml"
+      "Found"
     ],
     ["a found config with the project, the record's gone", { fromEnv: false, found: found(true), recorded: recorded(false) }, "Found"],
     ["a found config without it: the record's", { fromEnv: false, found: found(false), recorded: recorded(true) }, "Recorded /repo/orchestrator.yaml"],

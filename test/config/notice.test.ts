@@ -1,7 +1,7 @@
 /** Which config a command acts under, said when it is not the one this directory gives (src/config/notice.ts); --wizard without a terminal. */
 import { assert, describe, it } from "@effect/vitest"
 import { wizardWithoutTerminal } from "../../src/cli/wizard.ts"
-import { type ActingConfig, configNotice } from "../../src/config/notice.ts"
+import { type ActingConfig, configNotice, shownPath } from "../../src/config/notice.ts"
 
 const where = { cwd: "/home/me/code/app", homeDir: "/home/me" }
 const USER = "/home/me/.config/orchestrator/config.yaml"
@@ -42,6 +42,26 @@ describe("the line a command prints about the config it acts under", () => {
     ]
   ])("%s", (_, acting, here, expected) => {
     assert.strictEqual(configNotice(acting, here, where), expected)
+  })
+})
+
+describe("a path as a person reads it from where the command runs", () => {
+  it.each<[string, string, { cwd: string; homeDir: string }, string]>([
+    ["a file below the working directory", "/home/me/code/app/orchestrator.yaml", where, "./orchestrator.yaml"],
+    ["home itself is the working directory", USER, { cwd: "/home/me", homeDir: "/home/me" }, "./.config/orchestrator/config.yaml"],
+    ["a file under home, seen from a sibling directory", USER, where, "~/.config/orchestrator/config.yaml"],
+    [
+      "a file under home, seen from a directory above home: never a ./ path climbing into home",
+      "/tmp/trial/home/.config/orchestrator/config.yaml",
+      { cwd: "/tmp", homeDir: "/tmp/trial/home" },
+      "~/.config/orchestrator/config.yaml"
+    ],
+    ["a file under home, seen from / ", USER, { cwd: "/", homeDir: "/home/me" }, "~/.config/orchestrator/config.yaml"],
+    ["a file below the working directory outside home", "/srv/web/orchestrator.yaml", { cwd: "/srv", homeDir: "/home/me" }, "./web/orchestrator.yaml"],
+    ["a file neither here nor under home", "/srv/web/orchestrator.yaml", where, "/srv/web/orchestrator.yaml"],
+    ["no home known", "/srv/web/orchestrator.yaml", { cwd: "/srv/web", homeDir: "" }, "./orchestrator.yaml"]
+  ])("%s", (_, path, from, expected) => {
+    assert.strictEqual(shownPath(path, from), expected)
   })
 })
 

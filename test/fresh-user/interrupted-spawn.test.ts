@@ -153,7 +153,7 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       assertUndone(u, "app-1", first.worktree)
       assert.isFalse(hasRef(u, "refs/heads/feat/1"), "the branch it made held nothing")
       assert.deepInclude(u.events().at(-1), { type: "session.reconciled", sessionId: "app-1", issueId: "1" })
-      assert.strictEqual((yield* u.orch(["status"])).stdout, "No sessions. Start one with `orch spawn <project> <issue>`.\n")
+      assert.strictEqual((yield* u.orch(["status"])).stdout, "No sessions. Start one with `orch spawn app --task \"<what to do>\"`.\n")
 
       // A file written in the worktree: rescued before the worktree goes; the branch (no commit on it) goes too.
       const second = yield* spawnKilledInPostCreate(u, "2", "app-1", (worktree) => Effect.sync(() => writeFileSync(join(worktree, "notes.txt"), "half-done\n")))

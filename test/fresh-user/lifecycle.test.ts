@@ -8,8 +8,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { stringify } from "yaml"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { blockedPostCreate, BLOCKING_POST_CREATE } from "../support/blocking-post-create.ts"
@@ -316,4 +316,50 @@ describe("the supervisor's life on the default path", () => {
       assert.isTrue(running(supervisor), "the supervisor runs on")
       assert.strictEqual((yield* inRepo(s)("stop")).code, 0)
     }), 120_000)
+  it.live("a spawn while the config file on disk has an error the supervisor did not apply says so: fast path and full CLI", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig()
+      const orch = inRepo(s)
+      assert.strictEqual((yield* orch("start", "--detach", "--no-open")).code, 0)
+      s.writeRepoConfig({ agent: "comand" })
+      // The receipt: the supervisor's word on its file, as `orch status` reads it.
+      const statePath = join(s.dataDir, "config-state.json")
+      yield* eventually("the supervisor to reject the edit", () => existsSync(statePath) && readFileSync(statePath, "utf8").includes("\"rejected\""))
+      const note = /^orch: warning: config: \S+orchestrator\.yaml has an error since \d\d:\d\d UTC and was not applied: [^\n]*comand[^\n]*\n$/
+      const fast = yield* orch("spawn", "app", "7")
+      assert.strictEqual(fast.code, 0, fast.stderr)
+      assert.match(fast.stderr, note)
+      const full = yield* orch("spawn", "app", "--task", "x")
+      assert.strictEqual(full.code, 0, full.stderr)
+      assert.match(full.stderr, note)
+      const status = yield* orch("status")
+      assert.include(status.stdout, fast.stderr.slice("orch: warning: ".length), "the same note orch status prints")
+      assert.strictEqual((yield* orch("stop", "--kill-sessions")).code, 0)
+    }), 60_000)
+  it.live("run from above home, the config under home is named ~/…, never a ./ path climbing into home", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig()
+      assert.strictEqual((yield* inRepo(s)("start", "--detach", "--no-open")).code, 0)
+      mkdirSync(dirname(s.userConfigFile), { recursive: true })
+      writeFileSync(s.userConfigFile, stringify({ ...s.ports, projects: {} }))
+      // The sandbox's root holds home: from there, the search finds the user config.
+      const listed = yield* s.orch(["queue", "ls"], { cwd: s.root })
+      assert.strictEqual(listed.code, 0, listed.stderr)
+      assert.strictEqual(
+        listed.stderr,
+        `orch: using the running supervisor's config ${join(s.repo.path, "orchestrator.yaml")}, not ~/.config/orchestrator/config.yaml\n`
+      )
+      assert.strictEqual((yield* inRepo(s)("stop")).code, 0)
+    }), 60_000)
+
+  it.live("a misspelt top-level key as close to two keys names both (prots: port or projects)", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      writeFileSync(join(s.repo.path, "orchestrator.yaml"), stringify({ prots: 3000, projects: { app: s.project() } }))
+      const run = yield* inRepo(s)("config", "validate")
+      assert.strictEqual(run.code, 2, run.stdout)
+      assert.include(run.stderr, `Unknown key "prots" (did you mean "port" or "projects"?)`)
+    }), 30_000)
 })

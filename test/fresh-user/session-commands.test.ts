@@ -8,12 +8,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import { existsSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { stringify } from "yaml"
 import { rescueMessage } from "../../src/sessions/teardown.ts"
 import { eventually } from "../support/eventually.ts"
-import { git } from "../support/repo.ts"
+import { git, makeRepo } from "../support/repo.ts"
 import { ECHO_AGENT, userSandbox } from "../support/user-sandbox.ts"
 
 type Sandbox = Effect.Success<typeof userSandbox>
@@ -32,6 +33,21 @@ const stopAgent = (s: Sandbox, sessionId: string) =>
 
 const worktreeList = (s: Sandbox) => git(s.repo.path, "worktree", "list", "--porcelain")
 
+/** The sandbox's repository config with project `app`, and `lib` (another repository) when `lib` is given. */
+const writeProjects = (s: Sandbox, lib?: string) =>
+  writeFileSync(
+    join(s.repo.path, "orchestrator.yaml"),
+    stringify({ ...s.ports, projects: { app: s.project(), ...(lib !== undefined ? { lib: s.project({ repo: "acme/lib", path: lib }) } : {}) } })
+  )
+
+/** Spawns a task of `lib` from the app repository; its session id. */
+const spawnLib = (s: Sandbox, task: string) =>
+  Effect.gen(function*() {
+    const spawned = yield* s.orch(["spawn", "lib", "--task", task], { cwd: s.repo.path })
+    assert.strictEqual(spawned.code, 0, spawned.stderr)
+    return /\blib-\d+\b/.exec(spawned.stdout)![0]
+  })
+
 describe("session commands on the default path", () => {
   it.live("session ls lists where status does: with no config found, and with a config that has an error (said once)", () =>
     Effect.gen(function*() {
@@ -39,6 +55,15 @@ describe("session commands on the default path", () => {
       const file = s.writeRepoConfig()
       const inRepo = { cwd: s.repo.path }
       assert.deepStrictEqual(yield* s.orch(["session", "ls"]), { code: 0, stdout: "No sessions. Start one with `orch spawn <project> <issue>`.\n", stderr: "" })
+      // The project here has `tracker: none`: the hints say --task.
+      const noTracker = "No sessions. Start one with `orch spawn app --task \"<what to do>\"`.\n"
+      assert.deepStrictEqual(yield* s.orch(["session", "ls"], inRepo), { code: 0, stdout: noTracker, stderr: "" })
+      assert.deepStrictEqual(yield* s.orch(["status"], inRepo), { code: 0, stdout: noTracker, stderr: "" })
+      assert.deepStrictEqual(yield* s.orch(["queue", "ls"], inRepo), {
+        code: 0,
+        stdout: "The queue is empty. Add to it with `orch queue add app --task \"<what to do>\"`.\n",
+        stderr: ""
+      })
       assert.strictEqual((yield* s.orch(["spawn", "app", "1"], inRepo)).code, 0)
 
       // From a directory no config is found from, as `orch status` does.
@@ -123,6 +148,37 @@ describe("session commands on the default path", () => {
       }),
     60_000
   )
+
+  it.live("a session whose project left the config is killed and removed: without a supervisor and through one", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      const lib = makeRepo(s.root, "lib")
+      const inRepo = { cwd: s.repo.path }
+      const libWorktrees = () => git(lib.path, "worktree", "list", "--porcelain").split("\n\n").filter(Boolean).length
+      writeProjects(s, lib.path)
+      const first = yield* spawnLib(s, "lib work")
+      writeProjects(s)
+      // From the app repository, whose config no longer has lib, and from anywhere.
+      assert.deepStrictEqual(yield* s.orch(["session", "kill", first], inRepo), { code: 0, stdout: `killed ${first}\n`, stderr: "" })
+      assert.isFalse(existsSync(join(s.dataDir, "worktrees", "lib", first)))
+      assert.strictEqual(libWorktrees(), 1)
+      assert.deepStrictEqual(yield* s.orch(["session", "rm", first], inRepo), { code: 0, stdout: `removed ${first} (killed)\n`, stderr: "" })
+
+      // Through the supervisor, once it serves the config without lib (its status says the session is unwatched).
+      writeProjects(s, lib.path)
+      const second = yield* spawnLib(s, "more lib work")
+      const started = yield* s.orch(["start", "app", "--detach", "--no-open"], inRepo)
+      assert.strictEqual(started.code, 0, started.stderr)
+      writeProjects(s)
+      const unwatched = (status: { readonly stdout: string }) => status.stdout.includes(`${second} is unwatched`)
+      const status = yield* s.orch(["status"], inRepo).pipe(Effect.repeat({ until: unwatched, schedule: Schedule.spaced("200 millis"), times: 150 }))
+      assert.isTrue(unwatched(status), status.stdout)
+      assert.deepStrictEqual(yield* s.orch(["session", "kill", second], inRepo), { code: 0, stdout: `killed ${second}\n`, stderr: "" })
+      assert.strictEqual(libWorktrees(), 1)
+      assert.deepStrictEqual(yield* s.orch(["session", "rm", second], inRepo), { code: 0, stdout: `removed ${second} (killed)\n`, stderr: "" })
+      assert.notInclude(s.sessions(), second)
+      assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"], inRepo)).code, 0)
+    }), 90_000)
 
   it.live("kill: one rescue message for an issue and a task; a worktree the user deleted leaves git nothing to prune", () =>
     Effect.gen(function*() {

@@ -123,12 +123,12 @@ describe("orch session rm / prune (from another directory)", () => {
 
       errored("app-4")
       yield* eventually("app-4's agent to exit", () => s.tmux("display-message", "-p", "-t", "=app-4:", "#{pane_dead}").trim() === "1")
-      // Where no config is found, an errored session's terminal and worktree cannot be looked at: it is kept, saying why.
+      // Where no config is found, an errored session's terminal and worktree are looked at as its record keeps its project.
       const dry = yield* s.orch(["session", "prune", "--dry-run"])
       assert.strictEqual(dry.code, 0, dry.stderr)
       assert.strictEqual(
         dry.stdout,
-        "would remove app-3 (killed); the work saved when it ended stays in refs/orch/rescue/app-3\nkept app-4: orch cannot look at its terminal and worktree: its project app is not in any config found from here; run `orch session rm app-4`, which finds the config it was spawned under\n"
+        "would remove app-3 (killed); the work saved when it ended stays in refs/orch/rescue/app-3\nwould remove app-4 (errored) and its worktree\n"
       )
       const dryInRepo = yield* s.orch(["session", "prune", "--dry-run"], { cwd: s.repo.path })
       assert.strictEqual(
