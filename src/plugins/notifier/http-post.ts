@@ -100,7 +100,9 @@ export const makeJsonPoster = (options: HttpPostOptions) => {
       try: async (signal) => {
         // undici (half a megabyte) loads with the first post, not with this module: every config check loads it, and
         // `orch spawn` without a supervisor makes one.
-        const { request } = await import("undici")
+        // Bundled as an ES module chunk, a CommonJS library's exports are its default export; run from source, its names.
+        const undici = await import("undici")
+        const request = undici.request ?? undici.default.request
         const response = await request(options.url, { method: "POST", headers, body: payload, signal })
         await response.body.dump()
         return response
