@@ -718,8 +718,10 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   })
 
   const ops: SessionOps = {
-    // The new session's actor starts from the record the spawn answers with: no listing of every record first.
-    spawn: (project, target) => Effect.tap(manager.spawn(project, target), ({ record }) => (isLive(record) ? startActor(record) : Effect.void)),
+    // The new session's actor starts from the record the spawn answers with: no listing of every record first. The
+    // spawn reconciles only what it is owed: this supervisor's start and its probe cycle undo the rest.
+    spawn: (project, target) =>
+      Effect.tap(manager.spawn(project, target, { reconcile: "owed" }), ({ record }) => (isLive(record) ? startActor(record) : Effect.void)),
     batchSpawn: (project, issues, onOutcome) => Effect.tap(manager.batchSpawn(project, issues, onOutcome), () => Effect.andThen(refresh, admitSoon)),
     send: (sessionId, message) => exclusive(sessionId, manager.send(sessionId, message)),
     // A kill is carried out whole once begun, even if whoever asked goes away (a closed tab, a killed `orch`): cut

@@ -38,7 +38,7 @@ import { readHolds } from "../store/holds-file.ts"
 import { isProcessAlive, processStartTime } from "../store/process-liveness.ts"
 import { QueueStore } from "../store/QueueStore.ts"
 import { SessionStore } from "../store/SessionStore.ts"
-import { interruptedSpawns, spawnerLives } from "../store/spawner.ts"
+import { interruptedSpawns, owesReconcile, spawnerLives } from "../store/spawner.ts"
 import { admissionFacts, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
@@ -234,15 +234,26 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
   const spawn = Effect.fn("Sessions.spawnIn")(function*(
     projectRef: string,
     target: SpawnTarget,
-    options: Pick<SpawnOptions, "claim" | "refuseClosed"> = {}
+    options: Pick<SpawnOptions, "claim" | "refuseClosed"> & {
+      /**
+       * "owed": reconcile only when the records owe this spawn one (`owesReconcile`), as a running supervisor asks:
+       * its start and its probe cycle do the rest. Absent: reconcile first, as every command without a supervisor does.
+       */
+      readonly reconcile?: "owed"
+    } = {}
   ) {
     const config = yield* configs.current
     const project = yield* findProject(config, projectRef)
-    yield* reconcile()
+    let listed = options.reconcile === "owed" ? (yield* store.list).records : undefined
+    if (listed === undefined || owesReconcile(listed)) {
+      yield* reconcile()
+      listed = (yield* store.list).records
+    }
+    // Each placement after the first lists again: the failed try changed the records.
+    let records: ReadonlyArray<SessionRecord> | undefined = listed
     if (target._tag === "Issue") {
       const issueId = normalIssueId(target.issue)
-      const { records } = yield* store.list
-      const existing = records.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
+      const existing = listed.find((r) => r.projectId === project.id && r.issueId === issueId && !isEnded(r.status) && worksAnIssue(r))
       if (existing !== undefined) {
         return yield* new IssueHasSession({ issueId, sessionId: existing.sessionId, ...(existing.status === "spawning" ? { spawning: true } : {}) })
       }
@@ -252,9 +263,10 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     for (let tries = 0;; tries++) {
       const now = yield* Clock.currentTimeMillis
       const held = target.host !== undefined ? new Map<string, string>() : heldHosts(yield* readHolds(store.paths.root), project.id, now, clockTime(now))
-      const { records } = yield* store.list
-      const { reserved } = yield* readMeasured(store.paths.root, records)
-      const { host, dataDir, origin, unread } = yield* chooseHost(connections, config, project, records, reserved, target.host, held)
+      const current = records ?? (yield* store.list).records
+      records = undefined
+      const { reserved } = yield* readMeasured(store.paths.root, current)
+      const { host, dataDir, origin, unread } = yield* chooseHost(connections, config, project, current, reserved, target.host, held)
       const placed = yield* spawnSession(project, target, {
         configPath: config.configPath,
         host,

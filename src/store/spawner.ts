@@ -40,3 +40,12 @@ export const interruptedSpawns = <R extends SessionRecord>(records: ReadonlyArra
 /** The records a spawn or a kill left half-done (their process gone): what reconcile finishes or undoes. */
 export const cutShort = <R extends SessionRecord>(records: ReadonlyArray<R>): ReadonlyArray<R> =>
   records.filter((record) => asListed(record).status === "interrupted")
+
+/**
+ * Whether records owe a spawn a reconcile first: a spawn or a kill cut short (it may hold the issue, or a session id),
+ * or a killed session's `session.spawned` still to write. A running supervisor's own chores (a queue entry's start cut
+ * short, a reservation with no record, environment files left behind) are its probe cycle's and its start's, not a
+ * spawn's: the supervisor asks this before each spawn it runs instead of reconciling every time.
+ */
+export const owesReconcile = (records: ReadonlyArray<SessionRecord>): boolean =>
+  cutShort(records).length > 0 || records.some((r) => r.spawn?.announce !== undefined && r.status !== "spawning" && !spawnerLives(r))
