@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process"
 import { asAgentGone, isInterrupted, isLive, shownStatus } from "../../src/domain/live.ts"
 import type { SessionRecord, SessionStatus, SpawnJournal } from "../../src/domain/session.ts"
 import { processStartTime } from "../../src/store/process-liveness.ts"
-import { agentProcessGone, asListed, interruptedSpawns, spawnerLives } from "../../src/store/spawner.ts"
+import { agentProcessGone, asListed, interruptedSpawns, owesReconcile, spawnerLives } from "../../src/store/spawner.ts"
 
 const JOURNAL: SpawnJournal = { pid: 4242, startedAt: "2026-11-21T10:00:00.000Z", workspace: "/w/app-1", createdBranch: true }
 
@@ -71,6 +71,22 @@ describe("whether the spawner lives, asked of the system", () => {
     const working = record("working", { ...JOURNAL, pid: gone })
     assert.strictEqual(asListed(working), working)
   })
+})
+
+describe("whether records owe a spawn through the supervisor a reconcile first", () => {
+  const gone = spawnSync("true").pid!
+  const me = { ...JOURNAL, pid: process.pid, ...(processStartTime(process.pid) !== undefined ? { startTime: processStartTime(process.pid)! } : {}) }
+  const killer = (pid: number) => ({ pid, at: JOURNAL.startedAt })
+
+  it.each<[string, ReadonlyArray<SessionRecord>, boolean]>([
+    ["no records", [], false],
+    ["sessions that run, and a spawn under way (its process lives)", [record("working"), record("spawning", me)], false],
+    ["a spawn whose process is gone (it may hold the issue)", [record("working"), record("spawning", { ...JOURNAL, pid: gone })], true],
+    ["a kill whose process is gone", [{ ...record("working"), killing: killer(gone) }], true],
+    ["a kill under way (its process lives)", [{ ...record("working"), killing: killer(process.pid) }], false],
+    ["a whole spawn's session.spawned still to write (its spawner gone)", [record("working", { ...JOURNAL, pid: gone, announce: 3 })], true],
+    ["that event still to write by a spawner that lives: its own", [record("working", { ...me, announce: 3 })], false]
+  ])("%s", (_name, records, owed) => assert.strictEqual(owesReconcile(records), owed))
 })
 
 describe("a live session whose agent is gone", () => {
