@@ -78,7 +78,10 @@ describe("a decoder compiled from a plain-data Schema", () => {
     ["a transformation", Schema.Struct({ n: Schema.NumberFromString })],
     ["a check other than isInt", Schema.Struct({ name: Schema.String.check(Schema.isNonEmpty()) })],
     ["a check on a struct", Schema.Struct({ a: Schema.Int }).check(Schema.makeFilter((s) => s.a > 0))],
-    ["a union of two structs (which one decodes is the Schema's to say)", Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.String })])],
+    [
+      "a union of two structs (which one decodes is the Schema's to say)",
+      Schema.Union([Schema.Struct({ a: Schema.String }), Schema.Struct({ b: Schema.String })])
+    ],
     ["a class", Schema.Date]
   ])("does not compile a schema with %s", (_name, schema) => assert.isUndefined(compilePlainDecoder(schema)))
 })
