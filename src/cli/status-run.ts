@@ -17,7 +17,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
-import type { SessionRecord } from "../domain/session.ts"
+import { isEnded, type SessionRecord } from "../domain/session.ts"
 import { agentGoneChecker, asListed } from "../store/spawner.ts"
 import { configNotes } from "./config-status.ts"
 import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
@@ -92,15 +92,17 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const watched = supervisor?.projects === undefined ? undefined : new Set(supervisor.projects)
   // Without a supervisor, a session whose agent's process is gone is shown so (the supervisor records it itself).
   const agentGone = agentGoneChecker()
-  const rows = sortRecords(records).map((record) =>
-    asShown(asListed(record), latestSignal(paths.activity(record.projectId, record.sessionId)), {
+  // An ended session shows what it ended as: its agent's signals are not read.
+  const rows = sortRecords(records).map((record) => {
+    const listed = asListed(record)
+    return asShown(listed, isEnded(listed.status) ? undefined : latestSignal(paths.activity(record.projectId, record.sessionId)), {
       supervised,
       nowMs: now,
       downHosts,
       agentGone: !supervised && agentGone(record),
       ...(watched !== undefined ? { watched } : {})
     })
-  )
+  })
   const unwatched = unwatchedLine(rows, supervisor?.configPath)
   // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.
   const interrupted = rows.filter((row) => row.status === "interrupted")
