@@ -17,8 +17,8 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
-import type { SessionRecord } from "../domain/session.ts"
-import { agentProcessGone, asListed } from "../store/spawner.ts"
+import { isEnded, type SessionRecord } from "../domain/session.ts"
+import { agentGoneChecker, asListed } from "../store/spawner.ts"
 import { configNotes } from "./config-status.ts"
 import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
 
@@ -51,13 +51,23 @@ export const repohostBudget = (root: string, nowMs: number): { readonly line?: s
   return parts.length > 0 ? { line: `repohost budget: ${parts.join("; ")}` } : {}
 }
 
-/** Records in a stable order: by project, then session number. */
-export const sortRecords = (records: ReadonlyArray<SessionRecord>) =>
-  [...records].sort((a, b) =>
-    a.projectId.localeCompare(b.projectId) ||
-    Number(a.sessionId.split("-").at(-1)) - Number(b.sessionId.split("-").at(-1)) ||
-    a.sessionId.localeCompare(b.sessionId)
+/**
+ * Records in a stable order: by project (`localeCompare`), then session number, then id. Each record's number is
+ * read once, and the projects are ranked once among themselves, so a list of one project never loads ICU and one of
+ * many compares its few project ids, not its records, by locale; the order is the same as comparing every pair.
+ */
+export const sortRecords = <R extends Pick<SessionRecord, "projectId" | "sessionId">>(records: ReadonlyArray<R>): Array<R> => {
+  const projects = [...new Set(records.map((r) => r.projectId))].sort((a, b) => a.localeCompare(b))
+  // Ids the locale finds equal (e.g. two spellings of one accented letter) share a rank, as they compared equal before.
+  const rank = new Map<string, number>()
+  projects.forEach((id, i) => rank.set(id, i > 0 && id.localeCompare(projects[i - 1]!) === 0 ? rank.get(projects[i - 1]!)! : i))
+  const keyed = records.map((record) => ({ record, project: rank.get(record.projectId)!, n: Number(record.sessionId.split("-").at(-1)) }))
+  keyed.sort((a, b) =>
+    a.project - b.project || a.n - b.n ||
+    (a.record.sessionId === b.record.sessionId ? 0 : a.record.sessionId.localeCompare(b.record.sessionId))
   )
+  return keyed.map((k) => k.record)
+}
 
 export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly json: boolean }) {
   const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
@@ -81,15 +91,18 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const downHosts = new Set([...hostViews].filter(([, view]) => view.status === "down").map(([host]) => host))
   const watched = supervisor?.projects === undefined ? undefined : new Set(supervisor.projects)
   // Without a supervisor, a session whose agent's process is gone is shown so (the supervisor records it itself).
-  const rows = sortRecords(records).map((record) =>
-    asShown(asListed(record), latestSignal(paths.activity(record.projectId, record.sessionId)), {
+  const agentGone = agentGoneChecker()
+  // An ended session shows what it ended as: its agent's signals are not read.
+  const rows = sortRecords(records).map((record) => {
+    const listed = asListed(record)
+    return asShown(listed, isEnded(listed.status) ? undefined : latestSignal(paths.activity(record.projectId, record.sessionId)), {
       supervised,
       nowMs: now,
       downHosts,
-      agentGone: !supervised && agentProcessGone(record),
+      agentGone: !supervised && agentGone(record),
       ...(watched !== undefined ? { watched } : {})
     })
-  )
+  })
   const unwatched = unwatchedLine(rows, supervisor?.configPath)
   // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.
   const interrupted = rows.filter((row) => row.status === "interrupted")

@@ -6,6 +6,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
@@ -16,8 +17,25 @@ import { atCrashPoint, crashPoint } from "./crash-points.ts"
 import { errnoReason, SessionNotFound, StoreError } from "./errors.ts"
 import { attempt, type StagedFile, stageFileAtomic, writeFileAtomic } from "./files.ts"
 import { dataDir, type StorePaths, storePaths } from "./paths.ts"
+import { compilePlainDecoder } from "./plain-decoder.ts"
 
-const decodeRecord = Schema.decodeUnknownResult(Schema.fromJsonString(SessionRecord))
+const decodeWithSchema = Schema.decodeUnknownResult(Schema.fromJsonString(SessionRecord))
+const decodePlain = compilePlainDecoder(SessionRecord)
+
+/** A record of the current shape takes the compiled decoder (plain-decoder.ts); any other, the Schema's own, which explains a bad one. */
+const decodeRecord = (text: string): Result.Result<SessionRecord, Schema.SchemaError> => {
+  if (decodePlain !== undefined) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return decodeWithSchema(text)
+    }
+    const decoded = decodePlain(parsed)
+    if (decoded !== undefined) return Result.succeed(decoded)
+  }
+  return decodeWithSchema(text)
+}
 
 const listDirs = (path: string): Array<string> => {
   try {

@@ -1,10 +1,12 @@
 /** Reading the newest activity signal of a session without reading its whole `activity.jsonl`. */
-import { closeSync, fstatSync, type FSWatcher, openSync, readSync, watch } from "node:fs"
+import { closeSync, existsSync, fstatSync, type FSWatcher, openSync, readSync, watch } from "node:fs"
 import { type ActivitySignal, parseSignal } from "../domain/activity.ts"
 
 const TAIL_BYTES = 8192
 
 export const latestSignal = (file: string): ActivitySignal | undefined => {
+  // A session whose agent signals nothing has no file: asking first costs a stat, a thrown ENOENT several times that.
+  if (!existsSync(file)) return undefined
   let fd: number
   try {
     fd = openSync(file, "r")
@@ -14,9 +16,9 @@ export const latestSignal = (file: string): ActivitySignal | undefined => {
   try {
     const size = fstatSync(fd).size
     const length = Math.min(size, TAIL_BYTES)
-    const buffer = Buffer.alloc(length)
-    readSync(fd, buffer, 0, length, size - length)
-    const lines = buffer.toString("utf8").trimEnd().split("\n")
+    const buffer = Buffer.allocUnsafe(length)
+    const read = readSync(fd, buffer, 0, length, size - length)
+    const lines = buffer.toString("utf8", 0, read).trimEnd().split("\n")
     for (let i = lines.length - 1; i >= 0; i--) {
       const signal = parseSignal(lines[i]!)
       if (signal !== undefined) return signal

@@ -27,10 +27,28 @@ export const asListed = <R extends SessionRecord>(record: R): R => {
  * Whether a live session on this machine is seen to have lost its agent: the process its terminal runs (the pid, and
  * start time, its runtime's handle keeps) is gone. False when that cannot be told here (no pid kept, another host).
  */
-export const agentProcessGone = (record: Pick<SessionRecord, "status" | "host" | "runtime">): boolean => {
-  const data = record.runtime?.data
-  if (!isLive(record) || hostOf(record) !== "local" || typeof data?.pid !== "number") return false
-  return !isProcessAlive(data.pid, typeof data.pidStart === "string" ? data.pidStart : undefined)
+export const agentProcessGone = (record: Pick<SessionRecord, "status" | "host" | "runtime">): boolean => agentGoneChecker()(record)
+
+/**
+ * `agentProcessGone` for many records at once (a list of sessions): the system is asked once per distinct process (pid
+ * and start time), however many records keep it. One checker per list: a later list asks again.
+ */
+export const agentGoneChecker = (
+  isAlive: (pid: number, startTime?: string) => boolean = isProcessAlive
+): (record: Pick<SessionRecord, "status" | "host" | "runtime">) => boolean => {
+  const alive = new Map<string, boolean>()
+  return (record) => {
+    const data = record.runtime?.data
+    if (!isLive(record) || hostOf(record) !== "local" || typeof data?.pid !== "number") return false
+    const startTime = typeof data.pidStart === "string" ? data.pidStart : undefined
+    const key = `${data.pid} ${startTime ?? ""}`
+    let known = alive.get(key)
+    if (known === undefined) {
+      known = isAlive(data.pid, startTime)
+      alive.set(key, known)
+    }
+    return !known
+  }
 }
 
 /** The records that are spawns interrupted half-way: what reconcile undoes. */

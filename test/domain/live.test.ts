@@ -7,8 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
 import { asAgentGone, isInterrupted, isLive, shownStatus } from "../../src/domain/live.ts"
 import type { SessionRecord, SessionStatus, SpawnJournal } from "../../src/domain/session.ts"
-import { processStartTime } from "../../src/store/process-liveness.ts"
-import { agentProcessGone, asListed, interruptedSpawns, owesReconcile, spawnerLives } from "../../src/store/spawner.ts"
+import { isProcessAlive, processStartTime } from "../../src/store/process-liveness.ts"
+import { agentGoneChecker, agentProcessGone, asListed, interruptedSpawns, owesReconcile, spawnerLives } from "../../src/store/spawner.ts"
 
 const JOURNAL: SpawnJournal = { pid: 4242, startedAt: "2026-11-21T10:00:00.000Z", workspace: "/w/app-1", createdBranch: true }
 
@@ -107,6 +107,25 @@ describe("a live session whose agent is gone", () => {
     ["ended already: nothing to tell", tmux({ pid: exited }, { status: "killed" }), false],
     ["a spawn under way is its spawn's", tmux({ pid: exited }, { status: "spawning" }), false]
   ])("%s", (_name, input, expected) => assert.strictEqual(agentProcessGone(input), expected))
+
+  it("a checker for a whole list asks the system once per distinct process, and answers as each record alone would", () => {
+    const records = [
+      tmux({ pid: exited }),
+      tmux({ pid: process.pid, pidStart: processStartTime(process.pid) }),
+      tmux({ pid: process.pid, pidStart: "1" }),
+      tmux({ pid: exited }),
+      tmux({ pid: process.pid, pidStart: processStartTime(process.pid) }),
+      tmux({}),
+      tmux({ pid: exited }, { host: "b" })
+    ]
+    const asked: Array<string> = []
+    const gone = agentGoneChecker((pid, startTime) => {
+      asked.push(`${pid} ${startTime}`)
+      return isProcessAlive(pid, startTime)
+    })
+    assert.deepStrictEqual(records.map(gone), records.map(agentProcessGone))
+    assert.deepStrictEqual(asked, [`${exited} undefined`, `${process.pid} ${processStartTime(process.pid)}`, `${process.pid} 1`])
+  })
 
   it("is shown as the supervisor records it: errored, exited; an ended one stays as it is", () => {
     assert.deepInclude(asAgentGone(record("working")), { status: "errored", activity: "exited" })
