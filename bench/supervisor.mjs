@@ -5,7 +5,7 @@
 // makes it ready); then the delay from a change (an agent signal) to its event in the log, p50/p95.
 // Targets at 50 sessions: under 150 MB RSS, under 2% of one core, under 30 process launches a minute.
 import { execFileSync, spawnSync } from "node:child_process"
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { machine, ms, ORCH, percentile, recordSection, removeSandbox } from "./lib.mjs"
@@ -37,7 +37,7 @@ const measure = async (size) => {
   const config = join(root, "orchestrator.yaml")
   writeFileSync(
     config,
-    `projects:\n  app:\n    repo: acme/app\n    path: ${repo}\n    agent: command\n    agentConfig: { command: cat }\n    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:9" }\n`
+    `defaults:\n  sessionMemoryMb: 20\nprojects:\n  app:\n    repo: acme/app\n    path: ${repo}\n    agent: command\n    agentConfig: { command: cat }\n    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:9" }\n`
   )
   const env = { ...process.env, HOME: home, ORCH_TMUX_SOCKET: socket, ORCH_CONFIG_PATH: config }
   delete env.TMUX
@@ -50,6 +50,16 @@ const measure = async (size) => {
     for (let i = 0; i < size; i += 25) orch(["batch-spawn", "app", ...Array.from({ length: Math.min(25, size - i) }, (_, k) => String(i + k + 1))])
     orch(["start", "app", "--detach"], { PATH: `${shims}:${process.env.PATH}` })
     const { pid } = JSON.parse(readFileSync(join(home, ".orchestrator", "supervisor.json"), "utf8"))
+    // At rest means every issue started: what admission queued (the machine's load, say) is admitted first.
+    const sessionsDir = join(home, ".orchestrator", "sessions", "app")
+    const records = () =>
+      readdirSync(sessionsDir).filter((id) => existsSync(join(sessionsDir, id, "session.json")) && id !== "app-orchestrator").map((id) =>
+        JSON.parse(readFileSync(join(sessionsDir, id, "session.json"), "utf8"))
+      )
+    for (let waited = 0; records().filter((r) => r.runtime !== null && r.status !== "spawning").length < size; waited += 1) {
+      if (waited > 600) throw new Error(`only ${records().length} of ${size} sessions started in 10 minutes`)
+      await sleep(1000)
+    }
     await sleep(10_000) // adoption and the first cycles
     const cpu = () => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ").slice(11, 13).reduce((a, b) => a + Number(b), 0)
     const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024
@@ -64,17 +74,17 @@ const measure = async (size) => {
     const launches = readFileSync(counter, "utf8").trim().split("\n").filter(Boolean)
     const perMinute = (launches.length / WINDOW_S) * 60
     const byTool = Object.entries(launches.reduce((acc, tool) => ({ ...acc, [tool]: (acc[tool] ?? 0) + 1 }), {}))
-    const sessionsDir = join(home, ".orchestrator", "sessions", "app")
     const activities = Object.entries(
-      Array.from({ length: size }, (_, i) => JSON.parse(readFileSync(join(sessionsDir, `app-${i + 1}`, "session.json"), "utf8")).activity)
+      records().map((record) => record.activity)
         .reduce((acc, activity) => ({ ...acc, [activity]: (acc[activity] ?? 0) + 1 }), {})
     )
 
     // Change → event: an agent signal (a hook line) appended to a session's activity file, until its event is in the log.
     const events = join(home, ".orchestrator", "events.jsonl")
     const delays = []
+    const ids = records().map((record) => record.sessionId)
     for (let i = 0; i < 20; i++) {
-      const session = `app-${(Math.floor(i / 2) % size) + 1}`
+      const session = ids[Math.floor(i / 2) % ids.length]
       const activity = join(home, ".orchestrator", "sessions", "app", session, "activity.jsonl")
       // The sessions are ready by now (quiescence): a tool call makes one working, its Stop ready again.
       const [event, expected] = i % 2 === 0 ? ["PreToolUse", "session.working"] : ["Stop", "session.ready"]
