@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { machine, ms, ORCH, percentile, recordSection, removeSandbox } from "./lib.mjs"
+import { freePort, machine, ms, ORCH, percentile, recordSection, removeSandbox } from "./lib.mjs"
 
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 60)
 const SIZES = (process.env.BENCH_SIZES ?? "50,100").split(",").map(Number)
@@ -37,7 +37,7 @@ const measure = async (size) => {
   const config = join(root, "orchestrator.yaml")
   writeFileSync(
     config,
-    `defaults:\n  sessionMemoryMb: 20\nprojects:\n  app:\n    repo: acme/app\n    path: ${repo}\n    agent: command\n    agentConfig: { command: cat }\n    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:9" }\n`
+    `port: ${await freePort()}\nterminalPort: ${await freePort()}\ndirectTerminalPort: ${await freePort()}\ndefaults:\n  sessionMemoryMb: 20\nprojects:\n  app:\n    repo: acme/app\n    path: ${repo}\n    agent: command\n    agentConfig: { command: cat }\n    tracker: { plugin: repohost, apiUrl: "http://127.0.0.1:9" }\n`
   )
   const env = { ...process.env, HOME: home, ORCH_TMUX_SOCKET: socket, ORCH_CONFIG_PATH: config }
   delete env.TMUX
