@@ -61,7 +61,7 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
     // A start killed after it made the terminal, before its record: that terminal is ended (its worktree, and what
     // the agent wrote there, is used again below), and an environment file its shell never read is removed.
     yield* runtime.destroy({ plugin: runtime.name, id: sessionId, data: {} })
-    yield* attempt(tmpdir(), () => removeLeftEnvFiles(sessionId))
+    yield* attempt(tmpdir(), () => removeLeftEnvFiles(sessionId, store.paths.worktree(project.id, sessionId)))
   }
   yield* checkAgentProgram(agent, project).pipe(Effect.mapError((reason) => new OrchestratorNotReady({ reason })))
   const now = yield* nowIso

@@ -68,7 +68,10 @@ const undo = Effect.fnUntraced(function*(project: ProjectConfig, record: Session
   const workspace = yield* Workspace
   if (journal.runtime !== undefined) yield* stopRuntime(journal.runtime)
   // Its agent's environment file (it may hold secrets), if the spawn died before the agent's shell read it.
-  yield* Effect.try({ try: () => removeLeftEnvFiles(record.sessionId), catch: (cause) => new StoreError({ path: tmpdir(), reason: errnoReason(cause) }) })
+  yield* Effect.try({
+    try: () => removeLeftEnvFiles(record.sessionId, record.workspacePath),
+    catch: (cause) => new StoreError({ path: tmpdir(), reason: errnoReason(cause) })
+  })
   // What the spawn left running in its worktree here (its postCreate, when the spawn was killed during it) ends first.
   if (journal.workspace !== undefined && hostOf(record) === "local") yield* Effect.sync(() => endProcessesIn(journal.workspace!))
   const worktreeExisted = journal.workspace !== undefined && (yield* workspace.exists(journal.workspace))

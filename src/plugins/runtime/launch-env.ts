@@ -3,6 +3,7 @@
  * every user (`ps`, /proc/<pid>/cmdline), and the environment carries secrets (API keys, `${VAR}` tokens). The file
  * is made mode 0600 in a fresh 0700 directory, read by the launch line, and deleted before the agent starts.
  */
+import { createHash } from "node:crypto"
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -20,18 +21,22 @@ export interface EnvFile {
   readonly skipped: ReadonlyArray<string>
 }
 
-const envDirPrefix = (sessionId: string) => `orch-env-${sessionId}-`
+/**
+ * Named by the session and its working directory: session ids repeat across orch's data dirs (every project `app`
+ * has an `app-orchestrator`), and TMPDIR is shared, so removing one data dir's left files never touches another's.
+ */
+const envDirPrefix = (sessionId: string, workingDir: string) => `orch-env-${sessionId}-${createHash("sha256").update(workingDir).digest("hex").slice(0, 12)}-`
 
 /**
  * Writes `env` as `export NAME='value'` lines to a new file only this user can read, in a directory named by the
  * session (a spawn killed before its shell read the file leaves it for the undo to remove: `removeLeftEnvFiles`).
  * Throws what the file system threw.
  */
-export const writeEnvFile = (env: Readonly<Record<string, string>>, sessionId: string): EnvFile => {
+export const writeEnvFile = (env: Readonly<Record<string, string>>, sessionId: string, workingDir: string): EnvFile => {
   const entries = Object.entries(env)
   const skipped = entries.filter(([name]) => !SHELL_NAME.test(name)).map(([name]) => name)
   const text = entries.filter(([name]) => SHELL_NAME.test(name)).map(([name, value]) => `export ${name}=${shellQuote(value)}\n`).join("")
-  const dir = mkdtempSync(join(tmpdir(), envDirPrefix(sessionId)))
+  const dir = mkdtempSync(join(tmpdir(), envDirPrefix(sessionId, workingDir)))
   const file = join(dir, "env")
   try {
     // `wx`: made here, never an existing file; 0600 from its first byte.
@@ -51,9 +56,13 @@ export const launchLine = (envFile: EnvFile, unset: ReadonlyArray<string>, comma
 
 export const removeEnvFile = (envFile: EnvFile): void => rmSync(envFile.dir, { recursive: true, force: true })
 
-/** Removes the environment files of `sessionId` a spawn killed before its agent's shell read them left on this machine. */
-export const removeLeftEnvFiles = (sessionId: string): void => {
-  for (const name of readdirSync(tmpdir()).filter((entry) => entry.startsWith(envDirPrefix(sessionId)))) {
+/**
+ * Removes the environment files a start of `sessionId` in `workingDir` killed before its agent's shell read them left
+ * on this machine.
+ */
+export const removeLeftEnvFiles = (sessionId: string, workingDir: string): void => {
+  const prefix = envDirPrefix(sessionId, workingDir)
+  for (const name of readdirSync(tmpdir()).filter((entry) => entry.startsWith(prefix))) {
     rmSync(join(tmpdir(), name), { recursive: true, force: true })
   }
 }

@@ -135,7 +135,7 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     if (dir._tag !== "Ready") return yield* new RuntimeError({ plugin: PLUGIN, operation: "new-session", reason: socketDirProblem(dir) })
     // The environment goes through a file the launch line reads and deletes: `-e KEY=value` would show secrets in `ps`.
     const envFile = yield* Effect.try({
-      try: () => writeEnvFile(spec.env, spec.sessionId),
+      try: () => writeEnvFile(spec.env, spec.sessionId, spec.workingDir),
       catch: (error) =>
         new RuntimeError({
           plugin: PLUGIN,

@@ -25,7 +25,7 @@ describe("the agent's environment file", () => {
 
   it("is private while it exists, read by the launch line, and gone before the command runs", () => {
     const env = Object.fromEntries(HARD.map((value, i) => [`V${i}`, value]))
-    const envFile = writeEnvFile({ ...env, "BASH_FUNC_f%%": "() { :; }", ORCH_DROP: "gone" }, "app-1")
+    const envFile = writeEnvFile({ ...env, "BASH_FUNC_f%%": "() { :; }", ORCH_DROP: "gone" }, "app-1", "/h/.orchestrator/worktrees/app/app-1")
     try {
       assert.deepStrictEqual(envFile.skipped, ["BASH_FUNC_f%%"])
       assert.strictEqual(statSync(envFile.dir).mode & 0o777, 0o700)
@@ -44,23 +44,27 @@ describe("the agent's environment file", () => {
   })
 
   it("one a spawn killed before its shell read it is found by its session and removed (the undo does it)", () => {
-    const left = writeEnvFile({ KEY: "secret" }, "app-77")
-    const other = writeEnvFile({ KEY: "secret" }, "app-7")
+    const left = writeEnvFile({ KEY: "secret" }, "app-77", "/h/.orchestrator/worktrees/app/app-77")
+    const other = writeEnvFile({ KEY: "secret" }, "app-7", "/h/.orchestrator/worktrees/app/app-7")
+    // Another data dir's session of the same id (two HOMEs, one TMPDIR): never its files.
+    const elsewhere = writeEnvFile({ KEY: "secret" }, "app-7", "/other/.orchestrator/worktrees/app/app-7")
     try {
-      removeLeftEnvFiles("app-7")
+      removeLeftEnvFiles("app-7", "/h/.orchestrator/worktrees/app/app-7")
       assert.isTrue(existsSync(left.file), "another session's file stays")
+      assert.isTrue(existsSync(elsewhere.file), "another data dir's session of the same id keeps its file")
       assert.isFalse(existsSync(other.dir))
-      removeLeftEnvFiles("app-77")
+      removeLeftEnvFiles("app-77", "/h/.orchestrator/worktrees/app/app-77")
       assert.isFalse(existsSync(left.dir))
     } finally {
       removeEnvFile(left)
       removeEnvFile(other)
+      removeEnvFile(elsewhere)
     }
   })
 
   it("one never read for a minute is stale (its start was killed) and the sweep removes it; a fresh one stays", () => {
-    const stale = writeEnvFile({ KEY: "secret" }, "app-5")
-    const fresh = writeEnvFile({ KEY: "secret" }, "app-6")
+    const stale = writeEnvFile({ KEY: "secret" }, "app-5", "/h/w/app-5")
+    const fresh = writeEnvFile({ KEY: "secret" }, "app-6", "/h/w/app-6")
     try {
       const minuteAgo = (Date.now() - 61_000) / 1000
       utimesSync(stale.dir, minuteAgo, minuteAgo)
