@@ -4,8 +4,9 @@
  * CLI (src/cli/spawn-interrupted.ts) read them alike. Only what src/domain/spawn-fate.ts reads is kept; a line that
  * is not an event is passed over.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs"
+import { statSync } from "node:fs"
 import type { SpawnEventLike } from "../domain/spawn-fate.ts"
+import { readFrom } from "./read-from.ts"
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
@@ -30,12 +31,7 @@ const eventOf = (line: string): Array<SpawnEventLike> => {
 /** Where the event log ends now (0 when there is none yet): what is appended from now on starts there. */
 export const eventLogEnd = (path: string): number => {
   try {
-    const fd = openSync(path, "r")
-    try {
-      return fstatSync(fd).size
-    } finally {
-      closeSync(fd)
-    }
+    return statSync(path, { throwIfNoEntry: false })?.size ?? 0
   } catch {
     return 0
   }
@@ -43,23 +39,9 @@ export const eventLogEnd = (path: string): number => {
 
 /** The events appended after byte `from` (a line's start), oldest first; a missing log has none. */
 export const eventsAfter = (path: string, from: number): Array<SpawnEventLike> => {
-  let fd: number
   try {
-    fd = openSync(path, "r")
+    return readFrom(path, from).split("\n").flatMap(eventOf)
   } catch {
     return []
-  }
-  try {
-    const length = Math.max(0, fstatSync(fd).size - from)
-    const bytes = Buffer.alloc(length)
-    let read = 0
-    while (read < length) {
-      const got = readSync(fd, bytes, read, length - read, from + read)
-      if (got === 0) break
-      read += got
-    }
-    return bytes.subarray(0, read).toString("utf8").split("\n").flatMap(eventOf)
-  } finally {
-    closeSync(fd)
   }
 }

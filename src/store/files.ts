@@ -1,8 +1,9 @@
 /** Small synchronous file primitives with the guarantees the store needs: atomic replace, one-write append. */
 import * as Effect from "effect/Effect"
-import { appendFileSync, closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs"
+import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
 import { basename, dirname } from "node:path"
 import { crashPoint } from "./crash-points.ts"
+export { readFrom } from "./read-from.ts"
 import { errnoReason, StoreError } from "./errors.ts"
 
 export const attempt = <A>(path: string, f: () => A): Effect.Effect<A, StoreError> =>
@@ -65,27 +66,3 @@ export const appendLine = (path: string, line: string): Effect.Effect<void, Stor
     mkdirSync(dirname(path), { recursive: true })
     appendFileSync(path, `${line}\n`)
   })
-
-/** The text of `path` from byte `offset` to its end ("" when there is none). */
-export const readFrom = (path: string, offset: number): string => {
-  let fd: number
-  try {
-    fd = openSync(path, "r")
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return ""
-    throw error
-  }
-  try {
-    const length = Math.max(0, fstatSync(fd).size - offset)
-    const buffer = Buffer.alloc(length)
-    let read = 0
-    while (read < length) {
-      const n = readSync(fd, buffer, read, length - read, offset + read)
-      if (n === 0) break
-      read += n
-    }
-    return buffer.subarray(0, read).toString("utf8")
-  } finally {
-    closeSync(fd)
-  }
-}
