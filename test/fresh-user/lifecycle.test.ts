@@ -325,7 +325,11 @@ describe("the supervisor's life on the default path", () => {
       s.writeRepoConfig({ agent: "comand" })
       // The receipt: the supervisor's word on its file, as `orch status` reads it.
       const statePath = join(s.dataDir, "config-state.json")
-      yield* eventually("the supervisor to reject the edit", () => existsSync(statePath) && readFileSync(statePath, "utf8").includes("\"rejected\""))
+      // (It may first read the file half-written, as an editor's save can leave it: the receipt is the edit's own error.)
+      yield* eventually("the supervisor to reject the edit", () => {
+        const state = existsSync(statePath) ? readFileSync(statePath, "utf8") : ""
+        return state.includes("\"rejected\"") && state.includes("comand")
+      })
       const note = /^orch: warning: config: \S+orchestrator\.yaml has an error since \d\d:\d\d UTC and was not applied: [^\n]*comand[^\n]*\n$/
       const fast = yield* orch("spawn", "app", "7")
       assert.strictEqual(fast.code, 0, fast.stderr)

@@ -117,6 +117,8 @@ describe("a supervisor runs when it answers", () => {
         assert.deepStrictEqual(says, ["is already running", "started"])
         const supervisor = [a.stdout, b.stdout].map((out) => /^(supervisor started|joined the supervisor already running) /m.exec(out)?.[1]).sort()
         assert.deepStrictEqual(supervisor, ["joined the supervisor already running", "supervisor started"], "one started it, the other joined")
+        // The start that joined ends its detached child once it has said so: the receipt is that child gone.
+        yield* eventually("the joining start's child to end", () => supervisors(s.home).length === 1)
         assert.deepStrictEqual(supervisors(s.home), [reportedPid(a.stdout)], "one supervisor process")
         assert.deepStrictEqual(s.sessions(), ["app-orchestrator"])
         assert.strictEqual((yield* s.orch(["stop"])).code, 0)
