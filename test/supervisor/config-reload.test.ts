@@ -111,7 +111,7 @@ const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.S
     /** Waits for the receipt of a reload: `count` events of `type` (plugin modules load with a real import, so real time passes). */
     const receipts = (type: string, count: number) =>
       Effect.gen(function*() {
-        for (let i = 0; i < 400; i++) {
+        for (let i = 0; i < 2000; i++) {
           const found = ofType(type)
           if (found.length >= count) return found
           yield* Effect.promise(() => new Promise((resume) => setTimeout(resume, 5)))
@@ -127,7 +127,7 @@ const setup = setupWith()
 /** Polls `probe` in real time (the reload runs on its own fiber and reads files) until it holds. */
 const until = (what: string, probe: () => boolean) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; i < 2000; i++) {
       if (probe()) return
       yield* Effect.promise(() => new Promise((resume) => setTimeout(resume, 5)))
     }
