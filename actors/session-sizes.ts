@@ -8,7 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
-import { type AgentSize, nextSizes, parsePs, treeRss } from "../src/domain/session-size.ts"
+import { type AgentSize, nextSizes, parsePs, treeRssOf } from "../src/domain/session-size.ts"
 import type { StoreError } from "../src/store/errors.ts"
 import { readSessionSizes, writeSessionSizes } from "../src/store/session-sizes-file.ts"
 
@@ -54,9 +54,9 @@ export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDe
       const perHost = yield* Effect.forEach(hosts, (host) =>
         (read.has(host) ? Effect.succeed(read.get(host)!) : deps.ps(host)).pipe(
           Effect.map((text) => {
-            const rows = parsePs(text)
+            const treeRss = treeRssOf(parsePs(text))
             return live.filter((session) => session.host === host).flatMap(({ agent, pid }) => {
-              const bytes = treeRss(rows, pid)
+              const bytes = treeRss(pid)
               return bytes === undefined ? [] : [{ agent, bytes }]
             })
           }),

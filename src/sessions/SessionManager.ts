@@ -19,7 +19,7 @@ import { planBatch } from "../domain/admission.ts"
 import { heldHosts, type Hold } from "../domain/holds.ts"
 import { firstInvalidIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
 import { clockTime } from "../domain/rate-limit.ts"
-import { parsePs, treeRss } from "../domain/session-size.ts"
+import { parsePs, treeRssOf } from "../domain/session-size.ts"
 import { asAgentGone, hostOf, isEnded, isLive, type RuntimeHandle, type SessionRecord, worksAnIssue } from "../domain/session.ts"
 import { PS_COMMAND } from "../hosts/host-probe.ts"
 import { hostViewsOf } from "../hosts/host-watch.ts"
@@ -361,9 +361,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       Effect.map((answer) => (answer.exitCode === 0 ? answer.stdout : "")),
       Effect.orElseSucceed(() => "")
     )
-    const rows = parsePs(ps)
+    const treeRss = treeRssOf(parsePs(ps))
     return new Map([...pids].flatMap(([sessionId, pid]) => {
-      const bytes = treeRss(rows, pid)
+      const bytes = treeRss(pid)
       return bytes === undefined ? [] : [[sessionId, bytes] as const]
     }))
   })

@@ -1,5 +1,5 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { measurable, nextSizes, parsePs, SIZE_FALL_WEIGHT, treeRss } from "../../src/domain/session-size.ts"
+import { measurable, nextSizes, parsePs, SIZE_FALL_WEIGHT, treeRssOf } from "../../src/domain/session-size.ts"
 
 const MB = 1024 ** 2
 // pid ppid rss(KiB): 10 is an agent's shell with two children, one of which has a child; 20 is another tree.
@@ -18,8 +18,15 @@ describe("session sizes", () => {
     ["a subtree", 11, (10240 + 512) * 1024],
     ["a leaf", 20, 4096 * 1024],
     ["a root that is not running", 99, undefined]
-  ])("treeRss: %s", (_name, root, expected) => {
-    assert.strictEqual(treeRss(parsePs(PS), root), expected)
+  ])("treeRssOf: %s", (_name, root, expected) => {
+    assert.strictEqual(treeRssOf(parsePs(PS))(root), expected)
+  })
+
+  it("treeRssOf: one index of a reading measures each of its trees, and a loop in the rows ends", () => {
+    const treeRss = treeRssOf(parsePs(PS))
+    assert.deepStrictEqual([10, 20, 1].map(treeRss), [(2048 + 10240 + 1024 + 512) * 1024, 4096 * 1024, (1000 + 2048 + 10240 + 1024 + 512 + 4096) * 1024])
+    // pid 5's parent is 6 and 6's is 5 (a reading taken while pids were reused): each is counted once.
+    assert.strictEqual(treeRssOf(parsePs("    5     6   100\n    6     5   200"))(5), 300 * 1024)
   })
 
   it.each<[string, Parameters<typeof nextSizes>[0], Parameters<typeof nextSizes>[1], ReturnType<typeof nextSizes>]>([
