@@ -646,7 +646,7 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
   let halted = false
   let round: Fiber.Fiber<void, unknown> | undefined
   const roundBody = Effect.gen(function*() {
-    const { waiting: left, dropped, held } = yield* manager.admit()
+    const { waiting: left, admitted, dropped, held } = yield* manager.admit()
     waiting = new Map(left.map((w) => [w.entry.id, w.reason]))
     // Queued work that could never start left the queue: people hear of it, not only the event log.
     for (const { entry, reason } of dropped) {
@@ -667,7 +667,9 @@ export const makeSupervisor = Effect.fnUntraced(function*() {
       at: new Date(yield* Clock.currentTimeMillis).toISOString(),
       waiting: Object.fromEntries(waiting)
     })
-    yield* refresh
+    // The sessions it started get their actors now, not at the next probe cycle. A round that started none (every
+    // round at rest, every 3 s) reads no records.
+    if (admitted > 0) yield* refresh
   })
   /** The one notification a new hold gets: what failed where, and when orch tries again (or what else happens meanwhile). */
   const holdNotification = Effect.fnUntraced(function*(hold: Hold) {

@@ -238,13 +238,15 @@ export const makeQueueing = (deps: QueueingDeps) => {
     )
 
   /**
-   * Starts what the rule admits, one at a time, until it admits nothing; answers what waits and why, the entries
-   * that could never start and left the queue, and the holds failed spawns made (for people to hear of).
+   * Starts what the rule admits, one at a time, until it admits nothing; answers what waits and why, how many it
+   * started, the entries that could never start and left the queue, and the holds failed spawns made (for people
+   * to hear of).
    */
   const admit = Effect.fn("Queue.admit")(function*() {
     const dropped: Array<{ readonly entry: QueueEntry; readonly reason: string }> = []
     const held: Array<HoldNews> = []
-    const answer = (waiting: ReadonlyArray<Waiting<Candidate>>) => ({ waiting, dropped, held })
+    let admitted = 0
+    const answer = (waiting: ReadonlyArray<Waiting<Candidate>>) => ({ waiting, admitted, dropped, held })
     for (;;) {
       const config = yield* deps.config
       const entries = yield* queue.list
@@ -270,6 +272,7 @@ export const makeQueueing = (deps: QueueingDeps) => {
       const entry = verdict.admit
       if (entry === undefined) return answer(verdict.waiting)
       const started = yield* start(entry)
+      if (started._tag === "Admitted") admitted++
       if (started._tag === "Dropped") dropped.push({ entry, reason: started.reason })
       if (started._tag === "Held") held.push(started.news)
       if (started._tag === "Wait") return answer([...verdict.waiting, { entry, reason: started.reason }])

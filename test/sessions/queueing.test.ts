@@ -94,8 +94,8 @@ describe("admission rounds", () => {
     run(Effect.gen(function*() {
       const t = yield* setup(() => ({ _tag: "Succeed" }))
       yield* t.queueing.queueAdd("app", ["7", "#8"], 0)
-      const { waiting, dropped } = yield* t.queueing.admit()
-      assert.deepStrictEqual([waiting, dropped], [[], []])
+      const { waiting, admitted, dropped } = yield* t.queueing.admit()
+      assert.deepStrictEqual([waiting, admitted, dropped], [[], 2, []])
       assert.deepStrictEqual(yield* t.entries(), [])
       assert.deepStrictEqual(t.logged().map((e) => [e.type, e.issueId, e.sessionId]), [
         ["queue.added", "7", undefined],
@@ -326,12 +326,13 @@ describe("admission rounds count the sessions they started", () => {
         "waiting for memory on this machine: 3.5 GB free, 1.0 GB of it kept in reserve, 2 sessions just started counted at 1.0 GB each until they are measured, 1.0 GB needed"
       const first = yield* t.queueing.admit()
       assert.deepStrictEqual(t.admitted(), ["1", "2"])
+      assert.strictEqual(first.admitted, 2)
       assert.deepStrictEqual(first.waiting.map((w) => [w.entry.issue, w.reason]), [["3", held], ["4", held]])
       // The next round, and the one after, three seconds apart (the supervisor's pace): nothing more starts.
       for (let round = 0; round < 2; round++) {
         yield* TestClock.adjust("3 seconds")
         const again = yield* t.queueing.admit()
-        assert.deepStrictEqual(again.waiting.map((w) => w.reason), [held, held])
+        assert.deepStrictEqual([again.admitted, again.waiting.map((w) => w.reason)], [0, [held, held]])
       }
       assert.deepStrictEqual(t.admitted(), ["1", "2"])
       assert.deepStrictEqual((yield* t.store.list).records.map((r) => r.issueId).toSorted(), ["1", "2"])
@@ -352,7 +353,7 @@ describe("admission rounds count the sessions they started", () => {
       yield* t.store.write({ ...ended, status: "killed", activity: "exited" })
       yield* Ref.set(t.free, 2.5 * GB)
       const freed = yield* t.queueing.admit()
-      assert.deepStrictEqual(t.admitted(), ["1", "2", "3"])
+      assert.deepStrictEqual([t.admitted(), freed.admitted], [["1", "2", "3"], 1])
       assert.deepStrictEqual(freed.waiting.map((w) => [w.entry.issue, w.reason]), [[
         "4",
         "waiting for memory on this machine: 2.5 GB free, 1.0 GB of it kept in reserve, 1 session just started counted at 1.0 GB until it is measured, 1.0 GB needed"
