@@ -20,6 +20,7 @@ import { VERSION } from "../version.ts"
 import { sayServedConfig } from "./acting-config.ts"
 import type { Ready } from "./detach.ts"
 import { supervisorLoggerLayer } from "./logging.ts"
+import { keepYoungGenerationSmall } from "./young-generation.ts"
 
 /**
  * Asks the running supervisor (pid `pid`) to start the project's orchestrator (no project: its config's only one),
@@ -68,6 +69,7 @@ export const supervise = Effect.fn("cli.start.supervise")(function*<E>(
       }
       if (found._tag === "Unresponsive") return yield* unresponsive(found)
       yield* removeLeftovers(root, found.leftovers)
+      yield* Effect.sync(keepYoungGenerationSmall)
       const token = ensureToken(root)
       const dashboardUrl = makeDashboardUrl(config, token)
       const app = supervisorApp(config, { root, cliPath, version: VERSION, shutdown, token, dashboardUrl }).pipe(Layer.provide(supervisorLoggerLayer(root)))
