@@ -83,6 +83,17 @@ await build({
   supported: { "dynamic-import": false },
   plugins: [lazySegmenter, vendorApart]
 })
+// V8 keeps a script's source for as long as the process runs (the supervisor's: for good), and one character outside
+// Latin-1 makes all of it a two-byte string: 2.4 MB of heap for the 1.2 MB tree instead of 1.2 MB. esbuild escapes
+// such characters in strings, not in regular expressions (the agents' screen parsers match `●`, `›`, `└` …): they
+// are escaped here, which reads the same in a regular expression, a string or a template (its cooked text).
+const unicodeEscapes = (text) => Array.from({ length: text.length }, (_, i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, "0")}`).join("")
+const asciiOnly = (code) =>
+  code.replace(/[^\x00-\x7f]/gu, (char, at) => {
+    if (code[at - 1] === "\\") throw new Error(`dist/cli.cjs: an escaped non-ASCII character at ${at}: escape it in the source instead`)
+    return unicodeEscapes(char)
+  })
+writeFileSync("dist/cli.cjs", asciiOnly(readFileSync("dist/cli.cjs", "utf8")))
 const commandTreeHash = createHash("sha256").update(readFileSync("dist/cli.cjs")).digest("hex").slice(0, 16)
 
 // Each built-in plugin as a plugin module: src/plugins/modules/<slot>/<name>.ts → dist/plugins/<slot>/<name>.mjs.
