@@ -8,8 +8,8 @@
 // Targets at 50 sessions (issue 22): at most 110 MB RSS, under 2% of one core, at most 15 process launches a minute.
 // BENCH_ORCH=<dist/orch.mjs of another build> measures that build (BENCHMARKS.md is left alone);
 // BENCH_SNAPSHOT_DIR=<dir> also writes a heap snapshot of the supervisor per size there; BENCH_ADMIT=1 queues every
-// session so that the supervisor's admission starts each (by default they start before it, unless the load holds
-// some back). To see why: BENCH_HEAP_TRACE=1 prints the supervisor's RSS and V8 heap spaces every 5 s from its start
+// session so that the supervisor's admission starts each (by default they start before it, but what admission holds
+// back, for the machine's load or its free memory, is queued and the supervisor starts it). To see why: BENCH_HEAP_TRACE=1 prints the supervisor's RSS and V8 heap spaces every 5 s from its start
 // (on stderr), BENCH_ALLOC_PROFILE=<dir> writes what it allocated in the window (garbage included) as a .heapprofile.
 // Both keep its inspector open from its start, which costs the process a little memory of its own.
 import { execFileSync, spawnSync } from "node:child_process"
@@ -62,8 +62,8 @@ const measure = async (size) => {
     return result.stdout
   }
   try {
-    // The sessions start before the supervisor (batch-spawn; what admission holds back, under load say, is queued and
-    // the supervisor starts it), or with BENCH_ADMIT=1 all are queued and the supervisor's admission starts each.
+    // The sessions start before the supervisor (batch-spawn; what admission holds back is queued and the supervisor
+    // starts it), or with BENCH_ADMIT=1 all are queued and the supervisor's admission starts each.
     for (let i = 0; i < size; i += 25) {
       orch([ADMIT ? "queue" : "batch-spawn", ...(ADMIT ? ["add"] : []), "app", ...Array.from({ length: Math.min(25, size - i) }, (_, k) => String(i + k + 1))])
     }
