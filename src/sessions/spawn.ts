@@ -47,8 +47,9 @@ export interface Spawned {
 export const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
 const sessionNumber = (sessionId: string) => Number(sessionId.split("-").at(-1))
-const READY_POLL = "100 millis"
-const READY_POLLS = 600
+/** An agent may be up at once: the first looks for its ready signal come 10, 20, 40, 80 ms apart, then every 100 ms. */
+const readyPollDelay = (poll: number) => Math.min(10 * 2 ** poll, 100)
+const READY_WAIT_MS = 60_000
 /** How long an agent with no ready signal must stay up before its spawn is reported. */
 const START_WATCH = Duration.millis(150)
 
@@ -98,14 +99,15 @@ const endedReason = (runtime: RuntimeShape, handle: RuntimeHandle, liveness: Liv
 /** Waits until the agent shows it is ready for input (60 s at most); fails if it exits or asks a setup question first. */
 export const waitUntilReady = Effect.fnUntraced(
   function*(runtime: RuntimeShape, agent: Pick<AgentShape, "isReadyForInput" | "startBlocker">, handle: RuntimeHandle) {
-    for (let poll = 0; poll < READY_POLLS; poll++) {
+    for (let poll = 0, waited = 0; waited < READY_WAIT_MS; poll++) {
       const screen = yield* runtime.capture(handle)
       if (agent.isReadyForInput(screen)) return
       const blocker = agent.startBlocker?.(screen)
       if (blocker !== undefined) return yield* Effect.fail(blocker)
       const liveness = (yield* runtime.probe([handle])).get(handle.id) ?? { _tag: "Gone" }
       if (liveness._tag !== "Alive") return yield* Effect.fail(yield* endedReason(runtime, handle, liveness, "before it was ready"))
-      yield* Effect.sleep(READY_POLL)
+      yield* Effect.sleep(readyPollDelay(poll))
+      waited += readyPollDelay(poll)
     }
     return yield* Effect.fail("the agent did not show its input prompt within 60 s")
   }
@@ -335,10 +337,10 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       updatedAt: createdAt,
       spawn: { pid: process.pid, ...spawner, startedAt: createdAt }
     }
-    const save = (next: SessionRecord) =>
+    const save = (next: SessionRecord, options?: { readonly durable?: boolean }) =>
       Effect.suspend(() => {
         record = next
-        return store.write(next)
+        return store.write(next, options)
       }).pipe(Effect.mapError(failed("writing the session record")))
     const journal = (entry: Partial<NonNullable<SessionRecord["spawn"]>>) => Effect.suspend(() => save({ ...record, spawn: { ...record.spawn!, ...entry } }))
     // Anything the agent already wrote there (a spawn cancelled once it ran) is saved to the rescue ref first.
@@ -383,7 +385,9 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       return { launch, spec }
     })
 
-    yield* save(record)
+    // Not yet durable: nothing is made before the journal's first entry, which is (a power cut before it loses a
+    // record of nothing; a kill -9 loses nothing written).
+    yield* save(record, { durable: false })
     if (work._tag === "Issue") yield* firstForIssue(record)
     let handle: RuntimeHandle
     let launch: AgentLaunch
@@ -401,7 +405,13 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
             (plan) =>
               Effect.suspend(() => {
                 planned = { path: record.workspacePath, branch: record.branch, createdBranch: plan.createdBranch }
-                return journal({ workspace: record.workspacePath, createdBranch: plan.createdBranch })
+                // The terminal to come is journaled with the worktree: no write of its own between the two on the way
+                // (undoing a spawn ends a journaled terminal only if it exists).
+                return journal({
+                  workspace: record.workspacePath,
+                  createdBranch: plan.createdBranch,
+                  runtime: { plugin: runtime.name, id: sessionId, data: {} }
+                })
               })
           )).pipe(
             Effect.mapError((error) => (error._tag === "SpawnFailed" ? error : failed("creating the workspace")(error))),
@@ -423,7 +433,6 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
       yield* makeAgentFiles(workspace, store.paths, there, { projectId: project.id, sessionId }, launch.files ?? []).pipe(
         Effect.mapError(failed("preparing the agent"))
       )
-      yield* journal({ runtime: { plugin: runtime.name, id: sessionId, data: {} } })
       handle = yield* Effect.acquireRelease(
         runtime.create(prepared.spec).pipe(Effect.mapError(failed("starting the terminal session"))),
         (h, exit) => (Exit.isFailure(exit) ? undoTerminal(h) : Effect.void)

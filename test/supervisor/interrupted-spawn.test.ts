@@ -90,7 +90,8 @@ const setup = Effect.gen(function*() {
         pr: null,
         createdAt: iso(0),
         updatedAt: iso(0),
-        spawn: { ...spawner, startedAt: iso(0), workspace: path, createdBranch: true, ...(handle !== undefined ? { runtime: handle } : {}) }
+        // A spawn journals its terminal with its worktree, before making either: one killed before its terminal names it too.
+        spawn: { ...spawner, startedAt: iso(0), workspace: path, createdBranch: true, runtime: handle ?? { plugin: runtime.name, id: sessionId, data: {} } }
       }
       yield* store.write(record)
       return { path, branch }
@@ -158,7 +159,7 @@ describe("the supervisor undoes an interrupted spawn within a probe cycle", () =
       assert.isTrue(t.workspace.workspaces.has(alive.path))
     }))
 
-  it.effect("a branch that holds commits stays (rescued too); a spawn killed before its terminal has none to end; its id is released, not retired, when nothing was rescued", () =>
+  it.effect("a branch that holds commits stays (rescued too); a spawn killed before its journaled terminal has none to end; its id is released, not retired, when nothing was rescued", () =>
     Effect.gen(function*() {
       const t = yield* setup
       yield* t.run
