@@ -6,6 +6,7 @@
  * to `origin` as the rescue ref before the worktree goes. Each operation is one script, one round trip.
  */
 import * as Effect from "effect/Effect"
+import { LOCAL } from "../config/host-spec.ts"
 import type { ProjectConfig } from "../config/schema.ts"
 import { shellQuote } from "../plugins/runtime/launch-env.ts"
 import { type CreatedWorkspace, lookThenCreate, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "../plugins/workspace/Workspace.ts"
@@ -13,7 +14,6 @@ import type { HostError } from "./errors.ts"
 import { dataDirWord } from "./headroom.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
 import { makeRemoteFiles, parseDataDir } from "./remote-files.ts"
-import { LOCAL } from "./spec.ts"
 
 const PLUGIN = "worktree"
 /** A script's own "cannot go on" exit, its reason on stderr. */
