@@ -266,7 +266,7 @@ const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data:
       import("../hosts/HostConnections.ts"),
       import("../hosts/headroom.ts"),
       import("../hosts/remote-workspace.ts"),
-      import("../plugins/runtime/launch-env.ts")
+      import("../process/shell-quote.ts")
     ])
   )
   return yield* Effect.scoped(Effect.gen(function*() {

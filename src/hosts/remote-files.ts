@@ -6,9 +6,9 @@
  * file, then `mv`).
  */
 import * as Effect from "effect/Effect"
-import { shellQuote } from "../plugins/runtime/launch-env.ts"
 import { type FileEdit, filesToRead, type ResolvedEdits, resolveEdits } from "../plugins/workspace/file-edits.ts"
 import { WorkspaceError, type WorkspaceFiles } from "../plugins/workspace/Workspace.ts"
+import { shellQuote } from "../process/shell-quote.ts"
 import { dataDirWord } from "./headroom.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
 
