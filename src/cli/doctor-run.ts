@@ -265,7 +265,7 @@ const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data:
     Promise.all([
       import("../hosts/HostConnections.ts"),
       import("../hosts/headroom.ts"),
-      import("../hosts/remote-workspace.ts"),
+      import("../plugins/workspace/remote-workspace.ts"),
       import("../process/shell-quote.ts")
     ])
   )

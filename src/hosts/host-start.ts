@@ -15,12 +15,12 @@ import { PANE_FORMAT, panesOf } from "../plugins/runtime/multiplexer.ts"
 import { envFileName, environmentInput, newSessionLines, notMadeReason, remoteHandle, tmuxScriptHead } from "../plugins/runtime/remote-tmux.ts"
 import type { LaunchSpec, Liveness } from "../plugins/runtime/Runtime.ts"
 import { type FileEdit, filesToRead, resolveEdits } from "../plugins/workspace/file-edits.ts"
+import { parseRead, readScript, writeScript } from "../plugins/workspace/remote-files.ts"
+import { BRANCH_TAKEN, createScript, originOf, parseCreated, withGitHint } from "../plugins/workspace/remote-workspace.ts"
 import type { WorkspaceSpec } from "../plugins/workspace/Workspace.ts"
 import { shellQuote } from "../process/shell-quote.ts"
 import type { HostError } from "./errors.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
-import { parseRead, readScript, writeScript } from "./remote-files.ts"
-import { BRANCH_TAKEN, createScript, originOf, parseCreated, withGitHint } from "./remote-workspace.ts"
 
 /** The exit of a first script that found a file the edits start from: its content is in the answer. */
 const NEEDS_READ = 94

@@ -13,7 +13,7 @@ import { measureHeadroom } from "../hosts/headroom.ts"
 import type { HostView } from "../hosts/host-watch.ts"
 import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
 import { describeNowhere, type HostReading, place, placeMany, type Placement, type PlacementRequest } from "../hosts/placement.ts"
-import { originOf } from "../hosts/remote-workspace.ts"
+import { originOf } from "../plugins/workspace/remote-workspace.ts"
 import { NoHostFits, UnknownHost } from "./errors.ts"
 
 /** Disk a host needs free for a worktree, and the load per CPU above which it takes no new session. */
