@@ -4,7 +4,7 @@
  * marked as last recorded, with how long ago (status-view.ts), but one whose agent's process is gone (the pid its
  * terminal's handle keeps, asked of the system) shows errored. A spawn whose process died half-way shows as
  * `interrupted`; with no supervisor to undo it, this command does (interrupted.ts), and only then loads the config
- * and plugins. With one, a line about its config file when an edit was not applied or waits for a restart (config-status.ts). A line when the
+ * and plugins. With one, a line about its config file when an edit was not applied or waits for a restart (actors/config-status.ts). A line when the
  * supervisor met errors in its loops lately (supervisor-errors.ts). A live session whose project is not in the config
  * the running supervisor serves shows as `unwatched`, with a line saying what to do.
  */
@@ -15,11 +15,11 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { configNotes } from "../../actors/config-status.ts"
 import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import { isEnded, type SessionRecord } from "../domain/session.ts"
 import { agentGoneChecker, asListed } from "../store/spawner.ts"
-import { configNotes } from "./config-status.ts"
 import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`

@@ -19,8 +19,8 @@ import { isIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.
 import { reasonOf } from "../domain/reason.ts"
 import { isEnded, type RuntimeHandle, type SessionRecord, worksAnIssue } from "../domain/session.ts"
 import { taskTitle } from "../domain/task.ts"
-import { HostStart, type StartStep } from "../hosts/host-start.ts"
 import { Agent, type AgentContext, type AgentLaunch, type AgentShape } from "../plugins/agent/Agent.ts"
+import { HostStart, type StartStep } from "../plugins/host-start.ts"
 import { type Liveness, Runtime, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
 import { InvalidIssueId, type Issue, Tracker } from "../plugins/tracker/Tracker.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
@@ -443,7 +443,7 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
         watching = yield* Effect.forkScoped(watchStart(runtime, handle).pipe(Effect.mapError(failed("starting the agent"))))
       }
     } else {
-      // On a host, from the worktree to the agent started is one round trip (src/hosts/host-start.ts). The branch
+      // On a host, from the worktree to the agent started is one round trip (src/plugins/host-start.ts). The branch
       // was not asked about first: until the host says it made it, the journal keeps it (never deletes work).
       const issue = yield* Fiber.join(issueFiber).pipe(Effect.tap(refuseIfClosed))
       if (issue !== undefined) record = { ...record, issue: { title: issue.title, ...(issue.url ? { url: issue.url } : {}) } }

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { startEmulator } from "../../../src/demo/emulator/server.ts"
 import { expected } from "../../../src/plugins/answer.ts"
-import { graphqlUrl, makeGateway, MAX_CONCURRENT } from "../../../src/plugins/scm/gateway.ts"
+import { graphqlUrl, makeGateway, MAX_CONCURRENT } from "../../../src/plugins/repohost/gateway.ts"
 import { makeRepohostScm } from "../../../src/plugins/scm/repohost.ts"
 import { makeRepohostTracker } from "../../../src/plugins/tracker/repohost.ts"
 import { tempDir } from "../../support/host.ts"

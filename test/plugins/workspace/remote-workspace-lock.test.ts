@@ -1,5 +1,5 @@
 /**
- * The host's lock on a project's clone (src/hosts/remote-workspace.ts): two scripts holding it never overlap, with
+ * The host's lock on a project's clone (src/plugins/workspace/remote-workspace.ts): two scripts holding it never overlap, with
  * flock and with the directory fallback of hosts without it; a holder that died leaves nothing held.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -7,9 +7,9 @@ import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import type { ProjectConfig } from "../../src/config/schema.ts"
-import { lockLines } from "../../src/hosts/remote-workspace.ts"
-import { tempDir } from "../support/host.ts"
+import type { ProjectConfig } from "../../../src/config/schema.ts"
+import { lockLines } from "../../../src/plugins/workspace/remote-workspace.ts"
+import { tempDir } from "../../support/host.ts"
 
 const project = { id: "app" } as ProjectConfig
 

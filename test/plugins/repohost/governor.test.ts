@@ -8,7 +8,7 @@ import {
   MAX_BACKOFF_MS,
   retryAfterUntil,
   tightestBudget
-} from "../../../src/plugins/scm/governor.ts"
+} from "../../../src/plugins/repohost/governor.ts"
 
 const NOW = 1_000_000
 const core = { limit: 5000, remaining: 4000, reset: 2000, resource: "core" }

@@ -3,7 +3,7 @@
  * edit it could not apply, settings that wait for a restart, a file it cannot watch. Pure. The first is also what a
  * spawn the supervisor serves warns of (actors/app.ts), so a spawn on the last good config says so.
  */
-import type { ConfigState } from "../store/config-state.ts"
+import type { ConfigState } from "../src/store/config-state.ts"
 
 const hhmm = (iso: string) => `${iso.slice(11, 16)} UTC`
 

@@ -1,5 +1,5 @@
 /**
- * The supervisor's probe of a host (src/hosts/host-probe.ts) with the minute's reads riding it, its script run by a
+ * The supervisor's probe of a host (src/plugins/runtime/host-probe.ts) with the minute's reads riding it, its script run by a
  * real shell and tmux: the "host" is this machine (`local`, whose scripts run in `sh -s`), its data dir the test's own.
  */
 import { NodeServices } from "@effect/platform-node"
@@ -8,13 +8,13 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { probeHost } from "../../src/hosts/host-probe.ts"
-import { HostConnections } from "../../src/hosts/HostConnections.ts"
-import { makeRemoteTmux } from "../../src/hosts/remote-tmux.ts"
-import { LOCAL } from "../../src/hosts/spec.ts"
-import { storePaths } from "../../src/store/paths.ts"
-import { tempDir } from "../support/host.ts"
-import { countingRoundTrips } from "../support/round-trips.ts"
+import { LOCAL } from "../../../src/config/host-spec.ts"
+import { HostConnections } from "../../../src/hosts/HostConnections.ts"
+import { probeHost } from "../../../src/plugins/runtime/host-probe.ts"
+import { makeRemoteTmux } from "../../../src/plugins/runtime/remote-tmux.ts"
+import { storePaths } from "../../../src/store/paths.ts"
+import { tempDir } from "../../support/host.ts"
+import { countingRoundTrips } from "../../support/round-trips.ts"
 
 describe("a host's probe (real shell and tmux)", () => {
   it.effect("one round trip: liveness, the activity files' new lines, and when due the headroom and the ps of session sizes", () =>

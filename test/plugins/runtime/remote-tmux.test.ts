@@ -4,10 +4,10 @@ import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { join } from "node:path"
-import { HostConnections, type HostConnectionsShape } from "../../src/hosts/HostConnections.ts"
-import { makeRemoteTmux } from "../../src/hosts/remote-tmux.ts"
-import { tempDir } from "../support/host.ts"
-import { makeSshHosts, sshHostsUnavailable } from "../support/ssh-hosts.ts"
+import { HostConnections, type HostConnectionsShape } from "../../../src/hosts/HostConnections.ts"
+import { makeRemoteTmux } from "../../../src/plugins/runtime/remote-tmux.ts"
+import { tempDir } from "../../support/host.ts"
+import { makeSshHosts, sshHostsUnavailable } from "../../support/ssh-hosts.ts"
 
 /** The connection service, counting round trips per host. */
 const counting = (connections: HostConnectionsShape) => {

@@ -1,7 +1,7 @@
 /**
- * A session's start on a host as one script, one round trip: the worktree (as remote-workspace.ts makes it), the
- * agent's files (remote-files.ts), the terminal session (remote-tmux.ts) and, for an agent with no ready signal of
- * its own, a look at it once its first moments are over. Only when a file the agent's edits start from is in the
+ * A session's start on a host as one script, one round trip: the worktree (as workspace/remote-workspace.ts makes
+ * it), the agent's files (workspace/remote-files.ts), the terminal session (runtime/remote-tmux.ts) and, for an agent
+ * with no ready signal of its own, a look at it once its first moments are over. Only when a file the agent's edits start from is in the
  * new worktree already (a settings file the repository keeps) does the start take a second round trip: the first
  * reads it and stops before the files; the second writes them and starts the agent. The script marks each step it
  * reaches and what it made, so a failure names its step and the spawn undoes just what exists.
@@ -11,16 +11,16 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ProjectConfig } from "../config/schema.ts"
 import { RuntimeHandle } from "../domain/session.ts"
-import { shellQuote } from "../plugins/runtime/launch-env.ts"
-import { PANE_FORMAT, panesOf } from "../plugins/runtime/multiplexer.ts"
-import type { LaunchSpec, Liveness } from "../plugins/runtime/Runtime.ts"
-import { type FileEdit, filesToRead, resolveEdits } from "../plugins/workspace/file-edits.ts"
-import type { WorkspaceSpec } from "../plugins/workspace/Workspace.ts"
-import type { HostError } from "./errors.ts"
-import type { HostConnectionsShape } from "./HostConnections.ts"
-import { parseRead, readScript, writeScript } from "./remote-files.ts"
-import { envFileName, environmentInput, newSessionLines, notMadeReason, remoteHandle, tmuxScriptHead } from "./remote-tmux.ts"
-import { BRANCH_TAKEN, createScript, originOf, parseCreated, withGitHint } from "./remote-workspace.ts"
+import type { HostError } from "../hosts/errors.ts"
+import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
+import { shellQuote } from "../process/shell-quote.ts"
+import { PANE_FORMAT, panesOf } from "./runtime/multiplexer.ts"
+import { envFileName, environmentInput, newSessionLines, notMadeReason, remoteHandle, tmuxScriptHead } from "./runtime/remote-tmux.ts"
+import type { LaunchSpec, Liveness } from "./runtime/Runtime.ts"
+import { type FileEdit, filesToRead, resolveEdits } from "./workspace/file-edits.ts"
+import { parseRead, readScript, writeScript } from "./workspace/remote-files.ts"
+import { BRANCH_TAKEN, createScript, originOf, parseCreated, withGitHint } from "./workspace/remote-workspace.ts"
+import type { WorkspaceSpec } from "./workspace/Workspace.ts"
 
 /** The exit of a first script that found a file the edits start from: its content is in the answer. */
 const NEEDS_READ = 94

@@ -6,11 +6,11 @@
  * file, then `mv`).
  */
 import * as Effect from "effect/Effect"
-import { shellQuote } from "../plugins/runtime/launch-env.ts"
-import { type FileEdit, filesToRead, type ResolvedEdits, resolveEdits } from "../plugins/workspace/file-edits.ts"
-import { WorkspaceError, type WorkspaceFiles } from "../plugins/workspace/Workspace.ts"
-import { dataDirWord } from "./headroom.ts"
-import type { HostConnectionsShape } from "./HostConnections.ts"
+import { dataDirWord } from "../../hosts/headroom.ts"
+import type { HostConnectionsShape } from "../../hosts/HostConnections.ts"
+import { shellQuote } from "../../process/shell-quote.ts"
+import { type FileEdit, filesToRead, type ResolvedEdits, resolveEdits } from "./file-edits.ts"
+import { WorkspaceError, type WorkspaceFiles } from "./Workspace.ts"
 
 const q = shellQuote
 /** A script's own "cannot go on" exit, its reason on stderr. */

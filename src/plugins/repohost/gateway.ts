@@ -14,8 +14,8 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import type { RateBudget } from "../../domain/rate-budget.ts"
 import { type Expected, expected, readAnswer } from "../answer.ts"
+import { ScmError } from "../scm/Scm.ts"
 import { admission, afterAnswer, afterRateLimited, FRESH, type GovernorState, tightestBudget } from "./governor.ts"
-import { ScmError } from "./Scm.ts"
 
 export interface Gateway {
   /** A REST GET, its answer read as `answer` says. */

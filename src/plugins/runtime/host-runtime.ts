@@ -6,12 +6,12 @@
  * (unprobed: `unknown`, never exited).
  */
 import * as Effect from "effect/Effect"
-import type { RuntimeHandle } from "../domain/session.ts"
-import { TerminalUnavailable } from "../domain/terminal.ts"
-import { type Liveness, RuntimeError, type RuntimeShape } from "../plugins/runtime/Runtime.ts"
-import type { HostError } from "./errors.ts"
+import { LOCAL } from "../../config/host-spec.ts"
+import type { RuntimeHandle } from "../../domain/session.ts"
+import { TerminalUnavailable } from "../../domain/terminal.ts"
+import type { HostError } from "../../hosts/errors.ts"
 import type { makeRemoteTmux } from "./remote-tmux.ts"
-import { LOCAL } from "./spec.ts"
+import { type Liveness, RuntimeError, type RuntimeShape } from "./Runtime.ts"
 
 export type RemoteTmux = ReturnType<typeof makeRemoteTmux>
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
-import { formatSshTarget, HostSpec, parseSshTarget } from "../../src/hosts/spec.ts"
+import { formatSshTarget, HostSpec, parseSshTarget } from "../../src/config/host-spec.ts"
 
 describe("parseSshTarget (user@host[:port])", () => {
   const table: ReadonlyArray<readonly [string, unknown]> = [

@@ -6,13 +6,13 @@
  * sessions stay unprobed (`unknown`, never exited).
  */
 import * as Effect from "effect/Effect"
-import type { RuntimeHandle } from "../domain/session.ts"
-import type { Liveness } from "../plugins/runtime/Runtime.ts"
-import type { StorePaths } from "../store/paths.ts"
-import { activityScript, applyMirror, mirrorOffset, parseActivity } from "./activity-mirror.ts"
-import { headroomScript, type HostFacts, parseHeadroom } from "./headroom.ts"
-import type { HostConnectionsShape } from "./HostConnections.ts"
+import type { RuntimeHandle } from "../../domain/session.ts"
+import { activityScript, applyMirror, mirrorOffset, parseActivity } from "../../hosts/activity-mirror.ts"
+import { headroomScript, type HostFacts, parseHeadroom } from "../../hosts/headroom.ts"
+import type { HostConnectionsShape } from "../../hosts/HostConnections.ts"
+import type { StorePaths } from "../../store/paths.ts"
 import { makeRemoteTmux } from "./remote-tmux.ts"
+import type { Liveness } from "./Runtime.ts"
 
 export interface HostSession {
   readonly projectId: string

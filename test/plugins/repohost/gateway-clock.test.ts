@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TestClock } from "effect/testing"
 import { expected } from "../../../src/plugins/answer.ts"
-import { makeGateway } from "../../../src/plugins/scm/gateway.ts"
+import { makeGateway } from "../../../src/plugins/repohost/gateway.ts"
 import { type ScriptedAnswer, scriptedHost } from "../../support/scripted-host.ts"
 
 const anything = expected(Schema.Unknown, "anything")

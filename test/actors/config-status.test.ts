@@ -1,6 +1,6 @@
-/** The lines `orch status` prints about the supervisor's config file (src/cli/config-status.ts). */
+/** The lines `orch status` prints about the supervisor's config file (actors/config-status.ts). */
 import { assert, describe, it } from "@effect/vitest"
-import { configNotes } from "../../src/cli/config-status.ts"
+import { configNotes } from "../../actors/config-status.ts"
 import type { ConfigState } from "../../src/store/config-state.ts"
 
 const base: ConfigState = { pid: 1, file: "/home/me/code/orchestrator.yaml", appliedAt: "2026-05-01T11:00:00.000Z" }

@@ -1,5 +1,5 @@
 /**
- * A session's start on a host in one round trip (src/hosts/host-start.ts), its script run by a real shell with real
+ * A session's start on a host in one round trip (src/plugins/host-start.ts), its script run by a real shell with real
  * git and tmux: here the "host" is this machine (`local`, whose scripts run in `sh -s`), its data dir the test's own.
  */
 import { NodeServices } from "@effect/platform-node"
@@ -8,11 +8,11 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { LOCAL } from "../../src/config/host-spec.ts"
 import type { ProjectConfig } from "../../src/config/schema.ts"
-import { type HostStartPlan, makeHostStart } from "../../src/hosts/host-start.ts"
 import { HostConnections } from "../../src/hosts/HostConnections.ts"
-import { LOCAL } from "../../src/hosts/spec.ts"
 import { hookEdits } from "../../src/plugins/agent/coding-agent.ts"
+import { type HostStartPlan, makeHostStart } from "../../src/plugins/host-start.ts"
 import { tempDir } from "../support/host.ts"
 import { git, makeRepo } from "../support/repo.ts"
 import { countingRoundTrips } from "../support/round-trips.ts"

@@ -6,14 +6,14 @@
  * to `origin` as the rescue ref before the worktree goes. Each operation is one script, one round trip.
  */
 import * as Effect from "effect/Effect"
-import type { ProjectConfig } from "../config/schema.ts"
-import { shellQuote } from "../plugins/runtime/launch-env.ts"
-import { type CreatedWorkspace, lookThenCreate, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "../plugins/workspace/Workspace.ts"
-import type { HostError } from "./errors.ts"
-import { dataDirWord } from "./headroom.ts"
-import type { HostConnectionsShape } from "./HostConnections.ts"
+import { LOCAL } from "../../config/host-spec.ts"
+import type { ProjectConfig } from "../../config/schema.ts"
+import type { HostError } from "../../hosts/errors.ts"
+import { dataDirWord } from "../../hosts/headroom.ts"
+import type { HostConnectionsShape } from "../../hosts/HostConnections.ts"
+import { shellQuote } from "../../process/shell-quote.ts"
 import { makeRemoteFiles, parseDataDir } from "./remote-files.ts"
-import { LOCAL } from "./spec.ts"
+import { type CreatedWorkspace, lookThenCreate, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "./Workspace.ts"
 
 const PLUGIN = "worktree"
 /** A script's own "cannot go on" exit, its reason on stderr. */
