@@ -137,7 +137,9 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
 
   const pullNode = (repo: Repo, pull: Pull) => {
     const sha = model.headSha(repo, pull.head)
-    const merge = model.pullMergeState(repo, pull)
+    // Only a query that asks for the merge state computes it (and, when lazy, starts its job).
+    let state: ReturnType<typeof model.pullMergeState> | undefined
+    const merge = () => (state ??= model.pullMergeState(repo, pull))
     const reviews = repo.reviews.get(pull.number) ?? []
     const opinions = latestOpinionated(reviews)
     return {
@@ -146,14 +148,14 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
       state: pull.merged ? "MERGED" : pull.state.toUpperCase(),
       isDraft: pull.draft,
       merged: pull.merged,
-      mergeable: merge.mergeable,
-      mergeStateStatus: merge.mergeStateStatus,
+      mergeable: () => merge().mergeable,
+      mergeStateStatus: () => merge().mergeStateStatus,
       // Like a repository without required reviews: GitHub reports no decision there.
       reviewDecision: null,
       headRefName: pull.head,
       headRefOid: sha ?? "",
       baseRefName: pull.base,
-      baseRefOid: merge.base,
+      baseRefOid: () => model.headSha(repo, pull.base) ?? "",
       commits: (args: Page) => page(sha === undefined ? [] : [{ commit: { oid: sha, statusCheckRollup: rollup(repo, sha, pull.head) } }], args),
       latestOpinionatedReviews: (args: Page) => page(opinions.map(reviewNode), args),
       reviews: (args: Page & { readonly states?: ReadonlyArray<string> | null }) =>

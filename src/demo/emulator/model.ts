@@ -8,7 +8,6 @@
 import { type CheckRun, type CiRule, makeCi } from "./ci.ts"
 import { branchSha, commitTree, mergeTree, moveBranch, ZERO_SHA } from "./git.ts"
 import { makeJobs } from "./jobs.ts"
-import { makeMergeability } from "./mergeability.ts"
 import {
   graphqlMergeable,
   type MergeFacts,
@@ -20,6 +19,7 @@ import {
   rollUp,
   updateBranchRefusal
 } from "./merge-state.ts"
+import { makeMergeability } from "./mergeability.ts"
 
 export type { CheckConclusion, CheckRun, CiRule, CiRun, CiVerdict } from "./ci.ts"
 export { ZERO_SHA } from "./git.ts"

@@ -11,8 +11,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { type Delivery, type Hook, makeDeliveries } from "./deliveries.ts"
 import { makeGraphql } from "./graphql.ts"
-import { type Actor, type CiRule, type CommitStatus, makeModel, type Pull, type Review } from "./model.ts"
 import { rollUp } from "./merge-state.ts"
+import { type Actor, type CiRule, type CommitStatus, makeModel, type Pull, type Review } from "./model.ts"
 import { installPushHook, parseRefUpdates, removePushHook } from "./push-hook.ts"
 import { type Answer, restRoute } from "./rest.ts"
 
