@@ -197,7 +197,7 @@ export const makeModel = (repos: ReadonlyArray<EmulatedRepo>, options: ModelOpti
   /** What GraphQL shows of a pull request's merge state. */
   const pullMergeState = (repo: Repo, pull: Pull) => {
     const facts = mergeFacts(repo, pull)
-    return { mergeable: graphqlMergeable(facts), mergeStateStatus: mergeStateStatus(facts), head: facts.head, base: facts.base }
+    return { mergeable: graphqlMergeable(facts), mergeStateStatus: mergeStateStatus(facts) }
   }
 
   /**
