@@ -14,7 +14,7 @@ import { RuntimeHandle } from "../domain/session.ts"
 import type { HostError } from "../hosts/errors.ts"
 import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
 import { shellQuote } from "../process/shell-quote.ts"
-import { PANE_FORMAT, panesOf } from "./runtime/multiplexer.ts"
+import { PANE_FORMAT, panesOf, REAP_FIRST } from "./runtime/multiplexer.ts"
 import { envFileName, environmentInput, newSessionLines, notMadeReason, remoteHandle, tmuxScriptHead } from "./runtime/remote-tmux.ts"
 import type { LaunchSpec, Liveness } from "./runtime/Runtime.ts"
 import { type FileEdit, filesToRead, resolveEdits } from "./workspace/file-edits.ts"
@@ -87,10 +87,11 @@ const between = (stdout: string, from: string, to?: string): string | undefined 
 const terminalLines = (dataDir: string | undefined, plan: HostStartPlan, envName: string) => {
   const target = `=${plan.launch.sessionId}:`
   const tmux = (args: string) => `tmux -u -S "$sock" ${args}`
-  // A pane's line (PANE_FORMAT) starts "<session> 1 " once it is dead: only then is its screen worth the bytes.
+  // A pane's line (PANE_FORMAT) starts "<session> 1 " once it is dead: only then is its screen worth the bytes. tmux
+  // reaps first (REAP_FIRST): an agent that exited at once is told with its exit status, which tmux may have lost.
   const watch = plan.watchAfterMs === undefined ? "" : `echo "@step start"
 sleep ${(plan.watchAfterMs / 1000).toFixed(3)}
-panes=$(${tmux(`list-panes -a -F ${q(PANE_FORMAT)}`)} 2>/dev/null)
+panes=$(${tmux(`${REAP_FIRST.map(q).join(" ")} list-panes -a -F ${q(PANE_FORMAT)}`)} 2>/dev/null)
 printf '@panes\n%s\n@screen\n' "$panes"
 nl='
 '

@@ -15,7 +15,7 @@ import { dataDirWord } from "../../hosts/headroom.ts"
 import type { HostConnectionsShape } from "../../hosts/HostConnections.ts"
 import { shellQuote } from "../../process/shell-quote.ts"
 import { SHELL_NAME } from "./launch-env.ts"
-import { newSessionArgs, NO_SERVER, PANE_FORMAT, panesOf } from "./multiplexer.ts"
+import { newSessionArgs, NO_SERVER, PANE_FORMAT, panesOf, REAP_FIRST } from "./multiplexer.ts"
 import { type LaunchSpec, type Liveness, RuntimeError } from "./Runtime.ts"
 import { attachArgs, attachClient } from "./tmux-attach.ts"
 import { screenOf, sendConfirmed } from "./tmux-send.ts"
@@ -126,7 +126,7 @@ export const makeRemoteTmux = (connections: HostConnectionsShape, host: string, 
   })
 
   const listPanes = (nudge: boolean) =>
-    script("list-panes", `${tmuxLine([...(nudge ? ["run-shell", "true", ";"] : []), "list-panes", "-a", "-F", PANE_FORMAT])}\n`, { noServerOk: true })
+    script("list-panes", `${tmuxLine([...(nudge ? REAP_FIRST : []), "list-panes", "-a", "-F", PANE_FORMAT])}\n`, { noServerOk: true })
       .pipe(Effect.map(panesOf))
   const unreaped = (liveness: Liveness | undefined) => liveness?._tag === "Exited" && liveness.exitCode === undefined && liveness.signal === undefined
   const livenessOf = (handles: ReadonlyArray<RuntimeHandle>, panes: ReadonlyMap<string, Liveness>): ReadonlyMap<string, Liveness> =>
