@@ -245,8 +245,9 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     const config = yield* configs.current
     const project = yield* findProject(config, projectRef)
     let listed = options.reconcile === "owed" ? (yield* store.list).records : undefined
+    let recovered: ReadonlyArray<string> = []
     if (listed === undefined || owesReconcile(listed)) {
-      yield* reconcile()
+      recovered = (yield* reconcile()).map((done) => done.line)
       listed = (yield* store.list).records
     }
     // Each placement after the first lists again: the failed try changed the records.
@@ -277,7 +278,11 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
       }).pipe(withPlugins(config, project, host), Effect.result)
       if (placed._tag === "Success") {
         yield* liftHolds(store.paths.root, events, project.id, host, "a spawn there succeeded")
-        const spawned = { ...placed.success, warnings: [...(unread ?? []), ...warnings, ...placed.success.warnings] }
+        const spawned = {
+          ...placed.success,
+          warnings: [...(unread ?? []), ...warnings, ...placed.success.warnings],
+          ...(recovered.length > 0 ? { recovered } : {})
+        }
         if (target._tag === "Issue") yield* unqueue(project.id, spawned.record.issueId, spawned.record.sessionId)
         return spawned
       }

@@ -35,14 +35,9 @@ import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn, promptCopies } from "./agent-files.ts"
 import { sessionBranch } from "./branch-name.ts"
 import { EmptyTask, IssueClosed, IssueHasSession, SpawnFailed } from "./errors.ts"
-import type { SpawnTarget } from "./SessionOps.ts"
+import type { Spawned, SpawnTarget } from "./SessionOps.ts"
 import { MAX_TASK_BRANCH_TRIES, taskBranchCandidates, taskSlug } from "./task.ts"
 import { removeWorkspaceSafely } from "./teardown.ts"
-
-export interface Spawned {
-  readonly record: SessionRecord
-  readonly warnings: ReadonlyArray<string>
-}
 
 export const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
