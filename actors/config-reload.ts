@@ -33,8 +33,8 @@ import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
 import { type ConfigState, removeConfigState, writeConfigState } from "../src/store/config-state.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import type { InboxShape } from "../src/store/Inbox.ts"
-import { DEFAULT_LOOP_POLICY } from "./loop-health.ts"
 import { NotifierRouter } from "./notifier-router.ts"
+import { DEFAULT_LOOP_POLICY } from "./rules/loop-health.ts"
 import { Supervisor } from "./supervisor.ts"
 
 /** How long the file must stay quiet after a change before it is read. */

@@ -1,13 +1,12 @@
 /**
  * The intake loop: for each project with `intake`, every `pollIntervalMs`, one request to its tracker for the open
- * issues with its labels; src/domain/intake.ts decides what to queue and what to drop, this carries it out
+ * issues with its labels; rules/intake.ts decides what to queue and what to drop, this carries it out
  * (`queue.added` / `queue.dropped` with `data.by: "intake"`) and wakes admission. A project whose tracker cannot
  * be asked is reported (the loop guard records it) and asked again at its next poll; the others go on.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { ProjectConfig } from "../src/config/schema.ts"
-import { intakeStep } from "../src/domain/intake.ts"
 import { isIssueId, ISSUE_ID_EXPECTED } from "../src/domain/issue-id.ts"
 import type { SessionRecord } from "../src/domain/session.ts"
 import type { TrackerShape } from "../src/plugins/tracker/Tracker.ts"
@@ -15,6 +14,7 @@ import type { EventLogShape } from "../src/store/EventLog.ts"
 import { readIntakeSeen, writeIntakeSeen } from "../src/store/intake-file.ts"
 import type { QueueStoreShape } from "../src/store/QueueStore.ts"
 import { PartsFailed } from "./loop-guard.ts"
+import { intakeStep } from "./rules/intake.ts"
 
 /** How often the loop looks again when no project has intake (a config reload may add one). */
 export const INTAKE_IDLE_MS = 5_000

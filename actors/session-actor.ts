@@ -15,11 +15,11 @@ import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import type { ScmShape } from "../src/plugins/scm/Scm.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { SessionStoreShape } from "../src/store/SessionStore.ts"
-import { HOOK_SILENCE_MS } from "./activity-rule.ts"
-import { decide, type LifecycleRules, type Observation } from "./lifecycle.ts"
 import type { NotifierRouterShape } from "./notifier-router.ts"
 import { runReactionEffect } from "./reaction-effects.ts"
-import { planReactions } from "./reactions.ts"
+import { HOOK_SILENCE_MS } from "./rules/activity-rule.ts"
+import { decide, type LifecycleRules, type Observation } from "./rules/lifecycle.ts"
+import { planReactions } from "./rules/reactions.ts"
 
 export const DEAD_AFTER_PROBES = 3
 

@@ -47,21 +47,21 @@ import { writeFileAtomic } from "../src/store/files.ts"
 import { listQueue, QueueStore } from "../src/store/QueueStore.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { cutShort } from "../src/store/spawner.ts"
-import { hooksSpeak, LIMIT_LOOK_AFTER_MS } from "./activity-rule.ts"
-import { allCompleteStep } from "./all-complete.ts"
 import { HOST_READ_INTERVAL, makeHostWatch } from "./host-watch.ts"
 import { makeIntake } from "./intake.ts"
-import type { Observation } from "./lifecycle.ts"
 import { makeLoopGuard, PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
-import { nextPollDelay } from "./poll-pace.ts"
-import { probeGroups } from "./probe-groups.ts"
 import { checkThenMerge } from "./reaction-effects.ts"
-import { restartDecision } from "./restart-policy.ts"
+import { hooksSpeak, LIMIT_LOOK_AFTER_MS } from "./rules/activity-rule.ts"
+import { allCompleteStep } from "./rules/all-complete.ts"
+import type { Observation } from "./rules/lifecycle.ts"
+import { nextPollDelay } from "./rules/poll-pace.ts"
+import { probeGroups } from "./rules/probe-groups.ts"
+import { restartDecision } from "./rules/restart-policy.ts"
+import { type LookEvent, type LookState, nextLook, WEBHOOK_SETTLE } from "./rules/webhook-coalescing.ts"
 import { handleObservation } from "./session-actor.ts"
 import { makeSessionSizes } from "./session-sizes.ts"
 import { followSessionEvents } from "./tracker-updates.ts"
-import { type LookEvent, type LookState, nextLook, WEBHOOK_SETTLE } from "./webhook-coalescing.ts"
 
 export const PROBE_INTERVAL = "5 seconds"
 /** How often trackers that can tell issue states (tracker-b) are asked which sessions' issues are over. */
@@ -867,7 +867,7 @@ export class Supervisor extends Context.Service<Supervisor, Effect.Success<Retur
         yield* loops.issues.forever(Effect.suspend(() => supervisor.pollIssues()), Effect.succeed(Duration.toMillis(ISSUE_POLL_INTERVAL))).pipe(
           Effect.forkScoped
         )
-        // The poll paces itself by the rate-limit budget (actors/poll-pace.ts).
+        // The poll paces itself by the rate-limit budget (actors/rules/poll-pace.ts).
         const pace = Effect.gen(function*() {
           const { pollIntervalMs } = yield* configs.current
           return nextPollDelay(pollIntervalMs, supervisor.budgets(), yield* Clock.currentTimeMillis)
