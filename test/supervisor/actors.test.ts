@@ -12,15 +12,16 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs
 import { join, resolve } from "node:path"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
 import { MAX_RESTARTS } from "../../actors/rules/restart-policy.ts"
-import { makeSupervisor } from "../../actors/supervisor.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../../src/sessions/SessionManager.ts"
+import { escalationsPath } from "../../src/store/escalations-file.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
+import { drivenSupervisor } from "../support/supervisor.ts"
 
 const MIN = 60_000
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -75,7 +76,7 @@ const setup = (project: Record<string, unknown> = {}) =>
         Layer.provideMerge(NodeServices.layer)
       )
     )
-    const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+    const supervisor = yield* drivenSupervisor.pipe(Effect.provide(context))
     /** Lets the actors drain their mailboxes. */
     const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
     const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
@@ -218,6 +219,12 @@ describe("supervisor under TestClock", () => {
       assert.include(t.types(), "supervisor.escalated")
       assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["urgent", "supervisor.escalated"]])
       assert.strictEqual(yield* t.supervisor.actorCount, 0)
+      // Remembered, so a new supervisor does not watch it again (test/actors/session-actors.test.ts).
+      const remembered = JSON.parse(readFileSync(escalationsPath(t.store.paths.root), "utf8")).escalations
+      assert.deepStrictEqual(remembered.map((e: { sessionId: string; reason: string }) => [e.sessionId, e.reason]), [[
+        "app-1",
+        `its actor crashed ${MAX_RESTARTS + 1} times within 60 s`
+      ]])
     }).pipe(Effect.scoped))
 
   it.effect("a burst of webhook deliveries for one branch is answered by one look at its PR, and a late one by one more", () =>
