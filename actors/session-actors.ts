@@ -163,8 +163,9 @@ const make = Effect.gen(function*() {
         return running === undefined ? effect : runCommand(running.mailbox, effect)
       }),
     drained: (sessionId) =>
-      Effect.forEach(sessionId === undefined ? [...actors.values()] : [actors.get(sessionId)].filter((r) => r !== undefined), (r) => drain(r.mailbox), {
-        discard: true
+      Effect.suspend(() => {
+        const running = sessionId === undefined ? [...actors.values()] : [actors.get(sessionId)].filter((r) => r !== undefined)
+        return Effect.forEach(running, (r) => drain(r.mailbox), { discard: true })
       }),
     entry: (sessionId) => actors.get(sessionId),
     entries: () => [...actors.values()],

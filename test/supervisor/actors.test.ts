@@ -7,6 +7,8 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Queue from "effect/Queue"
 import { TestClock } from "effect/testing"
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -77,8 +79,9 @@ const setup = (project: Record<string, unknown> = {}) =>
       )
     )
     const supervisor = yield* drivenSupervisor.pipe(Effect.provide(context))
-    /** Lets the actors drain their mailboxes. */
-    const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
+    const routed = yield* NotifierRouter.use(Effect.succeed).pipe(Effect.provide(context))
+    /** The receipt that the actors handled all they were offered, and the notifications they sent went out. */
+    const settle = Effect.andThen(supervisor.drained(), routed.settled)
     const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
     const types = () =>
       existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
@@ -200,22 +203,34 @@ describe("supervisor under TestClock", () => {
   it.effect("a crashing actor restarts after 1, 2, 4, 8, 16 s and escalates after more than MAX_RESTARTS in the window", () =>
     Effect.gen(function*() {
       const t = yield* setup()
-      yield* t.supervisor.cycle()
+      // Each crash's line in the supervisor's log is the receipt that the actor crashed and waits its back-off.
+      const crashes = yield* Queue.unbounded<string>()
+      const logger = Logger.layer([
+        Logger.make(({ message }) => {
+          const line = String(Array.isArray(message) ? message[0] : message)
+          if (line.startsWith("the actor of app-1 crashed")) Queue.offerUnsafe(crashes, line)
+        })
+      ])
+      // The actor starts in this cycle and keeps its logger: its crashes are told here.
+      yield* t.supervisor.cycle().pipe(Effect.provide(logger))
       yield* t.settle
       writeFileSync(t.store.paths.record("app", "app-1"), "{ corrupt")
       const delays = [1000, 2000, 4000, 8000, 16000]
       for (let crash = 0; crash <= MAX_RESTARTS; crash++) {
         yield* t.supervisor.observe("app-1", { _tag: "Tick" })
-        yield* t.settle
+        const line = yield* Queue.take(crashes)
         if (crash < MAX_RESTARTS) {
+          assert.include(line, `it starts again in ${delays[crash]! / 1000} s`)
           assert.notInclude(t.types(), "supervisor.escalated")
           yield* TestClock.adjust(delays[crash]! - 1)
-          yield* t.settle
           assert.strictEqual(yield* t.supervisor.actorCount, 1, "still backing off, not gone")
           yield* TestClock.adjust(1)
-          yield* t.settle
+        } else {
+          assert.include(line, "so orch stops watching the session")
         }
       }
+      // Its end: the mailbox it leaves is drained, the notification sent.
+      yield* t.settle
       assert.include(t.types(), "supervisor.escalated")
       assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["urgent", "supervisor.escalated"]])
       assert.strictEqual(yield* t.supervisor.actorCount, 0)
@@ -234,7 +249,7 @@ describe("supervisor under TestClock", () => {
       const looks = () => (globalThis as unknown as { fixtureScmLooks: Array<string> }).fixtureScmLooks
       const waitForLooks = (n: number) =>
         Effect.repeat(Effect.promise(() => new Promise((r) => setTimeout(r, 5))), { until: () => looks().length >= n, times: 200 })
-      const deliver = t.supervisor.branchChanged("acme/app", "feat/1").pipe(Effect.forkChild)
+      const deliver = t.supervisor.branchChanged("acme/app", "feat/1").pipe(Effect.forkChild({ startImmediately: true }))
       yield* deliver
       yield* deliver
       yield* deliver

@@ -81,11 +81,16 @@ const setup = Effect.gen(function*() {
   const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
   const types = () =>
     existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
-  /** Lets the actors run until `check` holds (the record or a fake shows the receipt); fails saying what it waited for. */
+  const routed = yield* NotifierRouter.use(Effect.succeed).pipe(Effect.provide(context))
+  /**
+   * The receipt that the actors handled all they were offered and their notifications went out; then `check` holds
+   * (the record or a fake shows it), or the test fails saying what it waited for.
+   */
   const until = (what: string, check: () => boolean) =>
     Effect.gen(function*() {
-      for (let turn = 0; turn < 5_000 && !check(); turn++) yield* Effect.yieldNow
-      if (!check()) return yield* Effect.die(new Error(`timed out waiting for ${what}; the record: ${JSON.stringify(current())}`))
+      yield* supervisor.drained()
+      yield* routed.settled
+      if (!check()) return yield* Effect.die(new Error(`no ${what} once the actors were drained; the record: ${JSON.stringify(current())}`))
     })
   return { supervisor, runtime, agent, workspace, tracker, scm, current, types, until, notified, handle, path }
 })
