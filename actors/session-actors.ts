@@ -1,7 +1,7 @@
 /**
  * The session actors: one per live session of a watched project, each a fiber (a FiberMap keyed by session id)
  * with its own bounded mailbox (actor-mailbox.ts) that it takes one message at a time: observations, folded into
- * the record by session-actor.ts, and commands, a person's procedures on the session. A crashed actor restarts, and
+ * the record by fold-observation.ts, and commands, a person's procedures on the session. A crashed actor restarts, and
  * one that crashes too often is escalated (actor-restarts.ts, actor-escalations.ts).
  *
  * Observations are offered without waiting: a full mailbox (an actor far behind) refuses them rather than hold up
@@ -24,10 +24,10 @@ import { ActorEscalations } from "./actor-escalations.ts"
 import { type ActorMessage, closeMailbox, drain, type Mailbox, runCommand } from "./actor-mailbox.ts"
 import { superviseActor } from "./actor-restarts.ts"
 import { AllCompleteNotice } from "./all-complete-notice.ts"
+import { handleObservation } from "./fold-observation.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import type { Observation } from "./rules/lifecycle.ts"
 import type { ScreenReading } from "./rules/limit-reading.ts"
-import { handleObservation } from "./session-actor.ts"
 import { WatchedProjects } from "./watched-projects.ts"
 
 export const MAILBOX_CAPACITY = 64
