@@ -14,7 +14,6 @@ import { TestClock } from "effect/testing"
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
-import { makeSupervisor } from "../../actors/supervisor.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import { type ReportedState, reportLine } from "../../src/domain/activity.ts"
 import type { EventType } from "../../src/domain/event.ts"
@@ -25,6 +24,7 @@ import { SessionManager } from "../../src/sessions/SessionManager.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
+import { drivenSupervisor } from "../support/supervisor.ts"
 
 const S = 1000
 const MIN = 60 * S
@@ -79,7 +79,7 @@ const setup = (project: Record<string, unknown> = {}) =>
         Layer.provideMerge(NodeServices.layer)
       )
     )
-    const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+    const supervisor = yield* drivenSupervisor.pipe(Effect.provide(context))
     const record = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
     const types = () => (existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((line) => JSON.parse(line).type as string) : [])
     /** The session's own lifecycle events, in order. */

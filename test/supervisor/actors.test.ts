@@ -7,20 +7,23 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Queue from "effect/Queue"
 import { TestClock } from "effect/testing"
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
-import { MAX_RESTARTS } from "../../actors/restart-policy.ts"
-import { makeSupervisor } from "../../actors/supervisor.ts"
+import { MAX_RESTARTS } from "../../actors/rules/restart-policy.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../../src/sessions/SessionManager.ts"
+import { escalationsPath } from "../../src/store/escalations-file.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
+import { drivenSupervisor } from "../support/supervisor.ts"
 
 const MIN = 60_000
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -75,9 +78,10 @@ const setup = (project: Record<string, unknown> = {}) =>
         Layer.provideMerge(NodeServices.layer)
       )
     )
-    const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
-    /** Lets the actors drain their mailboxes. */
-    const settle = Effect.repeat(Effect.yieldNow, { times: 50 })
+    const supervisor = yield* drivenSupervisor.pipe(Effect.provide(context))
+    const routed = yield* NotifierRouter.use(Effect.succeed).pipe(Effect.provide(context))
+    /** The receipt that the actors handled all they were offered, and the notifications they sent went out. */
+    const settle = Effect.andThen(supervisor.drained(), routed.settled)
     const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
     const types = () =>
       existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
@@ -199,25 +203,43 @@ describe("supervisor under TestClock", () => {
   it.effect("a crashing actor restarts after 1, 2, 4, 8, 16 s and escalates after more than MAX_RESTARTS in the window", () =>
     Effect.gen(function*() {
       const t = yield* setup()
-      yield* t.supervisor.cycle()
+      // Each crash's line in the supervisor's log is the receipt that the actor crashed and waits its back-off.
+      const crashes = yield* Queue.unbounded<string>()
+      const logger = Logger.layer([
+        Logger.make(({ message }) => {
+          const line = String(Array.isArray(message) ? message[0] : message)
+          if (line.startsWith("the actor of app-1 crashed")) Queue.offerUnsafe(crashes, line)
+        })
+      ])
+      // The actor starts in this cycle and keeps its logger: its crashes are told here.
+      yield* t.supervisor.cycle().pipe(Effect.provide(logger))
       yield* t.settle
       writeFileSync(t.store.paths.record("app", "app-1"), "{ corrupt")
       const delays = [1000, 2000, 4000, 8000, 16000]
       for (let crash = 0; crash <= MAX_RESTARTS; crash++) {
         yield* t.supervisor.observe("app-1", { _tag: "Tick" })
-        yield* t.settle
+        const line = yield* Queue.take(crashes)
         if (crash < MAX_RESTARTS) {
+          assert.include(line, `it starts again in ${delays[crash]! / 1000} s`)
           assert.notInclude(t.types(), "supervisor.escalated")
           yield* TestClock.adjust(delays[crash]! - 1)
-          yield* t.settle
           assert.strictEqual(yield* t.supervisor.actorCount, 1, "still backing off, not gone")
           yield* TestClock.adjust(1)
-          yield* t.settle
+        } else {
+          assert.include(line, "so orch stops watching the session")
         }
       }
+      // Its end: the mailbox it leaves is drained, the notification sent.
+      yield* t.settle
       assert.include(t.types(), "supervisor.escalated")
       assert.deepStrictEqual(t.notified.map((n) => [n.priority, n.type]), [["urgent", "supervisor.escalated"]])
       assert.strictEqual(yield* t.supervisor.actorCount, 0)
+      // Remembered, so a new supervisor does not watch it again (test/actors/session-actors.test.ts).
+      const remembered = JSON.parse(readFileSync(escalationsPath(t.store.paths.root), "utf8")).escalations
+      assert.deepStrictEqual(remembered.map((e: { sessionId: string; reason: string }) => [e.sessionId, e.reason]), [[
+        "app-1",
+        `its actor crashed ${MAX_RESTARTS + 1} times within 60 s`
+      ]])
     }).pipe(Effect.scoped))
 
   it.effect("a burst of webhook deliveries for one branch is answered by one look at its PR, and a late one by one more", () =>
@@ -227,7 +249,7 @@ describe("supervisor under TestClock", () => {
       const looks = () => (globalThis as unknown as { fixtureScmLooks: Array<string> }).fixtureScmLooks
       const waitForLooks = (n: number) =>
         Effect.repeat(Effect.promise(() => new Promise((r) => setTimeout(r, 5))), { until: () => looks().length >= n, times: 200 })
-      const deliver = t.supervisor.branchChanged("acme/app", "feat/1").pipe(Effect.forkChild)
+      const deliver = t.supervisor.branchChanged("acme/app", "feat/1").pipe(Effect.forkChild({ startImmediately: true }))
       yield* deliver
       yield* deliver
       yield* deliver

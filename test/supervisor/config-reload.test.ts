@@ -16,7 +16,6 @@ import { join, resolve } from "node:path"
 import { stringify } from "yaml"
 import { followConfigFile, RELOAD_SETTLE, REWATCH_AFTER } from "../../actors/config-reload.ts"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
-import { makeSupervisor, Supervisor } from "../../actors/supervisor.ts"
 import { ConfigSource } from "../../src/config/ConfigSource.ts"
 import { ConfigWatchFailed } from "../../src/config/watch.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
@@ -29,6 +28,7 @@ import { EventLog } from "../../src/store/EventLog.ts"
 import { makeInbox } from "../../src/store/Inbox.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
+import { drivenSupervisor } from "../support/supervisor.ts"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 const hostedOnly = { urgent: ["hosted"], action: ["hosted"], warning: ["hosted"], info: ["hosted"] }
@@ -91,11 +91,11 @@ const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.S
         Layer.provideMerge(NodeServices.layer)
       )
     )
-    const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+    const supervisor = yield* drivenSupervisor.pipe(Effect.provide(context))
     yield* supervisor.adopt()
     const changes = yield* Queue.unbounded<void>()
     yield* followConfigFile({ root, file, inbox, changes: watch(changes, file) }).pipe(
-      Effect.provide(Layer.succeed(Supervisor, supervisor)),
+      Effect.provide(supervisor.services),
       Effect.provide(context),
       host
     )

@@ -9,7 +9,6 @@ import * as Layer from "effect/Layer"
 import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
-import { makeSupervisor } from "../../actors/supervisor.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
@@ -18,6 +17,7 @@ import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
 import { linearServer } from "../support/linear-server.ts"
+import { drivenSupervisor } from "../support/supervisor.ts"
 
 describe("supervisor: issues completed in the tracker", () => {
   it.live("pollIssues cleans up the sessions whose issue is done, in one request per project", () =>
@@ -68,7 +68,7 @@ describe("supervisor: issues completed in the tracker", () => {
           Layer.provideMerge(NodeServices.layer)
         )
       )
-      const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+      const supervisor = yield* drivenSupervisor.pipe(Effect.provide(context))
       const status = (id: string) => JSON.parse(readFileSync(store.paths.record("app", id), "utf8")).status
 
       yield* supervisor.pollIssues()

@@ -3,7 +3,7 @@
  * healthy, longer as it drains, and until the reset once it is nearly spent or the host asked us to back off.
  * Pure; the supervisor sleeps on the Clock for what it returns.
  */
-import type { RateBudget } from "../src/domain/rate-budget.ts"
+import type { RateBudget } from "../../src/domain/rate-budget.ts"
 
 /** Below this share of the budget, polling slows down in proportion. */
 export const SLOW_DOWN_BELOW = 0.5

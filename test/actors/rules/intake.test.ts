@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type IntakeFacts, intakeStep, priorityOf } from "../../src/domain/intake.ts"
-import { entryLine, type QueueEntry } from "../../src/domain/queue.ts"
+import { type IntakeFacts, intakeStep, priorityOf } from "../../../actors/rules/intake.ts"
+import { entryLine, type QueueEntry } from "../../../src/domain/queue.ts"
 
 const entry = (id: string, issue: string, by?: "intake"): QueueEntry => ({
   id,

@@ -2,8 +2,8 @@
  * Who the probe cycle asks about which sessions: local sessions through their project's runtime (one call per
  * project, as ever), sessions on other hosts through their host (one round trip per host, whatever their projects).
  */
-import { LOCAL } from "../src/config/host-spec.ts"
-import { hostOf, type SessionRecord } from "../src/domain/session.ts"
+import { LOCAL } from "../../src/config/host-spec.ts"
+import { hostOf, type SessionRecord } from "../../src/domain/session.ts"
 
 export interface ProbeGroups<R> {
   /** Local sessions by project, in first-seen order. */

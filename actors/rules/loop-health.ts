@@ -10,7 +10,7 @@
  * the reason changes; while the same reason lasts, again after the 2nd, 4th, 8th … failure in a row (then every
  * 64th); and a line when it works again.
  */
-import { doublingDelay, logsFailure } from "../src/domain/backoff.ts"
+import { doublingDelay, logsFailure } from "../../src/domain/backoff.ts"
 export interface LoopPolicy {
   readonly baseMs: number
   readonly maxMs: number

@@ -11,9 +11,9 @@
  * never contradicts `active`: a long silent step stays active, and stuck once the agent-stuck threshold passes.
  * Time rules (ready → idle, stuck) are lifecycle.ts's, applied to what this returns.
  */
-import type { ReportedState } from "../src/domain/activity.ts"
-import type { Told } from "../src/domain/rate-limit.ts"
-import type { Activity, AgentWord, SessionRecord } from "../src/domain/session.ts"
+import type { ReportedState } from "../../src/domain/activity.ts"
+import type { Told } from "../../src/domain/rate-limit.ts"
+import type { Activity, AgentWord, SessionRecord } from "../../src/domain/session.ts"
 
 /** Hooks that said nothing for this long no longer speak for the agent: its screen is read. */
 export const HOOK_SILENCE_MS = 60_000

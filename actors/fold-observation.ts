@@ -1,8 +1,8 @@
 /**
- * One session's actor: it takes observations from its mailbox one at a time, folds each into the record with
- * the lifecycle decision, lets the reaction policy decide what to do, then persists, logs and acts. It reads
- * the record fresh for every message, so procedures the supervisor runs (send, kill, restore) are never
- * overwritten with a stale copy.
+ * What a session's actor does with one observation: folds it into the record with the lifecycle decision
+ * (rules/lifecycle.ts), lets the reaction policy (rules/reactions.ts) decide what to do, then persists, logs and
+ * acts. It reads the record fresh for every observation, so what the commands between them wrote (send, kill,
+ * restore) is never overwritten with a stale copy.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -15,11 +15,11 @@ import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import type { ScmShape } from "../src/plugins/scm/Scm.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { SessionStoreShape } from "../src/store/SessionStore.ts"
-import { HOOK_SILENCE_MS } from "./activity-rule.ts"
-import { decide, type LifecycleRules, type Observation } from "./lifecycle.ts"
 import type { NotifierRouterShape } from "./notifier-router.ts"
 import { runReactionEffect } from "./reaction-effects.ts"
-import { planReactions } from "./reactions.ts"
+import { HOOK_SILENCE_MS } from "./rules/activity-rule.ts"
+import { decide, type LifecycleRules, type Observation } from "./rules/lifecycle.ts"
+import { planReactions } from "./rules/reactions.ts"
 
 export const DEAD_AFTER_PROBES = 3
 

@@ -4,7 +4,7 @@
  * restarting it and calls a person (OTP-style intensity). Pure over explicit time; the supervisor sleeps on the
  * Clock for the delay.
  */
-import { doublingDelay } from "../src/domain/backoff.ts"
+import { doublingDelay } from "../../src/domain/backoff.ts"
 export const MAX_RESTARTS = 5
 export const RESTART_WINDOW_MS = 60_000
 export const RESTART_BASE_MS = 1_000

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { probeGroups } from "../../actors/probe-groups.ts"
+import { probeGroups } from "../../../actors/rules/probe-groups.ts"
 
 const r = (sessionId: string, projectId: string, host?: string) => ({ sessionId, projectId, ...(host !== undefined ? { host } : {}) })
 const ids = (groups: ReadonlyMap<string, ReadonlyArray<{ sessionId: string }>>) => [...groups].map(([key, rs]) => [key, rs.map((x) => x.sessionId)])

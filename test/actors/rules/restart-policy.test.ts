@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { MAX_RESTARTS, RESTART_MAX_MS, RESTART_WINDOW_MS, restartDecision } from "../../actors/restart-policy.ts"
+import { MAX_RESTARTS, RESTART_MAX_MS, RESTART_WINDOW_MS, restartDecision } from "../../../actors/rules/restart-policy.ts"
 
 const T = 1_000_000
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type LookAction, type LookEvent, type LookState, nextLook } from "../../actors/webhook-coalescing.ts"
+import { type LookAction, type LookEvent, type LookState, nextLook } from "../../../actors/rules/webhook-coalescing.ts"
 
 /** The state after each event, and the actions taken along the way. */
 const run = (events: ReadonlyArray<LookEvent>) => {

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { allCompleteStep } from "../../actors/all-complete.ts"
+import { allCompleteStep } from "../../../actors/rules/all-complete.ts"
 
 describe("all-complete", () => {
   it.each<[string, boolean, number, boolean, boolean]>([

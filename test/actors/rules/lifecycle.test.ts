@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { decide, deriveStatus, type LifecycleRules, type Observation } from "../../actors/lifecycle.ts"
-import type { SessionRecord } from "../../src/domain/session.ts"
-import { defaultRules, workingSession } from "../support/session-record.ts"
+import { decide, deriveStatus, type LifecycleRules, type Observation } from "../../../actors/rules/lifecycle.ts"
+import type { SessionRecord } from "../../../src/domain/session.ts"
+import { defaultRules, workingSession } from "../../support/session-record.ts"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const iso = (ms: number) => new Date(ms).toISOString()

@@ -3,10 +3,10 @@
  * signal, time passing, what the repohost says about the PR) to its next record and the events that change
  * produced. No effects: the session actor persists and publishes what this returns.
  */
-import type { NewEvent } from "../src/domain/event.ts"
-import { learned, limitedAgain, type Told } from "../src/domain/rate-limit.ts"
-import { type Activity, isLive, type SessionRecord, type SessionStatus } from "../src/domain/session.ts"
-import type { PullRequestView } from "../src/plugins/scm/Scm.ts"
+import type { NewEvent } from "../../src/domain/event.ts"
+import { learned, limitedAgain, type Told } from "../../src/domain/rate-limit.ts"
+import { type Activity, isLive, type SessionRecord, type SessionStatus } from "../../src/domain/session.ts"
+import type { PullRequestView } from "../../src/plugins/scm/Scm.ts"
 import { type ActivityRules, foldScreen, foldWord, type Word } from "./activity-rule.ts"
 
 export type Observation =

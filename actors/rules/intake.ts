@@ -7,7 +7,7 @@
  * person's `orch queue rm` or `orch session kill` is not undone by the next poll; one that closes or loses a label
  * leaves the seen set, and an entry intake queued for it is dropped.
  */
-import type { QueueEntry } from "./queue.ts"
+import type { QueueEntry } from "../../src/domain/queue.ts"
 
 export interface IntakeIssue {
   readonly id: string

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { afterFailure, afterSuccess, HEALTHY, type LoopHealth, type LoopPolicy, tellFailure } from "../../actors/loop-health.ts"
+import { afterFailure, afterSuccess, HEALTHY, type LoopHealth, type LoopPolicy, tellFailure } from "../../../actors/rules/loop-health.ts"
 
 const policy: LoopPolicy = { baseMs: 1_000, maxMs: 8_000, escalateAfter: 4, windowMs: 60_000, escalateInWindow: 6 }
 

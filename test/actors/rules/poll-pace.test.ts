@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { nextPollDelay } from "../../actors/poll-pace.ts"
+import { nextPollDelay } from "../../../actors/rules/poll-pace.ts"
 
 const NOW = 1_000_000_000_000
 const budget = (remaining: number, extra: object = {}) => ({ limit: 5000, remaining, reset: NOW / 1000 + 1800, ...extra })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { planReactions } from "../../actors/reactions.ts"
-import { DEFAULT_REACTIONS } from "../../src/config/defaults.ts"
-import type { ReactionConfig, ReactionKey } from "../../src/config/schema.ts"
-import type { SessionRecord } from "../../src/domain/session.ts"
+import { planReactions } from "../../../actors/rules/reactions.ts"
+import { DEFAULT_REACTIONS } from "../../../src/config/defaults.ts"
+import type { ReactionConfig, ReactionKey } from "../../../src/config/schema.ts"
+import type { SessionRecord } from "../../../src/domain/session.ts"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const MIN = 60_000

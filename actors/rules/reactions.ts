@@ -7,11 +7,11 @@
  * condition turns off (the problem is solved). `escalateAfter` (attempts, or a duration since the first
  * trigger) and `retries` (for send-to-agent) escalate: no more action, an urgent notification instead.
  */
-import { DEFAULT_REACTIONS } from "../src/config/defaults.ts"
-import type { EventPriority, ReactionConfig, ReactionKey } from "../src/config/schema.ts"
-import { parseDuration } from "../src/domain/duration.ts"
-import { dueToContinue } from "../src/domain/rate-limit.ts"
-import type { SessionRecord } from "../src/domain/session.ts"
+import { DEFAULT_REACTIONS } from "../../src/config/defaults.ts"
+import type { EventPriority, ReactionConfig, ReactionKey } from "../../src/config/schema.ts"
+import { parseDuration } from "../../src/domain/duration.ts"
+import { dueToContinue } from "../../src/domain/rate-limit.ts"
+import type { SessionRecord } from "../../src/domain/session.ts"
 
 export type ReactionEffect =
   | { readonly _tag: "SendToAgent"; readonly reaction: ReactionKey; readonly message: string | undefined; readonly attempt: number }

@@ -4,12 +4,12 @@
  * counted again when turned away again, forgotten once its turn ends normally.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { decide, type LifecycleRules, type Observation } from "../../actors/lifecycle.ts"
-import { planReactions } from "../../actors/reactions.ts"
-import { DEFAULT_REACTIONS } from "../../src/config/defaults.ts"
-import type { ReactionConfig, ReactionKey } from "../../src/config/schema.ts"
-import type { SessionRecord } from "../../src/domain/session.ts"
-import { defaultRules, workingSession } from "../support/session-record.ts"
+import { decide, type LifecycleRules, type Observation } from "../../../actors/rules/lifecycle.ts"
+import { planReactions } from "../../../actors/rules/reactions.ts"
+import { DEFAULT_REACTIONS } from "../../../src/config/defaults.ts"
+import type { ReactionConfig, ReactionKey } from "../../../src/config/schema.ts"
+import type { SessionRecord } from "../../../src/domain/session.ts"
+import { defaultRules, workingSession } from "../../support/session-record.ts"
 
 const T0 = Date.parse("2026-01-01T14:00:00.000Z")
 const MIN = 60_000

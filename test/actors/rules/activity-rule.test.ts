@@ -4,10 +4,10 @@
  * reports while they hold. Each row is one observation folded by `decide` into a record.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { screenReading } from "../../actors/activity-rule.ts"
-import { decide, type LifecycleRules, type Observation } from "../../actors/lifecycle.ts"
-import type { AgentWord, SessionRecord } from "../../src/domain/session.ts"
-import { defaultRules, workingSession } from "../support/session-record.ts"
+import { screenReading } from "../../../actors/rules/activity-rule.ts"
+import { decide, type LifecycleRules, type Observation } from "../../../actors/rules/lifecycle.ts"
+import type { AgentWord, SessionRecord } from "../../../src/domain/session.ts"
+import { defaultRules, workingSession } from "../../support/session-record.ts"
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const iso = (ms: number) => new Date(ms).toISOString()
