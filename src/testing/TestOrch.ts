@@ -26,7 +26,7 @@ import type { OrchEvent } from "../domain/event.ts"
 import type { Notification } from "../domain/notification.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { Agent, makeTestAgent, type TestAgent } from "../plugins/agent/Agent.ts"
-import type { LayerSlot } from "../plugins/layers.ts"
+import type { LayerSlot, SlotLayer } from "../plugins/layers.ts"
 import { makeTestNotifier, Notifier, type TestNotifier } from "../plugins/notifier/Notifier.ts"
 import { makeTestRuntime, Runtime, RuntimeError, type TestRuntime } from "../plugins/runtime/Runtime.ts"
 import { makeTestScm, Scm, type TestScm } from "../plugins/scm/Scm.ts"
@@ -100,6 +100,33 @@ const withRouting = (config: unknown): unknown =>
     }
     : config
 
+/** The agent `layer` provides, with no program to look for: a spawn checks that an agent's `commandLine` is installed. */
+const withoutProgram = <R>(layer: Layer.Layer<Agent, unknown, R>): Layer.Layer<Agent, unknown, R> =>
+  Layer.effect(
+    Agent,
+    Effect.map(Layer.build(layer), (context) => {
+      const { commandLine: _, ...agent } = Context.get(context, Agent)
+      return agent
+    })
+  )
+const withoutProgramOf = <R>(layer: SlotLayer<"agent", R>): SlotLayer<"agent", R> =>
+  typeof layer === "function" ? (project) => withoutProgram(layer(project)) : withoutProgram(layer)
+
+/**
+ * The test's own agents, on the in-memory runtime: it runs no program, so none is looked for on PATH (an agent's
+ * `commandLine` is for a real terminal's spawn).
+ */
+const programless = (options: TestOrchOptions): OrchOptions => ({
+  ...options,
+  replace: { ...options.replace, ...(options.replace?.agent !== undefined ? { agent: withoutProgramOf(options.replace.agent) } : {}) },
+  register: {
+    ...options.register,
+    ...(options.register?.agent !== undefined
+      ? { agent: Object.fromEntries(Object.entries(options.register.agent).map(([name, layer]) => [name, withoutProgramOf(layer)])) }
+      : {})
+  }
+})
+
 /**
  * Where the records go: memory where the system offers a directory of it (Linux's /dev/shm), else the temp directory.
  * They are a test's scratch: orch's atomic writes sync each file to disk, which on a disk costs milliseconds each.
@@ -160,8 +187,9 @@ const make = Effect.fnUntraced(function*(options: TestOrchOptions) {
     notifier: Layer.succeed(Notifier, notifier)
   }
   const replace = Object.fromEntries(Object.entries(fakes).filter(([slot]) => !given(slot as LayerSlot)))
+  const own = given("runtime") ? options : programless(options)
   const context: Context.Context<SessionStore | EventLog | SessionManager | Supervisor> = yield* Layer.build(
-    orchLayer(config, { replace: { ...replace, ...options.replace }, ...(options.register !== undefined ? { register: options.register } : {}) })
+    orchLayer(config, { replace: { ...replace, ...own.replace }, ...(own.register !== undefined ? { register: own.register } : {}) })
   ).pipe(Effect.provideService(Host, host))
   const store = Context.get(context, SessionStore)
   const events = Context.get(context, EventLog)

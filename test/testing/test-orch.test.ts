@@ -54,9 +54,10 @@ describe("TestOrch", () => {
       assert.deepStrictEqual(orch.scm.merges, [], "approved-and-green only tells (auto: false)")
     }))
 
-  it.effect("a slot the test gives its own Layer for is its own; its files go when the scope closes", () =>
+  it.effect("a slot the test gives its own Layer for is its own (an agent's program not looked for); its files go when the scope closes", () =>
     Effect.gen(function*() {
-      const mine = { ...makeTestAgent(), name: "mine" }
+      // Its program is not installed: on the in-memory runtime none is looked for.
+      const mine = { ...makeTestAgent(), name: "mine", commandLine: "mine-not-installed --fast" }
       const exit = yield* Effect.scoped(Effect.gen(function*() {
         const orch = yield* TestOrch.make({ config: { ...config, defaults: { agent: "mine" } }, register: { agent: { mine: Layer.succeed(Agent, mine) } } })
         yield* orch.spawn("app", "9")
