@@ -68,6 +68,10 @@ export const NO_PLUGIN_LAYERS: PluginLayersShape = { replace: {}, register: {} }
 
 export const PluginLayers = Context.Reference<PluginLayersShape>("orch/plugins/PluginLayers", { defaultValue: () => NO_PLUGIN_LAYERS })
 
+/** Whether the program gives `slot` a Layer where the config names `name` (replaced, or registered as `name`). */
+export const hasLayer = (layers: PluginLayersShape, slot: LayerSlot, name: string): boolean =>
+  layers.replace[slot] !== undefined || Object.hasOwn(layers.register[slot] ?? {}, name)
+
 /** The program's Layer for `slot` where the config names `name`, made for `subject`: its replacement, else the one registered as `name`. */
 export const slotLayerFor = <S extends LayerSlot>(
   layers: PluginLayersShape,
@@ -75,10 +79,9 @@ export const slotLayerFor = <S extends LayerSlot>(
   name: string,
   subject: SlotSubject<S>
 ): { readonly layer: Layer.Layer<SlotServices[S], unknown>; readonly registeredAs?: string } | undefined => {
+  if (!hasLayer(layers, slot, name)) return undefined
   const replacement = layers.replace[slot] as SlotLayer<S> | undefined
-  const registered = Object.hasOwn(layers.register[slot] ?? {}, name) ? (layers.register[slot]![name] as SlotLayer<S>) : undefined
-  const chosen = replacement ?? registered
-  if (chosen === undefined) return undefined
+  const chosen = replacement ?? (layers.register[slot]![name] as SlotLayer<S>)
   const layer = typeof chosen === "function" ? chosen(subject) : chosen
   return replacement !== undefined ? { layer } : { layer, registeredAs: name }
 }

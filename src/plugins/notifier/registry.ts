@@ -10,7 +10,7 @@ import type { NotifierConfig, OrchestratorConfig } from "../../config/schema.ts"
 import type { Notification, NotificationAction } from "../../domain/notification.ts"
 import type { InboxShape } from "../../store/Inbox.ts"
 import { choosePlugin, unknownPluginMessage } from "../choice.ts"
-import { failureReason, layerOrigin, PluginLayers, type PluginLayersShape, slotLayerFor } from "../layers.ts"
+import { failureReason, hasLayer, layerOrigin, PluginLayers, type PluginLayersShape, slotLayerFor } from "../layers.ts"
 import { callPlugin, importPlugin, type LoadedPlugin, loadPlugin, type PluginLoadError } from "../loader.ts"
 import { makeChatNotifier } from "./chat.ts"
 import { makeDesktopNotifier } from "./desktop.ts"
@@ -135,8 +135,11 @@ export interface NotifierProblem {
  */
 export const notifierProblems = Effect.fnUntraced(function*(config: OrchestratorConfig, inbox: InboxShape) {
   const problems: Array<NotifierProblem> = []
+  const layers = yield* PluginLayers
   for (const name of notifierNames(config)) {
     const { entry, choice } = choiceOf(config, name)
+    // A program's own Layer is the program's to check (it is built with the router).
+    if (hasLayer(layers, "notifier", entry.plugin)) continue
     switch (choice._tag) {
       // Only an entry of `notifiers` can name an unknown plugin: the routing's names are checked with the file.
       case "Unknown":
