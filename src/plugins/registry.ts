@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import type { ChildProcessSpawner } from "effect/process"
 import * as Runtime_ from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { Host, type HostShape } from "../config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { agentFromPlugin, runtimeFromPlugin, scmFromPlugin, trackerFromPlugin, workspaceFromPlugin } from "./adapters.ts"
@@ -18,7 +19,8 @@ import { makeCodexAgent } from "./agent/codex.ts"
 import { makeCodingAgent } from "./agent/coding-agent.ts"
 import { makeCommandAgent } from "./agent/command.ts"
 import { type BuiltinName, type PluginChoice, projectChoice, type ProjectSlot, unknownPluginMessage } from "./choice.ts"
-import type { PluginConfigError } from "./config-error.ts"
+import { PluginConfigError } from "./config-error.ts"
+import { buildSlot, failureReason, layerOrigin, type LayerSlot, type PluginLayersShape, slotLayerFor, type SlotServices, type SlotSubject } from "./layers.ts"
 import { type LoadedPlugin, loadPlugin, type PluginLoadError, SLOTS } from "./loader.ts"
 import type { RepohostAccess } from "./repohost/access.ts"
 import { makeMultiplexer } from "./runtime/multiplexer.ts"
@@ -55,6 +57,8 @@ export interface PluginResources {
   readonly terminals: ProcessTerminals
   /** The repohost gateways (one per credential) and the `gh auth token` answer. */
   readonly repohost: RepohostAccess
+  /** A program's own Layers for the slots (`orch/effect`): they come before plugin modules and built-ins. */
+  readonly layers?: PluginLayersShape
 }
 
 type Maker<A, E> = (project: ProjectConfig, host: HostShape, resources: PluginResources) => Effect.Effect<A, E, ChildProcessSpawner.ChildProcessSpawner>
@@ -132,6 +136,47 @@ const resolve = <A, E = never>(
 export type PluginSlots = Runtime | Agent | Workspace | Tracker | Scm
 export type PluginBuildError = UnknownPlugin | PluginLoadError | PluginConfigError
 
+const SERVICES: { readonly [S in ProjectSlot]: Context.Key<SlotServices[S], SlotServices[S]["Service"]> } = {
+  runtime: Runtime,
+  agent: Agent,
+  workspace: Workspace,
+  tracker: Tracker,
+  scm: Scm
+}
+
+/**
+ * The project's slot from the program's own Layer, when it gave one for the slot or registered one under the name the
+ * project chose (built in the current scope), else as the config names it (a plugin module, else a built-in). A Layer
+ * that fails is the project's plugin that cannot be created.
+ */
+const resolveSlot = <S extends ProjectSlot, A, E>(
+  config: OrchestratorConfig,
+  project: ProjectConfig,
+  resources: PluginResources,
+  slot: S & LayerSlot,
+  builtins: Readonly<Record<string, Maker<A, E>>>,
+  fromPlugin: (plugin: LoadedPlugin) => A
+): Effect.Effect<
+  (host: HostShape) => Effect.Effect<A, E | PluginLoadError | PluginConfigError, ChildProcessSpawner.ChildProcessSpawner | Scope.Scope>,
+  UnknownPlugin
+> => {
+  const choice = projectChoice(config, project, slot)!
+  const own = resources.layers === undefined ? undefined : slotLayerFor(resources.layers, slot, choice.name, project as SlotSubject<S>)
+  if (own === undefined) {
+    return Effect.map(resolve(config, project, choice, builtins, fromPlugin), (make) => (host: HostShape) => make(project, host, resources))
+  }
+  const build = buildSlot<S>(own.layer, SERVICES[slot]).pipe(
+    Effect.map((service) => service as A),
+    Effect.mapError((error) =>
+      new PluginConfigError({
+        key: `projects.${project.key}.${slot}`,
+        reason: `${layerOrigin(slot, own.registeredAs)} could not be built: ${failureReason(error)}`
+      })
+    )
+  )
+  return Effect.succeed(() => build)
+}
+
 /** The Layer of a project's plugins. Needs a ChildProcessSpawner (for git and tmux). */
 export const projectPlugins = (
   config: OrchestratorConfig,
@@ -140,16 +185,16 @@ export const projectPlugins = (
 ): Layer.Layer<PluginSlots, PluginBuildError, ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.effectContext(Effect.gen(function*() {
     const host = yield* Host
-    const choice = (slot: ProjectSlot) => projectChoice(config, project, slot)!
-    const runtime = yield* resolve(config, project, choice("runtime"), RUNTIMES, runtimeFromPlugin)
-    const agent = yield* resolve(config, project, choice("agent"), AGENTS, agentFromPlugin)
-    const workspace = yield* resolve(config, project, choice("workspace"), WORKSPACES, workspaceFromPlugin)
-    const tracker = yield* resolve(config, project, choice("tracker"), TRACKERS, trackerFromPlugin)
-    const scm = project.scm === undefined ? undefined : yield* resolve(config, project, choice("scm"), SCMS, scmFromPlugin)
-    return Context.make(Runtime, yield* runtime(project, host, resources)).pipe(
-      Context.add(Scm, scm === undefined ? noScm : yield* scm(project, host, resources)),
-      Context.add(Agent, yield* agent(project, host, resources)),
-      Context.add(Workspace, yield* workspace(project, host, resources)),
-      Context.add(Tracker, yield* tracker(project, host, resources))
+    // Every choice is resolved before anything is made: an unknown name makes nothing.
+    const runtime = yield* resolveSlot(config, project, resources, "runtime", RUNTIMES, runtimeFromPlugin)
+    const agent = yield* resolveSlot(config, project, resources, "agent", AGENTS, agentFromPlugin)
+    const workspace = yield* resolveSlot(config, project, resources, "workspace", WORKSPACES, workspaceFromPlugin)
+    const tracker = yield* resolveSlot(config, project, resources, "tracker", TRACKERS, trackerFromPlugin)
+    const scm = project.scm === undefined ? undefined : yield* resolveSlot(config, project, resources, "scm", SCMS, scmFromPlugin)
+    return Context.make(Runtime, yield* runtime(host)).pipe(
+      Context.add(Scm, scm === undefined ? noScm : yield* scm(host)),
+      Context.add(Agent, yield* agent(host)),
+      Context.add(Workspace, yield* workspace(host)),
+      Context.add(Tracker, yield* tracker(host))
     )
   }))

@@ -109,6 +109,7 @@ export const roomCycles = (all: ReadonlyArray<Edge>): Array<string> => {
 export const ROOM_ORDER = [
   "src/index.ts",
   "src/effect.ts",
+  "src/testing",
   "src/cli",
   "actors",
   "src/demo",
