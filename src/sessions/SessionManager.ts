@@ -603,7 +603,7 @@ export const makeSessionManager = Effect.fnUntraced(function*() {
     }).pipe(withPlugins(config, project, hostOf(record)))
     // Running again: it has not ended (a later cleanup must see it), and its agent has said nothing yet.
     const { endedAt: _, said: _said, killing: _killing, ...running } = record
-    const restored = yield* update(running, { status: "working", activity: "active", runtime: handle, signalOffset })
+    const restored = yield* update(running, { status: "working", activity: "active", activitySince: yield* nowIso, runtime: handle, signalOffset })
     yield* events.append({ type: "session.restored", sessionId, projectId: record.projectId, issueId: record.issueId })
     return restored
   })

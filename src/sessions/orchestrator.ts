@@ -112,7 +112,8 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
         )
       )
     )
-  const record: SessionRecord = { ...base, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso }
+  const startedAt = yield* nowIso
+  const record: SessionRecord = { ...base, status: "working", activity: "active", activitySince: startedAt, runtime: handle, updatedAt: startedAt }
   yield* store.write(record)
   yield* events.append({
     type: existing._tag === "Some" ? "session.restored" : "session.spawned",

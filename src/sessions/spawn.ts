@@ -504,12 +504,15 @@ export const spawnSession = Effect.fn("Sessions.spawn")(function*(project: Proje
     }
     // Whole. The journal stays, saying where in the event log `session.spawned` belongs, until that is written.
     const announce = yield* events.size
+    const now = yield* nowIso
+    // Active since now: the time agent-stuck counts from when the screen alone says what the agent does.
     const whole: SessionRecord = {
       ...record,
       status: "working",
       activity: "active",
+      activitySince: now,
       runtime: handle,
-      updatedAt: yield* nowIso,
+      updatedAt: now,
       spawn: { ...record.spawn!, announce }
     }
     const staged = yield* store.stage(whole).pipe(Effect.mapError(failed("writing the session record")))

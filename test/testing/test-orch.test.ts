@@ -37,6 +37,17 @@ describe("TestOrch", () => {
       assert.includeMembers((yield* orch.events).map((e) => e.type), ["session.spawned", "session.exited"])
     }))
 
+  it.effect("an agent whose screen alone says it is active, from its spawn on, is stuck once the threshold has passed", () =>
+    Effect.gen(function*() {
+      const orch = yield* TestOrch.make({ config, script: () => [{ show: "activity: active" }] })
+      const { sessionId } = yield* orch.spawn("app", "4")
+      yield* orch.advance("9 minutes")
+      assert.strictEqual((yield* orch.record(sessionId)).status, "working")
+      yield* orch.advance("2 minutes")
+      assert.strictEqual((yield* orch.record(sessionId)).status, "stuck", "counted from the spawn: no report or hook ever said when it began")
+      assert.includeMembers((yield* orch.notifications).map((n) => n.type), ["reaction.agent-stuck"])
+    }))
+
   it.effect("a pull request the test states: green and approved is told once; changes requested sends the review to the agent", () =>
     Effect.gen(function*() {
       const orch = yield* TestOrch.make({ config })
