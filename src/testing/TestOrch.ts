@@ -26,8 +26,10 @@ import type { OrchEvent } from "../domain/event.ts"
 import type { Notification } from "../domain/notification.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { Agent, makeTestAgent, type TestAgent } from "../plugins/agent/Agent.ts"
+import type { ProjectSlot } from "../plugins/choice.ts"
 import type { LayerSlot, SlotLayer } from "../plugins/layers.ts"
 import { makeTestNotifier, Notifier, type TestNotifier } from "../plugins/notifier/Notifier.ts"
+import { AGENTS, RUNTIMES, SCMS, TRACKERS, WORKSPACES } from "../plugins/registry.ts"
 import { makeTestRuntime, Runtime, RuntimeError, type TestRuntime } from "../plugins/runtime/Runtime.ts"
 import { makeTestScm, Scm, type TestScm } from "../plugins/scm/Scm.ts"
 import { type Issue, makeTestTracker, type TestTracker, Tracker } from "../plugins/tracker/Tracker.ts"
@@ -150,10 +152,12 @@ const make = Effect.fnUntraced(function*(options: TestOrchOptions) {
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
   const host: HostShape = { env: { ORCH_HOME: dataDir }, homeDir: dataDir, cwd: dataDir }
-  /** The fakes are for the slots the test gave no Layer of its own for. */
+  /** A slot the test gave a Layer of its own for, for every project, or under a name the config uses. */
   const given = (slot: LayerSlot) => options.replace?.[slot] !== undefined || Object.keys(options.register?.[slot] ?? {}).length > 0
   const raw = given("notifier") ? options.config : withRouting(options.config)
   const config = yield* validateConfig(raw).pipe(Effect.provideService(Host, host))
+  const registered = (slot: LayerSlot, name: string) => Object.hasOwn(options.register?.[slot] ?? {}, name)
+  const usesOwnRuntime = options.replace?.runtime !== undefined || Object.values(config.projects).some((p) => registered("runtime", p.runtime))
   const base = makeTestRuntime()
   const agent = makeTestAgent()
   const workspace = makeTestWorkspace()
@@ -186,10 +190,30 @@ const make = Effect.fnUntraced(function*(options: TestOrchOptions) {
     scm: Layer.succeed(Scm, scm),
     notifier: Layer.succeed(Notifier, notifier)
   }
-  const replace = Object.fromEntries(Object.entries(fakes).filter(([slot]) => !given(slot as LayerSlot)))
-  const own = given("runtime") ? options : programless(options)
+  // A fake stands in, in a slot the test did not replace, wherever the config names what orch would make there (a
+  // built-in, a plugin module) and the test registered nothing under that name. A name orch does not know stays
+  // unknown, and fails as it does outside a test.
+  const known: Record<ProjectSlot, ReadonlyArray<string>> = {
+    runtime: Object.keys(RUNTIMES),
+    agent: Object.keys(AGENTS),
+    workspace: Object.keys(WORKSPACES),
+    tracker: Object.keys(TRACKERS),
+    scm: Object.keys(SCMS)
+  }
+  const fakeNames = (slot: ProjectSlot) => [...known[slot], ...Object.keys(config.plugins ?? {})].filter((name) => !registered(slot, name))
+  const own = usesOwnRuntime ? options : programless(options)
+  const register = Object.fromEntries(
+    (Object.keys(known) as Array<ProjectSlot>).map((slot) => [
+      slot,
+      { ...Object.fromEntries(fakeNames(slot).map((name) => [name, fakes[slot]])), ...own.register?.[slot] }
+    ])
+  )
+  const replace = {
+    ...(given("notifier") ? {} : { notifier: fakes.notifier }),
+    ...own.replace
+  }
   const context: Context.Context<SessionStore | EventLog | SessionManager | Supervisor> = yield* Layer.build(
-    orchLayer(config, { replace: { ...replace, ...own.replace }, ...(own.register !== undefined ? { register: own.register } : {}) })
+    orchLayer(config, { replace, register: { ...own.register, ...register } })
   ).pipe(Effect.provideService(Host, host))
   const store = Context.get(context, SessionStore)
   const events = Context.get(context, EventLog)

@@ -10,6 +10,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { existsSync } from "node:fs"
 import { Agent, makeTestAgent } from "../../src/plugins/agent/Agent.ts"
+import { makeTestRuntime, Runtime } from "../../src/plugins/runtime/Runtime.ts"
 import { TestOrch } from "../../src/testing/TestOrch.ts"
 
 const config = { projects: { app: { repo: "acme/app", path: "/src/app" } } }
@@ -46,6 +47,19 @@ describe("TestOrch", () => {
       yield* orch.advance("2 minutes")
       assert.strictEqual((yield* orch.record(sessionId)).status, "stuck", "counted from the spawn: no report or hook ever said when it began")
       assert.includeMembers((yield* orch.notifications).map((n) => n.type), ["reaction.agent-stuck"])
+    }))
+
+  it.effect("a Layer registered under a name no project uses leaves every project on the fakes; a name orch does not know fails as outside a test", () =>
+    Effect.gen(function*() {
+      const unused = makeTestRuntime()
+      const orch = yield* TestOrch.make({ config, register: { runtime: { child: Layer.succeed(Runtime, unused) } } })
+      const { sessionId } = yield* orch.spawn("app", "6")
+      assert.deepStrictEqual([...unused.terminals.keys()], [], "the registered runtime is for projects that name it")
+      yield* orch.agentOf(sessionId).show("on the fake runtime")
+      assert.strictEqual(yield* orch.agentOf(sessionId).screen, "on the fake runtime\n")
+
+      const ghost = yield* Effect.flip(TestOrch.make({ config: { projects: { app: { ...config.projects.app, agent: "ghost-agent" } } } }))
+      assert.include(ghost.message, `Unknown agent plugin "ghost-agent"`)
     }))
 
   it.effect("a pull request the test states: green and approved is told once; changes requested sends the review to the agent", () =>
