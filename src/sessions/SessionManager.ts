@@ -42,6 +42,7 @@ import { interruptedSpawns, owesReconcile, spawnerLives } from "../store/spawner
 import { admissionFacts, readMachine } from "./admission-facts.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles, pathsOn } from "./agent-files.ts"
+import { agentContext, checkAgentProgram, waitUntilReady, watchStart } from "./agent-start.ts"
 import { cleanupVerdict, isCleanable, settledVerdict } from "./cleanup-decision.ts"
 import {
   HostUnreachable,
@@ -59,11 +60,14 @@ import { admissionReadings, chooseHost, chooseHosts, placementBlocker } from "./
 import { startOrchestrator } from "./orchestrator.ts"
 import { recoverQueue } from "./queue-recovery.ts"
 import { liftHolds, makeQueueing, recordHold } from "./queueing.ts"
+import { nowIso } from "./record-update.ts"
 import { projectToEnd } from "./recorded-project.ts"
 import { factsWithoutPlugins, REMOVABLE_STATUSES, type RemovalFacts, type RemovalVerdict, removalVerdict } from "./removal.ts"
 import { readMeasured } from "./reservations.ts"
 import type { BatchOutcome, CleanupItem, PruneReport, Removed, SpawnTarget } from "./SessionOps.ts"
-import { agentContext, checkAgentProgram, nowIso, spawnedEvent, type SpawnOptions, spawnSession, waitUntilReady, watchStart } from "./spawn.ts"
+import { spawnedEvent } from "./spawn-record.ts"
+import type { SpawnOptions } from "./spawn-run.ts"
+import { spawnSession } from "./spawn.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
 import { undoneLine, undoSpawn } from "./undo-spawn.ts"
 

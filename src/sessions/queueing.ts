@@ -28,7 +28,7 @@ import { EmptyTask, IssueHasSession, NotQueued, QueueEntryStarting } from "./err
 import { failureOwner, type SpawnFailure } from "./failure-owner.ts"
 import { readMeasured } from "./reservations.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
-import type { SpawnOptions } from "./spawn.ts"
+import type { SpawnOptions } from "./spawn-run.ts"
 
 /** The entry was claimed, or removed, by someone else before this spawn could claim it. */
 export class EntryTaken extends Schema.TaggedError<EntryTaken>()("EntryTaken", { entryId: Schema.String }) {
