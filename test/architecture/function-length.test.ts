@@ -1,5 +1,5 @@
 /**
- * No function under actors/ is longer than MAX_FUNCTION_LINES lines (issue 23: the supervisor as small services, not
+ * No function under actors/ or src/sessions/ is longer than MAX_FUNCTION_LINES lines (issue 23: the supervisor and the session procedures as small services, not
  * one closure). Every function counts (a declaration, an arrow, a generator such as an `Effect.gen` body or a
  * service's make) from its first line to its last, nested functions included, as oxlint's `max-lines-per-function`
  * counts them. The test lists every offender as `file:line: message`.
@@ -14,7 +14,7 @@ const ROOT = resolve(import.meta.dirname, "../..")
 const OXLINT = join(ROOT, "node_modules", ".bin", "oxlint")
 export const MAX_FUNCTION_LINES = 150
 /** The folders held to it. */
-const HELD = ["actors"]
+const HELD = ["actors", "src/sessions"]
 
 /** The functions over `max` lines in `paths`, each as `file:line: message`, the file relative to `cwd`. */
 const longFunctions = (cwd: string, paths: ReadonlyArray<string>, max: number): Array<string> => {

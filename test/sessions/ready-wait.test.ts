@@ -1,5 +1,5 @@
 /**
- * The wait for an agent's ready signal (spawn.ts `waitUntilReady`) on TestClock: an agent up at once is seen within
+ * The wait for an agent's ready signal (agent-start.ts `waitUntilReady`) on TestClock: an agent up at once is seen within
  * tens of milliseconds, not a whole poll later; one that never shows its prompt fails after 60 s; one that exits first
  * fails with what it printed.
  */
@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/testing/TestClock"
 import { makeTestRuntime } from "../../src/plugins/runtime/Runtime.ts"
-import { waitUntilReady } from "../../src/sessions/spawn.ts"
+import { waitUntilReady } from "../../src/sessions/agent-start.ts"
 
 const agent = { isReadyForInput: (screen: string) => screen.includes("> ready") }
 
