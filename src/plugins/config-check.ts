@@ -77,7 +77,10 @@ export const checkProject = (
     switch (choice._tag) {
       case "Unknown": {
         const at = choicePath(raw, project, slot)
-        issues.push({ path: slot === "tracker" || slot === "scm" ? [...at, "plugin"] : at, message: unknownPluginMessage(slot, choice.name, choice.modules) })
+        issues.push({
+          path: slot === "tracker" || slot === "scm" ? [...at, "plugin"] : at,
+          message: unknownPluginMessage(slot, choice.name, choice.modules, Object.keys(layers.register[slot] ?? {}))
+        })
         break
       }
       case "Module":

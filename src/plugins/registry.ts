@@ -41,11 +41,13 @@ export class UnknownPlugin extends Schema.TaggedError<UnknownPlugin>()("UnknownP
   slot: Schema.Literals(SLOTS),
   name: Schema.String,
   /** The plugin modules the config names under `plugins`. */
-  modules: Schema.Array(Schema.String)
+  modules: Schema.Array(Schema.String),
+  /** The names a program registered Layers under for the slot (orch/effect). */
+  registered: Schema.optionalKey(Schema.Array(Schema.String))
 }) {
   override readonly [Runtime_.errorExitCode] = 2
   override get message() {
-    return `project "${this.project}": ${unknownPluginMessage(this.slot, this.name, this.modules)}`
+    return `project "${this.project}": ${unknownPluginMessage(this.slot, this.name, this.modules, this.registered)}`
   }
 }
 
@@ -119,13 +121,16 @@ const resolve = <A, E = never>(
   project: ProjectConfig,
   choice: PluginChoice,
   builtins: Readonly<Record<string, Maker<A, E>>>,
-  fromPlugin: (plugin: LoadedPlugin) => A
+  fromPlugin: (plugin: LoadedPlugin) => A,
+  registered: ReadonlyArray<string> = []
 ): Effect.Effect<Resolved<A, E>, UnknownPlugin> => {
   const builtin = choice._tag === "Builtin" ? builtins[choice.name] : undefined
   if (builtin !== undefined) return Effect.succeed(builtin)
   if (choice._tag !== "Module") {
     const modules = choice._tag === "Unknown" ? choice.modules : Object.keys(config.plugins)
-    return Effect.fail(new UnknownPlugin({ project: project.key, slot: choice.slot, name: choice.name, modules }))
+    return Effect.fail(
+      new UnknownPlugin({ project: project.key, slot: choice.slot, name: choice.name, modules, ...(registered.length > 0 ? { registered } : {}) })
+    )
   }
   const settings = moduleSettings(project, choice.slot as ProjectSlot)
   return Effect.succeed(() =>
@@ -163,7 +168,8 @@ const resolveSlot = <S extends ProjectSlot, A, E>(
   const choice = projectChoice(config, project, slot)!
   const own = resources.layers === undefined ? undefined : slotLayerFor(resources.layers, slot, choice.name, project as SlotSubject<S>)
   if (own === undefined) {
-    return Effect.map(resolve(config, project, choice, builtins, fromPlugin), (make) => (host: HostShape) => make(project, host, resources))
+    const registered = Object.keys(resources.layers?.register[slot] ?? {})
+    return Effect.map(resolve(config, project, choice, builtins, fromPlugin, registered), (make) => (host: HostShape) => make(project, host, resources))
   }
   const build = buildSlot<S>(own.layer, SERVICES[slot]).pipe(
     Effect.map((service) => service as A),

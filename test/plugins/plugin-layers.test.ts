@@ -94,6 +94,16 @@ describe("a program's own Layers in the plugin slots", () => {
       assert.strictEqual((yield* of("theirs")).agent.name, "command", "the other project is unaffected")
     }))
 
+  it.effect("a name registered with a typo: the project's name is unknown, and the message names the registered one", () =>
+    Effect.gen(function*() {
+      const { plugins } = yield* setup
+      const of = yield* plugins({ register: { agent: { my_agent: Layer.succeed(Agent, makeTestAgent()) } } })
+      const failure = yield* Effect.flip(of("mine"))
+      assert.strictEqual(failure._tag, "UnknownPlugin")
+      assert.include(failure.message, `Unknown agent plugin "my-agent" (did you mean "my_agent"?)`)
+      assert.include(failure.message, "; Layers the program registered for it: my_agent")
+    }))
+
   it.effect("a notifier whose plugin is a registered name gets the Layer, under its own name, with its settings; the others are the config's", () =>
     Effect.gen(function*() {
       const { root, host, config } = yield* setup
