@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import { Host, type HostShape } from "../src/config/host.ts"
 import type { OrchestratorConfig } from "../src/config/schema.ts"
 import { watchConfigFile } from "../src/config/watch.ts"
-import { closeLayers, PluginLayers, type PluginLayersSpec } from "../src/plugins/layers.ts"
+import { closeLayers, PluginLayers, type PluginLayersSpec, unusedRegistrations } from "../src/plugins/layers.ts"
 import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
 import { ProjectPlugins } from "../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
@@ -29,11 +29,15 @@ export type PlatformServices = NodeServices.NodeServices
 /** A program's own Layers: `replace` a slot for every project (every notifier), or `register` them by name. */
 export type OrchOptions = PluginLayersSpec<PlatformServices>
 
-/** The program's Layers, closed over the platform's services; notifiers' are built in this Layer's scope. */
-const pluginLayers = (options: OrchOptions) =>
+/**
+ * The program's Layers, closed over the platform's services; notifiers' are built in this Layer's scope. One
+ * registered under a name the config does not use is said (a warning in the log), not an error: a reload may name it.
+ */
+const pluginLayers = (config: OrchestratorConfig, options: OrchOptions) =>
   Layer.effect(
     PluginLayers,
     Effect.gen(function*() {
+      for (const line of unusedRegistrations(config, options)) yield* Effect.logWarning(line)
       const platform = yield* Effect.context<PlatformServices>()
       return closeLayers(options, platform, yield* Effect.scope)
     })
@@ -62,6 +66,6 @@ const composed = (config: OrchestratorConfig, host: HostShape) => {
  */
 export const orchLayer = (config: OrchestratorConfig, options: OrchOptions = {}) =>
   Layer.unwrap(Effect.map(Host, (host: HostShape) => composed(config, host))).pipe(
-    Layer.provide(pluginLayers(options)),
+    Layer.provide(pluginLayers(config, options)),
     Layer.provide(NodeServices.layer)
   )

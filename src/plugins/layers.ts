@@ -10,8 +10,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import type { NotifierConfig, ProjectConfig } from "../config/schema.ts"
+import type { NotifierConfig, OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import type { Agent } from "./agent/Agent.ts"
+import { BUILTIN_PLUGINS, projectChoice, type ProjectSlot } from "./choice.ts"
 import type { Notifier } from "./notifier/Notifier.ts"
 import type { Runtime } from "./runtime/Runtime.ts"
 import type { Scm } from "./scm/Scm.ts"
@@ -118,3 +119,22 @@ export const buildSlot = <S extends LayerSlot>(
   layer: Layer.Layer<SlotServices[S], unknown>,
   service: Context.Key<SlotServices[S], SlotServices[S]["Service"]>
 ): Effect.Effect<SlotServices[S]["Service"], unknown, Scope.Scope> => Effect.map(Layer.build(layer), (context) => Context.get(context, service))
+
+/**
+ * Layers a program registered under a name no project (no notifier) of `config` uses, one line each: a typo, or a
+ * config not changed yet. Names that are built-ins or plugin modules are overrides and not said. Pure.
+ */
+export const unusedRegistrations = <R>(config: Pick<OrchestratorConfig, "plugins" | "projects" | "notifiers">, spec: PluginLayersSpec<R>): Array<string> =>
+  Object.entries(spec.register ?? {}).flatMap(([slot, named]) => {
+    const used = new Set(
+      slot === "notifier"
+        ? Object.values(config.notifiers ?? {}).map((entry) => entry.plugin)
+        : Object.values(config.projects).flatMap((project) => projectChoice(config, project, slot as ProjectSlot)?.name ?? [])
+    )
+    const known = [...(BUILTIN_PLUGINS[slot as LayerSlot] as ReadonlyArray<string>), ...Object.keys(config.plugins)]
+    return Object.keys(named ?? {}).filter((name) => !used.has(name) && !known.includes(name)).map((name) =>
+      `the ${slot} Layer registered as "${name}" is used by no ${slot === "notifier" ? "notifier" : "project"} of the config${
+        used.size > 0 ? ` (they use ${[...used].join(", ")})` : ""
+      }: name it in the config (\`${slot === "notifier" ? "plugin" : slot}: ${name}\`) for it to be used`
+    )
+  })

@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import { Agent, makeTestAgent } from "../../src/plugins/agent/Agent.ts"
-import { closeLayers, PluginLayers, type PluginLayersSpec } from "../../src/plugins/layers.ts"
+import { closeLayers, PluginLayers, type PluginLayersSpec, unusedRegistrations } from "../../src/plugins/layers.ts"
 import { makeTestNotifier, Notifier } from "../../src/plugins/notifier/Notifier.ts"
 import { buildNotifiers } from "../../src/plugins/notifier/registry.ts"
 import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
@@ -102,6 +102,25 @@ describe("a program's own Layers in the plugin slots", () => {
       assert.strictEqual(failure._tag, "UnknownPlugin")
       assert.include(failure.message, `Unknown agent plugin "my-agent" (did you mean "my_agent"?)`)
       assert.include(failure.message, "; Layers the program registered for it: my_agent")
+    }))
+
+  it.effect("Layers registered under names the config does not use are said, one line each; built-ins' names are overrides", () =>
+    Effect.gen(function*() {
+      const { config } = yield* setup
+      const lines = unusedRegistrations(config, {
+        register: {
+          agent: {
+            "my-agent": Layer.succeed(Agent, makeTestAgent()),
+            "their-agent": Layer.succeed(Agent, makeTestAgent()),
+            codex: Layer.succeed(Agent, makeTestAgent())
+          },
+          notifier: { pager: Layer.succeed(Notifier, makeTestNotifier()), sms: Layer.succeed(Notifier, makeTestNotifier()) }
+        }
+      })
+      assert.deepStrictEqual(lines, [
+        "the agent Layer registered as \"their-agent\" is used by no project of the config (they use my-agent, command): name it in the config (`agent: their-agent`) for it to be used",
+        "the notifier Layer registered as \"sms\" is used by no notifier of the config (they use pager): name it in the config (`plugin: sms`) for it to be used"
+      ])
     }))
 
   it.effect("a notifier whose plugin is a registered name gets the Layer, under its own name, with its settings; the others are the config's", () =>
