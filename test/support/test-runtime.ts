@@ -6,7 +6,10 @@ import type { TestRuntime } from "../../src/testing/index.ts"
 /** `runtime`, counting the captures of its screens (how often the supervisor read one). */
 export const countingCaptures = (runtime: TestRuntime) => {
   let count = 0
-  const counted: TestRuntime = { ...runtime, capture: (handle, scrollback) => Effect.tap(runtime.capture(handle, scrollback), () => Effect.sync(() => void count++)) }
+  const counted: TestRuntime = {
+    ...runtime,
+    capture: (handle, scrollback) => Effect.tap(runtime.capture(handle, scrollback), () => Effect.sync(() => void count++))
+  }
   return { runtime: counted, captures: () => count }
 }
 
@@ -17,7 +20,8 @@ export const countingCaptures = (runtime: TestRuntime) => {
 export const withoutOutputTimes = (runtime: TestRuntime): TestRuntime => ({
   ...runtime,
   probe: (handles) =>
-    Effect.map(runtime.probe(handles), (seen) =>
-      new Map([...seen].map(([id, liveness]): [string, Liveness] => [id, liveness._tag === "Alive" ? { _tag: "Alive" } : liveness]))
+    Effect.map(
+      runtime.probe(handles),
+      (seen) => new Map([...seen].map(([id, liveness]): [string, Liveness] => [id, liveness._tag === "Alive" ? { _tag: "Alive" } : liveness]))
     )
 })
