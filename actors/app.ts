@@ -1,31 +1,27 @@
 /**
- * The running supervisor (`orch start`), composed: store and event log, notifiers and their router, the
- * config in force (ConfigSource) with the SessionManager, the Supervisor with its actors and probe cycle, the
- * reload that follows the config file (config-reload.ts), the IPC server on `orch.sock`, and `supervisor.json`
- * announcing it — removed again when it stops. It runs until `shutdown` completes.
+ * The running supervisor (`orch start`), composed: orch as `orch/effect` composes it (composition.ts: store and
+ * event log, notifiers and their router, the config in force with the SessionManager, the Supervisor with its actors
+ * and probe cycle, the reload that follows the config file), the dashboard, the IPC server on `orch.sock`, and
+ * `supervisor.json` announcing it — removed again when it stops. It runs until `shutdown` completes.
  */
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { rejectedNote } from "../src/cli/config-status.ts"
 import { Host } from "../src/config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../src/config/schema.ts"
-import { watchConfigFile } from "../src/config/watch.ts"
 import { dashboardLayer } from "../src/dashboard/server.ts"
 import { isLive } from "../src/domain/session.ts"
 import { spawnTarget, SupervisorRpcs } from "../src/ipc/protocol.ts"
 import { ipcServerLayer, remote } from "../src/ipc/server.ts"
-import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
-import { ProjectPlugins } from "../src/plugins/ProjectPlugins.ts"
 import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { readConfigState } from "../src/store/config-state.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { makeInbox } from "../src/store/Inbox.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/store/supervisor-file.ts"
-import { followConfigFile } from "./config-reload.ts"
-import { NotifierRouter } from "./notifier-router.ts"
+import { orchLayer } from "./composition.ts"
+import { rejectedNote } from "./config-status.ts"
 import { Supervisor } from "./supervisor.ts"
 import { terminalOf } from "./terminals.ts"
 
@@ -155,18 +151,8 @@ const announce = (options: AppOptions, configPath: string | undefined) =>
 
 export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) => {
   const inbox = makeInbox(options.root)
-  const router = Layer.unwrap(Effect.map(buildNotifiers(config, inbox), (notifiers) => NotifierRouter.layer(notifiers, config.notificationRouting)))
-  // The config file it was loaded from is followed for changes (a config made in code has none).
-  const followed = config.configPath === undefined
-    ? Layer.empty
-    : Layer.effectDiscard(followConfigFile({ root: options.root, file: config.configPath, inbox, changes: watchConfigFile(config.configPath) }))
-  // The projects' plugins, shared by the procedures and the actors; this process owns the `process` runtime's
-  // terminals, which end when the supervisor stops.
-  const core = followed.pipe(Layer.provideMerge(Supervisor.layer.pipe(
-    Layer.provideMerge(SessionManager.layerNoDeps(config)),
-    Layer.provideMerge(Layer.mergeAll(router, ProjectPlugins.layer({ supervisor: true }))),
-    Layer.provideMerge(Layer.mergeAll(SessionStore.layer, EventLog.layer))
-  )))
+  // The same composition `orch/effect` gives programs (composition.ts), with the built-in plugins.
+  const core = orchLayer(config)
   /** The projects watched now, with what the dashboard needs of them: a reload changes them. */
   const webhooksOf = (projects: ReadonlyArray<ProjectConfig>) =>
     projects.flatMap((project) =>

@@ -33,9 +33,11 @@ import { buildNotifiers } from "../src/plugins/notifier/registry.ts"
 import { type ConfigState, removeConfigState, writeConfigState } from "../src/store/config-state.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import type { InboxShape } from "../src/store/Inbox.ts"
-import { DEFAULT_LOOP_POLICY } from "./loop-health.ts"
+import { Admission } from "./admission.ts"
 import { NotifierRouter } from "./notifier-router.ts"
-import { Supervisor } from "./supervisor.ts"
+import { ProjectReload } from "./project-reload.ts"
+import { DEFAULT_LOOP_POLICY } from "./rules/loop-health.ts"
+import { SupervisorLoops } from "./supervisor-loops.ts"
 
 /** How long the file must stay quiet after a change before it is read. */
 export const RELOAD_SETTLE = "300 millis"
@@ -58,7 +60,9 @@ const sameList = (a: ReadonlyArray<string> | undefined, b: ReadonlyArray<string>
 /** Follows the config file for as long as the calling scope lives. */
 export const followConfigFile = Effect.fnUntraced(function*(options: ConfigReloadOptions) {
   const configs = yield* ConfigSource
-  const supervisor = yield* Supervisor
+  const projects = yield* ProjectReload
+  const admission = yield* Admission
+  const { guard } = yield* SupervisorLoops
   const router = yield* NotifierRouter
   const events = yield* EventLog
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
@@ -94,12 +98,12 @@ export const followConfigFile = Effect.fnUntraced(function*(options: ConfigReloa
   /** Puts the change in force; answers the sessions it stopped watching and those it started to. */
   const putInForce = Effect.fnUntraced(function*(change: ConfigChange) {
     const notifiers = yield* buildNotifiers(change.next, options.inbox).pipe(Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner))
-    const commit = yield* supervisor.prepare(change)
+    const commit = yield* projects.prepare(change)
     const unwatched = yield* Effect.andThen(router.reconfigure(notifiers, change.next.notificationRouting), commit).pipe(Effect.uninterruptible)
-    const adopted = yield* supervisor.adoptProjects(change.added)
+    const adopted = yield* projects.adoptProjects(change.added)
     // A changed project (or changed hosts) may have fixed what held its queued work back: tried again now.
     const everyProject = change.settings.some((setting) => setting === "hosts" || setting === "defaults" || setting === "plugins")
-    yield* supervisor.retryHeld(everyProject ? Object.values(change.next.projects).map((p) => p.id) : change.changed)
+    yield* admission.retryHeld(everyProject ? Object.values(change.next.projects).map((p) => p.id) : change.changed)
     return { unwatched, adopted }
   })
 
@@ -174,9 +178,9 @@ export const followConfigFile = Effect.fnUntraced(function*(options: ConfigReloa
     if (before.unwatched === undefined) yield* save({ ...before, unwatched: { since: yield* isoNow, reason: error.reason } })
   })
 
-  const reloads = supervisor.guard("config reload")
+  const reloads = guard("config reload")
   const rewatchMs = Duration.toMillis(REWATCH_AFTER)
-  const watching = supervisor.guard("config watch", { ...DEFAULT_LOOP_POLICY, baseMs: rewatchMs })
+  const watching = guard("config watch", { ...DEFAULT_LOOP_POLICY, baseMs: rewatchMs })
   yield* options.changes.pipe(
     Stream.debounce(RELOAD_SETTLE),
     Stream.runForEach(() => reloads.attempt(reload(), `it is loaded again at the next change of ${file}`)),

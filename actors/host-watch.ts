@@ -6,19 +6,26 @@
  * notification, and every round leaves `hosts.json` for `orch hosts` and `orch status`.
  */
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { newNotification } from "../src/domain/notification.ts"
 import type { ControlDirUnusable } from "../src/hosts/errors.ts"
 import { type HostFacts, measureHeadroom } from "../src/hosts/headroom.ts"
 import { type HostObservation, HostsFile, type HostView, watchHost } from "../src/hosts/host-watch.ts"
 import type { HostConnectionsShape } from "../src/hosts/HostConnections.ts"
-import type { EventLogShape } from "../src/store/EventLog.ts"
+import { ProjectPlugins } from "../src/plugins/ProjectPlugins.ts"
+import type { StoreError } from "../src/store/errors.ts"
+import { EventLog, type EventLogShape } from "../src/store/EventLog.ts"
 import { writeFileAtomic } from "../src/store/files.ts"
-import type { NotifierRouterShape } from "./notifier-router.ts"
+import { SessionStore } from "../src/store/SessionStore.ts"
+import { NotifierRouter, type NotifierRouterShape } from "./notifier-router.ts"
 
 export const HOST_READ_INTERVAL = Duration.minutes(1)
 /** A reading this close to due is taken by a probe cycle (5 s apart) rather than waiting for the round. */
@@ -35,7 +42,7 @@ export interface HostWatchDeps {
 
 const encode = Schema.encodeSync(Schema.fromJsonString(HostsFile))
 
-export const makeHostWatch = Effect.fnUntraced(function*(deps: HostWatchDeps) {
+export const makeHostWatch = Effect.fnUntraced(function*(deps: HostWatchDeps): Effect.fn.Return<HostWatchShape, never, Scope.Scope> {
   const views = new Map<string, HostView>()
   /** One follower of connection changes per hosts config (a reload with other hosts gets its own). */
   const followers = yield* FiberMap.make<string>()
@@ -113,3 +120,33 @@ export const makeHostWatch = Effect.fnUntraced(function*(deps: HostWatchDeps) {
     views: Effect.sync(() => new Map(views) as ReadonlyMap<string, HostView>)
   }
 })
+
+export interface HostWatchShape {
+  /** One round: every host of the config in force not read by a probe this minute, read at once; then hosts.json. */
+  readonly round: () => Effect.Effect<void, ControlDirUnusable | StoreError>
+  /** Whether `host`'s minute reading is due (a probe of it then carries the headroom script). */
+  readonly due: (host: string) => Effect.Effect<boolean>
+  /** A reading a probe brought (its figures, or why they could not be read), taken as the round's would be. */
+  readonly took: (host: string, headroom: HostFacts | string) => Effect.Effect<void, StoreError>
+  /** Each host as last seen. */
+  readonly views: Effect.Effect<ReadonlyMap<string, HostView>>
+}
+
+export class HostWatch extends Context.Service<HostWatch, HostWatchShape>()("orch/actors/HostWatch") {
+  /** The watch over the hosts of the config in force, through their connections; hosts.json in the data directory. */
+  static readonly layer = Layer.effect(
+    HostWatch,
+    Effect.gen(function*() {
+      const configs = yield* ConfigSource
+      const plugins = yield* ProjectPlugins
+      const store = yield* SessionStore
+      return yield* makeHostWatch({
+        events: yield* EventLog,
+        router: yield* NotifierRouter,
+        hosts: Effect.map(configs.current, (config) => config.hosts),
+        connections: Effect.flatMap(configs.current, plugins.connections),
+        hostsFile: store.paths.hosts
+      })
+    })
+  )
+}

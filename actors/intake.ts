@@ -1,20 +1,25 @@
 /**
  * The intake loop: for each project with `intake`, every `pollIntervalMs`, one request to its tracker for the open
- * issues with its labels; src/domain/intake.ts decides what to queue and what to drop, this carries it out
+ * issues with its labels; rules/intake.ts decides what to queue and what to drop, this carries it out
  * (`queue.added` / `queue.dropped` with `data.by: "intake"`) and wakes admission. A project whose tracker cannot
  * be asked is reported (the loop guard records it) and asked again at its next poll; the others go on.
  */
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { ProjectConfig } from "../src/config/schema.ts"
-import { intakeStep } from "../src/domain/intake.ts"
 import { isIssueId, ISSUE_ID_EXPECTED } from "../src/domain/issue-id.ts"
 import type { SessionRecord } from "../src/domain/session.ts"
 import type { TrackerShape } from "../src/plugins/tracker/Tracker.ts"
-import type { EventLogShape } from "../src/store/EventLog.ts"
+import { EventLog, type EventLogShape } from "../src/store/EventLog.ts"
 import { readIntakeSeen, writeIntakeSeen } from "../src/store/intake-file.ts"
-import type { QueueStoreShape } from "../src/store/QueueStore.ts"
+import { QueueStore, type QueueStoreShape } from "../src/store/QueueStore.ts"
+import { SessionStore } from "../src/store/SessionStore.ts"
+import { Admission } from "./admission.ts"
 import { PartsFailed } from "./loop-guard.ts"
+import { intakeStep } from "./rules/intake.ts"
+import { WatchedProjects } from "./watched-projects.ts"
 
 /** How often the loop looks again when no project has intake (a config reload may add one). */
 export const INTAKE_IDLE_MS = 5_000
@@ -106,4 +111,32 @@ export const makeIntake = (deps: IntakeDeps) => {
   })
 
   return { round, untilDue }
+}
+
+export interface IntakeShape {
+  /** Polls every project whose intake is due; fails, after the others ran, with those whose tracker failed. */
+  readonly round: () => Effect.Effect<void, PartsFailed>
+  /** How long (ms) until the next project's poll is due: the loop sleeps that long, so each round polls something. */
+  readonly untilDue: Effect.Effect<number>
+}
+
+export class Intake extends Context.Service<Intake, IntakeShape>()("orch/actors/Intake") {
+  /** The intake of the watched projects, into the queue in the data directory; admission is woken by what it queues. */
+  static readonly layer = Layer.effect(
+    Intake,
+    Effect.gen(function*() {
+      const store = yield* SessionStore
+      const events = yield* EventLog
+      const projects = yield* WatchedProjects
+      const admission = yield* Admission
+      return Intake.of(makeIntake({
+        root: store.paths.root,
+        events,
+        queue: QueueStore.make(store.paths.root, events),
+        records: Effect.map(store.list, ({ records }) => records),
+        projects: Effect.sync(() => projects.all()),
+        admitSoon: admission.soon
+      }))
+    })
+  )
 }

@@ -17,7 +17,7 @@ import type { NewEvent } from "../src/domain/event.ts"
 import { newNotification, type Notification } from "../src/domain/notification.ts"
 import { reasonOf } from "../src/domain/reason.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
-import { afterFailure, afterSuccess, DEFAULT_LOOP_POLICY, HEALTHY, type LoopHealth, type LoopPolicy, tellFailure } from "./loop-health.ts"
+import { afterFailure, afterSuccess, DEFAULT_LOOP_POLICY, HEALTHY, type LoopHealth, type LoopPolicy, tellFailure } from "./rules/loop-health.ts"
 
 export interface LoopGuardDeps {
   readonly events: EventLogShape

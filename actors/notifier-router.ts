@@ -30,6 +30,8 @@ export interface NotifierRouterShape {
   readonly notify: (notification: Notification) => Effect.Effect<void>
   /** Routes (or sends to one named notifier) and waits for every delivery; for `orch notify`. */
   readonly deliver: (notification: Notification, only?: string) => Effect.Effect<ReadonlyArray<Delivery>>
+  /** Waits until every notification sent in the background has been delivered (or failed): a receipt. */
+  readonly settled: Effect.Effect<void>
   /** From now on, notifications go to `notifiers` by `routing` (a config reload); deliveries under way finish. */
   readonly reconfigure: (notifiers: ReadonlyMap<string, NotifierShape>, routing: Routing) => Effect.Effect<void>
 }
@@ -126,6 +128,7 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
     return NotifierRouter.of({
       notify,
       deliver,
+      settled: FiberSet.awaitEmpty(fibers),
       reconfigure: Effect.fn("NotifierRouter.reconfigure")(function*(notifiers: ReadonlyMap<string, NotifierShape>, routing: Routing) {
         yield* Ref.set(settings, { notifiers, routing })
         toldUnavailable.clear()

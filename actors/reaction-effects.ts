@@ -14,7 +14,7 @@ import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import { type MergeMethod, mergeMethodOf, type ScmShape } from "../src/plugins/scm/Scm.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { NotifierRouterShape } from "./notifier-router.ts"
-import type { ReactionEffect } from "./reactions.ts"
+import type { ReactionEffect } from "./rules/reactions.ts"
 
 const TITLES: Readonly<Record<ReactionKey, string>> = {
   "ci-failed": "CI failed",

@@ -5,12 +5,18 @@
  * session-sizes.json, where admission reads the expected size of one more session.
  */
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import { ConfigSource } from "../src/config/ConfigSource.ts"
 import { type AgentSize, nextSizes, parsePs, treeRssOf } from "../src/domain/session-size.ts"
+import { ProjectPlugins } from "../src/plugins/ProjectPlugins.ts"
+import { PS_COMMAND } from "../src/plugins/runtime/host-probe.ts"
 import type { StoreError } from "../src/store/errors.ts"
 import { readSessionSizes, writeSessionSizes } from "../src/store/session-sizes-file.ts"
+import { SessionStore } from "../src/store/SessionStore.ts"
 
 export const SIZE_SAMPLE_INTERVAL = Duration.minutes(1)
 
@@ -28,7 +34,7 @@ export interface SessionSizesDeps {
   readonly ps: (host: string) => Effect.Effect<string, { readonly message: string }>
 }
 
-export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDeps) {
+export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDeps): Effect.fn.Return<SessionSizesShape> {
   const sizes = yield* Ref.make<Readonly<Record<string, AgentSize>>>(readSessionSizes(deps.root))
   const lastSample = yield* Ref.make<number | undefined>(undefined)
 
@@ -73,3 +79,33 @@ export const makeSessionSizes = Effect.fnUntraced(function*(deps: SessionSizesDe
 
   return { due, sample, sizes: Ref.get(sizes) }
 })
+
+export interface SessionSizesShape {
+  /** Whether a sample is due: at the first call, then SIZE_SAMPLE_INTERVAL apart. */
+  readonly due: Effect.Effect<boolean>
+  /** Measures what a probe cycle found alive when a sample is due (a host's `ps` from `read` when its probe brought it). */
+  readonly sample: (live: ReadonlyArray<SizedSession>, read?: ReadonlyMap<string, string>) => Effect.Effect<void, StoreError | { readonly message: string }>
+  /** Each agent plugin's figures as last moved. */
+  readonly sizes: Effect.Effect<Readonly<Record<string, AgentSize>>>
+}
+
+export class SessionSizes extends Context.Service<SessionSizes, SessionSizesShape>()("orch/actors/SessionSizes") {
+  /** The sizes of the sessions of the config in force: a host's `ps` through its connection. */
+  static readonly layer = Layer.effect(
+    SessionSizes,
+    Effect.gen(function*() {
+      const store = yield* SessionStore
+      const configs = yield* ConfigSource
+      const plugins = yield* ProjectPlugins
+      return yield* makeSessionSizes({
+        root: store.paths.root,
+        ps: (host) =>
+          configs.current.pipe(
+            Effect.flatMap(plugins.connections),
+            Effect.flatMap((connections) => connections.run(host, PS_COMMAND)),
+            Effect.flatMap((result) => result.exitCode === 0 ? Effect.succeed(result.stdout) : Effect.fail({ message: `ps failed: ${result.stderr.trim()}` }))
+          )
+      })
+    })
+  )
+}

@@ -5,15 +5,18 @@
  * failure of its own (the record or the event log cannot be read or written) is the loop's (loop-guard.ts).
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { OrchEvent } from "../src/domain/event.ts"
 import { reasonOf } from "../src/domain/reason.ts"
 import { worksAnIssue } from "../src/domain/session.ts"
 import type { TrackerShape } from "../src/plugins/tracker/Tracker.ts"
-import type { EventLogShape } from "../src/store/EventLog.ts"
-import type { SessionStoreShape } from "../src/store/SessionStore.ts"
+import { EventLog, type EventLogShape } from "../src/store/EventLog.ts"
+import { SessionStore, type SessionStoreShape } from "../src/store/SessionStore.ts"
 import type { GuardedLoop } from "./loop-guard.ts"
+import { SupervisorLoops } from "./supervisor-loops.ts"
+import { WatchedProjects } from "./watched-projects.ts"
 
 export const TRACKER_UPDATE_TIMEOUT = "30 seconds"
 
@@ -63,3 +66,15 @@ export const followSessionEvents = (ctx: TrackerUpdatesContext) =>
     Effect.forkScoped({ startImmediately: true }),
     Effect.asVoid
   )
+
+/** The watched projects' trackers told of their sessions' events for as long as the layer lives. */
+export const trackerUpdatesLayer = Layer.effectDiscard(Effect.gen(function*() {
+  const projects = yield* WatchedProjects
+  const { guard } = yield* SupervisorLoops
+  yield* followSessionEvents({
+    events: yield* EventLog,
+    store: yield* SessionStore,
+    trackerOf: (projectId) => projects.get(projectId)?.tracker,
+    loop: guard("tracker updates")
+  })
+}))

@@ -157,7 +157,7 @@ ${machine()}; ${RUNS} spawns each, interleaved; two sshd hosts on loopback addre
       cycles.toFixed(0)
     } cycles; the minute's headroom read and size \`ps\` ride the probe) | one per host |
 
-A spawn on a host makes two round trips to it (src/hosts/host-start.ts): the headroom read (its first command, which
+A spawn on a host makes two round trips to it (src/plugins/host-start.ts): the headroom read (its first command, which
 also makes or joins the connection, and names orch's data dir there), then one script that makes the worktree (fetch,
 lock, \`worktree add\`, \`postCreate\`, symlinks), writes the agent's files, starts the tmux session and looks at the agent
 150 ms later. A local spawn runs the same steps as separate git and tmux processes from the CLI, so the host's one

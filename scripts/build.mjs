@@ -1,7 +1,7 @@
 // Builds dist/: the `orch` command as one bundled ESM file (plus lazily loaded chunks), the library's entries
-// (`orch`, `orch/effect`, `orch/plugins`, and each built-in plugin as a module, `orch/plugins/<slot>/<name>`) with
-// their TypeScript declarations (dist/types/), and dist/web/: the dashboard's browser code and CSS (xterm's
-// included), which the supervisor serves.
+// (`orch`, `orch/effect`, `orch/testing`, `orch/plugins`, and each built-in plugin as a module,
+// `orch/plugins/<slot>/<name>`) with their TypeScript declarations (dist/types/), and dist/web/: the dashboard's
+// browser code and CSS (xterm's included), which the supervisor serves.
 // Bundling is what makes `orch` start fast: loading effect's modules one file at a time costs over a second.
 // Source maps are for working on orch (the sources are in the checkout, so the command's maps leave them out);
 // package.json's `files` leaves every map out of the package: orch shows users no stack trace.
@@ -107,7 +107,6 @@ const cli = build({
   entryPoints: {
     orch: "bin/orch.ts",
     index: "src/index.ts",
-    effect: "src/effect.ts",
     plugins: "src/plugins/index.ts",
     ...pluginModules,
     "demo-agent": "src/demo/agent.ts"
@@ -130,6 +129,27 @@ const cli = build({
   sourcesContent: false,
   logLevel: "warning",
   plugins: [lazySegmenter]
+})
+// `orch/effect` and `orch/testing` run in the program's Effect: the Layers, Effects and TestClock a program makes meet
+// theirs. So they import `effect` and `@effect/platform-node` from node_modules (the package depends on both), the one
+// copy the program imports too, rather than carry a copy of their own.
+const library = build({
+  entryPoints: { effect: "src/effect.ts", testing: "src/testing/index.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".mjs" },
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node22",
+  external: ["@lydell/node-pty", "effect", "effect/*", "@effect/platform-node", "@effect/platform-node/*"],
+  chunkNames: "chunks/library-[name]-[hash]",
+  banner: { js: "const require = process.getBuiltinModule(\"node:module\").createRequire(import.meta.url);" },
+  legalComments: "none",
+  minify: true,
+  sourcemap: "linked",
+  sourcesContent: false,
+  logLevel: "warning"
 })
 const web = build({
   entryPoints: { app: "src/dashboard/web/main.ts" },
@@ -155,7 +175,7 @@ const types = promisify(execFile)(process.execPath, ["node_modules/typescript/bi
     if (rewritten !== text) writeFileSync(path, rewritten)
   }
 })
-await Promise.all([cli, web, types])
+await Promise.all([cli, library, web, types])
 chmodSync("dist/orch.mjs", 0o755)
 
 // The shipped code cache: made the way a user's first run makes one, by the loader itself (src/cli/code-cache.ts),

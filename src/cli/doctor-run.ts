@@ -265,8 +265,8 @@ const hostChecks = Effect.fnUntraced(function*(config: OrchestratorConfig, data:
     Promise.all([
       import("../hosts/HostConnections.ts"),
       import("../hosts/headroom.ts"),
-      import("../hosts/remote-workspace.ts"),
-      import("../plugins/runtime/launch-env.ts")
+      import("../plugins/workspace/remote-workspace.ts"),
+      import("../process/shell-quote.ts")
     ])
   )
   return yield* Effect.scoped(Effect.gen(function*() {

@@ -2,11 +2,11 @@
  * What `orch hosts` and `orch status` say of the hosts: rows from each host's view (the running supervisor's
  * hosts.json, or a reading made now) and the sessions on it. Pure, but for reading the file.
  */
+import { formatSshTarget, type HostSpec } from "../config/host-spec.ts"
 import { activeHolds, type Hold } from "../domain/holds.ts"
 import { clockTime } from "../domain/rate-limit.ts"
 import { hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
 import type { HostView } from "../hosts/host-watch.ts"
-import { formatSshTarget, type HostSpec } from "../hosts/spec.ts"
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
 

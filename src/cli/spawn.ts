@@ -53,8 +53,11 @@ export const spawn = Command.make(
       ? { project, issueId: normalIssueId(target.issue) }
       : { project, taskTitle: taskTitle(target.task) }
     yield* Effect.gen(function*() {
-      const { record, warnings } = yield* withSessions((sessions, where) => Effect.andThen(Ref.set(begun, where), sessions.spawn(project, target)), { project })
+      const { record, warnings, recovered } = yield* withSessions((sessions, where) => Effect.andThen(Ref.set(begun, where), sessions.spawn(project, target)), {
+        project
+      })
       yield* Ref.set(finished, record.sessionId)
+      for (const line of recovered ?? []) yield* Console.error(`orch: ${line}`)
       for (const warning of warnings) yield* Console.error(`orch: warning: ${warning}`)
       yield* Console.log(json ? JSON.stringify(record, null, 2) : record.sessionId)
     }).pipe(

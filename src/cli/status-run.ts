@@ -1,10 +1,10 @@
 /**
  * What `orch status [--json]` does (its command is in status.ts, so the command tree loads none of this): every
  * session, from the records alone (no tmux, git or network call). Without a running supervisor the live ones are
- * marked as last recorded, with how long ago (status-view.ts), but one whose agent's process is gone (the pid its
- * terminal's handle keeps, asked of the system) shows errored. A spawn whose process died half-way shows as
+ * marked as last recorded, with how long ago (status-view.ts); with or without one, a session whose agent's process
+ * is gone (the pid its terminal's handle keeps, asked of the system) shows errored. A spawn whose process died half-way shows as
  * `interrupted`; with no supervisor to undo it, this command does (interrupted.ts), and only then loads the config
- * and plugins. With one, a line about its config file when an edit was not applied or waits for a restart (config-status.ts). A line when the
+ * and plugins. With one, a line about its config file when an edit was not applied or waits for a restart (actors/config-status.ts). A line when the
  * supervisor met errors in its loops lately (supervisor-errors.ts). A live session whose project is not in the config
  * the running supervisor serves shows as `unwatched`, with a line saying what to do.
  */
@@ -15,11 +15,11 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { configNotes } from "../../actors/config-status.ts"
 import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import { isEnded, type SessionRecord } from "../domain/session.ts"
 import { agentGoneChecker, asListed } from "../store/spawner.ts"
-import { configNotes } from "./config-status.ts"
 import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
@@ -90,7 +90,8 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const hostsDown = downHostLines(hostViews, records)
   const downHosts = new Set([...hostViews].filter(([, view]) => view.status === "down").map(([host]) => host))
   const watched = supervisor?.projects === undefined ? undefined : new Set(supervisor.projects)
-  // Without a supervisor, a session whose agent's process is gone is shown so (the supervisor records it itself).
+  // A session whose agent's process is gone is shown so at once: a running supervisor records it only once its
+  // probes agree (seconds later), and the process the handle names cannot come back.
   const agentGone = agentGoneChecker()
   // An ended session shows what it ended as: its agent's signals are not read.
   const rows = sortRecords(records).map((record) => {
@@ -99,7 +100,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
       supervised,
       nowMs: now,
       downHosts,
-      agentGone: !supervised && agentGone(record),
+      agentGone: agentGone(record),
       ...(watched !== undefined ? { watched } : {})
     })
   })

@@ -4,10 +4,10 @@
  * Pure: the caller passes the home directory and the directory relative paths start from.
  */
 import { basename, isAbsolute, resolve } from "node:path"
-import { LOCAL } from "../hosts/spec.ts"
 import { DEFAULT_NOTIFICATION_ROUTING, DEFAULT_REACTIONS } from "./defaults.ts"
 import type { ExpansionIssue } from "./env-expansion.ts"
 import { DuplicateProjectIdError, DuplicateSessionPrefixError } from "./errors.ts"
+import { LOCAL } from "./host-spec.ts"
 import { expandHome } from "./host.ts"
 import {
   type EventPriority,

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 import { EventPriority } from "../domain/priority.ts"
-import { HostSpec } from "../hosts/spec.ts"
+import { HostSpec } from "./host-spec.ts"
 
 /** An optional key with a default; the default and description show in the JSON Schema. */
 const withDefault = <S extends Schema.Top>(value: S["Encoded"], description?: string) => (schema: S) =>

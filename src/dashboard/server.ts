@@ -40,6 +40,7 @@ import {
 } from "./api.ts"
 import { findAssetsDir, loadAssets } from "./assets.ts"
 import { COOKIE, originAllowed, requestToken } from "./auth.ts"
+import { trackConnections } from "./connections.ts"
 import { sessionEvents } from "./event-tail.ts"
 import { ListenFailed, listenReason } from "./listen-error.ts"
 import { type KeepGoing, makeLiveHub } from "./live.ts"
@@ -317,11 +318,24 @@ const routes = (options: DashboardOptions) =>
     )
   }))
 
+/**
+ * The HTTP server under the dashboard. As it stops, the requests under way get a second to finish; then every
+ * connection still open is closed (connections.ts says why Node's own `close` leaves some).
+ */
+const httpServer = (options: DashboardOptions) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const server = createServer()
+    const connections = trackConnections(server)
+    // Added before the server's layer is built, so run after it has stopped: after the requests' grace.
+    yield* Effect.addFinalizer(() => Effect.sync(connections.closeAll))
+    return NodeHttpServer.layer(() => server, { port: options.port, host: options.host, gracefulShutdownTimeout: "1 second" })
+  }))
+
 /** The dashboard as a Layer: the HTTP server and both terminal sockets, listening while the layer lives. */
 export const dashboardLayer = (options: DashboardOptions) =>
   Layer.mergeAll(
     HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host, gracefulShutdownTimeout: "1 second" })),
+      Layer.provide(httpServer(options)),
       Layer.catchTag("ServeError", (error) =>
         Layer.effectDiscard(
           Effect.fail(new ListenFailed({ option: "port", host: options.host, port: options.port, reason: listenReason(error.cause, "port") }))

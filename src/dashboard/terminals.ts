@@ -14,6 +14,7 @@ import type { Duplex } from "node:stream"
 import { WebSocketServer } from "ws"
 import { SessionStore } from "../store/SessionStore.ts"
 import { originAllowed, requestToken } from "./auth.ts"
+import { trackConnections } from "./connections.ts"
 import { ListenFailed, listenReason } from "./listen-error.ts"
 import { parseViewer, serveViewer, type TerminalOf } from "./terminal-viewer.ts"
 import { sameToken } from "./token.ts"
@@ -30,7 +31,9 @@ export interface TerminalsOptions {
   readonly terminalOf: TerminalOf
 }
 
+/** Answers an upgrade it will not make, and closes the socket once the answer is out (not when the client likes). */
 const refuse = (raw: Duplex, status: 401 | 403 | 404, text: string) => {
+  raw.once("finish", () => raw.destroy())
   raw.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`)
 }
 
@@ -42,6 +45,7 @@ const listen = Effect.fnUntraced(function*(options: TerminalsOptions, port: numb
   const server = createServer((_, response) => {
     response.writeHead(426, { "content-type": "text/plain" }).end("orch terminal socket: connect with a WebSocket")
   })
+  const connections = trackConnections(server)
   server.on("upgrade", (request: IncomingMessage, raw: Duplex) => {
     const token = requestToken({ url: request.url ?? "/", authorization: request.headers.authorization, cookie: request.headers.cookie })
     if (!sameToken(token, options.token)) return refuse(raw, 401, "Unauthorized")
@@ -65,7 +69,8 @@ const listen = Effect.fnUntraced(function*(options: TerminalsOptions, port: numb
       Effect.callback<void>((resume) => {
         for (const socket of sockets.clients) socket.terminate()
         server.close(() => resume(Effect.void))
-        server.closeAllConnections()
+        // Every connection, upgraded or not: `close` waits for them all.
+        connections.closeAll()
       })
   )
 })

@@ -145,7 +145,7 @@ export type TaskSummary = typeof TaskSummary.Type
 
 /**
  * The agent's own last word on its activity: a hook event or a report (`orch report`). The activity rule
- * (actors/activity-rule.ts) weighs the screen against it; docs/supervisor.md says how.
+ * (actors/rules/activity-rule.ts) weighs the screen against it; docs/supervisor.md says how.
  */
 export const AgentWord = Schema.Struct({
   by: Schema.Literals(["hook", "report"]),
@@ -205,7 +205,7 @@ export const SessionRecord = Schema.Struct({
   signalOffset: Schema.optionalKey(Schema.Int),
   /** Probes in a row that found the runtime gone; the session is declared exited only after several. */
   deadProbes: Schema.optionalKey(Schema.Int),
-  /** What the repohost said about the PR's checks, review and mergeability (see actors/lifecycle.ts). */
+  /** What the repohost said about the PR's checks, review and mergeability (see actors/rules/lifecycle.ts). */
   checks: Schema.optionalKey(Schema.NullOr(CheckState)),
   review: Schema.optionalKey(Schema.NullOr(ReviewState)),
   mergeable: Schema.optionalKey(Schema.NullOr(Schema.Boolean)),

@@ -10,7 +10,7 @@
 import * as Effect from "effect/Effect"
 import { appendFileSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { shellQuote } from "../plugins/runtime/launch-env.ts"
+import { shellQuote } from "../process/shell-quote.ts"
 import { attempt, writeFileAtomic } from "../store/files.ts"
 import type { StorePaths } from "../store/paths.ts"
 import { dataDirWord } from "./headroom.ts"

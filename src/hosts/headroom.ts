@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { groupAvailableBytes, groupLimitBytes, GROUPS_SCRIPT, parseGroupLine } from "../domain/memory-budget.ts"
-import { shellQuote } from "../plugins/runtime/launch-env.ts"
+import { shellQuote } from "../process/shell-quote.ts"
 import type { HostConnectionsShape } from "./HostConnections.ts"
 
 export interface HostFacts {

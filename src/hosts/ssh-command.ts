@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from "node:crypto"
 import { join } from "node:path"
-import { formatSshTarget, type RemoteHost } from "./spec.ts"
+import { formatSshTarget, type RemoteHost } from "../config/host-spec.ts"
 
 /** How long an idle master outlives its last use (so one left by an ended supervisor goes away on its own). */
 export const CONTROL_PERSIST = "10m"

@@ -40,11 +40,12 @@ interface Exchange {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
-/** A spawn's answer as the fast path needs it (`Spawned` in protocol.ts): its session id and warnings. */
-const spawned = (value: unknown): { readonly sessionId: string; readonly warnings: ReadonlyArray<string> } | undefined => {
+const strings = (value: unknown): ReadonlyArray<string> => Array.isArray(value) ? value.filter((w): w is string => typeof w === "string") : []
+
+/** A spawn's answer as the fast path needs it (`Spawned` in protocol.ts): its session id, warnings and what was recovered first. */
+const spawned = (value: unknown) => {
   if (!isRecord(value) || !isRecord(value.record) || typeof value.record.sessionId !== "string") return undefined
-  const warnings = Array.isArray(value.warnings) ? value.warnings.filter((w): w is string => typeof w === "string") : []
-  return { sessionId: value.record.sessionId, warnings }
+  return { sessionId: value.record.sessionId, warnings: strings(value.warnings), recovered: strings(value.recovered) }
 }
 
 const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
@@ -57,7 +58,10 @@ const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
       asked: { project: first, issueId: normalIssueId(rest[0]!) },
       print: (value) => {
         const answer = spawned(value)
-        return answer && { stdout: `${answer.sessionId}\n`, stderr: answer.warnings.map((w) => `orch: warning: ${w}\n`).join("") }
+        return answer && {
+          stdout: `${answer.sessionId}\n`,
+          stderr: [...answer.recovered.map((line) => `orch: ${line}\n`), ...answer.warnings.map((w) => `orch: warning: ${w}\n`)].join("")
+        }
       }
     }
   }

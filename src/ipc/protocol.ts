@@ -64,7 +64,11 @@ export const spawnTarget = (payload: SpawnPayload): SpawnTarget => {
   return "task" in payload ? { _tag: "Task", task: payload.task, ...host } : { _tag: "Issue", issue: payload.issue, ...host }
 }
 
-export const Spawned = Schema.Struct({ record: SessionRecord, warnings: Schema.Array(Schema.String) })
+export const Spawned = Schema.Struct({
+  record: SessionRecord,
+  warnings: Schema.Array(Schema.String),
+  recovered: Schema.optionalKey(Schema.Array(Schema.String))
+})
 
 export const BatchOutcome = Schema.Union([
   Schema.Struct({ _tag: Schema.Literal("Created"), issueId: Schema.String, record: SessionRecord, warnings: Schema.Array(Schema.String) }),

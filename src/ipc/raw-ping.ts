@@ -5,6 +5,7 @@
  * killed supervisor, a zombie) refuses at once: undefined. The message is effect/rpc's socket protocol, as in
  * src/ipc/fast-path.ts; test/ipc/fast-path.test.ts checks it against a real supervisor.
  */
+import { existsSync } from "node:fs"
 import { connect } from "node:net"
 
 /** What a supervisor answers: who it is, the projects it serves (their ids) and its config file. */
@@ -25,7 +26,8 @@ const answerOf = (value: { pid?: unknown; projects?: unknown; configPath?: unkno
 }
 
 export const pingSupervisor = (socket: string, timeoutMs = 2000): Promise<PingAnswer | undefined> =>
-  new Promise((resolve) => {
+  // No socket file, no supervisor: nothing to connect to (a connection would only be refused a turn later).
+  !existsSync(socket) ? Promise.resolve(undefined) : new Promise((resolve) => {
     let buffer = ""
     const finish = (answer: PingAnswer | undefined) => {
       clearTimeout(timer)

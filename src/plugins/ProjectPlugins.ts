@@ -6,6 +6,7 @@
  * project's plugins, and end when the layer closes, i.e. when the supervisor stops), the repohost gateways (one per
  * credential) and the `gh auth token` answer. The supervisor's config reload builds the plugins of added and
  * changed projects first (`prepare`), then puts them in force (its `commit`), closing those they replace.
+ * A program's own Layers for the slots (PluginLayers, layers.ts), read when this service is made, come first.
  * Notifiers are not here: the notifier router owns them.
  */
 import * as Context from "effect/Context"
@@ -18,23 +19,24 @@ import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import { join } from "node:path"
 import { type ConfigChange, projectChanged } from "../config/change.ts"
+import { LOCAL } from "../config/host-spec.ts"
 import { Host } from "../config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import type { ControlDirUnusable } from "../hosts/errors.ts"
-import { makeHostRuntime } from "../hosts/host-runtime.ts"
-import { HostStart, makeHostStart } from "../hosts/host-start.ts"
 import { HostConnections, type HostConnectionsShape } from "../hosts/HostConnections.ts"
-import { makeRemoteTmux } from "../hosts/remote-tmux.ts"
-import { makeRemoteWorkspace } from "../hosts/remote-workspace.ts"
-import { LOCAL } from "../hosts/spec.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { Agent, type AgentShape } from "./agent/Agent.ts"
+import { HostStart, makeHostStart } from "./host-start.ts"
+import { PluginLayers } from "./layers.ts"
 import { type PluginBuildError, type PluginResources, type PluginSlots, projectPlugins } from "./registry.ts"
+import { makeRepohostAccess } from "./repohost/access.ts"
+import { makeHostRuntime } from "./runtime/host-runtime.ts"
 import { makeProcessTerminals } from "./runtime/process.ts"
+import { makeRemoteTmux } from "./runtime/remote-tmux.ts"
 import { Runtime, type RuntimeShape } from "./runtime/Runtime.ts"
 import { Scm, type ScmShape } from "./scm/Scm.ts"
-import { makeRepohostAccess } from "./tracker/repohost.ts"
 import { Tracker, type TrackerShape } from "./tracker/Tracker.ts"
+import { makeRemoteWorkspace } from "./workspace/remote-workspace.ts"
 import { Workspace, type WorkspaceShape } from "./workspace/Workspace.ts"
 
 /** A project's plugins, built. */
@@ -124,7 +126,7 @@ const make = Effect.fnUntraced(function*(build: BuildPlugins, options: ProjectPl
   const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
   const store = yield* SessionStore
   const terminals = yield* makeProcessTerminals(options)
-  const resources: PluginResources = { locksDir: store.paths.locks, terminals, repohost: makeRepohostAccess(host.env) }
+  const resources: PluginResources = { locksDir: store.paths.locks, terminals, repohost: makeRepohostAccess(host.env), layers: yield* PluginLayers }
   const entries = new Map<string, Entry>()
   /** Held while plugins are built for the table or swapped in it, so no project's are built twice. */
   const lock = yield* Semaphore.make(1)

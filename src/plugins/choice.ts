@@ -45,10 +45,15 @@ const nearest = (slot: Slot, name: string, candidates: ReadonlyArray<string>): s
 }
 
 /** Why a name is unknown, in one sentence: the nearest name when it looks like a typo, and what there is. */
-export const unknownPluginMessage = (slot: Slot, name: string, modules: ReadonlyArray<string>): string => {
+export const unknownPluginMessage = (slot: Slot, name: string, modules: ReadonlyArray<string>, registered: ReadonlyArray<string> = []): string => {
   const builtins = BUILTIN_PLUGINS[slot]
   const others = modules.length > 0 ? `; plugin modules under \`plugins\`: ${joinWords(modules)}` : "; another one is a plugin module, named under `plugins`"
-  return `Unknown ${slot} plugin "${name}"${nearest(slot, name, [...builtins, ...modules])}: the built-in ones are ${joinWords(builtins)}${others}`
+  // A program using orch as a library registers Layers under names (orch/effect): the names it gave count too.
+  const own = registered.filter((layer) => !(builtins as ReadonlyArray<string>).includes(layer) && !modules.includes(layer))
+  const layers = own.length > 0 ? `; Layers the program registered for it: ${joinWords(own)}` : ""
+  return `Unknown ${slot} plugin "${name}"${nearest(slot, name, [...builtins, ...modules, ...own])}: the built-in ones are ${
+    joinWords(builtins)
+  }${others}${layers}`
 }
 
 /** The choice of `name` for `slot`, given the slot's own settings (a tracker's, an scm's, a notifier's) when it has them. */

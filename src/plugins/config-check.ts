@@ -1,7 +1,8 @@
 /**
  * The one check of a config beyond its file's Schema, used by `orch config validate`, `orch doctor`, the supervisor's
  * reload, `orch start` and `orch spawn`: every plugin name a project (or a notifier) uses resolves to a built-in or a
- * configured plugin module (with "did you mean"), each built-in's own settings decode with its Schema, and each
+ * configured plugin module (with "did you mean") or to a program's own Layer (PluginLayers, in a program that runs orch
+ * through `orch/effect`), each built-in's own settings decode with its Schema, and each
  * plugin module a checked project uses imports with the manifest the config expects. Nothing is created and no host
  * is asked. Every problem is a ValidationIssue with the `file:line:col` of what is wrong.
  */
@@ -22,6 +23,7 @@ import { codexSettings } from "./agent/codex.ts"
 import { codingAgentSettings } from "./agent/coding-agent.ts"
 import { commandAgentSettings } from "./agent/command.ts"
 import { type BuiltinName, choicePath, type PluginChoice, PROJECT_SLOTS, projectChoice, unknownPluginMessage } from "./choice.ts"
+import { hasLayer, NO_PLUGIN_LAYERS, PluginLayers, type PluginLayersShape } from "./layers.ts"
 import { importPlugin } from "./loader.ts"
 import { notifierProblems } from "./notifier/registry.ts"
 import { mergeMethodProblem } from "./scm/Scm.ts"
@@ -56,18 +58,29 @@ const keyIssue = (where: Path, error: { readonly key: string; readonly reason: s
   return { path: [...where, ...rest], message: error.reason }
 }
 
-/** What one project's plugins lack, read from the config alone. `raw` is the document as written, to point at the line. Pure. */
-export const checkProject = (config: Pick<OrchestratorConfig, "plugins">, project: ProjectConfig, raw?: unknown): ProjectCheck => {
+/**
+ * What one project's plugins lack, read from the config alone. `raw` is the document as written, to point at the line;
+ * a slot the program gives its own Layer for (`layers`) is the program's. Pure.
+ */
+export const checkProject = (
+  config: Pick<OrchestratorConfig, "plugins">,
+  project: ProjectConfig,
+  raw?: unknown,
+  layers: PluginLayersShape = NO_PLUGIN_LAYERS
+): ProjectCheck => {
   const issues: Array<ExpansionIssue> = []
   const modules: Array<ModuleChoice> = []
   const own = ["projects", project.key] as const
   for (const slot of PROJECT_SLOTS) {
     const choice = projectChoice(config, project, slot)
-    if (choice === undefined) continue
+    if (choice === undefined || hasLayer(layers, slot, choice.name)) continue
     switch (choice._tag) {
       case "Unknown": {
         const at = choicePath(raw, project, slot)
-        issues.push({ path: slot === "tracker" || slot === "scm" ? [...at, "plugin"] : at, message: unknownPluginMessage(slot, choice.name, choice.modules) })
+        issues.push({
+          path: slot === "tracker" || slot === "scm" ? [...at, "plugin"] : at,
+          message: unknownPluginMessage(slot, choice.name, choice.modules, Object.keys(layers.register[slot] ?? {}))
+        })
         break
       }
       case "Module":
@@ -134,8 +147,9 @@ export const checkPlugins = Effect.fn("ConfigCheck.plugins")(function*(
   })
   const byProject = new Map<string, ReadonlyArray<ValidationIssue>>()
   const found: Array<ExpansionIssue> = []
+  const layers = yield* PluginLayers
   for (const project of Object.values(config.projects).filter((p) => inScope(p, scope))) {
-    const check = checkProject(config, project, loaded.raw)
+    const check = checkProject(config, project, loaded.raw, layers)
     const issues = [...check.issues]
     for (const module of check.modules) {
       const issue = yield* importIssue(module)

@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import type { ChildProcessSpawner } from "effect/process"
 import * as Runtime_ from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { Host, type HostShape } from "../config/host.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { agentFromPlugin, runtimeFromPlugin, scmFromPlugin, trackerFromPlugin, workspaceFromPlugin } from "./adapters.ts"
@@ -18,15 +19,17 @@ import { makeCodexAgent } from "./agent/codex.ts"
 import { makeCodingAgent } from "./agent/coding-agent.ts"
 import { makeCommandAgent } from "./agent/command.ts"
 import { type BuiltinName, type PluginChoice, projectChoice, type ProjectSlot, unknownPluginMessage } from "./choice.ts"
-import type { PluginConfigError } from "./config-error.ts"
+import { PluginConfigError } from "./config-error.ts"
+import { buildSlot, failureReason, layerOrigin, type LayerSlot, type PluginLayersShape, slotLayerFor, type SlotServices, type SlotSubject } from "./layers.ts"
 import { type LoadedPlugin, loadPlugin, type PluginLoadError, SLOTS } from "./loader.ts"
+import type { RepohostAccess } from "./repohost/access.ts"
 import { makeMultiplexer } from "./runtime/multiplexer.ts"
 import { makeProcessRuntime, type ProcessTerminals } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
 import { defaultTmuxSocket } from "./runtime/tmux-socket.ts"
 import { makeRepohostScm } from "./scm/repohost.ts"
 import { mergeMethodProblem, NO_PULL_REQUEST, Scm, ScmError } from "./scm/Scm.ts"
-import { makeRepohostTracker, type RepohostAccess } from "./tracker/repohost.ts"
+import { makeRepohostTracker } from "./tracker/repohost.ts"
 import { makeLinearTracker } from "./tracker/tracker-b.ts"
 import { Tracker } from "./tracker/Tracker.ts"
 import { makeCloneWorkspace } from "./workspace/clone.ts"
@@ -38,11 +41,13 @@ export class UnknownPlugin extends Schema.TaggedError<UnknownPlugin>()("UnknownP
   slot: Schema.Literals(SLOTS),
   name: Schema.String,
   /** The plugin modules the config names under `plugins`. */
-  modules: Schema.Array(Schema.String)
+  modules: Schema.Array(Schema.String),
+  /** The names a program registered Layers under for the slot (orch/effect). */
+  registered: Schema.optionalKey(Schema.Array(Schema.String))
 }) {
   override readonly [Runtime_.errorExitCode] = 2
   override get message() {
-    return `project "${this.project}": ${unknownPluginMessage(this.slot, this.name, this.modules)}`
+    return `project "${this.project}": ${unknownPluginMessage(this.slot, this.name, this.modules, this.registered)}`
   }
 }
 
@@ -54,6 +59,8 @@ export interface PluginResources {
   readonly terminals: ProcessTerminals
   /** The repohost gateways (one per credential) and the `gh auth token` answer. */
   readonly repohost: RepohostAccess
+  /** A program's own Layers for the slots (`orch/effect`): they come before plugin modules and built-ins. */
+  readonly layers?: PluginLayersShape
 }
 
 type Maker<A, E> = (project: ProjectConfig, host: HostShape, resources: PluginResources) => Effect.Effect<A, E, ChildProcessSpawner.ChildProcessSpawner>
@@ -114,13 +121,16 @@ const resolve = <A, E = never>(
   project: ProjectConfig,
   choice: PluginChoice,
   builtins: Readonly<Record<string, Maker<A, E>>>,
-  fromPlugin: (plugin: LoadedPlugin) => A
+  fromPlugin: (plugin: LoadedPlugin) => A,
+  registered: ReadonlyArray<string> = []
 ): Effect.Effect<Resolved<A, E>, UnknownPlugin> => {
   const builtin = choice._tag === "Builtin" ? builtins[choice.name] : undefined
   if (builtin !== undefined) return Effect.succeed(builtin)
   if (choice._tag !== "Module") {
     const modules = choice._tag === "Unknown" ? choice.modules : Object.keys(config.plugins)
-    return Effect.fail(new UnknownPlugin({ project: project.key, slot: choice.slot, name: choice.name, modules }))
+    return Effect.fail(
+      new UnknownPlugin({ project: project.key, slot: choice.slot, name: choice.name, modules, ...(registered.length > 0 ? { registered } : {}) })
+    )
   }
   const settings = moduleSettings(project, choice.slot as ProjectSlot)
   return Effect.succeed(() =>
@@ -131,6 +141,48 @@ const resolve = <A, E = never>(
 export type PluginSlots = Runtime | Agent | Workspace | Tracker | Scm
 export type PluginBuildError = UnknownPlugin | PluginLoadError | PluginConfigError
 
+const SERVICES: { readonly [S in ProjectSlot]: Context.Key<SlotServices[S], SlotServices[S]["Service"]> } = {
+  runtime: Runtime,
+  agent: Agent,
+  workspace: Workspace,
+  tracker: Tracker,
+  scm: Scm
+}
+
+/**
+ * The project's slot from the program's own Layer, when it gave one for the slot or registered one under the name the
+ * project chose (built in the current scope), else as the config names it (a plugin module, else a built-in). A Layer
+ * that fails is the project's plugin that cannot be created.
+ */
+const resolveSlot = <S extends ProjectSlot, A, E>(
+  config: OrchestratorConfig,
+  project: ProjectConfig,
+  resources: PluginResources,
+  slot: S & LayerSlot,
+  builtins: Readonly<Record<string, Maker<A, E>>>,
+  fromPlugin: (plugin: LoadedPlugin) => A
+): Effect.Effect<
+  (host: HostShape) => Effect.Effect<A, E | PluginLoadError | PluginConfigError, ChildProcessSpawner.ChildProcessSpawner | Scope.Scope>,
+  UnknownPlugin
+> => {
+  const choice = projectChoice(config, project, slot)!
+  const own = resources.layers === undefined ? undefined : slotLayerFor(resources.layers, slot, choice.name, project as SlotSubject<S>)
+  if (own === undefined) {
+    const registered = Object.keys(resources.layers?.register[slot] ?? {})
+    return Effect.map(resolve(config, project, choice, builtins, fromPlugin, registered), (make) => (host: HostShape) => make(project, host, resources))
+  }
+  const build = buildSlot<S>(own.layer, SERVICES[slot]).pipe(
+    Effect.map((service) => service as A),
+    Effect.mapError((error) =>
+      new PluginConfigError({
+        key: `projects.${project.key}.${slot}`,
+        reason: `${layerOrigin(slot, own.registeredAs)} could not be built: ${failureReason(error)}`
+      })
+    )
+  )
+  return Effect.succeed(() => build)
+}
+
 /** The Layer of a project's plugins. Needs a ChildProcessSpawner (for git and tmux). */
 export const projectPlugins = (
   config: OrchestratorConfig,
@@ -139,16 +191,16 @@ export const projectPlugins = (
 ): Layer.Layer<PluginSlots, PluginBuildError, ChildProcessSpawner.ChildProcessSpawner> =>
   Layer.effectContext(Effect.gen(function*() {
     const host = yield* Host
-    const choice = (slot: ProjectSlot) => projectChoice(config, project, slot)!
-    const runtime = yield* resolve(config, project, choice("runtime"), RUNTIMES, runtimeFromPlugin)
-    const agent = yield* resolve(config, project, choice("agent"), AGENTS, agentFromPlugin)
-    const workspace = yield* resolve(config, project, choice("workspace"), WORKSPACES, workspaceFromPlugin)
-    const tracker = yield* resolve(config, project, choice("tracker"), TRACKERS, trackerFromPlugin)
-    const scm = project.scm === undefined ? undefined : yield* resolve(config, project, choice("scm"), SCMS, scmFromPlugin)
-    return Context.make(Runtime, yield* runtime(project, host, resources)).pipe(
-      Context.add(Scm, scm === undefined ? noScm : yield* scm(project, host, resources)),
-      Context.add(Agent, yield* agent(project, host, resources)),
-      Context.add(Workspace, yield* workspace(project, host, resources)),
-      Context.add(Tracker, yield* tracker(project, host, resources))
+    // Every choice is resolved before anything is made: an unknown name makes nothing.
+    const runtime = yield* resolveSlot(config, project, resources, "runtime", RUNTIMES, runtimeFromPlugin)
+    const agent = yield* resolveSlot(config, project, resources, "agent", AGENTS, agentFromPlugin)
+    const workspace = yield* resolveSlot(config, project, resources, "workspace", WORKSPACES, workspaceFromPlugin)
+    const tracker = yield* resolveSlot(config, project, resources, "tracker", TRACKERS, trackerFromPlugin)
+    const scm = project.scm === undefined ? undefined : yield* resolveSlot(config, project, resources, "scm", SCMS, scmFromPlugin)
+    return Context.make(Runtime, yield* runtime(host)).pipe(
+      Context.add(Scm, scm === undefined ? noScm : yield* scm(host)),
+      Context.add(Agent, yield* agent(host)),
+      Context.add(Workspace, yield* workspace(host)),
+      Context.add(Tracker, yield* tracker(host))
     )
   }))

@@ -60,8 +60,15 @@ export interface PruneReport {
 /** Failures carry a message for people and, where it is not 1, an exit code. */
 export type OpError = { readonly message: string }
 
+/** A session a spawn made, what it warns of, and what the command finished or undid first that crashes had left. */
+export interface Spawned {
+  readonly record: SessionRecord
+  readonly warnings: ReadonlyArray<string>
+  /** Reconcile's lines ("undid app-3, a spawn of issue 9 interrupted when…"): a command that cleans up says so. */
+  readonly recovered?: ReadonlyArray<string>
+}
 export interface SessionOps {
-  readonly spawn: (project: string, target: SpawnTarget) => Effect.Effect<{ readonly record: SessionRecord; readonly warnings: ReadonlyArray<string> }, OpError>
+  readonly spawn: (project: string, target: SpawnTarget) => Effect.Effect<Spawned, OpError>
   readonly batchSpawn: (
     project: string,
     issues: ReadonlyArray<string>,

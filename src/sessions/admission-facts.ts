@@ -9,13 +9,13 @@ import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { availableParallelism, loadavg } from "node:os"
 import { join } from "node:path"
+import { LOCAL } from "../config/host-spec.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import type { AdmissionFacts, ProjectFacts } from "../domain/admission.ts"
 import { groupAvailableBytes, groupDirs, type GroupMemory, inactiveFileOf, parseLimit } from "../domain/memory-budget.ts"
 import { clockTime, credentialOf } from "../domain/rate-limit.ts"
 import type { AgentSize } from "../domain/session-size.ts"
 import { awaitsReview, holdsASlot, hostOf, isEnded, type SessionRecord } from "../domain/session.ts"
-import { LOCAL } from "../hosts/spec.ts"
 
 /** The expected size of one more session of an agent before any of its sessions has been measured (docs/queue.md). */
 export const DEFAULT_SESSION_BYTES = 1024 ** 3

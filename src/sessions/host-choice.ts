@@ -5,6 +5,7 @@
  * turn (`placeMany`). A spawn that fits nowhere fails with every host's figures or reason.
  */
 import * as Effect from "effect/Effect"
+import { LOCAL } from "../config/host-spec.ts"
 import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
 import { reservedPerHost } from "../domain/reservation.ts"
 import { holdsASlot, hostOf, type SessionRecord } from "../domain/session.ts"
@@ -12,8 +13,7 @@ import { measureHeadroom } from "../hosts/headroom.ts"
 import type { HostView } from "../hosts/host-watch.ts"
 import type { HostConnectionsShape } from "../hosts/HostConnections.ts"
 import { describeNowhere, type HostReading, place, placeMany, type Placement, type PlacementRequest } from "../hosts/placement.ts"
-import { originOf } from "../hosts/remote-workspace.ts"
-import { LOCAL } from "../hosts/spec.ts"
+import { originOf } from "../plugins/workspace/remote-workspace.ts"
 import { NoHostFits, UnknownHost } from "./errors.ts"
 
 /** Disk a host needs free for a worktree, and the load per CPU above which it takes no new session. */

@@ -21,7 +21,8 @@ import { attempt, writeFileAtomic } from "../store/files.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { agentEnvironment } from "./agent-env.ts"
 import { makeAgentFiles } from "./agent-files.ts"
-import { agentContext, checkAgentProgram, nowIso, waitUntilReady, watchStart } from "./spawn.ts"
+import { agentContext, checkAgentProgram, waitUntilReady, watchStart } from "./agent-start.ts"
+import { nowIso } from "./record-update.ts"
 
 export class OrchestratorNotReady extends Schema.TaggedError<OrchestratorNotReady>()("OrchestratorNotReady", { reason: Schema.String }) {
   override get message() {
@@ -112,7 +113,8 @@ export const startOrchestrator = Effect.fn("Sessions.startOrchestrator")(functio
         )
       )
     )
-  const record: SessionRecord = { ...base, status: "working", activity: "active", runtime: handle, updatedAt: yield* nowIso }
+  const startedAt = yield* nowIso
+  const record: SessionRecord = { ...base, status: "working", activity: "active", activitySince: startedAt, runtime: handle, updatedAt: startedAt }
   yield* store.write(record)
   yield* events.append({
     type: existing._tag === "Some" ? "session.restored" : "session.spawned",

@@ -8,6 +8,11 @@
 import * as Effect from "effect/Effect"
 import { entryLabel, type QueueEntry } from "../domain/queue.ts"
 import type { SessionRecord } from "../domain/session.ts"
+import type { ControlDirUnusable } from "../hosts/errors.ts"
+import type { PluginBuildError } from "../plugins/registry.ts"
+import type { RuntimeError } from "../plugins/runtime/Runtime.ts"
+import type { WorkspaceError } from "../plugins/workspace/Workspace.ts"
+import type { StoreError } from "../store/errors.ts"
 import type { QueueStoreShape } from "../store/QueueStore.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
 
@@ -22,13 +27,16 @@ export interface Recovered {
 export const recoveryOf = (record: SessionRecord | undefined): "admitted" | "returned" =>
   record !== undefined && record.status !== "spawning" ? "admitted" : "returned"
 
+/** What undoing an interrupted spawn can fail with (undo-spawn.ts, with its project's plugins). */
+export type UndoSpawnError = StoreError | RuntimeError | WorkspaceError | PluginBuildError | ControlDirUnusable
+
 export interface RecoveryDeps {
   readonly queue: QueueStoreShape
   readonly store: SessionStoreShape
   /** Whether an entry's admission was left half-done by a process that is gone. */
   readonly orphaned: (entry: QueueEntry) => boolean
   /** Undoes a spawn whose process died half-way (its terminal, worktree and branch; unsaved work rescued first). */
-  readonly undoSpawn: (record: SessionRecord) => Effect.Effect<void, { readonly message: string }>
+  readonly undoSpawn: (record: SessionRecord) => Effect.Effect<void, UndoSpawnError>
 }
 
 export const recoverQueue = Effect.fn("Queue.recover")(function*(deps: RecoveryDeps) {

@@ -7,8 +7,9 @@ import * as Effect from "effect/Effect"
 import { tmpdir } from "node:os"
 import type { ProjectConfig } from "../config/schema.ts"
 import { isInterrupted } from "../domain/live.ts"
-import { hostOf, type SessionRecord, type SpawnJournal } from "../domain/session.ts"
+import { hostOf, type RuntimeHandle, type SessionRecord, type SpawnJournal } from "../domain/session.ts"
 import { removeLeftEnvFiles } from "../plugins/runtime/launch-env.ts"
+import { Runtime } from "../plugins/runtime/Runtime.ts"
 import { Workspace } from "../plugins/workspace/Workspace.ts"
 import { endProcessesIn } from "../process/in-directory.ts"
 import { errnoReason, StoreError } from "../store/errors.ts"
@@ -17,6 +18,14 @@ import { withLock } from "../store/lock.ts"
 import { SessionStore } from "../store/SessionStore.ts"
 import { spawnerLives } from "../store/spawner.ts"
 import { removeWorkspaceSafely, stopRuntime } from "./teardown.ts"
+
+/** Ends a journaled terminal if it exists; whether there was one to end (one that cannot be probed is ended anyway). */
+const endTerminal = (handle: RuntimeHandle) =>
+  Runtime.use((runtime) => runtime.probe([handle])).pipe(
+    Effect.map((found) => found.get(handle.id)?._tag !== "Gone"),
+    Effect.orElseSucceed(() => true),
+    Effect.tap((exists) => (exists ? stopRuntime(handle) : Effect.void))
+  )
 
 /** What undoing one interrupted spawn did. */
 export interface UndoneSpawn {
@@ -66,7 +75,8 @@ const undo = Effect.fnUntraced(function*(project: ProjectConfig, record: Session
   const store = yield* SessionStore
   const events = yield* EventLog
   const workspace = yield* Workspace
-  if (journal.runtime !== undefined) yield* stopRuntime(journal.runtime)
+  // A terminal is journaled before it is made: one the spawn died before making has nothing to end.
+  const terminalEnded = journal.runtime !== undefined && (yield* endTerminal(journal.runtime))
   // Its agent's environment file (it may hold secrets), if the spawn died before the agent's shell read it.
   yield* Effect.try({
     try: () => removeLeftEnvFiles(record.sessionId, record.workspacePath),
@@ -84,7 +94,7 @@ const undo = Effect.fnUntraced(function*(project: ProjectConfig, record: Session
     work: record.task === undefined ? `issue ${record.issueId}` : `task ${record.issueId}`,
     pid: journal.pid,
     branch: record.branch,
-    terminalEnded: journal.runtime !== undefined,
+    terminalEnded,
     worktreeRemoved: worktreeExisted,
     branchDeleted: removed.branchDeleted === true,
     ...(removed.rescuedTo !== undefined ? { rescuedTo: removed.rescuedTo } : {})

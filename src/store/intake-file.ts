@@ -1,6 +1,6 @@
 /**
  * What intake has seen: `<dataDir>/intake.json`, per project the issues the last poll found open with its labels
- * (src/domain/intake.ts), written atomically after each poll so a restarted supervisor does not queue them again.
+ * (actors/rules/intake.ts), written atomically after each poll so a restarted supervisor does not queue them again.
  * A file that is missing is nothing seen; one that does not decode is an error (queuing everything again is not
  * a safe way to recover).
  */

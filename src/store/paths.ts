@@ -41,9 +41,14 @@ export interface StorePaths {
   readonly worktree: (projectId: string, sessionId: string) => string
 }
 
+/** A name that is one path segment as it is (`join` would change nothing): joined with a "/", not normalized again. */
+const plainName = (name: string) => name !== "" && name !== "." && name !== ".." && !name.includes("/")
+
 export const storePaths = (root: string): StorePaths => {
   const sessions = join(root, "sessions")
-  const session = (projectId: string, sessionId: string) => join(sessions, projectId, sessionId)
+  // A listing of a thousand sessions asks for each one's paths: `join` normalizes the whole path again every time.
+  const session = (projectId: string, sessionId: string) =>
+    plainName(projectId) && plainName(sessionId) ? `${sessions}/${projectId}/${sessionId}` : join(sessions, projectId, sessionId)
   return {
     root,
     sessions,
@@ -54,10 +59,10 @@ export const storePaths = (root: string): StorePaths => {
     hosts: join(root, "hosts.json"),
     project: (projectId) => join(sessions, projectId),
     session,
-    record: (p, s) => join(session(p, s), "session.json"),
-    prompt: (p, s) => join(session(p, s), "prompt.md"),
-    systemPrompt: (p, s) => join(session(p, s), "system-prompt.md"),
-    activity: (p, s) => join(session(p, s), "activity.jsonl"),
+    record: (p, s) => `${session(p, s)}/session.json`,
+    prompt: (p, s) => `${session(p, s)}/prompt.md`,
+    systemPrompt: (p, s) => `${session(p, s)}/system-prompt.md`,
+    activity: (p, s) => `${session(p, s)}/activity.jsonl`,
     worktree: (p, s) => join(root, "worktrees", p, s)
   }
 }

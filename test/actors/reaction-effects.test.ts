@@ -37,7 +37,12 @@ const setup = (send: RuntimeShape["send"] = () => Effect.void) =>
       record,
       runtime,
       events,
-      router: { notify: (n) => Effect.sync(() => void notified.push(n)), deliver: () => Effect.succeed([]), reconfigure: () => Effect.void }
+      router: {
+        notify: (n) => Effect.sync(() => void notified.push(n)),
+        deliver: () => Effect.succeed([]),
+        settled: Effect.void,
+        reconfigure: () => Effect.void
+      }
     }
     const logged = () => existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : []
     return { ctx, sent, notified, logged }

@@ -2,14 +2,13 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { buildClientSchema, buildSchema, type GraphQLNamedType, isEnumType, isInputObjectType, isInterfaceType, isObjectType, isUnionType } from "graphql"
 import { readFileSync, writeFileSync } from "node:fs"
-import { createServer as createHttpServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { verifySignature } from "../../src/dashboard/webhooks.ts"
 import { EMULATOR_SDL } from "../../src/demo/emulator/graphql.ts"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { tempDir } from "../support/host.ts"
 import { git, gitAsync, makeRepo } from "../support/repo.ts"
+import { webhookReceiver as receiver } from "../support/webhook-receiver.ts"
 
 const githubSchema = () => {
   const json = JSON.parse(readFileSync(join("node_modules", "@octokit", "graphql-schema", "schema.json"), "utf8"))
@@ -17,29 +16,6 @@ const githubSchema = () => {
 }
 
 const fieldsOf = (type: GraphQLNamedType) => isObjectType(type) || isInterfaceType(type) || isInputObjectType(type) ? type.getFields() : {}
-
-/** A receiver that records deliveries. */
-const receiver = Effect.acquireRelease(
-  Effect.promise(() =>
-    new Promise<{ url: string; got: Array<{ event: string; delivery: string; signature: string; body: string }>; close: () => void }>((resolve) => {
-      const got: Array<{ event: string; delivery: string; signature: string; body: string }> = []
-      const server = createHttpServer((req, res) => {
-        let body = ""
-        req.on("data", (c) => (body += c)).on("end", () => {
-          got.push({
-            event: String(req.headers["x-github-event"]),
-            delivery: String(req.headers["x-github-delivery"]),
-            signature: String(req.headers["x-hub-signature-256"]),
-            body
-          })
-          res.writeHead(202).end()
-        })
-      })
-      server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got, close: () => server.close() }))
-    })
-  ),
-  (r) => Effect.sync(r.close)
-)
 
 describe("repohost emulator", () => {
   it("its GraphQL schema is a faithful subset of GitHub's published one", () => {

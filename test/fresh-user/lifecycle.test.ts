@@ -9,6 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createConnection, type Socket } from "node:net"
 import { dirname, join } from "node:path"
 import { stringify } from "yaml"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
@@ -43,6 +44,39 @@ const killAtEnd = (pid: number) =>
       }
     })
   )
+
+/**
+ * A raw TCP connection that keeps its side open until the test ends, even once the server has ended its own;
+ * `onAnswer` is called for each HTTP answer that arrives.
+ */
+const rawConnection = (port: number) =>
+  Effect.acquireRelease(
+    Effect.callback<Socket>((resume) => {
+      const socket = createConnection({ host: "127.0.0.1", port, allowHalfOpen: true }, () => resume(Effect.succeed(socket)))
+    }),
+    (socket) => Effect.sync(() => socket.destroy())
+  ).pipe(Effect.map((socket) => {
+    let received = ""
+    let ended = false
+    let onAnswer = () => {}
+    // An answer's status line follows the last answer's body, on the same line when that has no final newline.
+    const answers = () => received.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0
+    socket.on("data", (chunk) => {
+      const before = answers()
+      received += chunk.toString()
+      for (let n = answers() - before; n > 0; n--) onAnswer()
+    })
+    // The server ends the connection (FIN), or resets it when it closes with bytes of ours still unread.
+    socket.on("end", () => void (ended = true))
+    socket.on("error", () => void (ended = true))
+    return {
+      write: (text: string) => void (socket.writable && socket.write(text)),
+      onAnswer: (f: () => void) => void (onAnswer = f),
+      answers,
+      received: () => received,
+      ended: () => ended
+    }
+  }))
 
 /** The repohost emulator serving the sandbox's repository, closed with the test. */
 const emulatorFor = (s: Sandbox) =>
@@ -185,6 +219,42 @@ describe("the supervisor's life on the default path", () => {
         assert.strictEqual((yield* orch("stop")).code, 0)
         assert.strictEqual(lastLine(), "supervisor stopped (orch stop); agent sessions keep running (a new `orch start` adopts them)")
         assert.deepStrictEqual(s.sessions(), ["app-orchestrator"])
+      }),
+    90_000
+  )
+
+  it.live(
+    "orch stop ends the supervisor whatever its clients hold open: a connection with a request always under way, a refused socket",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* userSandbox
+        s.writeRepoConfig()
+        const orch = inRepo(s)
+        assert.strictEqual((yield* orch("start", "--detach", "--no-open")).code, 0)
+        const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
+        const token = readFileSync(join(s.dataDir, "token"), "utf8").trim()
+        // As a browser's page can keep one: a keep-alive connection that always has a request under way (the next one
+        // begun before the answer to the last). Node's `close` leaves it open; once the dashboard no longer answers, its
+        // next request waited forever, and the connection kept the stopped supervisor's process alive.
+        const dashboard = yield* rawConnection(s.ports.port)
+        const request = `GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`
+        const [begun, rest] = [request.slice(0, 16), request.slice(16)]
+        dashboard.onAnswer(() => setTimeout(() => dashboard.write(`${rest}${begun}`), 50))
+        dashboard.write(`${request}${begun}`)
+        yield* eventually("the dashboard's first answer", () => dashboard.answers() > 0)
+        // A terminal socket refused (no token) whose client never closes its side: the stop waited for it.
+        const terminal = yield* rawConnection(s.ports.terminalPort)
+        terminal.write(
+          "GET /terminal/app-orchestrator HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        yield* eventually("the terminal socket refused", () => terminal.ended())
+        assert.match(terminal.received(), /^HTTP\/1\.1 401 Unauthorized/)
+
+        const stopped = yield* orch("stop")
+        assert.strictEqual(stopped.code, 0, stopped.stderr)
+        assert.isTrue(processGone(pid) || !running(pid), "the supervisor's process ended")
+        yield* eventually("the busy connection ended by the supervisor", () => dashboard.ended())
       }),
     90_000
   )

@@ -107,6 +107,24 @@ describe("session commands on the default path", () => {
     }), 60_000)
 
   it.live(
+    "with a supervisor running, status says an agent that is gone is errored at once, not after the supervisor's probes agree",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* userSandbox
+        s.writeRepoConfig({ agentConfig: { command: stoppable() } })
+        const inRepo = { cwd: s.repo.path }
+        assert.strictEqual((yield* s.orch(["start", "--detach", "--no-open"], inRepo)).code, 0)
+        yield* Effect.addFinalizer(() => Effect.asVoid(s.orch(["stop", "--kill-sessions"], inRepo)))
+        assert.strictEqual((yield* s.orch(["spawn", "app", "1"], inRepo)).code, 0)
+        yield* stopAgent(s, "app-1")
+        // The supervisor takes three probes 5 s apart to agree the agent is gone; status asks the system for its process.
+        const status = (yield* s.orch(["status"], inRepo)).stdout
+        assert.match(status, /^app-1\s+1\s+feat\/1\s+errored\s+exited\s/m, status)
+      }),
+    60_000
+  )
+
+  it.live(
     "an agent that is gone: status and ls say errored, not working; prune removes the clean one and keeps unsaved work, saying why",
     () =>
       Effect.gen(function*() {

@@ -1,7 +1,7 @@
 /** Counting and grouping by host, as placement and the probe use them. */
 import { assert, describe, it } from "@effect/vitest"
 import type { RuntimeHandle, SessionRecord } from "../../src/domain/session.ts"
-import { byHost } from "../../src/hosts/host-runtime.ts"
+import { byHost } from "../../src/plugins/runtime/host-runtime.ts"
 import { sessionsPerHost } from "../../src/sessions/host-choice.ts"
 
 const record = (sessionId: string, fields: Partial<SessionRecord>): SessionRecord => ({

@@ -22,6 +22,7 @@ import { runOrchAsync } from "../support/cli.ts"
 import { tempDir } from "../support/host.ts"
 import { freePort } from "../support/ports.ts"
 import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
+import { emptyTmuxTmpdir } from "../support/tmux.ts"
 
 const live = sshHostsUnavailable === undefined ? it.live : it.live.skip
 const git = (cwd: string, ...args: Array<string>) => execFileSync("git", args, { cwd, encoding: "utf8" })
@@ -84,9 +85,8 @@ const setUp = (hosts: ReadonlyArray<SshHost>, projects: ReadonlyArray<string>, a
       return checkout
     })
     const home = join(dir, "home")
-    const tmux = join(dir, "tmux")
+    const tmux = yield* emptyTmuxTmpdir(join(dir, "tmux"))
     mkdirSync(home)
-    mkdirSync(tmux)
     const config = join(dir, "orchestrator.yaml")
     writeFileSync(
       config,

@@ -14,6 +14,7 @@ import { eventually } from "../support/eventually.ts"
 import { tempDir } from "../support/host.ts"
 import { freePort } from "../support/ports.ts"
 import { makeSshHosts, type SshHost, sshHostsUnavailable } from "../support/ssh-hosts.ts"
+import { emptyTmuxTmpdir } from "../support/tmux.ts"
 
 const live = sshHostsUnavailable === undefined ? it.live : it.live.skip
 const git = (cwd: string, ...args: Array<string>) => execFileSync("git", args, { cwd, encoding: "utf8" })
@@ -37,9 +38,8 @@ const setUp = (hosts: ReadonlyArray<SshHost>, extra: { readonly maxSessions?: nu
     // The hosts' users trust the shared origin (it belongs to another user), as a host's git config would.
     for (const host of hosts) host.shell("git config --global safe.directory '*'")
     const home = join(dir, "home")
-    const tmux = join(dir, "tmux")
+    const tmux = yield* emptyTmuxTmpdir(join(dir, "tmux"))
     mkdirSync(home)
-    mkdirSync(tmux)
     const hostLines = hosts.flatMap((host) => [
       `  ${host.name}:`,
       `    ssh: ${host.spec.ssh.user}@${host.spec.ssh.hostname}:${host.spec.ssh.port}`,

@@ -473,6 +473,28 @@ describe("concurrency and crashes", () => {
 
       assert.strictEqual((yield* s.orch(["spawn", "app", "9"])).code, 0, "the issue can be spawned again")
     }), 60_000)
+
+  it.live("the next orch spawn undoes a spawn killed half-way and says so, a line for it", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { postCreate: ["touch ../started-$(basename $PWD); sleep 30"] } })
+      const child = s.orchAsync(["spawn", "app", "9"])
+      yield* eventually("the spawn to reach postCreate", () => existsSync(join(s.dataDir, "worktrees", "app", "started-app-1")), 20_000)
+      child.kill("SIGKILL")
+      yield* Effect.callback<void>((resume) => {
+        child.on("exit", () => resume(Effect.void))
+      })
+      s.writeConfig({ postCreate: [] })
+      const next = yield* s.orch(["spawn", "app", "10"])
+      assert.strictEqual(next.code, 0, next.stderr)
+      assert.match(next.stdout, /^app-\d+\n$/)
+      assert.match(
+        next.stderr,
+        /^orch: undid app-1, a spawn of issue 9 interrupted when its process \(\d+\) died: removed its worktree, deleted its branch feat\/9\n/,
+        "killed in its postCreate: no terminal was made, and none is said ended"
+      )
+      assert.strictEqual(next.stderr.split("undid").length, 2, "one line for it")
+      assert.isFalse(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/9"))
+    }), 60_000)
 })
 
 describe("activity from the agent's own signals", () => {

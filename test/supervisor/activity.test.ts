@@ -1,30 +1,26 @@
 /**
  * The supervisor's activity path under TestClock: a `command` agent's record follows its screen's quiescence
  * (ready after quietMs, idle after readyThresholdMs, working on new output), and `orch report` lines win while
- * they hold. The runtime is a plugin module that runs nothing: its last output time is a file the test writes.
+ * they hold. The runtime is orch/testing's in-memory one, given as a Layer: its terminal prints when the test says.
  * Every step waits for its receipt: the event the supervisor appends.
  */
-import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
-import { NotifierRouter } from "../../actors/notifier-router.ts"
-import { makeSupervisor } from "../../actors/supervisor.ts"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
 import { validateConfig } from "../../src/config/validate.ts"
-import { type ReportedState, reportLine } from "../../src/domain/activity.ts"
 import type { EventType } from "../../src/domain/event.ts"
-import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
-import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
-import { SessionManager } from "../../src/sessions/SessionManager.ts"
+import { Runtime } from "../../src/plugins/runtime/Runtime.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
+import { makeTestNotifier, makeTestRuntime, scriptedAgent } from "../../src/testing/index.ts"
 import { tempDir, withHost } from "../support/host.ts"
+import { drivenSupervisorOn, routedTo } from "../support/supervisor.ts"
+import { countingCaptures } from "../support/test-runtime.ts"
 
 const S = 1000
 const MIN = 60 * S
@@ -33,16 +29,12 @@ const iso = (ms: number) => new Date(ms).toISOString()
 const setup = (project: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
     const root = yield* tempDir()
-    const log = join(root, "runtime-log.json")
-    process.env.FIXTURE_RUNTIME_LOG = log
     const config = yield* validateConfig({
       readyThresholdMs: 5 * MIN,
-      plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
       projects: {
         app: {
           repo: "acme/app",
           path: join(root, "app"),
-          runtime: "fixture-runtime",
           agent: "command",
           agentConfig: { command: "true", quietMs: 3 * S },
           ...project
@@ -51,7 +43,9 @@ const setup = (project: Record<string, unknown> = {}) =>
     }).pipe(withHost({ cwd: root, homeDir: root, env: {} }))
     const store = SessionStore.make(root)
     const events = yield* EventLog.make(join(root, "events.jsonl"))
-    const notified: Array<Notification> = []
+    const { runtime, captures } = countingCaptures(makeTestRuntime())
+    const workspacePath = join(root, "w")
+    const handle = yield* runtime.create({ sessionId: "app-1", workingDir: workspacePath, command: "true", env: {}, unsetEnv: [] })
     yield* store.write({
       sessionId: "app-1",
       projectId: "app",
@@ -59,34 +53,29 @@ const setup = (project: Record<string, unknown> = {}) =>
       status: "working",
       activity: "active",
       branch: "feat/1",
-      workspacePath: join(root, "w"),
-      runtime: { plugin: "fixture-runtime", id: "fx-app-1", data: {} },
+      workspacePath,
+      runtime: handle,
       agent: { plugin: "command" },
       pr: null,
       createdAt: iso(0),
       updatedAt: iso(0)
     })
-    const router = NotifierRouter.layer(new Map([["rec", { name: "rec", notify: (n: Notification) => Effect.sync(() => void notified.push(n)) }]]), {
-      urgent: ["rec"],
-      action: ["rec"],
-      warning: ["rec"],
-      info: ["rec"]
+    const notifier = makeTestNotifier("rec")
+    const supervisor = yield* drivenSupervisorOn({
+      config,
+      store,
+      events,
+      replace: { runtime: Runtime.layerTest(runtime) },
+      notifiers: new Map([["rec", notifier]]),
+      routing: routedTo("rec")
     })
-    const context = yield* Layer.build(
-      Layer.mergeAll(router, SessionManager.layerNoDeps(config)).pipe(
-        Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
-        Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
-        Layer.provideMerge(NodeServices.layer)
-      )
-    )
-    const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+    const agent = scriptedAgent(runtime, "app-1", Effect.succeed(store.paths.activity("app", "app-1")))
     const record = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
     const types = () => (existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((line) => JSON.parse(line).type as string) : [])
     /** The session's own lifecycle events, in order. */
     const lifecycle = () => types().filter((type) => type.startsWith("session."))
-    /** The agent's terminal printed at `at` (ms, TestClock time). */
-    const output = (at: number) => writeFileSync(`${log}.fx-app-1.output`, String(at))
-    const report = (state: ReportedState, at: number, note?: string) => appendFileSync(store.paths.activity("app", "app-1"), `${reportLine(state, at, note)}\n`)
+    /** The agent's terminal prints, now (TestClock time): a line no agent plugin recognises. */
+    const output = agent.show("compiling the project")
     /**
      * Starts listening for the supervisor to append `type` for app-1 (the receipt) and returns the wait for it. A
      * real-time guard of 5 s turns a missing receipt into a failure that names it, instead of the test's timeout.
@@ -112,17 +101,14 @@ const setup = (project: Record<string, unknown> = {}) =>
         yield* action
         return yield* wait
       })
-    /** How many times the supervisor captured the screen (the fixture runtime logs each getOutput). */
-    const captures = () =>
-      (existsSync(log) ? (JSON.parse(readFileSync(log, "utf8")) as Array<{ call: string }>) : []).filter((e) => e.call === "getOutput").length
-    return { supervisor, record, types, lifecycle, output, report, awaiting, receipt, notified, captures }
+    return { supervisor, record, types, lifecycle, output, report: agent.report, awaiting, receipt, notified: notifier.received, captures }
   })
 
 describe("supervisor activity under TestClock", () => {
   it.effect("a command agent that printed, then went quiet: ready after quietMs, idle after readyThresholdMs, working on new output", () =>
     Effect.gen(function*() {
       const t = yield* setup()
-      t.output(0)
+      yield* t.output
       yield* TestClock.adjust(3 * S - 1)
       yield* t.supervisor.cycle()
       yield* TestClock.adjust(1)
@@ -135,7 +121,7 @@ describe("supervisor activity under TestClock", () => {
       assert.strictEqual(idle.timestamp, iso(5 * MIN + 3 * S))
       assert.deepInclude(t.record(), { status: "idle", activity: "idle" })
 
-      t.output(5 * MIN + 3 * S)
+      yield* t.output
       yield* t.receipt("session.working", t.supervisor.cycle())
       assert.deepInclude(t.record(), { status: "working", activity: "active", activitySince: iso(5 * MIN + 3 * S) })
     }).pipe(Effect.scoped))
@@ -143,8 +129,8 @@ describe("supervisor activity under TestClock", () => {
   it.effect("orch report holds over a quiet screen until later output contradicts it; done is ready plus session.reported_done", () =>
     Effect.gen(function*() {
       const t = yield* setup()
-      t.output(0)
-      t.report("waiting_input", 0, "which database?")
+      yield* t.output
+      yield* t.report("waiting_input", "which database?")
       yield* t.receipt("session.needs_input", t.supervisor.cycle())
       assert.deepInclude(t.record().said, { by: "report", activity: "waiting_input", note: "which database?" })
       for (let minute = 1; minute <= 30; minute++) {
@@ -152,12 +138,13 @@ describe("supervisor activity under TestClock", () => {
         yield* t.supervisor.cycle()
       }
       // The agent prints again, well after its report: the screen takes over.
-      t.output(30 * MIN)
+      yield* t.output
       yield* t.receipt("session.working", t.supervisor.cycle())
       assert.deepStrictEqual(t.lifecycle(), ["session.needs_input", "session.working"], "thirty quiet minutes did not make it ready")
       assert.isTrue(t.record().said?.overruled)
 
-      t.report("done", 30 * MIN + S, "PR #7 is open")
+      yield* TestClock.adjust(S)
+      yield* t.report("done", "PR #7 is open")
       const done = yield* t.receipt("session.reported_done", t.supervisor.cycle())
       assert.deepInclude(done, { message: "PR #7 is open", data: { note: "PR #7 is open" } })
       assert.deepInclude(t.record(), { status: "ready", activity: "ready" })
@@ -167,10 +154,10 @@ describe("supervisor activity under TestClock", () => {
   it.effect("an agent that reported active and then shows nothing for the agent-stuck threshold is stuck, and someone is told", () =>
     Effect.gen(function*() {
       const t = yield* setup()
-      t.output(0)
-      t.report("active", 0)
+      yield* t.output
+      yield* t.report("active")
       yield* TestClock.adjust(5 * MIN)
-      t.output(5 * MIN)
+      yield* t.output
       yield* t.supervisor.cycle()
       yield* TestClock.adjust(10 * MIN - 1)
       yield* t.supervisor.cycle()
@@ -187,7 +174,7 @@ describe("supervisor activity under TestClock", () => {
   it.effect("a screen-reading agent (codex) is captured only after new output, and where its screen matches nothing, quiescence decides", () =>
     Effect.gen(function*() {
       const t = yield* setup({ agent: "codex", agentConfig: { quietMs: 3 * S } })
-      t.output(0)
+      yield* t.output
       yield* t.supervisor.cycle()
       assert.strictEqual(t.captures(), 1)
       yield* TestClock.adjust(3 * S)
@@ -198,7 +185,7 @@ describe("supervisor activity under TestClock", () => {
         yield* t.supervisor.cycle()
       }
       assert.strictEqual(t.captures(), 2, "nothing printed since: the screen is not captured again")
-      t.output(28 * S)
+      yield* t.output
       yield* TestClock.adjust(S)
       yield* t.receipt("session.working", t.supervisor.cycle())
       assert.strictEqual(t.captures(), 3)

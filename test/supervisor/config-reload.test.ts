@@ -1,34 +1,32 @@
 /**
  * The supervisor's config reload under TestClock (actors/config-reload.ts): the test writes the config file
  * and says it changed (the stream watch.ts gives in the real supervisor); the clock decides when the burst has
- * settled. The runtime is a plugin module that runs nothing and records its calls, so a test can tell that no
- * session was touched.
+ * settled. The runtime is orch/testing's in-memory one, given as a Layer, so a test can tell that no session's
+ * terminal was touched. Each step waits on its receipt: the event the reload appends.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { stringify } from "yaml"
 import { followConfigFile, RELOAD_SETTLE, REWATCH_AFTER } from "../../actors/config-reload.ts"
-import { NotifierRouter } from "../../actors/notifier-router.ts"
-import { makeSupervisor, Supervisor } from "../../actors/supervisor.ts"
 import { ConfigSource } from "../../src/config/ConfigSource.ts"
 import { ConfigWatchFailed } from "../../src/config/watch.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 import { loadCheckedConfig } from "../../src/plugins/config-check.ts"
 import { buildNotifiers } from "../../src/plugins/notifier/registry.ts"
-import { ProjectPlugins } from "../../src/plugins/ProjectPlugins.ts"
-import { SessionManager } from "../../src/sessions/SessionManager.ts"
+import { Runtime } from "../../src/plugins/runtime/Runtime.ts"
 import { readConfigState } from "../../src/store/config-state.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { makeInbox } from "../../src/store/Inbox.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
+import { makeTestRuntime } from "../../src/testing/index.ts"
 import { tempDir, withHost } from "../support/host.ts"
+import { drivenSupervisorOn, eventReceipts } from "../support/supervisor.ts"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 const hostedOnly = { urgent: ["hosted"], action: ["hosted"], warning: ["hosted"], info: ["hosted"] }
@@ -37,13 +35,10 @@ const hostedOnly = { urgent: ["hosted"], action: ["hosted"], warning: ["hosted"]
 const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.Stream<void, ConfigWatchFailed> = (changes) => Stream.fromQueue(changes)) =>
   Effect.gen(function*() {
     const root = yield* tempDir()
-    const runtimeLog = join(root, "runtime-log.json")
-    process.env.FIXTURE_RUNTIME_LOG = runtimeLog
     const file = join(root, "orchestrator.yaml")
     const project = (name: string) => ({
       repo: `acme/${name}`,
       path: join(root, name),
-      runtime: "fixture-runtime",
       agent: "command",
       agentConfig: { command: "true" }
     })
@@ -51,7 +46,6 @@ const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.S
       writeFileSync(
         file,
         stringify({
-          plugins: { "fixture-runtime": { path: resolve("test/fixtures/plugins/fixture-runtime.mjs") } },
           notificationRouting: hostedOnly,
           ...rest,
           projects
@@ -63,39 +57,43 @@ const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.S
 
     const store = SessionStore.make(root)
     const events = yield* EventLog.make(join(root, "events.jsonl"))
+    const appended = yield* eventReceipts(events)
+    const runtime = makeTestRuntime()
     const inbox = makeInbox(root)
-    const session = (sessionId: string, projectId: string): SessionRecord => ({
-      sessionId,
-      projectId,
-      issueId: "1",
-      status: "working",
-      activity: "active",
-      activitySince: iso(0),
-      branch: "feat/1",
-      workspacePath: join(root, "w", sessionId),
-      runtime: { plugin: "fixture-runtime", id: `fx-${sessionId}`, data: {} },
-      agent: { plugin: "command" },
-      pr: null,
-      createdAt: iso(0),
-      updatedAt: iso(0)
-    })
-    yield* store.write(session("app-1", "app"))
+    const session = (sessionId: string, projectId: string) =>
+      Effect.map(runtime.create({ sessionId, workingDir: join(root, "w", sessionId), command: "true", env: {}, unsetEnv: [] }), (handle): SessionRecord => ({
+        sessionId,
+        projectId,
+        issueId: "1",
+        status: "working",
+        activity: "active",
+        activitySince: iso(0),
+        branch: "feat/1",
+        workspacePath: join(root, "w", sessionId),
+        runtime: handle,
+        agent: { plugin: "command" },
+        pr: null,
+        createdAt: iso(0),
+        updatedAt: iso(0)
+      }))
+    yield* store.write(yield* session("app-1", "app"))
     // A session of a project the config does not have yet: a reload that adds the project takes it in charge.
-    yield* store.write(session("web-1", "web"))
+    yield* store.write(yield* session("web-1", "web"))
 
     const notifiers = yield* buildNotifiers(config, inbox).pipe(Effect.provide(NodeServices.layer))
-    const context = yield* Layer.build(
-      Layer.mergeAll(NotifierRouter.layer(notifiers, config.notificationRouting), SessionManager.layerNoDeps(config)).pipe(
-        Layer.provideMerge(ProjectPlugins.layer({ supervisor: true })),
-        Layer.provideMerge(Layer.mergeAll(Layer.succeed(SessionStore, store), Layer.succeed(EventLog, events))),
-        Layer.provideMerge(NodeServices.layer)
-      )
-    )
-    const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+    const supervisor = yield* drivenSupervisorOn({
+      config,
+      store,
+      events,
+      replace: { runtime: Runtime.layerTest(runtime) },
+      notifiers,
+      routing: config.notificationRouting
+    })
+    const { context } = supervisor
     yield* supervisor.adopt()
     const changes = yield* Queue.unbounded<void>()
     yield* followConfigFile({ root, file, inbox, changes: watch(changes, file) }).pipe(
-      Effect.provide(Layer.succeed(Supervisor, supervisor)),
+      Effect.provide(supervisor.services),
       Effect.provide(context),
       host
     )
@@ -108,31 +106,14 @@ const setupWith = (watch: (changes: Queue.Queue<void>, file: string) => Stream.S
       })
     const logged = () => existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line)) : []
     const ofType = (type: string) => logged().filter((event) => event.type === type)
-    /** Waits for the receipt of a reload: `count` events of `type` (plugin modules load with a real import, so real time passes). */
-    const receipts = (type: string, count: number) =>
-      Effect.gen(function*() {
-        for (let i = 0; i < 2000; i++) {
-          const found = ofType(type)
-          if (found.length >= count) return found
-          yield* Effect.promise(() => new Promise((resume) => setTimeout(resume, 5)))
-        }
-        return yield* Effect.die(new Error(`timed out waiting for ${count} ${type} event(s); the log has ${JSON.stringify(logged())}`))
-      })
-    const runtimeCalls = () => (existsSync(runtimeLog) ? JSON.parse(readFileSync(runtimeLog, "utf8")) as Array<{ call: string }> : [])
+    /** Waits for the receipt of a reload: the events of `type`, once `count` of them were appended. */
+    const receipts = appended.ofType
+    /** The sessions' terminals. */
+    const terminals = () => [...runtime.terminals.keys()]
     const projectIds = Effect.map(configs.current, (current) => Object.values(current.projects).map((p) => p.id).sort())
-    return { root, file, write, project, supervisor, changed, receipts, ofType, logged, runtimeCalls, projectIds, inbox, state: () => readConfigState(root) }
+    return { root, file, write, project, supervisor, changed, receipts, ofType, logged, terminals, projectIds, inbox, state: () => readConfigState(root) }
   })
 const setup = setupWith()
-
-/** Polls `probe` in real time (the reload runs on its own fiber and reads files) until it holds. */
-const until = (what: string, probe: () => boolean) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 2000; i++) {
-      if (probe()) return
-      yield* Effect.promise(() => new Promise((resume) => setTimeout(resume, 5)))
-    }
-    return yield* Effect.die(new Error(`timed out waiting for ${what}`))
-  })
 
 describe("config reload (TestClock)", () => {
   it.effect("a burst of writes settles first: only the last content is read; a new project is watched, its live session adopted", () =>
@@ -167,7 +148,7 @@ describe("config reload (TestClock)", () => {
       })
       assert.deepStrictEqual(t.ofType("session.adopted").map((e) => e.sessionId), ["app-1", "web-1"], "app-1 was adopted at start only, not again")
       assert.strictEqual(yield* t.supervisor.actorCount, 2)
-      assert.deepStrictEqual(t.runtimeCalls().filter((c) => c.call !== "getOutput"), [], "no terminal was created or destroyed")
+      assert.deepStrictEqual(t.terminals(), ["app-1", "web-1"], "no terminal was created or destroyed")
     }).pipe(Effect.scoped))
 
   it.effect("an invalid file is kept out: config.rejected with where, a warning in the inbox, the state for orch status; fixed, it is applied", () =>
@@ -229,7 +210,7 @@ describe("config reload (TestClock)", () => {
         adopted: ["web-1"]
       })
       assert.include(applied.message, "port needs a restart; 1 session(s) of removed projects keep running, unwatched: app-1")
-      assert.deepStrictEqual(t.runtimeCalls().filter((c) => c.call === "destroy"), [], "app-1's terminal is left alone")
+      assert.deepStrictEqual(t.terminals(), ["app-1", "web-1"], "app-1's terminal is left alone")
       assert.strictEqual(yield* t.supervisor.actorCount, 1)
       assert.deepStrictEqual(t.state()?.restartNeeded?.settings, ["port"])
       assert.deepStrictEqual(yield* t.projectIds, ["web"])
@@ -255,7 +236,7 @@ describe("config reload (TestClock)", () => {
       const [rejected] = yield* t.receipts("config.rejected", 1)
       assert.include(rejected.message, `Validation error at "projects.web.agent": Unknown agent plugin "no-such-agent"`)
       assert.strictEqual(
-        rejected.data.location,
+        rejected.data?.location,
         `${t.file}:${readFileSync(t.file, "utf8").split("\n").findIndex((line) => line.includes("no-such-agent")) + 1}:5`
       )
       assert.deepStrictEqual(yield* t.projectIds, ["app"])
@@ -269,7 +250,9 @@ describe("config reload (TestClock)", () => {
       const t = yield* setupWith((changes, file) =>
         Stream.suspend(() => (++arms === 1 ? Stream.fail(new ConfigWatchFailed({ file, reason: "ENOSPC" })) : Stream.fromQueue(changes)))
       )
-      yield* until("the broken watch in the state", () => t.state()?.unwatched?.reason === "ENOSPC")
+      // The watch's failure is recorded once the state says it: the receipt.
+      yield* t.receipts("supervisor.error", 1)
+      assert.strictEqual(t.state()?.unwatched?.reason, "ENOSPC")
       assert.strictEqual(t.state()?.unwatched?.since, iso(0))
       // A change made while nobody watched: seen once the watch is back (its first look).
       t.write({ app: t.project("app"), web: t.project("web") })

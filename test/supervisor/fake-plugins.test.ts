@@ -10,7 +10,6 @@ import * as Layer from "effect/Layer"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
-import { makeSupervisor } from "../../actors/supervisor.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
@@ -24,6 +23,7 @@ import { SessionManager } from "../../src/sessions/SessionManager.ts"
 import { EventLog } from "../../src/store/EventLog.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
+import { drivenSupervisor } from "../support/supervisor.ts"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -77,15 +77,20 @@ const setup = Effect.gen(function*() {
       Layer.provideMerge(NodeServices.layer)
     )
   )
-  const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+  const supervisor = yield* drivenSupervisor.pipe(Effect.provide(context))
   const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
   const types = () =>
     existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
-  /** Lets the actors run until `check` holds (the record or a fake shows the receipt); fails saying what it waited for. */
+  const routed = yield* NotifierRouter.use(Effect.succeed).pipe(Effect.provide(context))
+  /**
+   * The receipt that the actors handled all they were offered and their notifications went out; then `check` holds
+   * (the record or a fake shows it), or the test fails saying what it waited for.
+   */
   const until = (what: string, check: () => boolean) =>
     Effect.gen(function*() {
-      for (let turn = 0; turn < 5_000 && !check(); turn++) yield* Effect.yieldNow
-      if (!check()) return yield* Effect.die(new Error(`timed out waiting for ${what}; the record: ${JSON.stringify(current())}`))
+      yield* supervisor.drained()
+      yield* routed.settled
+      if (!check()) return yield* Effect.die(new Error(`no ${what} once the actors were drained; the record: ${JSON.stringify(current())}`))
     })
   return { supervisor, runtime, agent, workspace, tracker, scm, current, types, until, notified, handle, path }
 })

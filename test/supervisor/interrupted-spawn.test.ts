@@ -16,7 +16,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
-import { makeSupervisor, PROBE_INTERVAL } from "../../actors/supervisor.ts"
+import { PROBE_INTERVAL } from "../../actors/probe-cycle.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { OrchEvent } from "../../src/domain/event.ts"
 import type { SessionRecord, SpawnJournal } from "../../src/domain/session.ts"
@@ -31,6 +31,7 @@ import { EventLog } from "../../src/store/EventLog.ts"
 import { processStartTime } from "../../src/store/process-liveness.ts"
 import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
+import { drivenSupervisor } from "../support/supervisor.ts"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 /** A process that ran and was reaped: its pid names nothing now (the spawner, killed). */
@@ -63,7 +64,7 @@ const setup = Effect.gen(function*() {
       Layer.provideMerge(NodeServices.layer)
     )
   )
-  const supervisor = yield* makeSupervisor().pipe(Effect.provide(context))
+  const supervisor = yield* drivenSupervisor.pipe(Effect.provide(context))
 
   /**
    * A spawn of issue `issue` as `sessionId`, as far as its journal got: its worktree made (branch made by it), its
@@ -90,7 +91,8 @@ const setup = Effect.gen(function*() {
         pr: null,
         createdAt: iso(0),
         updatedAt: iso(0),
-        spawn: { ...spawner, startedAt: iso(0), workspace: path, createdBranch: true, ...(handle !== undefined ? { runtime: handle } : {}) }
+        // A spawn journals its terminal with its worktree, before making either: one killed before its terminal names it too.
+        spawn: { ...spawner, startedAt: iso(0), workspace: path, createdBranch: true, runtime: handle ?? { plugin: runtime.name, id: sessionId, data: {} } }
       }
       yield* store.write(record)
       return { path, branch }
@@ -158,7 +160,7 @@ describe("the supervisor undoes an interrupted spawn within a probe cycle", () =
       assert.isTrue(t.workspace.workspaces.has(alive.path))
     }))
 
-  it.effect("a branch that holds commits stays (rescued too); a spawn killed before its terminal has none to end; its id is released, not retired, when nothing was rescued", () =>
+  it.effect("a branch that holds commits stays (rescued too); a spawn killed before its journaled terminal has none to end; its id is released, not retired, when nothing was rescued", () =>
     Effect.gen(function*() {
       const t = yield* setup
       yield* t.run

@@ -1,5 +1,5 @@
 /** A live session's record and the lifecycle's rules as the actor tests start from them, at a time of the test's choosing. */
-import type { LifecycleRules } from "../../actors/lifecycle.ts"
+import type { LifecycleRules } from "../../actors/rules/lifecycle.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 
 const MIN = 60_000

@@ -18,10 +18,12 @@ import { randomBytes } from "node:crypto"
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { HostSpec, RemoteHost } from "../../src/hosts/spec.ts"
+import type { HostSpec, RemoteHost } from "../../src/config/host-spec.ts"
+import { eventually } from "./eventually.ts"
 import { PROXY_SCRIPT, setLink, vethLink } from "./netns.ts"
 import { freePorts } from "./ports.ts"
 import { signal, treeAndUser } from "./processes.ts"
+import { procState } from "./zombie.ts"
 
 const SSHD = "/usr/sbin/sshd"
 
@@ -42,7 +44,10 @@ export interface SshHost extends RemoteHost {
   readonly stop: Effect.Effect<void>
   /** Undoes `stop` (SIGCONT). */
   readonly resume: Effect.Effect<void>
-  /** Kills the host's sshd and every process of its user: connections drop, tmux there is gone. */
+  /**
+   * Kills the host's sshd and every process of its user, and waits until they are gone: connections drop, tmux there
+   * is gone, a new connection is refused.
+   */
   readonly kill: Effect.Effect<void>
   /** Starts the host's sshd again (same key, address and port) after `kill`. */
   readonly start: Effect.Effect<void, Error>
@@ -215,12 +220,15 @@ export const makeSshHosts = (names: ReadonlyArray<string>, options: SshHostsOpti
       const start = Effect.gen(function*() {
         sshd = yield* startSshd(config, logFile, netns ? hostNs : undefined)
       })
-      const kill = Effect.sync(() => {
+      // Done once they are gone (or zombies, their sockets closed): kill(2) only sends SIGKILL, and until the sshd is
+      // gone its listening socket still completes a client's handshake, which ssh then sees reset, not refused.
+      const kill = Effect.suspend(() => {
         const pids = treeAndUser(sshd?.pid, uid)
         signal(pids, "SIGCONT")
         signal(pids, "SIGKILL")
         sshd = undefined
-      })
+        return eventually(`host ${name}'s killed processes to be gone`, () => pids.every((pid) => [undefined, "Z"].includes(procState(pid))))
+      }).pipe(Effect.asVoid, Effect.orDie)
       yield* Effect.acquireRelease(start, () => kill)
       const spec: HostSpec = {
         ssh: { user, hostname: address, port },

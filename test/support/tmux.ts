@@ -1,7 +1,7 @@
 /** A private tmux server per test file: its own socket in a temp dir, killed when the scope closes. */
 import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -29,3 +29,23 @@ export const tmuxSessions = (socket: string): Array<string> => {
     return []
   }
 }
+
+/**
+ * An empty directory for `TMUX_TMPDIR`, as a fresh user has: the tmux server orch starts under it (its
+ * `tmux-<uid>/default` socket: the sessions and orchestrator a test made on this machine) is killed when the scope closes.
+ */
+export const emptyTmuxTmpdir = (dir: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      mkdirSync(dir, { recursive: true })
+      return dir
+    }),
+    () =>
+      Effect.sync(() => {
+        try {
+          execFileSync("tmux", ["-S", join(dir, `tmux-${process.getuid?.() ?? 0}`, "default"), "kill-server"], { stdio: "ignore" })
+        } catch {
+          // no server was started
+        }
+      })
+  )

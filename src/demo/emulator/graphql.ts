@@ -4,6 +4,7 @@
  * over the emulator's model. Costs one point per query, as GitHub charges small queries.
  */
 import { buildSchema, graphql, type GraphQLSchema } from "graphql"
+import { rollUp } from "./merge-state.ts"
 import type { Actor, CheckRun, Model, Pull, Repo, Review } from "./model.ts"
 
 export const EMULATOR_SDL = /* GraphQL */ `
@@ -27,6 +28,8 @@ enum IssueState { OPEN CLOSED }
 enum IssueStateReason { REOPENED NOT_PLANNED COMPLETED }
 type Issue { number: Int! title: String! url: URI! state: IssueState! stateReason: IssueStateReason }
 
+enum MergeStateStatus { BEHIND BLOCKED CLEAN DIRTY DRAFT UNKNOWN UNSTABLE }
+
 type Repository {
   nameWithOwner: String!
   issue(number: Int!): Issue
@@ -45,9 +48,12 @@ type PullRequest {
   isDraft: Boolean!
   merged: Boolean!
   mergeable: MergeableState!
+  mergeStateStatus: MergeStateStatus!
   reviewDecision: PullRequestReviewDecision
   headRefName: String!
   headRefOid: GitObjectID!
+  baseRefName: String!
+  baseRefOid: GitObjectID!
   commits(first: Int, last: Int): PullRequestCommitConnection!
   latestOpinionatedReviews(first: Int, last: Int): PullRequestReviewConnection
   reviews(first: Int, last: Int, states: [PullRequestReviewState!]): PullRequestReviewConnection
@@ -131,6 +137,9 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
 
   const pullNode = (repo: Repo, pull: Pull) => {
     const sha = model.headSha(repo, pull.head)
+    // Only a query that asks for the merge state computes it (and, when lazy, starts its job).
+    let state: ReturnType<typeof model.pullMergeState> | undefined
+    const merge = () => (state ??= model.pullMergeState(repo, pull))
     const reviews = repo.reviews.get(pull.number) ?? []
     const opinions = latestOpinionated(reviews)
     return {
@@ -139,11 +148,14 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
       state: pull.merged ? "MERGED" : pull.state.toUpperCase(),
       isDraft: pull.draft,
       merged: pull.merged,
-      mergeable: pull.state !== "open" ? "UNKNOWN" : pull.conflicts ? "CONFLICTING" : "MERGEABLE",
+      mergeable: () => merge().mergeable,
+      mergeStateStatus: () => merge().mergeStateStatus,
       // Like a repository without required reviews: GitHub reports no decision there.
       reviewDecision: null,
       headRefName: pull.head,
       headRefOid: sha ?? "",
+      baseRefName: pull.base,
+      baseRefOid: () => model.headSha(repo, pull.base) ?? "",
       commits: (args: Page) => page(sha === undefined ? [] : [{ commit: { oid: sha, statusCheckRollup: rollup(repo, sha, pull.head) } }], args),
       latestOpinionatedReviews: (args: Page) => page(opinions.map(reviewNode), args),
       reviews: (args: Page & { readonly states?: ReadonlyArray<string> | null }) =>
@@ -176,10 +188,9 @@ export const makeGraphql = (model: Model, rateLimit: () => { limit: number; rema
         description: s.description
       }))
     ]
-    const failed = runs.some((r) => r.conclusion === "failure") || statuses.some((s) => s.state === "failure" || s.state === "error")
-    const pending = runs.some((r) => r.status !== "completed") || statuses.some((s) => s.state === "pending")
+    const state = rollUp(runs, statuses)
     return {
-      state: failed ? "FAILURE" : pending ? "PENDING" : "SUCCESS",
+      state: state === "none" ? "SUCCESS" : state.toUpperCase(),
       contexts: (args: Page) => page(contexts, args)
     }
   }

@@ -1,28 +1,28 @@
 /**
  * The emulated repohost's state: per repository its issues, pull requests, CI check runs, commit statuses,
  * reviews and review threads, over a real bare git repository (a branch pushed there is a branch it serves).
- * Every change is announced through `emit` as a GitHub webhook event, which the server delivers.
+ * A pull request's head and base are branches of that repository; whatever moves one (a push, a merge, a
+ * branch update) runs CI on the new commit and changes what the pull request's merge state is. Every change is
+ * announced through `emit` as a GitHub webhook event, which the server delivers.
  */
-import { execFileSync } from "node:child_process"
+import { type CheckRun, type CiRule, makeCi } from "./ci.ts"
+import { branchSha, commitTree, mergeTree, moveBranch, ZERO_SHA } from "./git.ts"
+import { makeJobs } from "./jobs.ts"
+import {
+  graphqlMergeable,
+  type MergeFacts,
+  mergeRefusal,
+  mergeStateStatus,
+  type Refusal,
+  REQUIRED_CHECK,
+  restMergeable,
+  rollUp,
+  updateBranchRefusal
+} from "./merge-state.ts"
+import { makeMergeability } from "./mergeability.ts"
 
-export type CheckConclusion = "success" | "failure"
-
-/** What CI decides for a head commit: a conclusion, optionally with the output GitHub would show. */
-export type CiVerdict = CheckConclusion | {
-  readonly conclusion: CheckConclusion
-  readonly title?: string
-  readonly summary?: string
-  /** The log excerpt (the check run's `output.text`). */
-  readonly text?: string
-}
-
-export interface CiRun {
-  readonly repo: string
-  readonly branch: string
-  readonly sha: string
-  /** The head commit's message. */
-  readonly message: string
-}
+export type { CheckConclusion, CheckRun, CiRule, CiRun, CiVerdict } from "./ci.ts"
+export { ZERO_SHA } from "./git.ts"
 
 export interface Actor {
   readonly login: string
@@ -48,7 +48,8 @@ export interface Pull {
   merged: boolean
   mergeCommit: string | null
   readonly draft: boolean
-  conflicts: boolean
+  /** Set by a test to force the pull request (un)conflicted whatever git says; undefined: git decides. */
+  forcedConflicts?: boolean | undefined
   readonly createdAt: string
 }
 
@@ -79,20 +80,6 @@ export interface Thread {
   readonly comments: Array<ReviewComment>
 }
 
-export interface CheckRun {
-  readonly id: number
-  readonly name: string
-  readonly head_sha: string
-  readonly branch: string
-  status: "in_progress" | "completed"
-  conclusion: CheckConclusion | null
-  readonly started_at: string
-  completed_at: string | null
-  readonly html_url: string
-  readonly details_url: string
-  output: { title: string | null; summary: string | null; text: string | null }
-}
-
 export interface CommitStatus {
   readonly context: string
   readonly state: "success" | "failure" | "pending" | "error"
@@ -109,34 +96,32 @@ export interface Repo {
   readonly threads: Map<number, Array<Thread>>
   readonly checks: Map<string, Array<CheckRun>>
   readonly statuses: Map<string, Array<CommitStatus>>
+  /** The base branches' protection requires the `ci` check on a head that is up to date (GitHub's `strict`). */
+  requireUpToDate: boolean
   next: number
-}
-
-export const ZERO_SHA = "0000000000000000000000000000000000000000"
-
-const git = (gitDir: string, ...args: Array<string>) =>
-  execFileSync("git", ["--git-dir", gitDir, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim()
-export const tryGit = (gitDir: string, ...args: Array<string>): string | undefined => {
-  try {
-    return git(gitDir, ...args)
-  } catch {
-    return undefined
-  }
 }
 
 export const now = () => new Date().toISOString()
 
 export interface ModelOptions {
-  readonly ci?: (run: CiRun) => CiVerdict
-  /** How long a check run stays in progress before it completes; default 0 (at once). */
+  readonly ci?: CiRule
+  /** How long a check run stays in progress at least; default 0. */
   readonly ciDelayMs?: number
+  /** Undefined: mergeability is computed when asked. A number: lazily, as on GitHub (see mergeability.ts). */
+  readonly mergeabilityDelayMs?: number
   /** Announces a change as a webhook event (`x-github-event` name and payload). */
   readonly emit: (event: string, repo: Repo, payload: Record<string, unknown>) => void
   readonly baseUrl: () => string
 }
 
-export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly gitDir: string }>, options: ModelOptions) => {
-  const state = new Map<string, Repo>(repos.map(({ repo, gitDir }) => [repo, {
+export interface EmulatedRepo {
+  readonly repo: string
+  readonly gitDir: string
+  readonly requireUpToDate?: boolean
+}
+
+export const makeModel = (repos: ReadonlyArray<EmulatedRepo>, options: ModelOptions) => {
+  const state = new Map<string, Repo>(repos.map(({ repo, gitDir, requireUpToDate }) => [repo, {
     fullName: repo,
     gitDir,
     issues: new Map(),
@@ -145,19 +130,51 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
     threads: new Map(),
     checks: new Map(),
     statuses: new Map(),
+    requireUpToDate: requireUpToDate ?? false,
     next: 1
   }]))
   let ids = 1
-  const timers = new Set<NodeJS.Timeout>()
+  const nextId = () => ids++
+  const jobs = makeJobs()
   const htmlUrl = (repo: Repo, path: string) => `${options.baseUrl()}/${repo.fullName}/${path}`
+  const ci = makeCi<Repo>({
+    ...(options.ci ? { rule: options.ci } : {}),
+    ...(options.ciDelayMs !== undefined ? { delayMs: options.ciDelayMs } : {}),
+    jobs,
+    nextId,
+    htmlUrl,
+    emit: options.emit
+  })
+  const mergeability = makeMergeability({ delayMs: options.mergeabilityDelayMs, jobs })
 
-  const headSha = (repo: Repo, branch: string) => tryGit(repo.gitDir, "rev-parse", "--verify", "--quiet", `refs/heads/${branch}`)
+  const headSha = (repo: Repo, branch: string) => branchSha(repo.gitDir, branch)
   const pullsWithHead = (repo: Repo, branch: string) => [...repo.pulls.values()].filter((pull) => pull.head === branch && pull.state === "open")
 
   const repoUrl = (repo: Repo) => `${options.baseUrl()}/${repo.fullName}`
   const pullUrl = (repo: Repo, pull: Pull) => htmlUrl(repo, `pull/${pull.number}`)
+  const pullApiUrl = (repo: Repo, pull: Pull) => `${options.baseUrl()}/repos/${repo.fullName}/pulls/${pull.number}`
+
+  /** What decides a pull request's merge state, with its mergeability as a read shows it (`of`) or fresh (`now`). */
+  const mergeFacts = (repo: Repo, pull: Pull, how: "of" | "now" = "of"): MergeFacts & { readonly head: string; readonly base: string } => {
+    const m = pull.state === "open" ? mergeability[how](repo.gitDir, pull) : undefined
+    const head = m?.head ?? headSha(repo, pull.head) ?? ZERO_SHA
+    const runs = repo.checks.get(head) ?? []
+    return {
+      open: pull.state === "open",
+      draft: pull.draft,
+      // A branch gone from the repository: GitHub cannot say either.
+      conflicts: m === undefined ? null : m.conflicts,
+      behind: m?.behind ?? false,
+      requireUpToDate: repo.requireUpToDate,
+      checks: rollUp(runs, repo.statuses.get(head) ?? []),
+      required: rollUp(runs.filter((run) => run.name === REQUIRED_CHECK)),
+      head,
+      base: m?.base ?? headSha(repo, pull.base) ?? ZERO_SHA
+    }
+  }
+
   const pullPayload = (repo: Repo, pull: Pull) => {
-    const sha = headSha(repo, pull.head) ?? ZERO_SHA
+    const facts = mergeFacts(repo, pull)
     return {
       number: pull.number,
       title: pull.title,
@@ -167,79 +184,40 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
       merged: pull.merged,
       merged_at: pull.merged ? pull.createdAt : null,
       merge_commit_sha: pull.mergeCommit,
-      mergeable: pull.state === "open" ? !pull.conflicts : null,
-      mergeable_state: pull.conflicts ? "dirty" : "clean",
+      mergeable: restMergeable(facts),
+      mergeable_state: mergeStateStatus(facts).toLowerCase(),
       html_url: pullUrl(repo, pull),
-      url: `${options.baseUrl()}/repos/${repo.fullName}/pulls/${pull.number}`,
-      head: { ref: pull.head, sha },
-      base: { ref: pull.base },
+      url: pullApiUrl(repo, pull),
+      head: { ref: pull.head, sha: facts.head },
+      base: { ref: pull.base, sha: facts.base },
       created_at: pull.createdAt
     }
   }
 
-  const complete = (repo: Repo, run: CheckRun, verdict: CiVerdict) => {
-    const { conclusion, ...output } = typeof verdict === "string" ? { conclusion: verdict } : verdict
-    run.status = "completed"
-    run.conclusion = conclusion
-    run.completed_at = now()
-    run.output = conclusion === "success"
-      ? { title: output.title ?? "All tests passed", summary: output.summary ?? "ok", text: output.text ?? "" }
-      : {
-        title: output.title ?? "1 test failed",
-        summary: output.summary ?? "test/app.test.ts: expected 2, got 3",
-        text: output.text ?? "FAIL test/app.test.ts > adds\n  AssertionError: expected 2, got 3\n    at test/app.test.ts:4:20"
-      }
-    const payload = { action: "completed", check_run: { ...run, check_suite: { head_branch: run.branch, head_sha: run.head_sha } } }
-    options.emit("check_run", repo, payload)
-    options.emit("check_suite", repo, {
-      action: "completed",
-      check_suite: { head_branch: run.branch, head_sha: run.head_sha, status: "completed", conclusion }
-    })
+  /** What GraphQL shows of a pull request's merge state. */
+  const pullMergeState = (repo: Repo, pull: Pull) => {
+    const facts = mergeFacts(repo, pull)
+    return { mergeable: graphqlMergeable(facts), mergeStateStatus: mergeStateStatus(facts) }
   }
 
-  /** CI on a head commit: one check, `ci`, that completes by the rule after `ciDelayMs`. Idempotent per commit. */
-  const runCi = (repo: Repo, sha: string, branch: string): Array<CheckRun> => {
-    const existing = repo.checks.get(sha)
-    if (existing !== undefined) return existing
-    const id = ids++
-    const run: CheckRun = {
-      id,
-      name: "ci",
-      head_sha: sha,
-      branch,
-      status: "in_progress",
-      conclusion: null,
-      started_at: now(),
-      completed_at: null,
-      html_url: htmlUrl(repo, `runs/${id}`),
-      details_url: htmlUrl(repo, `runs/${id}`),
-      output: { title: null, summary: null, text: null }
+  /**
+   * A branch moved from `before` to `after` (a push, or the emulator's own merge or branch update): the push
+   * webhook, `synchronize` for the pull requests it heads, and CI on the new commit.
+   */
+  const branchMoved = (repo: Repo, branch: string, before: string, after: string) => {
+    const ref = `refs/heads/${branch}`
+    options.emit("push", repo, { ref, before, after, deleted: after === ZERO_SHA, created: before === ZERO_SHA })
+    if (after === ZERO_SHA) return
+    for (const pull of pullsWithHead(repo, branch)) {
+      options.emit("pull_request", repo, { action: "synchronize", number: pull.number, before, after, pull_request: pullPayload(repo, pull) })
     }
-    repo.checks.set(sha, [run])
-    const verdict = options.ci?.({ repo: repo.fullName, branch, sha, message: tryGit(repo.gitDir, "log", "-1", "--format=%B", sha) ?? "" }) ?? "success"
-    const delay = options.ciDelayMs ?? 0
-    if (delay <= 0) complete(repo, run, verdict)
-    else {
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        complete(repo, run, verdict)
-      }, delay)
-      timers.add(timer)
-    }
-    return [run]
+    ci.run(repo, after, branch)
   }
 
   /** A push arrived at the bare repository (`git push` ran its post-receive hook). */
   const pushed = (repo: Repo, updates: ReadonlyArray<{ readonly before: string; readonly after: string; readonly ref: string }>) => {
     for (const { before, after, ref } of updates) {
-      if (!ref.startsWith("refs/heads/")) continue
-      const branch = ref.slice("refs/heads/".length)
-      options.emit("push", repo, { ref, before, after, deleted: after === ZERO_SHA, created: before === ZERO_SHA })
-      if (after === ZERO_SHA) continue
-      runCi(repo, after, branch)
-      for (const pull of pullsWithHead(repo, branch)) {
-        options.emit("pull_request", repo, { action: "synchronize", number: pull.number, pull_request: pullPayload(repo, pull) })
-      }
+      if (ref.startsWith("refs/heads/")) branchMoved(repo, ref.slice("refs/heads/".length), before, after)
     }
   }
 
@@ -249,10 +227,10 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
   ): Pull | undefined => {
     const sha = headSha(repo, input.head)
     if (sha === undefined) return undefined
-    const pull: Pull = { number: repo.next++, ...input, state: "open", merged: false, mergeCommit: null, conflicts: false, createdAt: now() }
+    const pull: Pull = { number: repo.next++, ...input, state: "open", merged: false, mergeCommit: null, createdAt: now() }
     repo.pulls.set(pull.number, pull)
     options.emit("pull_request", repo, { action: "opened", number: pull.number, pull_request: pullPayload(repo, pull) })
-    runCi(repo, sha, pull.head)
+    ci.run(repo, sha, pull.head)
     return pull
   }
 
@@ -263,7 +241,7 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
     readonly comments?: ReadonlyArray<{ readonly path: string; readonly line: number; readonly body: string }>
   }) => {
     const user = input.user ?? { login: "reviewer", type: "User" }
-    const id = ids++
+    const id = nextId()
     const entry: Review = {
       id,
       user,
@@ -276,7 +254,7 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
     repo.reviews.set(pull.number, [...(repo.reviews.get(pull.number) ?? []), entry])
     const threads = repo.threads.get(pull.number) ?? []
     for (const comment of input.comments ?? []) {
-      const commentId = ids++
+      const commentId = nextId()
       threads.push({
         id: commentId,
         path: comment.path,
@@ -294,31 +272,28 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
     return entry
   }
 
-  /** Squash-merges in the bare repository itself (no clone, no push hook), as GitHub does server-side. */
-  const merge = (repo: Repo, pull: Pull): { readonly sha: string } | { readonly error: string } => {
-    if (pull.state !== "open") return { error: "Pull Request is not open" }
-    const base = headSha(repo, pull.base)
-    const head = headSha(repo, pull.head)
-    if (pull.conflicts || base === undefined || head === undefined) return { error: "Pull Request is not mergeable" }
-    const tree = tryGit(repo.gitDir, "merge-tree", "--write-tree", base, head)
-    if (tree === undefined) return { error: "Pull Request is not mergeable" }
-    const sha = git(
-      repo.gitDir,
-      "-c",
-      "user.name=emulator",
-      "-c",
-      "user.email=emulator@localhost",
-      "commit-tree",
-      tree.split("\n")[0]!,
-      "-p",
-      base,
-      "-m",
-      `${pull.title} (#${pull.number})`
-    )
-    git(repo.gitDir, "update-ref", `refs/heads/${pull.base}`, sha, base)
+  /** Facts computed now, or the refusal GitHub gives when a branch of the pull request is gone. */
+  const freshFacts = (repo: Repo, pull: Pull, gone: Refusal) => {
+    const facts = mergeFacts(repo, pull, "now")
+    return facts.open && facts.conflicts === null ? gone : { ...facts, conflicts: facts.conflicts ?? false }
+  }
+
+  /**
+   * Squash-merges in the bare repository itself (no clone, no push hook), as GitHub does server-side; `sha`,
+   * when given, must be the head the caller saw. The base moves: its push webhook and CI on the new commit.
+   */
+  const merge = (repo: Repo, pull: Pull, sha?: string): { readonly sha: string } | Refusal => {
+    const facts = freshFacts(repo, pull, { status: 405, message: "Pull Request is not mergeable" })
+    if ("status" in facts) return facts
+    const refusal = mergeRefusal(facts, facts.head, sha)
+    if (refusal !== undefined) return refusal
+    const merged = mergeTree(repo.gitDir, facts.base, facts.head)
+    if (merged === "conflicts") return { status: 405, message: "Pull Request is not mergeable" }
+    const commit = commitTree(repo.gitDir, merged.tree, [facts.base], `${pull.title} (#${pull.number})`)
+    if (!moveBranch(repo.gitDir, pull.base, commit, facts.base)) return { status: 409, message: "Base branch was modified. Review and try the merge again." }
     pull.state = "closed"
     pull.merged = true
-    pull.mergeCommit = sha
+    pull.mergeCommit = commit
     // "Closes #N" in the PR's body closes the issue, as on GitHub.
     for (const match of pull.body.matchAll(/\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?) #(\d+)/gi)) {
       const issue = repo.issues.get(Number(match[1]))
@@ -328,7 +303,25 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
       }
     }
     options.emit("pull_request", repo, { action: "closed", number: pull.number, pull_request: pullPayload(repo, pull) })
-    return { sha }
+    branchMoved(repo, pull.base, facts.base, commit)
+    return { sha: commit }
+  }
+
+  /**
+   * `update-branch`: merges the base into the head with a merge commit, as GitHub does, and moves the head (a
+   * push of the head: `synchronize`, and CI on the new head). `expectedHead`, when given, must be the head now.
+   */
+  const updateBranch = (repo: Repo, pull: Pull, expectedHead?: string): { readonly sha: string } | Refusal => {
+    const facts = freshFacts(repo, pull, { status: 422, message: "The pull request's head or base branch no longer exists" })
+    if ("status" in facts) return facts
+    const refusal = updateBranchRefusal(facts, facts.head, expectedHead)
+    if (refusal !== undefined) return refusal
+    const merged = mergeTree(repo.gitDir, facts.head, facts.base)
+    if (merged === "conflicts") return { status: 422, message: "merge conflict between base and head" }
+    const commit = commitTree(repo.gitDir, merged.tree, [facts.head, facts.base], `Merge branch '${pull.base}' into ${pull.head}`)
+    if (!moveBranch(repo.gitDir, pull.head, commit, facts.head)) return { status: 422, message: "expected head sha didn’t match current head ref." }
+    branchMoved(repo, pull.head, facts.head, commit)
+    return { sha: commit }
   }
 
   return {
@@ -336,17 +329,18 @@ export const makeModel = (repos: ReadonlyArray<{ readonly repo: string; readonly
     headSha,
     repoUrl,
     pullUrl,
+    pullApiUrl,
     pullPayload,
-    runCi,
+    pullMergeState,
+    runCi: ci.run,
     pushed,
     openPull,
     review,
     merge,
-    nextId: () => ids++,
-    close: () => {
-      for (const timer of timers) clearTimeout(timer)
-      timers.clear()
-    }
+    updateBranch,
+    nextId,
+    idle: jobs.idle,
+    close: jobs.close
   }
 }
 

@@ -1,6 +1,6 @@
 /** The emulator's REST routes: GitHub's v3 shapes for the subset orch uses (and the demo's agent calls). */
+import { tryGit } from "./git.ts"
 import type { Issue, Model, Review } from "./model.ts"
-import { tryGit } from "./model.ts"
 
 export interface Answer {
   readonly status: number
@@ -8,6 +8,16 @@ export interface Answer {
 }
 
 const notFound: Answer = { status: 404, body: { message: "Not Found", documentation_url: "https://docs.github.com/rest" } }
+
+const MERGE_DOCS = "https://docs.github.com/rest/pulls/pulls#merge-a-pull-request"
+const UPDATE_BRANCH_DOCS = "https://docs.github.com/rest/pulls/pulls#update-a-pull-request-branch"
+
+/** A body field that must be a string when given: its value, or the 422 GitHub answers for another type. */
+const optionalString = (body: Record<string, unknown>, field: string, docs: string): string | undefined | Answer => {
+  const value = body[field]
+  if (value === undefined || typeof value === "string") return value
+  return { status: 422, body: { message: `Invalid request.\n\nFor 'properties/${field}', ${JSON.stringify(value)} is not a string.`, documentation_url: docs } }
+}
 
 export const restRoute = (model: Model, method: string, url: URL, body: Record<string, unknown>, baseUrl: string): Answer => {
   const match = /^\/repos\/([^/]+\/[^/]+)(\/.*)$/.exec(url.pathname)
@@ -66,7 +76,7 @@ export const restRoute = (model: Model, method: string, url: URL, body: Record<s
       ? { status: 422, body: { message: "Validation Failed", errors: [{ resource: "PullRequest", field: "head", code: "invalid" }] } }
       : { status: 201, body: model.pullPayload(repo, pull) }
   }
-  const pullMatch = /^\/pulls\/(\d+)(\/[a-z]+)?$/.exec(path)
+  const pullMatch = /^\/pulls\/(\d+)(\/[a-z-]+)?$/.exec(path)
   const pull = pullMatch ? repo.pulls.get(Number(pullMatch[1])) : undefined
   if (pullMatch !== null && pull === undefined) return notFound
   if (pull !== undefined) {
@@ -83,10 +93,21 @@ export const restRoute = (model: Model, method: string, url: URL, body: Record<s
       case "GET /comments":
         return { status: 200, body: (repo.threads.get(pull.number) ?? []).flatMap((thread) => thread.comments) }
       case "PUT /merge": {
-        const merged = model.merge(repo, pull)
-        return "error" in merged
-          ? { status: 405, body: { message: merged.error } }
+        const sha = optionalString(body, "sha", MERGE_DOCS)
+        if (typeof sha === "object") return sha
+        const merged = model.merge(repo, pull, sha)
+        return "status" in merged
+          ? { status: merged.status, body: { message: merged.message, documentation_url: MERGE_DOCS } }
           : { status: 200, body: { sha: merged.sha, merged: true, message: "Pull Request successfully merged" } }
+      }
+      // GitHub answers 202 and updates the branch in the background; the emulator has moved it by the answer.
+      case "PUT /update-branch": {
+        const expected = optionalString(body, "expected_head_sha", UPDATE_BRANCH_DOCS)
+        if (typeof expected === "object") return expected
+        const updated = model.updateBranch(repo, pull, expected)
+        return "status" in updated
+          ? { status: updated.status, body: { message: updated.message, documentation_url: UPDATE_BRANCH_DOCS } }
+          : { status: 202, body: { message: "Updating pull request branch.", url: model.pullApiUrl(repo, pull) } }
       }
     }
   }

@@ -1,20 +1,22 @@
 /**
  * A local stand-in for GitHub (the REST v3 and GraphQL v4 subset orch uses), backed by real git repositories on
- * disk: issues, pull requests, a CI that runs on every pushed commit (passing or failing by the caller's rule),
- * commit statuses, reviews and review threads, real squash merges, ETags with 304s, rate limits per resource
- * (`core` and `graphql`, counted as GitHub counts them), webhook deliveries with signatures, and injected
- * failures. Used by the tests, the benchmarks and `orch demo`.
+ * disk: issues, pull requests with a merge state that follows their branches (behind, conflicting, computed
+ * with git), a CI that runs on every new head commit (passing or failing by the caller's rule over the commit's
+ * tree), commit statuses, reviews and review threads, real squash merges and branch updates, ETags with 304s,
+ * rate limits per resource (`core` and `graphql`, counted as GitHub counts them), webhook deliveries with
+ * signatures, and injected failures. Used by the tests, the benchmarks and `orch demo`.
  */
 import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { type Delivery, type Hook, makeDeliveries } from "./deliveries.ts"
 import { makeGraphql } from "./graphql.ts"
-import { type Actor, type CiRun, type CiVerdict, type CommitStatus, makeModel, type Pull, type Review } from "./model.ts"
+import { rollUp } from "./merge-state.ts"
+import { type Actor, type CiRule, type CommitStatus, makeModel, type Pull, type Review } from "./model.ts"
 import { installPushHook, parseRefUpdates, removePushHook } from "./push-hook.ts"
 import { type Answer, restRoute } from "./rest.ts"
 
-export type { CheckConclusion, CiRun, CiVerdict } from "./model.ts"
+export type { CheckConclusion, CiRule, CiRun, CiVerdict } from "./model.ts"
 
 export interface PullSnapshot {
   readonly headSha: string
@@ -28,14 +30,26 @@ export interface EmulatedRepoOptions {
   readonly repo: string
   /** The bare repository pushes go to (the project's `origin`). */
   readonly gitDir: string
+  /**
+   * Branch protection on the branches pull requests merge into: the `ci` check must pass on a head that has
+   * every commit of the base ("Require branches to be up to date before merging"). Only then does GitHub report
+   * `behind` and refuse to merge a head that is behind. Default false, as on a new repository.
+   */
+  readonly requireUpToDate?: boolean
 }
 
 export interface EmulatorOptions {
   readonly repos: ReadonlyArray<EmulatedRepoOptions>
-  /** CI's verdict for a pushed head commit; default: success. */
-  readonly ci?: (run: CiRun) => CiVerdict
-  /** How long a check run stays in progress; default 0. */
+  /** CI's verdict for every new head commit (it sees the commit's files); default: success. */
+  readonly ci?: CiRule
+  /** How long a check run stays in progress at least; default 0. */
   readonly ciDelayMs?: number
+  /**
+   * Unset: a pull request's mergeability is computed when it is read. Set: lazily, as GitHub does: the first
+   * read after its head or base moved answers `mergeable: null` (`UNKNOWN`) and the answer settles this many
+   * milliseconds later.
+   */
+  readonly mergeabilityDelayMs?: number
   /** Requests an hour for REST (`core`) and points for GraphQL; default 5000 each. */
   readonly rateLimit?: number
   readonly webhooks?: ReadonlyArray<Hook>
@@ -79,7 +93,10 @@ export interface Emulator {
     user?: Actor
   ) => void
   readonly resolveThreads: (repo: string, pull: number) => void
-  readonly setConflicts: (repo: string, pull: number, conflicts: boolean) => void
+  /** Forces a pull request (un)conflicted whatever git says; undefined hands the answer back to git. */
+  readonly setConflicts: (repo: string, pull: number, conflicts: boolean | undefined) => void
+  /** Turns the repository's "require branches to be up to date" protection on or off. */
+  readonly setRequireUpToDate: (repo: string, required: boolean) => void
   readonly setStatus: (repo: string, sha: string, status: CommitStatus) => void
   readonly pull: (repo: string, number: number) => Pull | undefined
   readonly pullForBranch: (repo: string, branch: string) => Pull | undefined
@@ -90,6 +107,8 @@ export interface Emulator {
   readonly failNext: (count: number, status: number, only?: "graphql" | "rest") => void
   /** Resolves once every webhook delivery so far has been attempted. */
   readonly settled: () => Promise<void>
+  /** Resolves once no check run is in progress and no mergeability is being computed, and their deliveries went. */
+  readonly idle: () => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -125,6 +144,7 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
   const model = makeModel(options.repos, {
     ...(options.ci ? { ci: options.ci } : {}),
     ...(options.ciDelayMs !== undefined ? { ciDelayMs: options.ciDelayMs } : {}),
+    ...(options.mergeabilityDelayMs !== undefined ? { mergeabilityDelayMs: options.mergeabilityDelayMs } : {}),
     baseUrl: () => base,
     emit: (event, repo, payload) =>
       deliveries.emit(event, {
@@ -259,7 +279,10 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
       for (const thread of repoOf(name).threads.get(number) ?? []) thread.resolved = true
     },
     setConflicts: (name, number, conflicts) => {
-      pullOf(name, number).conflicts = conflicts
+      pullOf(name, number).forcedConflicts = conflicts
+    },
+    setRequireUpToDate: (name, required) => {
+      repoOf(name).requireUpToDate = required
     },
     setStatus: (name, sha, status) => {
       const repo = repoOf(name)
@@ -271,16 +294,10 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
       const repo = repoOf(name)
       const pull = pullOf(name, number)
       const headSha = model.headSha(repo, pull.head) ?? ""
-      const runs = repo.checks.get(headSha) ?? []
+      const ci = rollUp(repo.checks.get(headSha) ?? [])
       return {
         headSha,
-        ci: runs.length === 0
-          ? null
-          : runs.some((r) => r.conclusion === "failure")
-          ? "failure"
-          : runs.every((r) => r.status === "completed")
-          ? "success"
-          : "pending",
+        ci: ci === "none" ? null : ci,
         merged: pull.merged,
         reviews: (repo.reviews.get(number) ?? []).map((r) => ({ state: r.state, commit: r.commit_id }))
       }
@@ -290,6 +307,10 @@ export const startEmulator = async (options: EmulatorOptions): Promise<Emulator>
       failures = { count, status, only }
     },
     settled: deliveries.settled,
+    idle: async () => {
+      await model.idle()
+      await deliveries.settled()
+    },
     close: async () => {
       model.close()
       for (const repo of options.repos) removePushHook(repo.gitDir)

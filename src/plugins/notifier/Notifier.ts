@@ -1,5 +1,7 @@
 /** The notifier slot: one way of telling people (the hosted inbox, the desktop, chat, a webhook, email). */
-import type * as Effect from "effect/Effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type { MessageContext, Notification, NotificationAction } from "../../domain/notification.ts"
@@ -36,4 +38,34 @@ export interface NotifierShape {
    * leaves it out of a route that has another notifier, and says so once.
    */
   readonly unavailable?: string
+}
+
+/** A notifier for tests: it records what it is given, in order. */
+export interface TestNotifier extends NotifierShape {
+  readonly received: Array<Notification>
+  /** What `post` was given. */
+  readonly posts: Array<{ readonly message: string; readonly context: MessageContext }>
+}
+
+export const makeTestNotifier = (name = "test"): TestNotifier => {
+  const received: Array<Notification> = []
+  const posts: Array<{ readonly message: string; readonly context: MessageContext }> = []
+  return {
+    name,
+    received,
+    posts,
+    notify: (notification) => Effect.sync(() => void received.push(notification)),
+    notifyWithActions: (notification, actions) => Effect.sync(() => void received.push({ ...notification, actions })),
+    post: (message, context) => Effect.sync(() => void posts.push({ message, context }))
+  }
+}
+
+/**
+ * One notifier, as a service: what a program's Layer for the slot provides (`orch/effect`). The notifiers a config
+ * uses are many at once (the router sends each notification to those its priority's route names), so orch builds
+ * one such Layer per notifier name that resolves to it.
+ */
+export class Notifier extends Context.Service<Notifier, NotifierShape>()("orch/plugins/Notifier") {
+  /** The recording notifier (pass one to read what it received). */
+  static readonly layerTest = (notifier: TestNotifier = makeTestNotifier()) => Layer.succeed(Notifier, notifier)
 }

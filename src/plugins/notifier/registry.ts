@@ -2,18 +2,21 @@
  * The notifiers a config names: every entry of `notifiers`, every name in `notificationRouting`, and `hosted`.
  * A name is an entry of `notifiers` (whose `plugin` says what it is) or a built-in used without settings.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { ChildProcessSpawner } from "effect/process"
 import type { NotifierConfig, OrchestratorConfig } from "../../config/schema.ts"
 import type { Notification, NotificationAction } from "../../domain/notification.ts"
 import type { InboxShape } from "../../store/Inbox.ts"
 import { choosePlugin, unknownPluginMessage } from "../choice.ts"
+import { failureReason, hasLayer, layerOrigin, PluginLayers, type PluginLayersShape, slotLayerFor } from "../layers.ts"
 import { callPlugin, importPlugin, type LoadedPlugin, loadPlugin, type PluginLoadError } from "../loader.ts"
 import { makeChatNotifier } from "./chat.ts"
 import { makeDesktopNotifier } from "./desktop.ts"
 import { makeEmailNotifier } from "./email.ts"
 import { makeHostedNotifier } from "./hosted.ts"
-import { NotifierConfigError, NotifierError, type NotifierShape } from "./Notifier.ts"
+import { Notifier, NotifierConfigError, NotifierError, type NotifierShape } from "./Notifier.ts"
 import { makeWebhookNotifier } from "./webhook.ts"
 
 /** A plugin module's notifier component through the slot interface. */
@@ -59,12 +62,36 @@ const makeBuiltin = (
   }
 }
 
+/**
+ * The program's own Layer for notifier `name` (`orch/effect`), when it gave one for every notifier or registered one
+ * as the plugin the entry names; built in the scope the Layers came with. It answers to `name`, as any notifier does.
+ */
+const fromLayer = (
+  layers: PluginLayersShape,
+  name: string,
+  entry: NotifierConfig
+): Effect.Effect<NotifierShape, NotifierConfigError> | undefined => {
+  const found = slotLayerFor(layers, "notifier", entry.plugin, { name, settings: entry })
+  if (found === undefined) return undefined
+  const scope = layers.scope
+  if (scope === undefined) return Effect.die(new Error("orch: PluginLayers with Layers must come with the scope they are built in"))
+  return Layer.buildWithScope(found.layer, scope).pipe(
+    Effect.map((context): NotifierShape => ({ ...Context.get(context, Notifier), name })),
+    Effect.mapError((error) =>
+      new NotifierConfigError({ notifier: name, reason: `${layerOrigin("notifier", found.registeredAs)} could not be built: ${failureReason(error)}` })
+    )
+  )
+}
+
 const makeOne = (
   config: OrchestratorConfig,
   name: string,
-  inbox: InboxShape
+  inbox: InboxShape,
+  layers: PluginLayersShape
 ): Effect.Effect<NotifierShape, NotifierConfigError | PluginLoadError, ChildProcessSpawner.ChildProcessSpawner> => {
   const { entry, choice } = choiceOf(config, name)
+  const own = fromLayer(layers, name, entry)
+  if (own !== undefined) return own
   switch (choice._tag) {
     case "Module":
       return loadPlugin(choice.source, { slot: "notifier", name: entry.plugin, configFile: config.configPath }, entry).pipe(
@@ -82,10 +109,17 @@ const notifierNames = (
   config: OrchestratorConfig
 ) => [...new Set<string>(["hosted", ...Object.keys(config.notifiers), ...Object.values(config.notificationRouting).flat()])]
 
-/** Every notifier the config uses, by name. Fails on the first one that cannot be created. */
+/**
+ * Every notifier the config uses, by name, a program's own Layers (PluginLayers) first. Fails on the first one that
+ * cannot be created.
+ */
 export const buildNotifiers = (config: OrchestratorConfig, inbox: InboxShape) =>
-  Effect.forEach(notifierNames(config), (name) => Effect.map(makeOne(config, name, inbox), (notifier) => [name, notifier] as const)).pipe(
-    Effect.map((entries): ReadonlyMap<string, NotifierShape> => new Map(entries))
+  Effect.flatMap(
+    PluginLayers,
+    (layers: PluginLayersShape) =>
+      Effect.forEach(notifierNames(config), (name) => Effect.map(makeOne(config, name, inbox, layers), (notifier) => [name, notifier] as const)).pipe(
+        Effect.map((entries): ReadonlyMap<string, NotifierShape> => new Map(entries))
+      )
   )
 
 /** A notifier that could not be made, at the config path of what is wrong. */
@@ -101,8 +135,11 @@ export interface NotifierProblem {
  */
 export const notifierProblems = Effect.fnUntraced(function*(config: OrchestratorConfig, inbox: InboxShape) {
   const problems: Array<NotifierProblem> = []
+  const layers = yield* PluginLayers
   for (const name of notifierNames(config)) {
     const { entry, choice } = choiceOf(config, name)
+    // A program's own Layer is the program's to check (it is built with the router).
+    if (hasLayer(layers, "notifier", entry.plugin)) continue
     switch (choice._tag) {
       // Only an entry of `notifiers` can name an unknown plugin: the routing's names are checked with the file.
       case "Unknown":

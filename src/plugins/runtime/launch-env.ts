@@ -7,9 +7,7 @@ import { createHash } from "node:crypto"
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-
-/** A word /bin/sh takes literally, whatever it holds (quotes, `$`, backticks, newlines, any UTF-8). */
-export const shellQuote = (value: string): string => `'${value.replaceAll("'", `'\\''`)}'`
+import { shellQuote } from "../../process/shell-quote.ts"
 
 /** Names a POSIX shell can set; others (bash's exported functions, `BASH_FUNC_f%%`) cannot reach an agent through sh. */
 export const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/

@@ -33,6 +33,16 @@ export const NO_SERVER = /no server running|error connecting to|No such file or 
 /** What `list-panes -a -F` prints per pane: session, dead, last activity (s), exit status, signal. */
 export const PANE_FORMAT = "#{session_name} #{pane_dead} #{window_activity} #{pane_dead_status} #{pane_dead_signal} #{pane_pid}"
 
+/**
+ * tmux commands that make the server reap its children before the next command runs. tmux before 3.6, built with
+ * libutempter (Debian's and Ubuntu's are), can lose a pane's SIGCHLD: when the pane's terminal closes before its
+ * process is reaped, tmux removes the utmp record through a helper while libutempter's own SIGCHLD handler is in
+ * place, and the pane's signal goes to that handler (tmux issue 4559, fixed in 3.6 by a SIGCHLD of its own). The
+ * pane is then dead, its process a zombie and its status unknown until tmux reaps again; a job of its own
+ * (`run-shell true`, which waits for the job) makes it reap.
+ */
+export const REAP_FIRST = ["run-shell", "true", ";"] as const
+
 /** `list-panes -a` lines (PANE_FORMAT) by session: its first pane. */
 export const panesOf = (stdout: string): Map<string, Liveness> => {
   const panes = new Map<string, Liveness>()
@@ -199,9 +209,8 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
 
   const listPanes = (nudge: boolean) =>
     tmux("list-panes", [
-      // tmux 3.3 sometimes misses the SIGCHLD of a pane's process: the pane is dead, its process a zombie, its
-      // status unknown until tmux reaps again. A job of its own (`run-shell true`) makes it reap.
-      ...(nudge ? ["run-shell", "true", ";"] : []),
+      // A dead pane without its status: tmux lost the SIGCHLD (REAP_FIRST says how) and reaps now.
+      ...(nudge ? REAP_FIRST : []),
       // window_activity: when the pane last printed anything, in whole seconds; taken as the end of that second.
       "list-panes",
       "-a",

@@ -3,7 +3,6 @@
  * without tmux. Its sessions live as long as the supervisor does; spawning one needs a supervisor (the CLI
  * then goes through it). The "screen" is the tail of the terminal's output with escape sequences removed.
  */
-import type { IPty } from "@lydell/node-pty"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
@@ -16,8 +15,21 @@ const TAIL_BYTES = 256 * 1024
 const CONFIRM_POLLS = 40
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]/g
 
+/**
+ * What this runtime uses of a node-pty terminal. Its own type, not node-pty's: the library's declarations reach it
+ * (ProjectPlugins' resources), and node-pty's declarations need Node's types, which a program using orch may not load.
+ */
+export interface Pty {
+  readonly pid: number
+  readonly write: (data: string) => void
+  readonly resize: (cols: number, rows: number) => void
+  readonly kill: (signal?: string) => void
+  readonly onData: (listener: (data: string) => void) => { readonly dispose: () => void }
+  readonly onExit: (listener: (event: { readonly exitCode: number; readonly signal?: number }) => void) => { readonly dispose: () => void }
+}
+
 export interface OwnedPty {
-  readonly pty: IPty
+  readonly pty: Pty
   tail: string
   /** When the terminal last printed anything (ms, by the supervisor's Clock). */
   lastOutputAt: number

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
 import { expected, readAnswer } from "../answer.ts"
-import { makeRepohostAccess, type RepohostAccess, repohostApiUrl, repohostHeaders, repohostToken } from "../tracker/repohost.ts"
+import { makeRepohostAccess, type RepohostAccess, repohostApiUrl, repohostHeaders, repohostToken } from "../repohost/access.ts"
 import { BRANCHES_PER_QUERY, NO_PULL_REQUEST, PullNode, PullRequestsAnswer, pullRequestsQuery, readPull } from "./pull-query.ts"
 import { type PullRequestView, ScmError, type ScmShape } from "./Scm.ts"
 

@@ -2,7 +2,7 @@
  * The files a session needs on the machine its agent runs on, as data: the spawn's prompt files, and what an
  * agent plugin prepares (Claude Code's hooks in `.claude/settings.local.json`, Codex's instructions file). Agents
  * say what they need (`AgentLaunch.files`); the spawn carries it out where the session's workspace is — here with
- * the file system, on a host through its connection (src/hosts/remote-files.ts) in two round trips at most: one
+ * the file system, on a host through its connection (remote-files.ts) in two round trips at most: one
  * that reads what the updates start from, one that writes everything. `resolveEdits` is the pure middle.
  */
 import * as Effect from "effect/Effect"

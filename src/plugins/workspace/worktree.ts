@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import { ChildProcessSpawner } from "effect/process"
+import * as Semaphore from "effect/Semaphore"
 import { existsSync, lstatSync, mkdirSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -131,6 +132,18 @@ export const saveToRescueRef = Effect.fnUntraced(function*(git: Git, path: strin
 export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: string) {
   const git = yield* makeGit(PLUGIN)
   const context = yield* Effect.context<ChildProcessSpawner.ChildProcessSpawner>()
+  /**
+   * This process's spawns take turns at a project's repository in line, each handed on the moment the one before is
+   * done; the lock file (polled every 20 ms) is what keeps other processes out.
+   */
+  const turns = new Map<string, Semaphore.Semaphore>()
+  const turnAt = (projectId: string) => {
+    const existing = turns.get(projectId)
+    if (existing !== undefined) return existing
+    const made = Semaphore.makeUnsafe(1)
+    turns.set(projectId, made)
+    return made
+  }
 
   const removeWorktree = Effect.fnUntraced(function*(project: ProjectConfig, path: string) {
     if (existsSync(path)) {
@@ -221,6 +234,7 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
   const create = Effect.fn("Workspace.worktree.create")(function*<E = never>(spec: WorkspaceSpec, beforeMaking?: BeforeMaking<E>) {
     const created = yield* addWorktree(spec, beforeMaking ?? (() => Effect.void)).pipe(
       withLock(locksDir, `git-${spec.project.id}`),
+      turnAt(spec.project.id).withPermits(1),
       Effect.mapError((error) =>
         error instanceof LockTimeout || error instanceof StoreError ? new WorkspaceError({ plugin: PLUGIN, operation: "create", reason: error.message }) : error
       )

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { execFileSync } from "node:child_process"
 import { existsSync, statSync, utimesSync } from "node:fs"
-import { launchLine, removeEnvFile, removeLeftEnvFiles, removeStaleEnvFiles, shellQuote, writeEnvFile } from "../../../src/plugins/runtime/launch-env.ts"
+import { launchLine, removeEnvFile, removeLeftEnvFiles, removeStaleEnvFiles, writeEnvFile } from "../../../src/plugins/runtime/launch-env.ts"
+import { shellQuote } from "../../../src/process/shell-quote.ts"
 
 const HARD = [
   "",

@@ -1,0 +1,50 @@
+/**
+ * A person asked to merge a session's PR (the dashboard): a command to the session's actor, merged only as
+ * auto-merge would (checks green, approved, not a draft, no conflicts), then looked at again at once, so the session
+ * shows it merged now rather than at the next poll.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { mergeMethodOf } from "../src/plugins/scm/Scm.ts"
+import { MergeRefused } from "../src/sessions/errors.ts"
+import type { SessionNotFound, StoreError } from "../src/store/errors.ts"
+import { SessionStore } from "../src/store/SessionStore.ts"
+import { checkThenMerge } from "./reaction-effects.ts"
+import { SessionActors } from "./session-actors.ts"
+import { WatchedProjects } from "./watched-projects.ts"
+import { WebhookLooks } from "./webhook-looks.ts"
+
+export interface PullRequestMergeShape {
+  readonly merge: (sessionId: string) => Effect.Effect<{ readonly prNumber: number }, MergeRefused | SessionNotFound | StoreError>
+}
+
+export class PullRequestMerge extends Context.Service<PullRequestMerge, PullRequestMergeShape>()("orch/actors/PullRequestMerge") {
+  static readonly layer = Layer.effect(
+    PullRequestMerge,
+    Effect.gen(function*() {
+      const store = yield* SessionStore
+      const actors = yield* SessionActors
+      const projects = yield* WatchedProjects
+      const looks = yield* WebhookLooks
+
+      const mergeNow = Effect.fnUntraced(function*(sessionId: string) {
+        const record = yield* store.read(sessionId)
+        const owner = projects.get(record.projectId)
+        const scm = owner?.scm
+        if (scm === undefined || record.pr === null) return yield* new MergeRefused({ sessionId, reason: "it has no pull request orch can merge" })
+        const blocker = yield* checkThenMerge(scm, record, mergeMethodOf(owner?.project.scm))
+        if (blocker !== undefined) return yield* new MergeRefused({ sessionId, reason: blocker })
+        return { prNumber: record.pr.number, branch: record.branch, scm }
+      })
+
+      const merge = Effect.fn("PullRequestMerge.merge")(function*(sessionId: string) {
+        const { prNumber, branch, scm } = yield* actors.command(sessionId, mergeNow(sessionId))
+        yield* looks.lookNow(sessionId, branch, scm)
+        return { prNumber }
+      })
+
+      return PullRequestMerge.of({ merge })
+    })
+  )
+}

@@ -1,0 +1,161 @@
+/**
+ * `orch batch-spawn`: many issues of one project at once. What the admission rule lets start now starts, placed in
+ * turn on one headroom reading per host; the rest is queued behind what is queued already; an issue a live session
+ * works is skipped. Each issue's outcome is told as it is known.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ConfigSource } from "../config/ConfigSource.ts"
+import { LOCAL } from "../config/host-spec.ts"
+import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
+import { planBatch } from "../domain/admission.ts"
+import { heldHosts } from "../domain/holds.ts"
+import { firstInvalidIssueId, ISSUE_ID_EXPECTED, normalIssueId } from "../domain/issue-id.ts"
+import type { Positioned } from "../domain/queue.ts"
+import { clockTime } from "../domain/rate-limit.ts"
+import { isEnded, worksAnIssue } from "../domain/session.ts"
+import { InvalidIssueId } from "../plugins/tracker/Tracker.ts"
+import { EventLog } from "../store/EventLog.ts"
+import { readHolds } from "../store/holds-file.ts"
+import { SessionStore } from "../store/SessionStore.ts"
+import { admissionFacts, readMachine } from "./admission-facts.ts"
+import type { NoHostFits } from "./errors.ts"
+import { failureOwner } from "./failure-owner.ts"
+import { liftHolds, recordHold } from "./hold-changes.ts"
+import { chooseHosts, type HostChoice } from "./host-choice.ts"
+import { PlacementFacts } from "./PlacementFacts.ts"
+import type { BatchSpawnError } from "./procedure-errors.ts"
+import { findProject, projectsOf } from "./project-lookup.ts"
+import { Reconciler } from "./Reconciler.ts"
+import { readMeasured } from "./reservations.ts"
+import type { BatchOutcome } from "./SessionOps.ts"
+import { SessionPlugins } from "./SessionPlugins.ts"
+import { SessionQueue } from "./SessionQueue.ts"
+import { spawnSession } from "./spawn.ts"
+
+export interface BatchSpawnerShape {
+  /** Starts, queues or skips each of `issues` of the project `projectRef` names; `onOutcome` hears each outcome as it is known. */
+  readonly batchSpawn: (
+    projectRef: string,
+    issues: ReadonlyArray<string>,
+    onOutcome?: (outcome: BatchOutcome) => Effect.Effect<void>
+  ) => Effect.Effect<ReadonlyArray<BatchOutcome>, BatchSpawnError>
+}
+
+/** How many of a batch's sessions are started at once. */
+const BATCH_CONCURRENCY = 4
+
+/** A batch's plan: the issues live sessions work (with theirs), the queue entries of those that wait, and where those that start go. */
+interface BatchPlan {
+  readonly unique: ReadonlyArray<string>
+  readonly live: ReadonlyMap<string, string>
+  readonly entries: ReadonlyMap<string | undefined, Positioned>
+  readonly waits: ReadonlyMap<string, string>
+  readonly hostOfIssue: ReadonlyMap<string, Effect.Effect<HostChoice, NoHostFits>>
+}
+
+const make = Effect.gen(function*() {
+  const store = yield* SessionStore
+  const events = yield* EventLog
+  const configs = yield* ConfigSource
+  const plugins = yield* SessionPlugins
+  const reconciler = yield* Reconciler
+  const placement = yield* PlacementFacts
+  const { queue } = yield* SessionQueue
+  const root = store.paths.root
+
+  /** Which issues start now (and where), wait in the queue (queued now) or have a session already. */
+  const plan = Effect.fnUntraced(function*(config: OrchestratorConfig, project: ProjectConfig, issues: ReadonlyArray<string>) {
+    const { records } = yield* store.list
+    // Tasks are not issues: a task whose slug reads like an issue id never makes that issue skipped.
+    const live = new Map(records.filter((r) => r.projectId === project.id && !isEnded(r.status) && worksAnIssue(r)).map((r) => [r.issueId, r.sessionId]))
+    const unique = [...new Set(issues.map(normalIssueId))]
+    // What the admission rule does not let start now is queued (behind what is queued already).
+    const fresh = unique.filter((issueId) => !live.has(issueId)).map((issueId) => ({ id: issueId, projectId: project.id, agent: project.agent }))
+    const queued = (yield* queue.list).flatMap((entry) => {
+      const owner = projectsOf(config).find((p) => p.id === entry.projectId)
+      return owner === undefined ? [] : [{ id: entry.id, projectId: entry.projectId, agent: owner.agent }]
+    })
+    const now = yield* Clock.currentTimeMillis
+    const holds = yield* readHolds(root)
+    const read = yield* readMeasured(root, records)
+    const measured = { ...read, used: yield* placement.usedHere(config, read.reserved) }
+    // A person's batch tries now: holds leave hosts out of its placement (below), they do not hold it back.
+    const planned = planBatch(queued, fresh, admissionFacts(config, records, yield* readMachine, measured))
+    const waits = new Map(planned.waiting.map((w) => [w.entry.id, w.reason]))
+    const toQueue = unique.filter((issueId) => waits.has(issueId))
+    const { added, already } = toQueue.length === 0 ? { added: [], already: [] } : yield* queue.add(project.id, toQueue.map((issue) => ({ issue })), 0)
+    const entries = new Map([...added, ...already].map((entry) => [entry.issue, entry]))
+    // Where each one that starts now goes: placed in turn on one headroom reading per host.
+    const starting = unique.filter((issueId) => !live.has(issueId) && !entries.has(issueId))
+    const held = heldHosts(holds, project.id, now, clockTime(now))
+    const hosts = yield* chooseHosts(yield* plugins.connections(config), config, project, records, measured.reserved, starting.length, held)
+    return { unique, live, entries, waits, hostOfIssue: new Map(starting.map((issueId, i) => [issueId, hosts[i]!])) } satisfies BatchPlan
+  })
+
+  const queueIssue = (project: ProjectConfig, issueId: string, reason: string) =>
+    Effect.gen(function*() {
+      const result = yield* queue.add(project.id, [{ issue: issueId }], 0)
+      const entry = [...result.added, ...result.already][0]!
+      return { _tag: "Queued", issueId, entryId: entry.id, position: entry.position, reason } satisfies BatchOutcome
+    })
+
+  /**
+   * Starts one issue where the plan put it. No host can take it now: it waits in the queue, as what the admission rule
+   * holds back does. Where it was to run could not take it (not the issue's fault): with other hosts, that one is held
+   * back and the issue waits for another; with this machine alone it failed, and the person hears why now.
+   */
+  const start = (config: OrchestratorConfig, project: ProjectConfig, issueId: string, where: Effect.Effect<HostChoice, NoHostFits>) =>
+    where.pipe(
+      Effect.matchEffect({
+        onFailure: (nowhere) => queueIssue(project, issueId, `waiting for a host: ${nowhere.reason}`),
+        onSuccess: ({ host, dataDir, origin }) =>
+          spawnSession(project, { _tag: "Issue", issue: issueId }, { configPath: config.configPath, host, hostDataDir: dataDir, hostOrigin: origin }).pipe(
+            plugins.provide(config, project, host),
+            Effect.tap(() => liftHolds(root, events, project.id, host, "a spawn there succeeded")),
+            Effect.map((spawned): BatchOutcome => ({ _tag: "Created", issueId, ...spawned })),
+            Effect.catch((error) => {
+              const owner = failureOwner(error)
+              if (owner._tag !== "Host" || Object.keys(config.hosts).length === 0) return Effect.fail(error)
+              const held = recordHold(root, events, { project: project.id, host: owner.host }, owner.reason)
+              const there = owner.host === LOCAL ? "this machine" : `host ${owner.host}`
+              return Effect.andThen(held, queueIssue(project, issueId, `waiting for a host: ${there} could not start it: ${owner.reason}`))
+            })
+          )
+      }),
+      Effect.catch((error) => Effect.succeed<BatchOutcome>({ _tag: "Failed", issueId, reason: error.message }))
+    )
+
+  const batchSpawn = Effect.fn("Sessions.batchSpawn")(function*(
+    projectRef: string,
+    issues: ReadonlyArray<string>,
+    onOutcome: (outcome: BatchOutcome) => Effect.Effect<void> = () => Effect.void
+  ) {
+    const config = yield* configs.current
+    const project = yield* findProject(config, projectRef)
+    // Refused before anything starts or is queued, as `queue add` refuses it.
+    const invalid = firstInvalidIssueId(issues)
+    if (invalid !== undefined) return yield* new InvalidIssueId({ issueId: invalid, expected: ISSUE_ID_EXPECTED })
+    yield* reconciler.reconcile()
+    const { unique, live, entries, waits, hostOfIssue } = yield* plan(config, project, issues)
+    return yield* Effect.forEach(unique, (issueId) => {
+      const existing = live.get(issueId)
+      const entry = entries.get(issueId)
+      const outcome: Effect.Effect<BatchOutcome> = existing !== undefined
+        ? Effect.succeed({ _tag: "Skipped", issueId, sessionId: existing })
+        : entry !== undefined
+        ? Effect.succeed({ _tag: "Queued", issueId, entryId: entry.id, position: entry.position, reason: waits.get(issueId)! })
+        : start(config, project, issueId, hostOfIssue.get(issueId)!)
+      return Effect.tap(outcome, onOutcome)
+    }, { concurrency: BATCH_CONCURRENCY })
+  })
+
+  return BatchSpawner.of({ batchSpawn })
+})
+
+export class BatchSpawner extends Context.Service<BatchSpawner, BatchSpawnerShape>()("orch/sessions/BatchSpawner") {
+  /** Needs the config in force, the store, the event log, SessionPlugins, SessionQueue, PlacementFacts and the Reconciler. */
+  static readonly layer = Layer.effect(BatchSpawner, make)
+}

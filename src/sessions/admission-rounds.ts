@@ -1,0 +1,153 @@
+/**
+ * Admission (the supervisor's): start what the rule in src/domain/admission.ts admits, one at a time, until it
+ * admits nothing. An admitted entry is claimed with the session id its spawn reserved before anything is made, and
+ * leaves the queue only once that session exists; a spawn that fails or is cancelled puts it back where it was,
+ * unless the failure is the entry's own (failure-owner.ts). A failure of where the session was to run holds that
+ * host back for the project (hold-changes.ts).
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { OrchestratorConfig } from "../config/schema.ts"
+import { admission, type Waiting } from "../domain/admission.ts"
+import { holdSentence, projectHold } from "../domain/holds.ts"
+import { entryLabel, type Positioned, type QueueEntry } from "../domain/queue.ts"
+import { clockTime } from "../domain/rate-limit.ts"
+import { hostOf } from "../domain/session.ts"
+import { readHolds } from "../store/holds-file.ts"
+import { admissionFacts, readMachine } from "./admission-facts.ts"
+import { failureOwner } from "./failure-owner.ts"
+import { type HoldNews, liftHolds, recordHold } from "./hold-changes.ts"
+import type { EntriesInFlight } from "./queue-in-flight.ts"
+import type { QueueingDeps } from "./queueing-deps.ts"
+import { readMeasured } from "./reservations.ts"
+import type { SpawnTarget } from "./SessionOps.ts"
+
+/** The entry was claimed, or removed, by someone else before this spawn could claim it. */
+export class EntryTaken extends Schema.TaggedError<EntryTaken>()("EntryTaken", { entryId: Schema.String }) {
+  override get message() {
+    return `${this.entryId} was taken off the queue meanwhile`
+  }
+}
+
+export type Candidate = Positioned & { readonly agent: string }
+
+/** The queue's waiting entries the config knows, as the rule's candidates (an entry of a removed project waits). */
+const candidates = (config: OrchestratorConfig, entries: ReadonlyArray<Positioned>): Array<Candidate> =>
+  entries.flatMap((entry) => {
+    const project = Object.values(config.projects).find((p) => p.id === entry.projectId)
+    return project === undefined || entry.admitting !== undefined ? [] : [{ ...entry, agent: project.agent }]
+  })
+
+type Started =
+  | { readonly _tag: "Admitted" }
+  | { readonly _tag: "Dropped"; readonly reason: string }
+  | { readonly _tag: "Taken" }
+  | { readonly _tag: "Held"; readonly news: HoldNews }
+  | { readonly _tag: "Wait"; readonly reason: string }
+
+export const makeAdmissionRounds = (deps: QueueingDeps, inFlight: EntriesInFlight) => {
+  const { events, queue, store } = deps
+  const root = store.paths.root
+
+  /** Claims `entry` with the session its spawn reserves, starts it, and settles the entry by how that went. */
+  const start = Effect.fnUntraced(function*(entry: Candidate) {
+    let claimed: string | undefined
+    // Claimed and remembered as one step: a cancel between the two would leave the mark with nobody to clear it.
+    const claim = (sessionId: string) =>
+      queue.claim(entry.id, sessionId).pipe(
+        Effect.tap((ok) => Effect.sync(() => void (ok ? (claimed = sessionId) : undefined))),
+        Effect.uninterruptible,
+        Effect.flatMap((ok) => (ok ? Effect.void : Effect.fail(new EntryTaken({ entryId: entry.id }))))
+      )
+    const target: SpawnTarget = entry.issue !== undefined ? { _tag: "Issue", issue: entry.issue } : { _tag: "Task", task: entry.task ?? "" }
+    const spawned = yield* inFlight.starting(
+      entry.id,
+      deps.spawn(entry.projectId, target, { claim, refuseClosed: true }).pipe(
+        // Cancelled (the supervisor stops): the spawn undid what it made; the entry goes back where it was.
+        Effect.onInterrupt(() => claimed === undefined ? Effect.void : settleLogged(entry, claimed, { _tag: "Returned" })),
+        Effect.result
+      )
+    )
+    const label = `${entry.id} (${entryLabel(entry)})`
+    if (spawned._tag === "Success") {
+      const { record } = spawned.success
+      const now = yield* Clock.currentTimeMillis
+      yield* queue.settle(entry.id, record.sessionId, {
+        _tag: "Admitted",
+        message: `${label} started as ${record.sessionId}`,
+        data: { waitedMs: Math.max(0, now - Date.parse(entry.addedAt)) }
+      })
+      yield* liftHolds(root, events, entry.projectId, hostOf(record), "a spawn there succeeded")
+      return { _tag: "Admitted" } satisfies Started
+    }
+    const error = spawned.failure
+    if (error._tag === "EntryTaken") return { _tag: "Taken" } satisfies Started
+    const owner = failureOwner(error)
+    if (owner._tag === "Entry") {
+      const message = `${label} could not start: ${owner.reason}`
+      if (claimed !== undefined) yield* queue.settle(entry.id, claimed, { _tag: "Dropped", message })
+      else yield* queue.drop(entry.id, message)
+      return { _tag: "Dropped", reason: owner.reason } satisfies Started
+    }
+    if (claimed !== undefined) yield* queue.settle(entry.id, claimed, { _tag: "Returned" })
+    if (owner._tag === "Wait") return { _tag: "Wait", reason: owner.reason } satisfies Started
+    const news = yield* recordHold(root, events, { project: entry.projectId, ...(owner._tag === "Host" ? { host: owner.host } : {}) }, owner.reason)
+    return { _tag: "Held", news } satisfies Started
+  })
+
+  /** Settles an entry where failing cannot be answered (a cancelled spawn): a failure is logged, recovery redoes it. */
+  const settleLogged = (entry: QueueEntry, sessionId: string, how: { readonly _tag: "Returned" }) =>
+    queue.settle(entry.id, sessionId, how).pipe(
+      Effect.catch((error) =>
+        Effect.logWarning(`${entry.id} stays marked as being started as ${sessionId} (${error.message}); the next start of orch puts it back`)
+      )
+    )
+
+  /** What the rule decides on at each round: read again each time (the session the last one started holds its reservation in them). */
+  const roundFacts = Effect.fnUntraced(function*(config: OrchestratorConfig, waiting: ReadonlyArray<Candidate>) {
+    const { records } = yield* store.list
+    const now = yield* Clock.currentTimeMillis
+    const holds = yield* readHolds(root)
+    const projectIds = [...new Set(waiting.map((entry) => entry.projectId))]
+    const unplaceable = yield* deps.unplaceable(config, records, projectIds, holds)
+    const heldProjects = Object.fromEntries(projectIds.map((id) => {
+      const hold = projectHold(holds, id, now)
+      return [id, hold === undefined ? undefined : holdSentence(hold, clockTime(now))]
+    }))
+    const measured = yield* readMeasured(root, records)
+    const used = deps.used === undefined ? undefined : yield* deps.used(config, measured.reserved)
+    return admissionFacts(config, records, yield* (deps.machine ?? readMachine), used === undefined ? measured : { ...measured, used }, {
+      unplaceable,
+      held: heldProjects
+    })
+  })
+
+  /**
+   * Starts what the rule admits, one at a time, until it admits nothing; answers what waits and why, how many it
+   * started, the entries that could never start and left the queue, and the holds failed spawns made (for people
+   * to hear of).
+   */
+  const admit = Effect.fn("Queue.admit")(function*() {
+    const dropped: Array<{ readonly entry: QueueEntry; readonly reason: string }> = []
+    const held: Array<HoldNews> = []
+    let admitted = 0
+    const answer = (waiting: ReadonlyArray<Waiting<Candidate>>) => ({ waiting, admitted, dropped, held })
+    for (;;) {
+      const config = yield* deps.config
+      const entries = yield* queue.list
+      const waiting = candidates(config, entries)
+      if (waiting.length === 0) return answer([])
+      const verdict = admission(waiting, yield* roundFacts(config, waiting))
+      const entry = verdict.admit
+      if (entry === undefined) return answer(verdict.waiting)
+      const started = yield* start(entry)
+      if (started._tag === "Admitted") admitted++
+      if (started._tag === "Dropped") dropped.push({ entry, reason: started.reason })
+      if (started._tag === "Held") held.push(started.news)
+      if (started._tag === "Wait") return answer([...verdict.waiting, { entry, reason: started.reason }])
+    }
+  })
+
+  return { admit }
+}
