@@ -117,8 +117,50 @@ export const closeLayers = <R>(spec: PluginLayersSpec<R>, context: Context.Conte
 /** Builds a slot's Layer in the current scope and answers its service. */
 export const buildSlot = <S extends LayerSlot>(
   layer: Layer.Layer<SlotServices[S], unknown>,
-  service: Context.Key<SlotServices[S], SlotServices[S]["Service"]>
-): Effect.Effect<SlotServices[S]["Service"], unknown, Scope.Scope> => Effect.map(Layer.build(layer), (context) => Context.get(context, service))
+  service: Context.Key<SlotServices[S], SlotServices[S]["Service"]>,
+  slot: S
+): Effect.Effect<SlotServices[S]["Service"], unknown, Scope.Scope> =>
+  Effect.flatMap(Layer.build(layer), (context) => fitsShape(slot, Context.get(context, service)))
+
+/** `built`, when it has what the slot's Shape must; else a failure that says what it lacks. */
+export const fitsShape = <A>(slot: LayerSlot, built: A): Effect.Effect<A, Error> => {
+  const wrong = shapeProblems(slot, built)
+  return wrong.length === 0 ? Effect.succeed(built) : Effect.fail(new Error(`what it gives is not ${article(slot)} ${slot}: ${wrong.join(", ")}`))
+}
+
+/** What each slot's Shape must have, by kind: a program in plain JavaScript is not checked by the compiler. */
+const SHAPES: Record<LayerSlot, Record<string, "string" | "function" | "boolean">> = {
+  runtime: { name: "string", create: "function", send: "function", capture: "function", probe: "function", destroy: "function" },
+  agent: { name: "string", launch: "function", resume: "function", isReadyForInput: "function", readsScreen: "boolean", activityFromScreen: "function" },
+  workspace: {
+    name: "string",
+    create: "function",
+    exists: "function",
+    hasBranch: "function",
+    unsavedWork: "function",
+    rescue: "function",
+    destroy: "function"
+  },
+  tracker: { name: "string", getIssue: "function" },
+  scm: { name: "string", observe: "function", merge: "function" },
+  notifier: { name: "string", notify: "function" }
+}
+
+const article = (word: string) => (/^[aeiou]/.test(word) ? "an" : "a")
+
+/** The members of a slot's service that are missing or of the wrong kind (`launch` is not a function, …); none when it fits. Pure. */
+export const shapeProblems = (slot: LayerSlot, service: unknown): Array<string> =>
+  Object.entries(SHAPES[slot]).flatMap(([member, kind]) => {
+    const value = typeof service === "object" && service !== null ? (service as Record<string, unknown>)[member] : undefined
+    if (value === undefined) return [`no \`${member}\``]
+    return typeof value === kind
+      ? []
+      : [
+        `\`${member}\` is ${typeof value === "object" ? (value === null ? "null" : "an object") : `${article(typeof value)} ${typeof value}`}, not ${
+          article(kind)
+        } ${kind}`
+      ]
+  })
 
 /**
  * Layers a program registered under a name no project (no notifier) of `config` uses, one line each: a typo, or a

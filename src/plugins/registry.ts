@@ -171,7 +171,7 @@ const resolveSlot = <S extends ProjectSlot, A, E>(
     const registered = Object.keys(resources.layers?.register[slot] ?? {})
     return Effect.map(resolve(config, project, choice, builtins, fromPlugin, registered), (make) => (host: HostShape) => make(project, host, resources))
   }
-  const build = buildSlot<S>(own.layer, SERVICES[slot]).pipe(
+  const build = buildSlot<S>(own.layer, SERVICES[slot], slot).pipe(
     Effect.map((service) => service as A),
     Effect.mapError((error) =>
       new PluginConfigError({

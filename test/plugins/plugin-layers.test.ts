@@ -94,6 +94,19 @@ describe("a program's own Layers in the plugin slots", () => {
       assert.strictEqual((yield* of("theirs")).agent.name, "command", "the other project is unaffected")
     }))
 
+  it.effect("a Layer whose service lacks what its slot's Shape must have (a plain-JavaScript program's) is a plugin that cannot be created, saying what", () =>
+    Effect.gen(function*() {
+      const { plugins } = yield* setup
+      // As a program in plain JavaScript may give it: the compiler never saw it.
+      const wrong = { name: "my-agent", launch: () => Effect.succeed({ command: 42 }), readsScreen: "yes" } as unknown as ReturnType<typeof makeTestAgent>
+      const of = yield* plugins({ register: { agent: { "my-agent": Layer.succeed(Agent, wrong) } } })
+      const failure = yield* Effect.flip(of("mine"))
+      assert.strictEqual(
+        failure.message,
+        "projects.mine.agent: the agent Layer registered as \"my-agent\" could not be built: what it gives is not an agent: no `resume`, no `isReadyForInput`, `readsScreen` is a string, not a boolean, no `activityFromScreen`"
+      )
+    }))
+
   it.effect("a name registered with a typo: the project's name is unknown, and the message names the registered one", () =>
     Effect.gen(function*() {
       const { plugins } = yield* setup
