@@ -146,7 +146,9 @@ const library = build({
   chunkNames: "chunks/library-[name]-[hash]",
   banner: { js: "const require = process.getBuiltinModule(\"node:module\").createRequire(import.meta.url);" },
   legalComments: "none",
-  minify: true,
+  // Lines and names kept: a program's uncaught failure shows the line it came from, which minified is one of tens of
+  // kilobytes (the package leaves the source maps out).
+  minifySyntax: true,
   sourcemap: "linked",
   sourcesContent: false,
   logLevel: "warning"
