@@ -120,7 +120,13 @@ export const buildSlot = <S extends LayerSlot>(
   service: Context.Key<SlotServices[S], SlotServices[S]["Service"]>,
   slot: S
 ): Effect.Effect<SlotServices[S]["Service"], unknown, Scope.Scope> =>
-  Effect.flatMap(Layer.build(layer), (context) => fitsShape(slot, Context.get(context, service)))
+  Effect.flatMap(Layer.build(layer).pipe(asFailure), (context) => fitsShape(slot, Context.get(context, service)))
+
+/**
+ * A Layer's defect (a service it needs that nobody provides, which plain JavaScript does not catch at compile time) is
+ * its failure to build, said as the others are.
+ */
+export const asFailure = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, unknown, R> => Effect.catchDefect(effect, (defect) => Effect.fail(defect))
 
 /** `built`, when it has what the slot's Shape must; else a failure that says what it lacks. */
 export const fitsShape = <A>(slot: LayerSlot, built: A): Effect.Effect<A, Error> => {

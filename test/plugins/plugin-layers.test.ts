@@ -107,6 +107,23 @@ describe("a program's own Layers in the plugin slots", () => {
       )
     }))
 
+  it.effect("a Layer that needs a service nobody provides (plain JavaScript has no compiler to say so) cannot be built, saying which", () =>
+    Effect.gen(function*() {
+      const { plugins } = yield* setup
+      class Settings extends Context.Service<Settings, { readonly key: string }>()("me/Settings") {}
+      const needy = Layer.effect(
+        Agent,
+        Effect.gen(function*() {
+          yield* Settings
+          return makeTestAgent()
+        })
+      ) as unknown as Layer.Layer<Agent>
+      const of = yield* plugins({ register: { agent: { "my-agent": needy } } })
+      const failure = yield* Effect.flip(of("mine"))
+      assert.strictEqual(failure._tag, "PluginConfigError")
+      assert.match(failure.message, /^projects\.mine\.agent: the agent Layer registered as "my-agent" could not be built: .*me\/Settings/)
+    }))
+
   it.effect("a name registered with a typo: the project's name is unknown, and the message names the registered one", () =>
     Effect.gen(function*() {
       const { plugins } = yield* setup

@@ -10,7 +10,7 @@ import type { NotifierConfig, OrchestratorConfig } from "../../config/schema.ts"
 import type { Notification, NotificationAction } from "../../domain/notification.ts"
 import type { InboxShape } from "../../store/Inbox.ts"
 import { choosePlugin, unknownPluginMessage } from "../choice.ts"
-import { failureReason, fitsShape, hasLayer, layerOrigin, PluginLayers, type PluginLayersShape, slotLayerFor } from "../layers.ts"
+import { asFailure, failureReason, fitsShape, hasLayer, layerOrigin, PluginLayers, type PluginLayersShape, slotLayerFor } from "../layers.ts"
 import { callPlugin, importPlugin, type LoadedPlugin, loadPlugin, type PluginLoadError } from "../loader.ts"
 import { makeChatNotifier } from "./chat.ts"
 import { makeDesktopNotifier } from "./desktop.ts"
@@ -76,6 +76,7 @@ const fromLayer = (
   const scope = layers.scope
   if (scope === undefined) return Effect.die(new Error("orch: PluginLayers with Layers must come with the scope they are built in"))
   return Layer.buildWithScope(found.layer, scope).pipe(
+    asFailure,
     Effect.flatMap((context) => fitsShape("notifier", { ...Context.get(context, Notifier), name } satisfies NotifierShape)),
     Effect.mapError((error) =>
       new NotifierConfigError({ notifier: name, reason: `${layerOrigin("notifier", found.registeredAs)} could not be built: ${failureReason(error)}` })
