@@ -7,11 +7,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { RuntimeHandle } from "../domain/session.ts"
-import { errnoReason, StoreError } from "./errors.ts"
+import type { StoreError } from "./errors.ts"
 import { writeFileAtomic } from "./files.ts"
+import { readJsonFile } from "./json-file.ts"
 
 export const Escalation = Schema.Struct({
   sessionId: Schema.String,
@@ -29,26 +29,10 @@ const decode = Schema.decodeUnknownResult(Schema.fromJsonString(EscalationsFile)
 export const escalationsPath = (root: string) => join(root, "escalations.json")
 
 export const readEscalations = (root: string): Effect.Effect<ReadonlyArray<Escalation>, StoreError> =>
-  Effect.suspend(() => {
-    const path = escalationsPath(root)
-    let text: string
-    try {
-      text = readFileSync(path, "utf8")
-    } catch (cause) {
-      const code = (cause as NodeJS.ErrnoException).code
-      if (code === "ENOENT" || code === "ENOTDIR") return Effect.succeed([])
-      return Effect.fail(new StoreError({ path, reason: errnoReason(cause) }))
-    }
-    const decoded = decode(text)
-    return decoded._tag === "Success"
-      ? Effect.succeed(decoded.success.escalations)
-      : Effect.fail(
-        new StoreError({
-          path,
-          reason: `not what orch writes: ${decoded.failure.message.split("\n")[0]}; move it away (orch then watches every session again)`
-        })
-      )
-  })
+  Effect.map(
+    readJsonFile(escalationsPath(root), decode, { missing: { escalations: [] }, whenUnreadable: "move it away (orch then watches every session again)" }),
+    (file) => file.escalations
+  )
 
 export const writeEscalations = (root: string, escalations: ReadonlyArray<Escalation>): Effect.Effect<void, StoreError> =>
   writeFileAtomic(escalationsPath(root), `${JSON.stringify({ escalations }, null, 2)}\n`)
