@@ -103,6 +103,21 @@ const pluginModules = Object.fromEntries(
     .map((file) => [join("plugins", file.slice(0, -".ts".length)), join("src/plugins/modules", file)])
 )
 
+/**
+ * What the ESM entries (the `orch` command's and the library's) share. A `require` for bundled CommonJS from
+ * `process.getBuiltinModule`, not an ES import of node:module: such an import costs every command about a millisecond.
+ */
+const esmForNode = {
+  outdir: "dist",
+  outExtension: { ".js": ".mjs" },
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node22",
+  banner: { js: "const require = process.getBuiltinModule(\"node:module\").createRequire(import.meta.url);" }
+}
+
 const cli = build({
   entryPoints: {
     orch: "bin/orch.ts",
@@ -111,17 +126,9 @@ const cli = build({
     ...pluginModules,
     "demo-agent": "src/demo/agent.ts"
   },
-  outdir: "dist",
-  outExtension: { ".js": ".mjs" },
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node22",
+  ...esmForNode,
   external: ["@lydell/node-pty"],
   chunkNames: "chunks/[name]-[hash]",
-  // `process.getBuiltinModule`, not an ES import of node:module: such an import costs every command about a millisecond.
-  banner: { js: "const require = process.getBuiltinModule(\"node:module\").createRequire(import.meta.url);" },
   define: { ORCH_COMMAND_TREE_HASH: JSON.stringify(commandTreeHash) },
   legalComments: "none",
   minify: true,
@@ -135,16 +142,9 @@ const cli = build({
 // copy the program imports too, rather than carry a copy of their own.
 const library = build({
   entryPoints: { effect: "src/effect.ts", testing: "src/testing/index.ts" },
-  outdir: "dist",
-  outExtension: { ".js": ".mjs" },
-  bundle: true,
-  splitting: true,
-  format: "esm",
-  platform: "node",
-  target: "node22",
+  ...esmForNode,
   external: ["@lydell/node-pty", "effect", "effect/*", "@effect/platform-node", "@effect/platform-node/*"],
   chunkNames: "chunks/library-[name]-[hash]",
-  banner: { js: "const require = process.getBuiltinModule(\"node:module\").createRequire(import.meta.url);" },
   legalComments: "none",
   // Lines and names kept: a program's uncaught failure shows the line it came from, which minified is one of tens of
   // kilobytes (the package leaves the source maps out).

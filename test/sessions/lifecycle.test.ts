@@ -429,6 +429,18 @@ describe("orch status without a supervisor", () => {
   )
 })
 
+/** A sandbox whose `orch spawn app 9` was killed (SIGKILL) during its postCreate: its worktree and branch made, no terminal. */
+const spawnKilledInPostCreate = Effect.gen(function*() {
+  const s = yield* sandbox({ project: { postCreate: ["touch ../started-$(basename $PWD); sleep 30"] } })
+  const child = s.orchAsync(["spawn", "app", "9"])
+  yield* eventually("the spawn to reach postCreate", () => existsSync(join(s.dataDir, "worktrees", "app", "started-app-1")), 20_000)
+  child.kill("SIGKILL")
+  yield* Effect.callback<void>((resume) => {
+    child.on("exit", () => resume(Effect.void))
+  })
+  return s
+})
+
 describe("concurrency and crashes", () => {
   it.live("20 orch spawn processes at once make 20 distinct sessions with intact records", () =>
     Effect.gen(function*() {
@@ -452,13 +464,7 @@ describe("concurrency and crashes", () => {
 
   it.live("a spawn killed with SIGKILL half-way leaves nothing orphaned after the next command", () =>
     Effect.gen(function*() {
-      const s = yield* sandbox({ project: { postCreate: ["touch ../started-$(basename $PWD); sleep 30"] } })
-      const child = s.orchAsync(["spawn", "app", "9"])
-      yield* eventually("the spawn to reach postCreate", () => existsSync(join(s.dataDir, "worktrees", "app", "started-app-1")), 20_000)
-      child.kill("SIGKILL")
-      yield* Effect.callback<void>((resume) => {
-        child.on("exit", () => resume(Effect.void))
-      })
+      const s = yield* spawnKilledInPostCreate
       assert.isTrue(gitOk(s.repo.path, "rev-parse", "--verify", "refs/heads/feat/9"), "the spawn was half-way")
 
       s.writeConfig({ postCreate: [] })
@@ -476,13 +482,7 @@ describe("concurrency and crashes", () => {
 
   it.live("the next orch spawn undoes a spawn killed half-way and says so, a line for it", () =>
     Effect.gen(function*() {
-      const s = yield* sandbox({ project: { postCreate: ["touch ../started-$(basename $PWD); sleep 30"] } })
-      const child = s.orchAsync(["spawn", "app", "9"])
-      yield* eventually("the spawn to reach postCreate", () => existsSync(join(s.dataDir, "worktrees", "app", "started-app-1")), 20_000)
-      child.kill("SIGKILL")
-      yield* Effect.callback<void>((resume) => {
-        child.on("exit", () => resume(Effect.void))
-      })
+      const s = yield* spawnKilledInPostCreate
       s.writeConfig({ postCreate: [] })
       const next = yield* s.orch(["spawn", "app", "10"])
       assert.strictEqual(next.code, 0, next.stderr)
