@@ -3,7 +3,8 @@
  * its issue's change (scenario.ts), commits, pushes and opens a pull request through the repohost's API. Told of a
  * conflict, a needed rebase or a failing check, it does what a careful person does: starts again from the default
  * branch as it is now, makes its change there and force-pushes; if that changes nothing of its pull request, it
- * says the failure is not its own and waits. As a project's orchestrator it only listens.
+ * says the failure is not its own and waits. A predicted conflict (a warning of what may come) it only notes.
+ * As a project's orchestrator it only listens.
  */
 import { execFileSync } from "node:child_process"
 import { appendFileSync } from "node:fs"
@@ -73,7 +74,9 @@ const worker = async (work: NonNullable<typeof task>) => {
       text = ""
       activity("active")
       try {
-        if (/conflict|rebase|fail|behind|up to date/i.test(message)) redo()
+        // A predicted conflict is a warning of what may come once the other merges: nothing to do yet.
+        if (/\bpredicts\b/i.test(message)) say("noted: a conflict is predicted; I will rebase when one happens")
+        else if (/conflict|rebase|fail|behind|up to date/i.test(message)) redo()
         else say(`noted: ${message.split("\n")[0]}`)
       } catch (error) {
         say(`could not do that: ${error instanceof Error ? error.message : String(error)}`)
