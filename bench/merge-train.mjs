@@ -8,11 +8,12 @@
 // emulator's count, as GitHub counts them). With conflict prediction in the build (`session.conflict_predicted`),
 // its precision and recall against the textual conflicts that actually happened when PRs merged.
 //
-//   node bench/merge-train.mjs [--no-record]        BENCH_CI_MS (how long CI takes; default 1000)
+//   node bench/merge-train.mjs [--no-record] [--keep]   BENCH_CI_MS: how long CI takes (default 1000)
+//   --keep: each mode's sandbox stays, with its supervisor and the emulator, until Ctrl-C (to look at it)
 //
 // A mode this build cannot run (no `mergeTrain` setting yet) is said so and not measured.
 import { execFile, execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -37,10 +38,23 @@ const CI_MS = Number(process.env.BENCH_CI_MS ?? 1000)
 const STALL_MS = 60_000
 const run = promisify(execFile)
 
-// What this build has, as its config schema says.
-const schemaText = execFileSync(process.execPath, [ORCH, "config", "schema"], { encoding: "utf8" })
-const hasTrain = schemaText.includes("\"mergeTrain\"")
-const hasPrediction = schemaText.includes("\"predicted-conflict\"")
+// What this build has: a project's `mergeTrain` in its config schema, the `predicted-conflict` reaction among the
+// defaults `orch config show` fills in.
+const features = () => {
+  const dir = mkdtempSync(join(tmpdir(), "orch-bench-train-features-"))
+  try {
+    const config = join(dir, "orchestrator.yaml")
+    writeFileSync(config, JSON.stringify({ projects: { app: { repo: REPO, path: dir, agent: "command", agentConfig: { command: "cat" } } } }))
+    const env = { HOME: dir, PATH: process.env.PATH }
+    const schema = execFileSync(process.execPath, [ORCH, "config", "schema"], { encoding: "utf8", env })
+    const shown = execFileSync(process.execPath, [ORCH, "config", "show", config], { encoding: "utf8", env })
+    return { train: schema.includes("\"mergeTrain\""), prediction: /^ {2}predicted-conflict:/m.test(shown) }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+const { train: hasTrain, prediction: hasPrediction } = features()
+const KEEP = process.argv.includes("--keep")
 
 const readEvents = (home) => {
   const file = join(home, ".orchestrator", "events.jsonl")
@@ -209,6 +223,10 @@ const measure = async (mode) => {
       predictions: predictionsOf(events)
     }
   } finally {
+    if (KEEP) {
+      console.log(`${mode}: kept ${root} (HOME=${home} TMUX_TMPDIR=${tmux}); Ctrl-C ends the emulator`)
+      await new Promise((resolve) => process.once("SIGINT", resolve))
+    }
     await orch("stop", "--kill-sessions").catch(() => {})
     await emulator.close()
     recorder.close()

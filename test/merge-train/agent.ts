@@ -52,11 +52,14 @@ const worker = async (work: NonNullable<typeof task>) => {
 
   /** Starts again from the default branch as it is now; pushes only when that gives the pull request a new tree. */
   const redo = () => {
-    git("fetch", "-q", "origin", "main", `+refs/heads/${branch}:refs/remotes/origin/${branch}`)
-    git("reset", "-q", "--hard", "origin/main")
+    // Into refs of its own: the sessions' worktrees share one repository, whose origin/* refs others fetch at once.
+    const main = `refs/bench-agent/${branch}/main`
+    const head = `refs/bench-agent/${branch}/head`
+    git("fetch", "-q", "--refmap=", "origin", `+refs/heads/main:${main}`, `+refs/heads/${branch}:${head}`)
+    git("reset", "-q", "--hard", main)
     if (!commitChange(work.apply, work.title)) return say("my change is already on main; nothing to push")
-    if (git("rev-parse", "HEAD^{tree}") === git("rev-parse", `origin/${branch}^{tree}`)) {
-      git("reset", "-q", "--hard", `origin/${branch}`)
+    if (git("rev-parse", "HEAD^{tree}") === git("rev-parse", `${head}^{tree}`)) {
+      git("reset", "-q", "--hard", head)
       return say("my change on today's main is what the pull request already has: the failure is not mine")
     }
     git("push", "-q", "-f", "origin", `HEAD:refs/heads/${branch}`)
@@ -74,9 +77,10 @@ const worker = async (work: NonNullable<typeof task>) => {
       text = ""
       activity("active")
       try {
-        // A predicted conflict is a warning of what may come once the other merges: nothing to do yet.
-        if (/\bpredicts\b/i.test(message)) say("noted: a conflict is predicted; I will rebase when one happens")
-        else if (/conflict|rebase|fail|behind|up to date/i.test(message)) redo()
+        // A predicted conflict (its lines) is a warning of what may come once the other merges: nothing to do yet.
+        // Messages typed close together arrive as one, so each line is read for itself.
+        const asks = message.split("\n").filter((line) => !/predicts|^Collides with|would conflict|^- /i.test(line))
+        if (asks.some((line) => /conflict|rebase|fail|behind|up to date/i.test(line))) redo()
         else say(`noted: ${message.split("\n")[0]}`)
       } catch (error) {
         say(`could not do that: ${error instanceof Error ? error.message : String(error)}`)
