@@ -28,12 +28,17 @@ const { branchVerdicts, ciVerdict, conflictsAsText, directoryTree, gitTree, INIT
   await import(
     "../test/merge-train/scenario.ts"
   )
-const { asPair, conflictsThatHappened, predictionScore } = await import("../test/merge-train/outcome.ts")
+const { asPair, conflictsThatHappened, headsAtMerge, predictionScore } = await import("../test/merge-train/outcome.ts")
 
 execFileSync(process.execPath, [new URL("../scripts/build.mjs", import.meta.url).pathname], { stdio: "ignore" })
 const { startEmulator } = await import(new URL("../dist/index.mjs", import.meta.url).href)
 const AGENT = new URL("../test/merge-train/agent.ts", import.meta.url).pathname
 const CI_MS = Number(process.env.BENCH_CI_MS ?? 1000)
+/**
+ * How long after every PR is open and green everyone approves: review takes time (here little: a person takes minutes),
+ * and in that time the supervisor's conflict prediction (a round every 5 s) has looked at the heads.
+ */
+const REVIEW_MS = Number(process.env.BENCH_REVIEW_MS ?? 15_000)
 /** A run is over when every PR is merged, or when nothing moved at the repohost for this long. */
 const STALL_MS = 60_000
 const run = promisify(execFile)
@@ -161,6 +166,7 @@ const measure = async (mode) => {
     console.log(`${mode}: 10 sessions spawned`)
     const sessionOf = new Map(sessions.map((e) => [e.data.branch, e.sessionId]))
     const taskOf = new Map(sessions.map((e) => [e.data.branch, Number(e.issueId)]))
+    const taskOfSession = new Map(sessions.map((e) => [e.sessionId, Number(e.issueId)]))
     const pulls = await waitFor(
       "every PR open and green",
       () => {
@@ -171,7 +177,8 @@ const measure = async (mode) => {
       200
     )
 
-    console.log(`${mode}: 10 PRs open and green; all approved now`)
+    console.log(`${mode}: 10 PRs open and green; all approved in ${REVIEW_MS / 1000} s`)
+    await sleep(REVIEW_MS)
     // Everyone approves at once.
     const before = { ...emulator.stats, requests: emulator.requests.length }
     const approvedAt = Date.now()
@@ -199,6 +206,13 @@ const measure = async (mode) => {
     const mergeTimes = recorder.events.filter((e) => e.kind === "merged").map((e) => e.at)
     const happened = conflictsThatHappened(recorder.events, (a, b) => conflictsAsText(origin, a, b))
     const verdicts = branchVerdicts(origin, "main")
+    // Heads the repohost's update-branch made (the base merged into the PR), and those of them whose checks failed.
+    const updatedHeads = recorder.events.filter((e) =>
+      e.kind === "head" &&
+      execFileSync("git", ["--git-dir", origin, "log", "-1", "--format=%s", e.sha], { encoding: "utf8" }).startsWith("Merge branch 'main' into")
+    )
+    const redUpdated = updatedHeads.filter((e) => typeErrors(gitTree(origin, e.sha)).length > 0)
+    const mergedHeads = headsAtMerge(recorder.events)
     return {
       mode,
       merged: merged().length,
@@ -217,10 +231,13 @@ const measure = async (mode) => {
       graphql: atLastMerge.graphqlQueries - before.graphqlQueries,
       merges: requests.filter((r) => r.method === "PUT" && r.url.endsWith("/merge")).length,
       updates: requests.filter((r) => r.method === "PUT" && r.url.endsWith("/update-branch")).length,
+      redUpdated: redUpdated.map((e) => taskOf.get(e.branch)),
+      redUpdatedMerged: redUpdated.filter((e) => mergedHeads.has(e.sha)).length,
       trainLeft: events.filter((e) => e.type === "train.left").map((e) => e.data?.reason ?? e.message ?? "?"),
       happened: happened.map((h) => asPair(h, (branch) => sessionOf.get(branch) ?? branch)),
       happenedTasks: happened.map((h) => pairKey(taskOf.get(h.merged), taskOf.get(h.other))),
-      predictions: predictionsOf(events)
+      predictions: predictionsOf(events, "conflict"),
+      overlaps: [...new Set(predictionsOf(events, "overlap").map((p) => p.pair))].map((pair) => pairKey(...pair.split("+").map((id) => taskOfSession.get(id))))
     }
   } finally {
     if (KEEP) {
@@ -234,9 +251,9 @@ const measure = async (mode) => {
   }
 }
 
-/** Predicted textual conflicts between two sessions (`session.conflict_predicted`, `data.kind` conflict), as pairs. */
-const predictionsOf = (events) =>
-  events.filter((e) => e.type === "session.conflict_predicted" && e.data?.kind === "conflict" && e.data.sessions?.length === 2).map((e) => ({
+/** Predictions between two sessions (`session.conflict_predicted` of `kind` conflict or overlap), as pairs. */
+const predictionsOf = (events, kind) =>
+  events.filter((e) => e.type === "session.conflict_predicted" && e.data?.kind === kind && e.data.sessions?.length === 2).map((e) => ({
     pair: pairKey(...e.data.sessions),
     at: Date.parse(e.timestamp)
   }))
@@ -250,9 +267,9 @@ const row = (r) =>
   `| ${r.mode === "train" ? "merge train (`mergeTrain: true`)" : "plain auto-merge (`approved-and-green: auto-merge`)"} | ${r.merged} of 10 | ${
     r.allIn
       ? seconds(r.lastMergeS)
-      : `never: ${10 - r.merged} stay open (${r.unmerged.map((u) => `task ${u.task}: \`${u.failing}\``).join("; ")}); the last merge at ${
-        r.lastMergeS === undefined ? "—" : seconds(r.lastMergeS)
-      }`
+      : `never: ${10 - r.merged} stay${r.merged === 9 ? "s" : ""} open (${
+        r.unmerged.map((u) => `task ${u.task}: \`${u.failing}\``).join("; ")
+      }); the last merge at ${r.lastMergeS === undefined ? "—" : seconds(r.lastMergeS)}`
   } | ${r.commits} | **${r.broken}**${r.firstBroken >= 0 ? ` (the first at merge ${r.firstBroken + 1})` : ""} | ${
     r.rest + r.graphql
   } (${r.graphql} GraphQL, ${r.rest} REST; +${r.notModified} free 304s) | ${r.merges} / ${r.updates} |`
@@ -261,21 +278,25 @@ const score = (r) => {
   const pct = (v) => (v === undefined ? "—" : `${(v * 100).toFixed(0)}%`)
   return `| ${r.mode} | ${s.predicted} | ${s.correct} | ${pct(s.precision)} | ${s.happened} (${r.happenedTasks.join(", ") || "none"}) | ${s.foreseen} | ${
     pct(s.recall)
-  } |`
+  } | ${r.overlaps.length} (${r.overlaps.join(", ") || "none"}) |`
 }
 const body = [
   `${machine()}, ${new Date().toISOString().slice(0, 10)}. The emulator as the repohost (CI takes ${CI_MS} ms, branches need not be up to date), a real`,
   "supervisor (built CLI, fresh HOME, empty TMUX_TMPDIR, webhooks and a 5 s poll), 10 sessions of a scripted agent (test/merge-train/agent.ts) whose",
   `PRs touch overlapping files: the pairs ${TEXTUAL_PAIRS.join(", ")} (tasks) conflict as text, ${SEMANTIC_PAIRS.join(" and ")} are each green alone and`,
   "red together (test/merge-train/scenario.ts). Told of a conflict or a failing check, the agent makes its change again on the default branch and",
-  "force-pushes. All 10 are approved at once once they are open and green; times and requests count from then.",
+  `force-pushes. All 10 are approved at once, ${REVIEW_MS / 1000} s after the last is open and green; times and requests count from then.`,
   "",
   "| mode | PRs merged | until all mergeable PRs are in | commits on main | of which checks fail | requests spent until the last merge (counted) | merges / branch updates |",
   "|---|---|---|---|---|---|---|",
   ...results.map(row),
   "",
   hasTrain
-    ? `Train: ${results[1].trainLeft.length} time(s) a PR left the train${results[1].trainLeft.length > 0 ? ` (${results[1].trainLeft.join("; ")})` : ""}.`
+    ? `Train: ${results[1].updates} branch updates, of which ${results[1].redUpdated.length} gave a head whose checks failed (tasks ${
+      results[1].redUpdated.join(", ") || "none"
+    }: green alone, red on the new main), ${
+      results[1].redUpdatedMerged === 0 ? "none of them merged" : `**${results[1].redUpdatedMerged} of them merged**`
+    }; a PR left the train ${results[1].trainLeft.length} time(s)${results[1].trainLeft.length > 0 ? ` (${results[1].trainLeft.join("; ")})` : ""}.`
     : "The merge train is not measured: this build has no `mergeTrain` setting yet.",
   "",
   hasPrediction
@@ -283,8 +304,8 @@ const body = [
       "Conflict prediction (`session.conflict_predicted`, pairs of sessions) against the textual conflicts that happened when a merge moved main",
       "(an open head that merged cleanly into the old main and conflicts with the new one, by `git merge-tree`); correct = predicted before it happened.",
       "",
-      "| mode | pairs predicted | of them conflicted later | precision | conflicts that happened (tasks) | foreseen | recall |",
-      "|---|---|---|---|---|---|---|",
+      "| mode | pairs predicted to conflict | of them conflicted later | precision | conflicts that happened (tasks) | foreseen | recall | overlaps without conflict shown (tasks) |",
+      "|---|---|---|---|---|---|---|---|",
       ...results.map(score)
     ].join("\n")
     : `Conflict prediction is not in this build (no \`predicted-conflict\` reaction); the textual conflicts that happened (tasks): ${

@@ -47,6 +47,18 @@ export const conflictsThatHappened = (
   return happened
 }
 
+/** The head each branch had when its pull request merged. */
+export const headsAtMerge = (events: ReadonlyArray<RepohostEvent>): Set<string> => {
+  const heads = new Map<string, string>()
+  const merged = new Set<string>()
+  for (const event of events) {
+    if (event.kind === "head") heads.set(event.branch, event.sha)
+    const head = event.kind === "merged" ? heads.get(event.branch) : undefined
+    if (head !== undefined) merged.add(head)
+  }
+  return merged
+}
+
 export interface Prediction {
   /** The pair's key (scenario.ts `pairKey`). */
   readonly pair: string
