@@ -216,11 +216,14 @@ const measure = async (mode) => {
     return {
       mode,
       merged: merged().length,
-      // What fails on the head of each PR left open (a failure that is not its own shows whose it is).
-      unmerged: pulls.filter((p) => !emulator.pull(REPO, p.number)?.merged).map((p) => ({
-        task: taskOf.get(p.head),
-        failing: typeErrors(gitTree(origin, emulator.snapshot(REPO, p.number).headSha))[0] ?? `checks ${emulator.snapshot(REPO, p.number).ci}`
-      })),
+      // Why each PR left open is: what fails on its head (a failure not its own shows whose it is), or its conflict.
+      unmerged: pulls.filter((p) => !emulator.pull(REPO, p.number)?.merged).map((p) => {
+        const head = emulator.snapshot(REPO, p.number).headSha
+        return {
+          task: taskOf.get(p.head),
+          failing: typeErrors(gitTree(origin, head))[0] ?? (conflictsAsText(origin, "main", head) ? "conflicts with main" : "green and mergeable")
+        }
+      }),
       allIn,
       lastMergeS: mergeTimes.length === 0 ? undefined : (Math.max(...mergeTimes) - approvedAt) / 1000,
       commits: verdicts.length,
