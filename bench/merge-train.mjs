@@ -294,12 +294,21 @@ const body = [
   "|---|---|---|---|---|---|---|",
   ...results.map(row),
   "",
+  results[0].broken > 0
+    ? "Plain auto-merge merges each PR green on the base its checks ran on: once a semantic pair's second half is in, main fails, and every\n" +
+      "PR that then has to rebase (a textual conflict) carries main's failure into its own checks and cannot merge."
+    : "Plain auto-merge left main green in this run.",
+  "",
   hasTrain
     ? `Train: ${results[1].updates} branch updates, of which ${results[1].redUpdated.length} gave a head whose checks failed (tasks ${
       results[1].redUpdated.join(", ") || "none"
     }: green alone, red on the new main), ${
       results[1].redUpdatedMerged === 0 ? "none of them merged" : `**${results[1].redUpdatedMerged} of them merged**`
-    }; a PR left the train ${results[1].trainLeft.length} time(s)${results[1].trainLeft.length > 0 ? ` (${results[1].trainLeft.join("; ")})` : ""}.`
+    }; a PR left the train ${results[1].trainLeft.length} time(s)${results[1].trainLeft.length > 0 ? ` (${results[1].trainLeft.join("; ")})` : ""}. ${
+      results[1].allIn
+        ? `One car at a time: ${seconds(results[1].lastMergeS / 10)} a PR on average, with CI taking ${CI_MS} ms.`
+        : ""
+    }`
     : "The merge train is not measured: this build has no `mergeTrain` setting yet.",
   "",
   hasPrediction
