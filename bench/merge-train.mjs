@@ -8,8 +8,9 @@
 // emulator's count, as GitHub counts them). With conflict prediction in the build (`session.conflict_predicted`),
 // its precision and recall against the textual conflicts that actually happened when PRs merged.
 //
-//   node bench/merge-train.mjs [--no-record] [--keep]   BENCH_CI_MS: how long CI takes (default 1000)
+//   node bench/merge-train.mjs [--no-record] [--keep]
 //   --keep: each mode's sandbox stays, with its supervisor and the emulator, until Ctrl-C (to look at it)
+//   BENCH_CI_MS: how long CI takes (default 1000); BENCH_REVIEW_MS: from all green to the approvals (default 15000)
 //
 // A mode this build cannot run (no `mergeTrain` setting yet) is said so and not measured.
 import { execFile, execFileSync } from "node:child_process"
@@ -288,7 +289,8 @@ const body = [
   "supervisor (built CLI, fresh HOME, empty TMUX_TMPDIR, webhooks and a 5 s poll), 10 sessions of a scripted agent (test/merge-train/agent.ts) whose",
   `PRs touch overlapping files: the pairs ${TEXTUAL_PAIRS.join(", ")} (tasks) conflict as text, ${SEMANTIC_PAIRS.join(" and ")} are each green alone and`,
   "red together (test/merge-train/scenario.ts). Told of a conflict or a failing check, the agent makes its change again on the default branch and",
-  `force-pushes. All 10 are approved at once, ${REVIEW_MS / 1000} s after the last is open and green; times and requests count from then.`,
+  "force-pushes, so every PR is mergeable while main is green. All 10 are approved at once, " +
+  `${REVIEW_MS / 1000} s after the last is open and green; times and requests count from then.`,
   "",
   "| mode | PRs merged | until all mergeable PRs are in | commits on main | of which checks fail | requests spent until the last merge (counted) | merges / branch updates |",
   "|---|---|---|---|---|---|---|",
