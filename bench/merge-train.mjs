@@ -29,7 +29,7 @@ const { branchVerdicts, ciVerdict, conflictsAsText, directoryTree, gitTree, INIT
   await import(
     "../test/merge-train/scenario.ts"
   )
-const { asPair, conflictsThatHappened, headsAtMerge, predictionScore } = await import("../test/merge-train/outcome.ts")
+const { asPair, conflictsThatHappened, mergesOf, predictionScore } = await import("../test/merge-train/outcome.ts")
 
 execFileSync(process.execPath, [new URL("../scripts/build.mjs", import.meta.url).pathname], { stdio: "ignore" })
 const { startEmulator } = await import(new URL("../dist/index.mjs", import.meta.url).href)
@@ -61,6 +61,15 @@ const features = () => {
 }
 const { train: hasTrain, prediction: hasPrediction } = features()
 const KEEP = process.argv.includes("--keep")
+
+const isAncestor = (gitDir, a, b) => {
+  try {
+    execFileSync("git", ["--git-dir", gitDir, "merge-base", "--is-ancestor", a, b], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+}
 
 const readEvents = (home) => {
   const file = join(home, ".orchestrator", "events.jsonl")
@@ -213,7 +222,10 @@ const measure = async (mode) => {
       execFileSync("git", ["--git-dir", origin, "log", "-1", "--format=%s", e.sha], { encoding: "utf8" }).startsWith("Merge branch 'main' into")
     )
     const redUpdated = updatedHeads.filter((e) => typeErrors(gitTree(origin, e.sha)).length > 0)
-    const mergedHeads = headsAtMerge(recorder.events)
+    const merges = mergesOf(recorder.events)
+    const mergedHeads = new Set(merges.map((m) => m.head))
+    // A merge whose head lacked the base it merged onto: its checks never ran on what main became.
+    const behind = merges.filter((m) => !isAncestor(origin, m.base, m.head)).map((m) => taskOf.get(m.branch))
     return {
       mode,
       merged: merged().length,
@@ -235,6 +247,7 @@ const measure = async (mode) => {
       graphql: atLastMerge.graphqlQueries - before.graphqlQueries,
       merges: requests.filter((r) => r.method === "PUT" && r.url.endsWith("/merge")).length,
       updates: requests.filter((r) => r.method === "PUT" && r.url.endsWith("/update-branch")).length,
+      behind,
       redUpdated: redUpdated.map((e) => taskOf.get(e.branch)),
       redUpdatedMerged: redUpdated.filter((e) => mergedHeads.has(e.sha)).length,
       trainLeft: events.filter((e) => e.type === "train.left").map((e) => e.data?.reason ?? e.message ?? "?"),
@@ -274,9 +287,9 @@ const row = (r) =>
       : `never: ${10 - r.merged} stay${r.merged === 9 ? "s" : ""} open (${
         r.unmerged.map((u) => `task ${u.task}: \`${u.failing}\``).join("; ")
       }); the last merge at ${r.lastMergeS === undefined ? "—" : seconds(r.lastMergeS)}`
-  } | ${r.commits} | **${r.broken}**${r.firstBroken >= 0 ? ` (the first at merge ${r.firstBroken + 1})` : ""} | ${
-    r.rest + r.graphql
-  } (${r.graphql} GraphQL, ${r.rest} REST; +${r.notModified} free 304s) | ${r.merges} / ${r.updates} |`
+  } | ${r.behind.length}${r.behind.length > 0 ? ` (tasks ${r.behind.join(", ")})` : ""} | ${r.commits} | **${r.broken}**${
+    r.firstBroken >= 0 ? ` (the first at merge ${r.firstBroken + 1})` : ""
+  } | ${r.rest + r.graphql} (${r.graphql} GraphQL, ${r.rest} REST; +${r.notModified} free 304s) | ${r.merges} / ${r.updates} |`
 const score = (r) => {
   const s = predictionScore(r.predictions, r.happened)
   const pct = (v) => (v === undefined ? "—" : `${(v * 100).toFixed(0)}%`)
@@ -292,8 +305,8 @@ const body = [
   "force-pushes, so every PR is mergeable while main is green. All 10 are approved at once, " +
   `${REVIEW_MS / 1000} s after the last is open and green; times and requests count from then.`,
   "",
-  "| mode | PRs merged | until all mergeable PRs are in | commits on main | of which checks fail | requests spent until the last merge (counted) | merges / branch updates |",
-  "|---|---|---|---|---|---|---|",
+  "| mode | PRs merged | until all mergeable PRs are in | merged on a head behind main | commits on main | of which checks fail | requests spent until the last merge (counted) | merges / branch updates |",
+  "|---|---|---|---|---|---|---|---|",
   ...results.map(row),
   "",
   results[0].broken > 0

@@ -47,16 +47,28 @@ export const conflictsThatHappened = (
   return happened
 }
 
-/** The head each branch had when its pull request merged. */
-export const headsAtMerge = (events: ReadonlyArray<RepohostEvent>): Set<string> => {
+export interface Merge {
+  readonly branch: string
+  /** The PR's head when it merged, and the default branch's head it merged onto. */
+  readonly head: string
+  readonly base: string
+}
+
+/** Each merge: the head its branch had then, and the base the merge moved the default branch from. */
+export const mergesOf = (events: ReadonlyArray<RepohostEvent>): Array<Merge> => {
   const heads = new Map<string, string>()
-  const merged = new Set<string>()
+  const merges: Array<Merge> = []
+  let justMerged: string | undefined
   for (const event of events) {
     if (event.kind === "head") heads.set(event.branch, event.sha)
-    const head = event.kind === "merged" ? heads.get(event.branch) : undefined
-    if (head !== undefined) merged.add(head)
+    else if (event.kind === "merged") justMerged = event.branch
+    else {
+      const head = justMerged === undefined ? undefined : heads.get(justMerged)
+      if (justMerged !== undefined && head !== undefined) merges.push({ branch: justMerged, head, base: event.before })
+      justMerged = undefined
+    }
   }
-  return merged
+  return merges
 }
 
 export interface Prediction {

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { execFileSync } from "node:child_process"
 import { join } from "node:path"
 import { tempDir } from "../support/host.ts"
-import { conflictsThatHappened, headsAtMerge, predictionScore, type RepohostEvent } from "./outcome.ts"
+import { conflictsThatHappened, mergesOf, predictionScore, type RepohostEvent } from "./outcome.ts"
 import { conflictsAsText, directoryTree, gitTree, INITIAL_TREE, memoryTree, pairKey, SEMANTIC_PAIRS, TASKS, TEXTUAL_PAIRS, typeErrors } from "./scenario.ts"
 
 const git = (cwd: string, ...args: Array<string>) =>
@@ -68,7 +68,7 @@ describe("the merge-train bench's scenario", () => {
   const conflicting = new Set(["M1|b", "M2|c"])
   const conflicts = (base: string, sha: string) => conflicting.has(`${base}|${sha}`)
 
-  it("a conflict happened where a merge moved the base and an open head that merged cleanly before no longer does; a PR merged at its last head", () => {
+  it("a conflict happened where a merge moved the base and an open head that merged cleanly before no longer does; each merge's head and base", () => {
     const events: Array<RepohostEvent> = [
       head("feat/a", "a", 1),
       head("feat/b", "b", 2),
@@ -82,8 +82,8 @@ describe("the merge-train bench's scenario", () => {
       { kind: "base", before: "M2", after: "M3", at: 9 }
     ]
     expect(conflictsThatHappened(events, conflicts)).toEqual([{ merged: "feat/a", other: "feat/b", at: 5 }, { merged: "feat/b", other: "feat/c", at: 8 }])
-    // What merged: feat/a at a, feat/b at the head it was moved to (b2), not the one it had first.
-    expect([...headsAtMerge(events)]).toEqual(["a", "b2"])
+    // What merged: feat/a at a onto M0, feat/b at the head it was moved to (b2), not the one it had first, onto M1.
+    expect(mergesOf(events)).toEqual([{ branch: "feat/a", head: "a", base: "M0" }, { branch: "feat/b", head: "b2", base: "M1" }])
   })
 
   it.each(
