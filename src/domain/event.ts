@@ -52,7 +52,11 @@ export const EVENT_TYPES = [
   "queue.dropped",
   "queue.recovered",
   "queue.held",
-  "queue.resumed"
+  "queue.resumed",
+  "train.joined",
+  "train.updated",
+  "train.merged",
+  "train.left"
 ] as const
 export const EventType = Schema.Literals(EVENT_TYPES)
 export type EventType = typeof EventType.Type
