@@ -144,6 +144,8 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
       return yield* notify(effect.priority, TITLES[effect.reaction], message, `reaction.${effect.reaction}`)
     }
     case "AutoMerge": {
+      // A project with a merge train merges only through it: the PR joins the train at its next round.
+      if (ctx.project.mergeTrain) return yield* triggered("auto-merge", { mergeTrain: true })
       const failure = ctx.scm === undefined || record.pr === null
         ? "no repohost plugin that can merge is configured for this project"
         : yield* checkThenMerge(ctx.scm, record, mergeMethodOf(ctx.project.scm))

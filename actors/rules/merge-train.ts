@@ -7,8 +7,19 @@
  * be up to date): the PR's head must contain the default branch's head as it is now.
  */
 import type { NewEvent } from "../../src/domain/event.ts"
-import type { FailingCheck } from "../../src/domain/session.ts"
-import { type TrainCar, type TrainFile, type TrainStep, trainOrder } from "../../src/domain/train.ts"
+import {
+  carsInOrder,
+  headCar,
+  type MergeAnswer,
+  type PullFacts,
+  type TrainCar,
+  type TrainFile,
+  type TrainStep,
+  type UpdateAnswer
+} from "../../src/domain/train.ts"
+
+export { carsInOrder, headCar }
+export type { MergeAnswer, PullFacts, UpdateAnswer }
 
 /** How long a head the repohost accepted to update may take to appear before the update is asked for again. */
 export const UPDATE_PATIENCE_MS = 120_000
@@ -37,6 +48,16 @@ const carEvent = (projectId: string, car: TrainCar, type: NewEvent["type"], mess
   data: { branch: car.branch, ...data }
 })
 
+/**
+ * A car that merged is out of the train; its session's record says merged only at its next look, so it is kept
+ * from joining again until the train has seen it not ready.
+ */
+const merged = (file: TrainFile, car: TrainCar, head: string, at: string): TrainFile => ({
+  ...file,
+  cars: file.cars.filter((c) => c.sessionId !== car.sessionId),
+  left: [...file.left.filter((l) => l.sessionId !== car.sessionId), { sessionId: car.sessionId, head, reason: "merged", at }]
+})
+
 /** A car leaves without merging: the event, and the leaver that keeps it from joining again at once. */
 export const leave = (file: TrainFile, car: TrainCar, reason: string, head: string, at: string, data: Record<string, unknown> = {}) => ({
   file: {
@@ -47,21 +68,16 @@ export const leave = (file: TrainFile, car: TrainCar, reason: string, head: stri
   events: [carEvent(file.projectId, car, "train.left", `PR #${car.prNumber} left the merge train: ${reason}`, { reason, ...data })]
 })
 
-/** The car being worked on: the one with a step under way, else the first in order. */
-export const headCar = (file: TrainFile): TrainCar | undefined => file.cars.find((car) => car.step !== undefined) ?? trainOrder(file.cars)[0]
-
-/** The cars in the order they will merge: the head first. */
-export const carsInOrder = (file: TrainFile): ReadonlyArray<TrainCar> => {
-  const head = headCar(file)
-  return head === undefined ? [] : [head, ...trainOrder(file.cars).filter((car) => car !== head)]
-}
-
 /**
  * Cars join and leave by the session records: a ready PR joins (unless it left and has not been seen un-ready since);
  * a car that is not the head (no step under way) leaves when its PR is merged or closed elsewhere, its approval goes,
  * its checks fail or its session ends. The head car's fate is decided by `decideHead`, on the repohost's answer.
  */
-export const syncCars = (file: TrainFile, candidates: ReadonlyArray<Candidate>, at: string): { readonly file: TrainFile; readonly events: ReadonlyArray<NewEvent> } => {
+export const syncCars = (
+  file: TrainFile,
+  candidates: ReadonlyArray<Candidate>,
+  at: string
+): { readonly file: TrainFile; readonly events: ReadonlyArray<NewEvent> } => {
   const byId = new Map(candidates.map((c) => [c.sessionId, c]))
   let next: TrainFile = { ...file, left: file.left.filter((l) => byId.get(l.sessionId)?.ready === true) }
   const events: Array<NewEvent> = []
@@ -91,24 +107,11 @@ export const syncCars = (file: TrainFile, candidates: ReadonlyArray<Candidate>, 
     const car: TrainCar = { sessionId: c.sessionId, prNumber: c.prNumber, branch: c.branch, priority: c.priority, joinedAt: at, seq: next.next }
     next = { ...next, next: next.next + 1, cars: [...next.cars, car] }
     const position = carsInOrder(next).indexOf(car) + 1
-    events.push(carEvent(file.projectId, car, "train.joined", `PR #${c.prNumber} joined the merge train at position ${position}`, { position, priority: c.priority }))
+    events.push(
+      carEvent(file.projectId, car, "train.joined", `PR #${c.prNumber} joined the merge train at position ${position}`, { position, priority: c.priority })
+    )
   }
   return { file: next, events }
-}
-
-/** The head car's pull request as the repohost shows it now. */
-export interface PullFacts {
-  readonly state: "open" | "draft" | "merged" | "closed"
-  readonly approved: boolean
-  /** The PR's head sha. */
-  readonly head: string
-  /** The default branch's head sha, now. */
-  readonly base: string
-  /** The head contains `base` (the merge base of the two is `base`). */
-  readonly upToDate: boolean
-  /** The checks of `head` (not of any older head). */
-  readonly checks: "passing" | "failing" | "pending" | "none"
-  readonly failingChecks: ReadonlyArray<FailingCheck>
 }
 
 /** What the service does for the head car after writing the decision down. */
@@ -148,7 +151,12 @@ export const decideHead = (file: TrainFile, car: TrainCar, facts: PullFacts, now
     if (step?.kind === "merging" && step.head === facts.head) {
       return {
         file: { ...file, cars: file.cars.filter((c) => c.sessionId !== car.sessionId) },
-        events: [carEvent(projectId, car, "train.merged", `PR #${car.prNumber} merged by the train at ${short(step.head)} onto ${short(step.base)}`, { head: step.head, base: step.base })],
+        events: [
+          carEvent(projectId, car, "train.merged", `PR #${car.prNumber} merged by the train at ${short(step.head)} onto ${short(step.base)}`, {
+            head: step.head,
+            base: step.base
+          })
+        ],
         action: none
       }
     }
@@ -170,7 +178,14 @@ export const decideHead = (file: TrainFile, car: TrainCar, facts: PullFacts, now
   }
   if (step?.kind === "updating" && facts.head !== step.from) {
     // A crash after the update and before its outcome was written: the new head says it happened.
-    events.push(carEvent(projectId, car, "train.updated", `PR #${car.prNumber} brought up to date with ${short(step.base)}`, { from: step.from, base: step.base, head: facts.head, recovered: true }))
+    events.push(
+      carEvent(projectId, car, "train.updated", `PR #${car.prNumber} brought up to date with ${short(step.base)}`, {
+        from: step.from,
+        base: step.base,
+        head: facts.head,
+        recovered: true
+      })
+    )
   }
   if (!facts.upToDate) {
     const updating: TrainStep = { kind: "updating", from: facts.head, base: facts.base }
@@ -178,10 +193,17 @@ export const decideHead = (file: TrainFile, car: TrainCar, facts: PullFacts, now
   }
   if (facts.checks === "failing") {
     const names = facts.failingChecks.map((check) => check.name).join(", ")
-    const gone = leave(file, car, `its checks failed on ${short(facts.head)}, up to date with ${short(facts.base)}${names ? ` (${names})` : ""}`, facts.head, at, {
-      head: facts.head,
-      base: facts.base
-    })
+    const gone = leave(
+      file,
+      car,
+      `its checks failed on ${short(facts.head)}, up to date with ${short(facts.base)}${names ? ` (${names})` : ""}`,
+      facts.head,
+      at,
+      {
+        head: facts.head,
+        base: facts.base
+      }
+    )
     return { file: gone.file, events: [...events, ...gone.events], action: none }
   }
   if (facts.checks === "passing") {
@@ -192,15 +214,6 @@ export const decideHead = (file: TrainFile, car: TrainCar, facts: PullFacts, now
   return { file: same(step, checking) && events.length === 0 ? file : withStep(file, car, checking), events, action: none }
 }
 
-/** What update-branch answered. */
-export type UpdateAnswer =
-  | { readonly _tag: "Updated" }
-  | { readonly _tag: "AlreadyUpToDate" }
-  | { readonly _tag: "Conflict" }
-  | { readonly _tag: "HeadMoved" }
-  /** No answer that says what happened (a network error, a 5xx): the next look decides. */
-  | { readonly _tag: "Unknown"; readonly reason: string }
-
 export const afterUpdate = (file: TrainFile, car: TrainCar, answer: UpdateAnswer, at: string): Decision => {
   const step = car.step
   if (step?.kind !== "updating") return { file, events: [], action: none }
@@ -208,7 +221,12 @@ export const afterUpdate = (file: TrainFile, car: TrainCar, answer: UpdateAnswer
     case "Updated":
       return {
         file: withStep(file, car, { kind: "updated", from: step.from, at }),
-        events: [carEvent(file.projectId, car, "train.updated", `PR #${car.prNumber} brought up to date with ${short(step.base)}`, { from: step.from, base: step.base })],
+        events: [
+          carEvent(file.projectId, car, "train.updated", `PR #${car.prNumber} brought up to date with ${short(step.base)}`, {
+            from: step.from,
+            base: step.base
+          })
+        ],
         action: none
       }
     case "AlreadyUpToDate":
@@ -229,21 +247,13 @@ export const afterTellRebase = (file: TrainFile, car: TrainCar, problem: string 
   return { file: withStep(file, car, { ...step, told: true }, problem), events: [], action: none }
 }
 
-/** What the merge (with the head sha pinned) answered. */
-export type MergeAnswer =
-  | { readonly _tag: "Merged"; readonly sha?: string }
-  /** Refused (the head moved, not mergeable): nothing merged; the next look decides again. */
-  | { readonly _tag: "Refused"; readonly reason: string }
-  /** No answer that says whether it merged: the next look at the PR says. */
-  | { readonly _tag: "Unknown"; readonly reason: string }
-
-export const afterMerge = (file: TrainFile, car: TrainCar, answer: MergeAnswer): Decision => {
+export const afterMerge = (file: TrainFile, car: TrainCar, answer: MergeAnswer, at: string): Decision => {
   const step = car.step
   if (step?.kind !== "merging") return { file, events: [], action: none }
   switch (answer._tag) {
     case "Merged":
       return {
-        file: { ...file, cars: file.cars.filter((c) => c.sessionId !== car.sessionId) },
+        file: merged(file, car, step.head, at),
         events: [carEvent(file.projectId, car, "train.merged", `PR #${car.prNumber} merged by the train at ${short(step.head)} onto ${short(step.base)}`, {
           head: step.head,
           base: step.base,

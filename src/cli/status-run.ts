@@ -76,6 +76,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
   const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
   const { queueLines } = yield* Effect.promise(() => import("./queue-view.ts"))
+  const { shownTrains, trainLines, trainPlaces } = yield* Effect.promise(() => import("./train-view.ts"))
   const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
     Effect.provide(SessionStore.layer)
   )
@@ -113,18 +114,24 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   for (const warning of undone.warnings) yield* Console.error(`orch: warning: ${warning}`)
   const recent = readRecentErrors(paths.events, now)
   const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
+  const trains = yield* shownTrains(paths.root)
   // The spec makes --json's output an array of sessions: the notes go beside it, on stderr.
   if (json) {
     if (unwatched !== undefined) yield* Console.error(`orch: warning: ${unwatched}`)
     for (const line of hostsDown) yield* Console.error(`orch: warning: ${line}`)
     if (errorsNote !== undefined) yield* Console.error(`orch: warning: ${errorsNote}`)
     for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
-    return yield* Console.log(JSON.stringify(rows))
+    // A session in a merge train shows its place there and what it waits on.
+    const places = trainPlaces(trains)
+    return yield* Console.log(JSON.stringify(rows.map((row) => {
+      const place = places.get(row.sessionId)
+      return place === undefined ? row : { ...row, train: place }
+    })))
   }
   // Only the running supervisor's word counts: a file left by another one says nothing.
   const configState = readConfigState(paths.root)
   const notes = supervisor !== undefined && configState?.pid === supervisor.pid ? configNotes(configState, (yield* Host).homeDir) : []
-  const queued = yield* queueLines(paths.root, supervisor?.pid)
+  const queued = [...yield* queueLines(paths.root, supervisor?.pid), ...trainLines(trains)]
   if (rows.length === 0) {
     const { noSessionsHint, projectTrackersHere } = yield* Effect.promise(() => import("./empty-hints.ts"))
     yield* Console.log(noSessionsHint(yield* projectTrackersHere))

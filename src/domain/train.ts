@@ -4,6 +4,7 @@
  */
 import * as Schema from "effect/Schema"
 import { OrchEvent } from "./event.ts"
+import type { FailingCheck } from "./session.ts"
 
 /**
  * Where the head car is. Each step that has a side effect at the repohost is written before the effect (its
@@ -64,8 +65,16 @@ export type TrainFile = typeof TrainFile.Type
 export const emptyTrain = (projectId: string): TrainFile => ({ projectId, next: 1, cars: [], left: [] })
 
 /** The train's order: priority (higher first), then arrival. */
-export const trainOrder = (cars: ReadonlyArray<TrainCar>): ReadonlyArray<TrainCar> =>
-  [...cars].sort((a, b) => b.priority - a.priority || a.seq - b.seq)
+export const trainOrder = (cars: ReadonlyArray<TrainCar>): ReadonlyArray<TrainCar> => [...cars].sort((a, b) => b.priority - a.priority || a.seq - b.seq)
+
+/** The car being worked on: the one with a step under way, else the first in order. */
+export const headCar = (file: TrainFile): TrainCar | undefined => file.cars.find((car) => car.step !== undefined) ?? trainOrder(file.cars)[0]
+
+/** The cars in the order they will merge: the head first. */
+export const carsInOrder = (file: TrainFile): ReadonlyArray<TrainCar> => {
+  const head = headCar(file)
+  return head === undefined ? [] : [head, ...trainOrder(file.cars).filter((car) => car !== head)]
+}
 
 /** What the head car waits on, in a few words (`orch train ls`, `orch status`, the dashboard). */
 export const waitingOn = (car: TrainCar, position: number): string => {
@@ -90,3 +99,35 @@ export const waitingOn = (car: TrainCar, position: number): string => {
 /** One line of `orch train ls` / `orch status`. */
 export const carLine = (car: TrainCar, position: number): string =>
   `  ${position}. ${car.sessionId} PR #${car.prNumber} (${car.branch}): ${waitingOn(car, position)}`
+
+/** The head car's pull request as the repohost shows it now. */
+export interface PullFacts {
+  readonly state: "open" | "draft" | "merged" | "closed"
+  readonly approved: boolean
+  /** The PR's head sha. */
+  readonly head: string
+  /** The default branch's head sha, now. */
+  readonly base: string
+  /** The head contains `base` (the merge base of the two is `base`). */
+  readonly upToDate: boolean
+  /** The checks of `head` (not of any older head). */
+  readonly checks: "passing" | "failing" | "pending" | "none"
+  readonly failingChecks: ReadonlyArray<FailingCheck>
+}
+
+/** What update-branch answered. */
+export type UpdateAnswer =
+  | { readonly _tag: "Updated" }
+  | { readonly _tag: "AlreadyUpToDate" }
+  | { readonly _tag: "Conflict" }
+  | { readonly _tag: "HeadMoved" }
+  /** No answer that says what happened (a network error, a 5xx): the next look decides. */
+  | { readonly _tag: "Unknown"; readonly reason: string }
+
+/** What the merge (with the head sha pinned) answered. */
+export type MergeAnswer =
+  | { readonly _tag: "Merged"; readonly sha?: string }
+  /** Refused (the head moved, not mergeable): nothing merged; the next look decides again. */
+  | { readonly _tag: "Refused"; readonly reason: string }
+  /** No answer that says whether it merged: the next look at the PR says. */
+  | { readonly _tag: "Unknown"; readonly reason: string }
