@@ -44,7 +44,10 @@ describe("the merge train on the emulator", () => {
         git(worktree, "-c", "user.email=a@b", "-c", "user.name=A", "commit", "-q", "-m", `add ${i === 0 ? "x" : "y"}`)
         yield* gitAsync(worktree, "push", "-q", "origin", `HEAD:feat/${issue}`)
         const created = yield* Effect.promise(() =>
-          fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: `feat/${issue}`, base: "main", title: `issue ${issue}` }) })
+          fetch(`${emulator.url}/repos/acme/app/pulls`, {
+            method: "POST",
+            body: JSON.stringify({ head: `feat/${issue}`, base: "main", title: `issue ${issue}` })
+          })
             .then((r) => r.json() as Promise<{ number: number }>)
         )
         prs.push(created.number)
