@@ -9,6 +9,7 @@ import { OrchEvent } from "../../src/domain/event.ts"
 import { QueueFile } from "../../src/domain/queue.ts"
 import { isEnded, SessionRecord, worksAnIssue } from "../../src/domain/session.ts"
 import { taskTitle } from "../../src/domain/task.ts"
+import { checkTrain } from "./train-invariants.ts"
 import { isAlive, notesText, type World } from "./world.ts"
 
 /** What the scenario's commands established: the issues and tasks whose queueing or spawn was confirmed, and what it removed itself. */
@@ -236,5 +237,6 @@ export const checkInvariants = (world: World, promised: Promised): Array<string>
   recordChecks(world, records, violations)
   workChecks(world, events, records, violations)
   queueEventChecks(events, queue, records, violations)
+  violations.push(...checkTrain(world, events))
   return violations
 }

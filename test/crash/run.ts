@@ -72,7 +72,13 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
       const stepBegan = Date.now()
       if (step._tag === "SetMaxSessions") world.writeConfig(step.maxSessions)
       else if (step._tag === "HostDown") await world.hostDown()
-      else if (step._tag === "Wait") {
+      else if (step._tag === "Outside") {
+        try {
+          await step.run(world)
+        } catch (error) {
+          problems.push(`the scenario's step failed: ${step.what}: ${firstLine(String(error))}`)
+        }
+      } else if (step._tag === "Wait") {
         if (!(await until(() => control.crashed() || step.until(world), RECEIPT_TIMEOUT_MS))) {
           problems.push(`the scenario's receipt never came within 30 s: ${step.what}`)
         }
