@@ -3,6 +3,7 @@
  * would), receipts to wait for between them (never a fixed sleep), and config edits. Session ids (`app-1`) are
  * those an uninterrupted run gets; after a crash the explorer runs no further step.
  */
+import { execFile } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { admittedIssues, agentsStarted, events, started } from "./observe.ts"
@@ -56,6 +57,11 @@ const killRestore = (supervised: boolean): ReadonlyArray<Step> => [
   startedTimes("app-1", 2)
 ]
 
+const pushAsync = (world: World, cwd: string, branch: string) =>
+  new Promise<void>((resolve, reject) =>
+    execFile("git", ["-C", cwd, "push", "-q", "origin", `HEAD:${branch}`], { env: world.env }, (error) => (error ? reject(error) : resolve()))
+  )
+
 /**
  * The agents' work as a PR each, approved: in each session's worktree a commit of its work file (the agent's unsaved
  * notes stay uncommitted), pushed to its branch, a PR opened on the emulator, approved.
@@ -69,7 +75,8 @@ const pullRequestsOf = (...issues: Array<string>): Step => ({
       writeFileSync(join(record.workspacePath, workFile(issue)), `the work of issue ${issue}\n`)
       world.git(record.workspacePath, "add", workFile(issue))
       world.git(record.workspacePath, "commit", "-qm", `work on issue ${issue}`)
-      world.git(record.workspacePath, "push", "-q", "origin", `HEAD:${record.branch}`)
+      // Asynchronously: the push's hook tells the emulator, which runs in this process.
+      await pushAsync(world, record.workspacePath, record.branch)
       const answer = await fetch(`${world.emulator.url}/repos/acme/app/pulls`, {
         method: "POST",
         body: JSON.stringify({ head: record.branch, base: "main", title: `Issue ${issue}`, body: `Closes #${issue}` })
