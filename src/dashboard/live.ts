@@ -7,18 +7,20 @@ import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import { appendFileSync, mkdirSync, watch } from "node:fs"
-import { dirname } from "node:path"
+import { dirname, join } from "node:path"
 import type { OrchEvent } from "../domain/event.ts"
 import { watchedView } from "../domain/live.ts"
 import { entryLabel } from "../domain/queue.ts"
 import type { SessionRecord } from "../domain/session.ts"
+import { carsInOrder, waitingOn } from "../domain/train.ts"
 import { readAdmissionState, waitingReason } from "../store/admission-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import type { InboxShape } from "../store/Inbox.ts"
 import { listQueue } from "../store/QueueStore.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
 import { asListed } from "../store/spawner.ts"
-import type { InboxState, LiveMessage, QueuedEntry, Snapshot } from "./api.ts"
+import { listTrains } from "../store/TrainStore.ts"
+import type { InboxState, LiveMessage, QueuedEntry, Snapshot, TrainCarView } from "./api.ts"
 import { showsOnCard } from "./board.ts"
 import { lastEvents } from "./event-tail.ts"
 
@@ -164,6 +166,31 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     [],
     (entries) => publish({ kind: "queue", entries })
   )
+  // The merge trains: one file per project under trains/ (made here, so there is a directory to watch).
+  const trainsDir = join(store.paths.root, "trains")
+  yield* Effect.sync(() => mkdirSync(trainsDir, { recursive: true }))
+  const trainFeed = yield* followFiles(
+    trainsDir,
+    (file) => file !== null && file.endsWith(".json"),
+    (last: ReadonlyArray<TrainCarView>) =>
+      listTrains(store.paths.root).pipe(
+        Effect.map((trains) =>
+          trains.flatMap((train) =>
+            carsInOrder(train).map((car, i) => ({
+              projectId: train.projectId,
+              sessionId: car.sessionId,
+              prNumber: car.prNumber,
+              branch: car.branch,
+              position: i + 1,
+              waitingOn: waitingOn(car, i + 1)
+            }))
+          )
+        ),
+        Effect.catch((error) => Effect.as(Effect.logError(`could not read the merge trains: ${error.message}`), last))
+      ),
+    [],
+    (cars) => publish({ kind: "train", cars })
+  )
 
   const snapshot = Effect.gen(function*() {
     const { records } = yield* store.list
@@ -177,7 +204,8 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
       sessions: records.map((record) => watchedView(asListed(record), watched)),
       lastEvents: shownEvents,
       inbox: yield* inboxFeed.current,
-      queue: yield* queueFeed.current
+      queue: yield* queueFeed.current,
+      train: yield* trainFeed.current
     }
   })
 

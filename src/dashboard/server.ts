@@ -55,7 +55,7 @@ export interface DashboardActions {
   readonly send: (sessionId: string, message: string) => Effect.Effect<void, OpError>
   readonly kill: (sessionId: string) => Effect.Effect<typeof Killed.Type, OpError>
   readonly restore: (sessionId: string) => Effect.Effect<SessionRecord, OpError>
-  readonly merge: (sessionId: string) => Effect.Effect<{ readonly prNumber: number }, OpError>
+  readonly merge: (sessionId: string) => Effect.Effect<{ readonly prNumber: number; readonly train?: { readonly position: number } }, OpError>
 }
 
 export interface DashboardOptions {
@@ -255,7 +255,11 @@ const routes = (options: DashboardOptions) =>
     yield* router.add(
       "POST",
       "/api/sessions/:id/merge",
-      action(Merged, (sessionId) => Effect.map(options.actions.merge(sessionId), ({ prNumber }) => ({ merged: true, prNumber })))
+      action(Merged, (sessionId) =>
+        Effect.map(
+          options.actions.merge(sessionId),
+          ({ prNumber, train }) => (train === undefined ? { merged: true, prNumber } : { merged: false, prNumber, train })
+        ))
     )
     yield* router.add(
       "POST",

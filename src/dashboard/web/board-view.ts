@@ -111,6 +111,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
   const cards = new Map<string, HTMLElement>()
   const orchestrators = h("nav.orchestrators", { "aria-label": "Orchestrators" })
   const queue = h("section.queue", { "aria-label": "Queue" })
+  const train = h("section.queue.train", { "aria-label": "Merge train" })
 
   const sections = GROUPS.map(({ key, title, hint }) => {
     const list = h("div.cards", { "data-list": key })
@@ -119,7 +120,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
     counts.set(key, count)
     return h("section.group", { "data-group": key, "aria-label": title }, h("header", { title: hint }, h("h2", {}, title), count), list)
   })
-  replaceChildren(root, h("div.board-page", {}, orchestrators, queue, h("div.board", {}, sections)))
+  replaceChildren(root, h("div.board-page", {}, orchestrators, queue, train, h("div.board", {}, sections)))
 
   /** Queued work (not yet placed on any host): its place, what it is for, and what it waits on. */
   const drawQueue = () => {
@@ -145,6 +146,36 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
               h("span.entry", {}, `${entry.projectId} ${entry.label}`),
               entry.priority !== 0 ? h("span.priority", {}, `priority ${entry.priority}`) : null,
               h("span.waiting", {}, entry.waiting)
+            )
+          )
+        )
+      ]
+    )
+  }
+
+  /** Each project's merge train: the cars in the order they will merge, and what each waits on. */
+  const drawTrain = () => {
+    const cars = state.train.filter((car) => project === undefined || car.projectId === project)
+    train.hidden = cars.length === 0
+    replaceChildren(
+      train,
+      cars.length === 0 ? null : [
+        h(
+          "header",
+          { title: "Approved and green PRs, merged one at a time on the default branch as it is (docs/supervisor.md, Merge train)" },
+          h("h2", {}, "Merge train"),
+          h("span.count", {}, String(cars.length))
+        ),
+        h(
+          "ol",
+          {},
+          cars.map((car) =>
+            h(
+              "li",
+              { "data-car": car.sessionId },
+              h("span.position", {}, `${car.position}.`),
+              h("a.entry", { href: sessionPath(car.sessionId) }, `${car.projectId} ${car.sessionId} PR #${car.prNumber}`),
+              h("span.waiting", {}, car.waitingOn)
             )
           )
         )
@@ -208,6 +239,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
     drawCounts()
     drawOrchestrators()
     drawQueue()
+    drawTrain()
     root.dataset.loaded = String(state.loaded)
   }
 
@@ -215,6 +247,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
   const unsubscribe = store.subscribe((change) => {
     if (change.kind === "snapshot") drawAll()
     else if (change.kind === "queue") drawQueue()
+    else if (change.kind === "train") drawTrain()
     else if (change.kind === "session") {
       if (state.sessions.get(change.sessionId)?.role === "orchestrator") drawOrchestrators()
       else drawSession(change.sessionId)

@@ -6,7 +6,7 @@
 import type { OrchEvent } from "../../domain/event.ts"
 import { isLive, UNWATCHED_HINT } from "../../domain/live.ts"
 import type { SessionRecord } from "../../domain/session.ts"
-import type { Boot } from "../api.ts"
+import type { Boot, Merged } from "../api.ts"
 import { canKill, canMerge, canRestore, isEscalated } from "../board.ts"
 import { issueTitle, prLine, statusPill } from "./board-view.ts"
 import { h, replaceChildren, time, words } from "./dom.ts"
@@ -136,10 +136,11 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
   let timelineLoaded = false
   const early: Array<OrchEvent> = []
 
-  const act = async (label: string, path: string, body?: unknown) => {
+  /** Runs an action; `label` is the toast, or made from the answer (a merge in a project with a merge train joins it). */
+  const act = async (label: string | ((answer: unknown) => string), path: string, body?: unknown) => {
     try {
-      await post(path, body)
-      toast(label)
+      const answer = await post(path, body)
+      toast(typeof label === "string" ? label : label(answer))
       return true
     } catch (error) {
       toast((error as Error).message, true)
@@ -189,13 +190,18 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
     return button
   }
 
+  const mergedLabel = (answer: unknown) => {
+    const position = (answer as Partial<typeof Merged.Type> | undefined)?.train?.position
+    return position === undefined ? "Merged." : `Joined the merge train at position ${position}.`
+  }
+
   const drawButtons = (record: SessionRecord) => {
     replaceChildren(
       buttons,
       canMerge(record)
         ? h(
           "button.button.primary",
-          { type: "button", "data-action": "merge", onclick: () => act("Merged.", `${base}/merge`) },
+          { type: "button", "data-action": "merge", onclick: () => act(mergedLabel, `${base}/merge`) },
           `Merge PR #${record.pr!.number}`
         )
         : null,

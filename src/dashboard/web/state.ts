@@ -6,7 +6,7 @@
 import { doublingDelay } from "../../domain/backoff.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
-import type { InboxEntry, InboxState, LiveMessage, QueuedEntry } from "../api.ts"
+import type { InboxEntry, InboxState, LiveMessage, QueuedEntry, TrainCarView } from "../api.ts"
 import { showsOnCard } from "../board.ts"
 
 /** `signed-out`: the supervisor refuses the page's token (it was made anew); only the printed URL helps. */
@@ -18,6 +18,7 @@ export type Change =
   | { readonly kind: "event"; readonly event: OrchEvent }
   | { readonly kind: "inbox"; readonly arrived: ReadonlyArray<InboxEntry> }
   | { readonly kind: "queue" }
+  | { readonly kind: "train" }
   | { readonly kind: "connection" }
 
 export interface State {
@@ -28,6 +29,8 @@ export interface State {
   inbox: InboxState
   /** Queued work in queue order, each entry with the budget it waits on. */
   queue: ReadonlyArray<QueuedEntry>
+  /** Every project's merge train, car by car in order. */
+  train: ReadonlyArray<TrainCarView>
 }
 
 export const createState = () => {
@@ -37,7 +40,8 @@ export const createState = () => {
     sessions: new Map(),
     lastEvents: new Map(),
     inbox: { unread: 0, entries: [] },
-    queue: []
+    queue: [],
+    train: []
   }
   const listeners = new Set<(change: Change) => void>()
   const emit = (change: Change) => {
@@ -58,6 +62,7 @@ export const createState = () => {
         for (const [id, event] of Object.entries(message.lastEvents)) state.lastEvents.set(id, event)
         state.inbox = message.inbox
         state.queue = message.queue
+        state.train = message.train
         state.loaded = true
         return emit({ kind: "snapshot" })
       }
@@ -75,6 +80,9 @@ export const createState = () => {
       case "queue":
         state.queue = message.entries
         return emit({ kind: "queue" })
+      case "train":
+        state.train = message.cars
+        return emit({ kind: "train" })
     }
   }
 
@@ -104,7 +112,7 @@ export const createState = () => {
       )
       setTimeout(() => connect(attempt + 1), doublingDelay(1000, attempt + 1, 30_000))
     }
-    for (const kind of ["snapshot", "session", "event", "inbox", "queue"] as const) {
+    for (const kind of ["snapshot", "session", "event", "inbox", "queue", "train"] as const) {
       source.addEventListener(kind, (event) => {
         attempt = 0
         setConnection("live")
