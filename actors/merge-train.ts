@@ -136,9 +136,11 @@ export class MergeTrain extends Context.Service<MergeTrain, MergeTrainShape>()("
         const facts = yield* Effect.result(train.look(head.prNumber, project.defaultBranch))
         if (facts._tag === "Failure") {
           const problem = facts.failure.message
-          yield* store.change(project.id, (file) => ({
-            file: { ...file, cars: file.cars.map((c) => (c.sessionId === head.sessionId ? { ...c, problem } : c)) }
-          }))
+          // Said on the car (orch train ls, status, the dashboard) until a look succeeds; the next round tries again.
+          yield* store.change(project.id, (file) =>
+            file.cars.some((c) => c.sessionId === head.sessionId && c.problem !== problem)
+              ? { file: { ...file, cars: file.cars.map((c) => (c.sessionId === head.sessionId ? { ...c, problem } : c)) } }
+              : {})
           return false
         }
         const { action, car } = yield* decide(
