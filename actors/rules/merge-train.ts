@@ -144,8 +144,10 @@ const same = (a: TrainStep | undefined, b: TrainStep | undefined) => JSON.string
  * The head car's next move, from its step (what the train was doing, possibly cut short by a crash) and the facts.
  * `nowMs`/`at`: the time, as milliseconds and ISO.
  */
-export const decideHead = (file: TrainFile, car: TrainCar, facts: PullFacts, nowMs: number, at: string): Decision => {
+export const decideHead = (looked: TrainFile, car: TrainCar, facts: PullFacts, nowMs: number, at: string): Decision => {
   const step = car.step
+  // The repohost answered: a problem the last try had is over.
+  const file = car.problem === undefined ? looked : withStep(looked, car, step)
   const projectId = file.projectId
   if (facts.state === "merged") {
     if (step?.kind === "merging" && step.head === facts.head) {
@@ -211,7 +213,7 @@ export const decideHead = (file: TrainFile, car: TrainCar, facts: PullFacts, now
     return { file: withStep(file, car, merging), events, action: { _tag: "Merge", head: facts.head } }
   }
   const checking: TrainStep = { kind: "checking", head: facts.head, base: facts.base }
-  return { file: same(step, checking) && events.length === 0 ? file : withStep(file, car, checking), events, action: none }
+  return { file: same(step, checking) && events.length === 0 && car.problem === undefined ? looked : withStep(file, car, checking), events, action: none }
 }
 
 export const afterUpdate = (file: TrainFile, car: TrainCar, answer: UpdateAnswer, at: string): Decision => {

@@ -199,6 +199,12 @@ describe("merge train: the head car", () => {
     })
   }
 
+  it("a look that succeeds ends the problem the last try had", () => {
+    const head = car(1, { kind: "checking", head: HEAD, base: BASE }, { problem: "HTTP 502" })
+    const decision = decideHead(train(head), head, facts({ checks: "pending" }), NOW, AT)
+    expect(decision.file.cars[0]).toEqual(car(1, { kind: "checking", head: HEAD, base: BASE }))
+  })
+
   it("a car that leaves red names the head and the base its checks ran on, and keeps that head from joining again", () => {
     const head = car(1, { kind: "checking", head: HEAD, base: BASE })
     const decision = decideHead(train(head), head, facts({ checks: "failing", failingChecks: [{ name: "ci" }] }), NOW, AT)
