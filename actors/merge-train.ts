@@ -155,9 +155,25 @@ export class MergeTrain extends Context.Service<MergeTrain, MergeTrainShape>()("
         return yield* act(project, train, car, action)
       })
 
+      /**
+       * The heads of PRs that left the train and whose records say ready again: one that has a new head (a fix
+       * pushed between two rounds) joins again even if the train never saw it not ready.
+       */
+      const headsOfLeavers = Effect.fnUntraced(function*(project: ProjectConfig, train: ScmTrainShape, candidates: ReadonlyArray<Candidate>) {
+        const heads = new Map<string, string>()
+        for (const leaver of (yield* store.read(project.id)).left) {
+          const candidate = candidates.find((c) => c.sessionId === leaver.sessionId)
+          if (candidate === undefined || !candidate.ready || leaver.head === "") continue
+          const facts = yield* Effect.result(train.look(candidate.prNumber, project.defaultBranch))
+          if (facts._tag === "Success") heads.set(leaver.sessionId, facts.success.head)
+        }
+        return heads
+      })
+
       const roundOf = Effect.fnUntraced(function*(project: ProjectConfig, train: ScmTrainShape) {
         const candidates = yield* candidatesOf(project.id)
-        yield* store.change(project.id, (file, at) => syncCars(file, candidates, at))
+        const heads = yield* headsOfLeavers(project, train, candidates)
+        yield* store.change(project.id, (file, at) => syncCars(file, candidates, at, heads))
         for (let i = 0; i < STEPS_PER_ROUND; i++) {
           if (!(yield* step(project, train))) return
         }

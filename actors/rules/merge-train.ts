@@ -14,6 +14,7 @@ import {
   type PullFacts,
   type TrainCar,
   type TrainFile,
+  type TrainLeaver,
   type TrainStep,
   type UpdateAnswer
 } from "../../src/domain/train.ts"
@@ -69,17 +70,20 @@ export const leave = (file: TrainFile, car: TrainCar, reason: string, head: stri
 })
 
 /**
- * Cars join and leave by the session records: a ready PR joins (unless it left and has not been seen un-ready since);
+ * Cars join and leave by the session records: a ready PR joins (unless it left and has been neither seen un-ready
+ * since nor, by `heads`, the repohost's word on the heads of such PRs, seen with another head);
  * a car that is not the head (no step under way) leaves when its PR is merged or closed elsewhere, its approval goes,
  * its checks fail or its session ends. The head car's fate is decided by `decideHead`, on the repohost's answer.
  */
 export const syncCars = (
   file: TrainFile,
   candidates: ReadonlyArray<Candidate>,
-  at: string
+  at: string,
+  heads: ReadonlyMap<string, string> = new Map()
 ): { readonly file: TrainFile; readonly events: ReadonlyArray<NewEvent> } => {
   const byId = new Map(candidates.map((c) => [c.sessionId, c]))
-  let next: TrainFile = { ...file, left: file.left.filter((l) => byId.get(l.sessionId)?.ready === true) }
+  const stillOut = (l: TrainLeaver) => byId.get(l.sessionId)?.ready === true && (heads.get(l.sessionId) ?? l.head) === l.head
+  let next: TrainFile = { ...file, left: file.left.filter(stillOut) }
   const events: Array<NewEvent> = []
   for (const car of file.cars) {
     if (car.step !== undefined) continue

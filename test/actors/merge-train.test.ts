@@ -95,6 +95,22 @@ describe("merge train (the supervisor's, on the fakes)", () => {
       assert.deepStrictEqual(orch.scm.updates.map((u) => u.prNumber), [1, 2], "the train went on with the next car")
       const told = yield* orch.agentOf(one.sessionId).sent
       assert.isTrue(told.some((message) => message.includes("x and y disagree")), "the ci-failed reaction sent the failing check")
+
+      // Its agent pushes a fix, green on main as it is: it joins again (with a new head, behind the second) and merges after it.
+      orch.scm.pulls.set(1, { ...behind(1), head: "fixed-1", upToDate: true, checks: "passing" })
+      yield* orch.setPullRequest(one.sessionId, { checks: "passing", review: "approved", mergeable: true })
+      orch.scm.pulls.set(2, { ...orch.scm.pulls.get(2)!, checks: "passing" })
+      yield* orch.advance("30 seconds")
+      yield* orch.advance("30 seconds")
+      assert.deepStrictEqual(orch.scm.mergesAt, [{ prNumber: 2, head: `head-2+${MAIN.slice(0, 7)}` }, { prNumber: 1, head: "fixed-1" }])
+      assert.deepStrictEqual((yield* eventsOf(orch, "train.")).filter(([type]) => type !== "train.updated").map(([type, pr]) => `${type} #${pr}`), [
+        "train.joined #1",
+        "train.joined #2",
+        "train.left #1",
+        "train.joined #1",
+        "train.merged #2",
+        "train.merged #1"
+      ])
     }))
 
   it.effect("update-branch conflicts: the agent is told to rebase once, and the car waits for its new head", () =>

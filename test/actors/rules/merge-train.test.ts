@@ -85,6 +85,13 @@ describe("merge train: joining and leaving by the session records", () => {
     expect(synced.events).toMatchObject([{ type: "train.left", sessionId: "app-2", data: { reason } }])
   })
 
+  it("a car that left red joins again with a new head, even if it was never seen not ready", () => {
+    const head = car(2, { kind: "checking", head: HEAD, base: BASE })
+    const left = decideHead(train(head), head, facts({ checks: "failing" }), NOW, AT).file
+    expect(syncCars(left, [candidate(2)], AT, new Map([["app-2", HEAD]])).file.cars).toEqual([])
+    expect(syncCars(left, [candidate(2)], AT, new Map([["app-2", NEW_HEAD]])).file.cars.map((c) => c.sessionId)).toEqual(["app-2"])
+  })
+
   it("a car that left joins again only after it was seen not ready", () => {
     const left = syncCars(train(car(2)), [candidate(2, { checksFailing: true })], AT).file
     expect(syncCars(left, [candidate(2)], AT).file.cars).toEqual([])
