@@ -9,7 +9,7 @@ const json = Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescrip
 
 /** What `orch train ls` says when no train has a car. */
 export const emptyTrainHint = (project: string | undefined) =>
-  `${project === undefined ? "No merge train has" : `The merge train of ${project} has`} a PR in it. ` +
+  `${project === undefined ? "No merge train has a PR in it" : `The merge train of ${project} has no PR in it`}. ` +
   "A project with `mergeTrain: true` in orchestrator.yaml lines up its approved and green PRs here and merges them one at a time."
 
 const ls = Command.make(

@@ -82,6 +82,10 @@ describe("orch train ls on the default path", () => {
       assert.isTrue(emulator.pull("acme/app", pr.number)?.merged)
       const after = yield* orch("train", "ls", "app", "--json")
       assert.deepStrictEqual(JSON.parse(after.stdout), [{ projectId: "app", cars: [] }])
+      assert.strictEqual(
+        (yield* orch("train", "ls", "app")).stdout,
+        "The merge train of app has no PR in it. A project with `mergeTrain: true` in orchestrator.yaml lines up its approved and green PRs here and merges them one at a time.\n"
+      )
       assert.strictEqual((yield* orch("stop")).code, 0)
     }), 120_000)
 })
