@@ -154,7 +154,9 @@ export const decideHead = (looked: TrainFile, car: TrainCar, facts: PullFacts, n
   const file = car.problem === undefined ? looked : withStep(looked, car, step)
   const projectId = file.projectId
   if (facts.state === "merged") {
-    if (step?.kind === "merging" && step.head === facts.head) {
+    // Merged while the train was merging it, with its head pinned: the train's merge (the repohost refuses any other
+    // head; the PR's head may read otherwise afterwards, e.g. once its branch is deleted).
+    if (step?.kind === "merging") {
       return {
         file: { ...file, cars: file.cars.filter((c) => c.sessionId !== car.sessionId) },
         events: [

@@ -132,6 +132,9 @@ describe("merge train: the head car", () => {
       []
     ],
     ["merged by the train (a crash before the outcome)", { kind: "merging", head: HEAD, base: BASE }, { state: "merged" }, "None", "gone", ["train.merged"]],
+    ["merged by the train, its branch since deleted", { kind: "merging", head: HEAD, base: BASE }, { state: "merged", head: "0".repeat(40) }, "None", "gone", [
+      "train.merged"
+    ]],
     ["merged by someone else", { kind: "checking", head: HEAD, base: BASE }, { state: "merged" }, "None", "gone", ["train.left"]],
     ["merging, not merged (a crash before the merge): merge again", { kind: "merging", head: HEAD, base: BASE }, {}, "Merge", {
       kind: "merging",
