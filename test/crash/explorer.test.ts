@@ -34,7 +34,9 @@ const SEEDS = [
   // SIGINT of `orch batch-spawn app 1 2 3 4` once it had queued what waits
   { seed: 28, scenario: "batch-spawn-offline" },
   // SIGKILL of `orch queue add app --task "Write the changelog"` at "append queue.added: before" (its event left in the outbox)
-  { seed: 5, scenario: "queue-task" }
+  { seed: 5, scenario: "queue-task" },
+  // SIGINT of the supervisor while its merge train works (around its 140th point: where, varies a little with timing)
+  { seed: 15, scenario: "merge-train" }
 ]
 
 describe("the crash-point explorer", () => {
