@@ -111,7 +111,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
   const cards = new Map<string, HTMLElement>()
   const orchestrators = h("nav.orchestrators", { "aria-label": "Orchestrators" })
   const queue = h("section.queue", { "aria-label": "Queue" })
-  const train = h("section.queue.train", { "aria-label": "Merge train" })
+  const train = h("section.train", { "aria-label": "Merge train" })
 
   const sections = GROUPS.map(({ key, title, hint }) => {
     const list = h("div.cards", { "data-list": key })
