@@ -53,8 +53,6 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
       const root = store.paths.root
       /** What was read and merged, by heads; kept while the heads are. */
       let cache: ConflictCache = emptyCache
-      /** The file as last written (read at the first round). */
-      let written: ConflictsFile | undefined
 
       /** A project's heads, reading and merging only what changed (the cache follows). */
       const projectRound = (project: ProjectConfig, records: ReadonlyArray<SessionRecord>) =>
@@ -70,7 +68,6 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
         yield* atCrashPoint("conflicts.json write: before")
         yield* writeConflicts(root, file)
         yield* atCrashPoint("conflicts.json write: after")
-        written = file
       })
 
       const round = Effect.fn("ConflictWatch.round")(function*() {
@@ -78,14 +75,15 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
         const { records } = yield* store.list
         const byId = new Map(records.map((r) => [r.sessionId, r]))
         const ctx = { config, events, router, slotsOf: projects.get, recordOf: (id: string) => byId.get(id) }
-        const previous = written ?? (yield* readConflicts(root))
+        // Read each round (a few kilobytes): a round a crash cut short left its `pending` there.
+        const previous = yield* readConflicts(root)
         if (previous.pending !== undefined) {
           // A round a crash cut short: what it had not told yet is told now.
           yield* tellChanges(ctx, previous.pending)
           const { pending: _, ...done } = previous
           yield* write(done)
         }
-        const before = written?.predictions ?? previous.predictions
+        const before = previous.predictions
         const workers = records.filter((r) => projects.isLive(r) && r.role === undefined && hostOf(r) === "local")
         const failed: Array<{ name: string; reason: string }> = []
         const allHeads: Array<ProjectHeads> = []
