@@ -48,10 +48,12 @@ export const readHeads = Effect.fnUntraced(function*(repo: string, defaultBranch
   const refsOf = (branch: string) => [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`]
   const result = yield* git(repo, ["for-each-ref", "--format=%(objectname) %(refname)", ...refsOf(defaultBranch), ...branches.flatMap(refsOf)])
   if (result.exitCode !== 0) return yield* failed(repo, result)
-  const shas = new Map(lines(result.stdout).map((line) => {
-    const [sha = "", ref = ""] = line.split(" ")
-    return [ref, sha] as const
-  }))
+  const shas = new Map(
+    lines(result.stdout).map((line) => {
+      const [sha = "", ref = ""] = line.split(" ")
+      return [ref, sha] as const
+    })
+  )
   const headOf = (branch: string) => shas.get(`refs/heads/${branch}`) ?? shas.get(`refs/remotes/origin/${branch}`)
   return {
     defaultHead: shas.get(`refs/remotes/origin/${defaultBranch}`) ?? shas.get(`refs/heads/${defaultBranch}`),
@@ -78,7 +80,13 @@ export const readSides = Effect.fnUntraced(function*(repo: string, defaultHead: 
 export const mergeTree = Effect.fnUntraced(function*(repo: string, ours: string, theirs: string) {
   const result = yield* git(repo, ["merge-tree", "--write-tree", "--name-only", "--no-messages", ours, theirs])
   if (result.exitCode === 0) return { conflicted: [] }
-  if (result.exitCode === 129) return yield* new ConflictReadFailed({ repo, operation: result.operation, reason: "this git has no `merge-tree --write-tree`: conflict prediction needs git 2.38 or newer" })
+  if (result.exitCode === 129) {
+    return yield* new ConflictReadFailed({
+      repo,
+      operation: result.operation,
+      reason: "this git has no `merge-tree --write-tree`: conflict prediction needs git 2.38 or newer"
+    })
+  }
   if (result.exitCode !== 1) return yield* failed(repo, result)
   // The first line is the merged tree's id; then a file git could not merge per line (a file with conflicting stages repeats).
   return { conflicted: [...new Set(lines(result.stdout).slice(1))].sort() }

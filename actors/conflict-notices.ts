@@ -86,7 +86,14 @@ const react = Effect.fnUntraced(function*(ctx: TellContext, p: ConflictPredictio
     ? { _tag: "SendToAgent", reaction: "predicted-conflict", message, attempt: 1, data }
     : { _tag: "Notify", reaction: "predicted-conflict", priority: reaction.priority ?? "warning", message, includeSummary: false, auto: reaction.auto, data }
   if (effect._tag === "SendToAgent" && !reaction.auto) return
-  yield* runReactionEffect({ project: slots.project, record, runtime: slots.runtime, events: ctx.events, router: ctx.router, ...(slots.scm ? { scm: slots.scm } : {}) }, effect)
+  yield* runReactionEffect({
+    project: slots.project,
+    record,
+    runtime: slots.runtime,
+    events: ctx.events,
+    router: ctx.router,
+    ...(slots.scm ? { scm: slots.scm } : {})
+  }, effect)
 })
 
 /** The events (and reactions) of `pending` that the log does not have yet after its offset. */

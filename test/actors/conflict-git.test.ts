@@ -102,9 +102,7 @@ describe("conflict prediction on a real repository", () => {
       const { path } = yield* repository()
       const branches = Array.from({ length: 6 }, (_, i) => `feat/${i + 1}`)
       // feat/1..3 change shared.txt (far apart: overlaps); feat/4..6 a file each.
-      branches.forEach((branch, i) =>
-        commitOn(path, branch, "main", i < 3 ? { "shared.txt": edited(1 + i * 8, branch) } : { [`own-${i}.txt`]: `${branch}\n` })
-      )
+      branches.forEach((branch, i) => commitOn(path, branch, "main", i < 3 ? { "shared.txt": edited(1 + i * 8, branch) } : { [`own-${i}.txt`]: `${branch}\n` }))
       const first = yield* predict(path, branches)
       assert.strictEqual(first.gitRuns, 1 + 6 + 3, "for-each-ref, a log per session, a merge per overlapping pair")
       assert.strictEqual(first.predictions.length, 3)

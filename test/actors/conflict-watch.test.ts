@@ -84,7 +84,10 @@ describe("ConflictWatch", () => {
       assert.include(terminalOf(orch, "app-2").sent[0]!, "Collides with: app-1 (branch feat/1)")
       assert.include(terminalOf(orch, "app-2").sent[0]!, "- README.md")
       const file = readFile(orch.dataDir)
-      assert.deepStrictEqual(file.predictions.map((p: { a: { sessionId: string }; b: { sessionId: string } }) => [p.a.sessionId, p.b.sessionId]), [["app-1", "app-2"]])
+      assert.deepStrictEqual(file.predictions.map((p: { a: { sessionId: string }; b: { sessionId: string } }) => [p.a.sessionId, p.b.sessionId]), [[
+        "app-1",
+        "app-2"
+      ]])
       assert.strictEqual(file.pending, undefined, "the change was told whole")
 
       yield* orch.advance("15 seconds")
@@ -134,7 +137,8 @@ describe("ConflictWatch", () => {
       )
       yield* orch.advance("5 seconds")
       const after = yield* told(orch, "session.conflict_predicted", 3)
-      assert.strictEqual((after[1]!.data?.heads as Record<string, string>)["app-1"], "f".repeat(40), "the change the crash left untold")
-      assert.notStrictEqual((after[2]!.data?.heads as Record<string, string>)["app-1"], "f".repeat(40), "then the real head again")
+      const headOf = (event: OrchEvent) => (event.data?.heads as Record<string, string> | undefined)?.["app-1"]
+      assert.strictEqual(headOf(after[1]!), "f".repeat(40), "the change the crash left untold")
+      assert.notStrictEqual(headOf(after[2]!), "f".repeat(40), "then the real head again")
     }).pipe(Effect.provide(NodeServices.layer)))
 })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
-  type ConflictCache,
   changesBetween,
+  type ConflictCache,
   laterToMerge,
   mergeKey,
   mergesToRun,
@@ -46,7 +46,12 @@ describe("mergesToRun: only pairs that share a file, once per pair of heads", ()
   it.each<[string, ProjectHeads, ConflictCache, Array<string>]>([
     ["no file in common: no merge", heads({ "app-1": "a1", "app-2": "b1" }), cacheOf({ a1: own("x"), b1: own("y") }), []],
     ["a file in common: that pair", heads({ "app-1": "a1", "app-2": "b1" }), cacheOf({ a1: own("x", "z"), b1: own("z") }), [mergeKey("a1", "b1")]],
-    ["already merged for these heads: none", heads({ "app-1": "a1", "app-2": "b1" }), cacheOf({ a1: own("z"), b1: own("z") }, { [mergeKey("a1", "b1")]: [] }), []],
+    [
+      "already merged for these heads: none",
+      heads({ "app-1": "a1", "app-2": "b1" }),
+      cacheOf({ a1: own("z"), b1: own("z") }, { [mergeKey("a1", "b1")]: [] }),
+      []
+    ],
     [
       "app-2 pushed: its pairs only, not app-1 with app-3",
       heads({ "app-1": "a1", "app-2": "b2", "app-3": "c1" }),
@@ -127,23 +132,47 @@ describe("changesBetween", () => {
   it.each<[string, Array<ConflictPrediction>, Array<ConflictPrediction>, ReadonlySet<string>, { predicted: number; cleared: Array<string> }]>([
     ["nothing before, a conflict now: predicted", [], [prediction("app-2", "conflict", ["z"])], live, { predicted: 1, cleared: [] }],
     ["the same again: nothing", [prediction("app-2", "conflict", ["z"])], [prediction("app-2", "conflict", ["z"])], live, { predicted: 0, cleared: [] }],
-    ["a session pushed, still in conflict: predicted again", [prediction("app-2", "conflict", ["z"])], [prediction("app-2", "conflict", ["z"], ["a2", "b1"])], live, {
-      predicted: 1,
-      cleared: []
-    }],
-    ["a conflict became an overlap: predicted (overlap), not cleared", [prediction("app-2", "conflict", ["z"])], [prediction("app-2", "overlap", ["z"])], live, {
-      predicted: 1,
-      cleared: []
-    }],
+    [
+      "a session pushed, still in conflict: predicted again",
+      [prediction("app-2", "conflict", ["z"])],
+      [prediction("app-2", "conflict", ["z"], ["a2", "b1"])],
+      live,
+      {
+        predicted: 1,
+        cleared: []
+      }
+    ],
+    [
+      "a conflict became an overlap: predicted (overlap), not cleared",
+      [prediction("app-2", "conflict", ["z"])],
+      [prediction("app-2", "overlap", ["z"])],
+      live,
+      {
+        predicted: 1,
+        cleared: []
+      }
+    ],
     ["gone after a rebase: cleared, resolved", [prediction("app-2", "conflict", ["z"])], [], live, { predicted: 0, cleared: ["resolved"] }],
     ["gone with its session: cleared, ended", [prediction("app-2", "conflict", ["z"])], [], new Set(["app-1"]), { predicted: 0, cleared: ["ended"] }],
-    ["the default branch moved on, same conflict: nothing", [prediction("main", "conflict", ["z"], ["a1", "m1"])], [prediction("main", "conflict", ["z"], ["a1", "m2"])], live, {
-      predicted: 0,
-      cleared: []
-    }],
-    ["the default branch moved on, other files: predicted", [prediction("main", "conflict", ["z"], ["a1", "m1"])], [
-      prediction("main", "conflict", ["y", "z"], ["a1", "m2"])
-    ], live, { predicted: 1, cleared: [] }]
+    [
+      "the default branch moved on, same conflict: nothing",
+      [prediction("main", "conflict", ["z"], ["a1", "m1"])],
+      [prediction("main", "conflict", ["z"], ["a1", "m2"])],
+      live,
+      {
+        predicted: 0,
+        cleared: []
+      }
+    ],
+    [
+      "the default branch moved on, other files: predicted",
+      [prediction("main", "conflict", ["z"], ["a1", "m1"])],
+      [
+        prediction("main", "conflict", ["y", "z"], ["a1", "m2"])
+      ],
+      live,
+      { predicted: 1, cleared: [] }
+    ]
   ])("%s", (_, before, after, liveNow, expected) => {
     const changes = changesBetween(before, after, liveNow)
     assert.deepStrictEqual({ predicted: changes.predicted.length, cleared: changes.cleared.map((c) => c.reason) }, expected)
@@ -153,7 +182,12 @@ describe("changesBetween", () => {
 describe("laterToMerge: who is told", () => {
   it.each<[string, Parameters<typeof laterToMerge>[0], Parameters<typeof laterToMerge>[1], string]>([
     ["the one without a PR", { sessionId: "app-1", createdAt: "2026-01-01" }, { sessionId: "app-2", prNumber: 4, createdAt: "2026-01-02" }, "app-1"],
-    ["of two PRs, the later opened", { sessionId: "app-1", prNumber: 9, createdAt: "2026-01-01" }, { sessionId: "app-2", prNumber: 4, createdAt: "2026-01-02" }, "app-1"],
+    [
+      "of two PRs, the later opened",
+      { sessionId: "app-1", prNumber: 9, createdAt: "2026-01-01" },
+      { sessionId: "app-2", prNumber: 4, createdAt: "2026-01-02" },
+      "app-1"
+    ],
     ["of two without PRs, the one made later", { sessionId: "app-1", createdAt: "2026-01-01" }, { sessionId: "app-2", createdAt: "2026-01-02" }, "app-2"],
     ["made at once: the higher id", { sessionId: "app-3", createdAt: "2026-01-01" }, { sessionId: "app-2", createdAt: "2026-01-01" }, "app-3"],
     ["with the default branch: the session", { sessionId: "app-1", prNumber: 2, createdAt: "2026-01-01" }, undefined, "app-1"]
