@@ -8,8 +8,8 @@
  * once per pair of heads: the cost follows the pushes, not the square of the sessions. A shared file that merges
  * cleanly is an overlap, the weaker warning.
  */
+import { announcementOf, pairOf } from "../../src/domain/conflict-sides.ts"
 import type { ConflictPrediction, ConflictSide } from "../../src/domain/conflict.ts"
-import { announcementOf, pairOf } from "../../src/domain/conflict.ts"
 
 export interface SessionHead {
   readonly sessionId: string

@@ -1,5 +1,6 @@
 /** Predicted conflicts in `orch status`: a line per pair, and each session's `conflicts` in `--json`. */
-import { type ConflictPrediction, conflictsOf, sideName } from "../domain/conflict.ts"
+import { conflictsOf, sideName } from "../domain/conflict-sides.ts"
+import { type ConflictPrediction } from "../domain/conflict.ts"
 
 /** The predictions whose sessions are all among `live` (a pair with an ended session is history). */
 export const livePredictions = (predictions: ReadonlyArray<ConflictPrediction>, live: ReadonlySet<string>): Array<ConflictPrediction> =>
