@@ -1,6 +1,6 @@
 /**
  * The git reads of conflict prediction, all on the project's repository (sessions' worktrees share its refs), none
- * in a worktree and none that changes a ref: the heads in one `git for-each-ref`, what a branch and the default branch
+ * in a worktree and none that changes a ref but the default branch's remote-tracking ref (a fetch, once a minute): the heads in one `git for-each-ref`, what a branch and the default branch
  * each changed since they parted in one `git log --left-right`, a merge in one `git merge-tree --write-tree` (it writes
  * objects, never a ref, the index or a worktree).
  */
@@ -90,6 +90,19 @@ export const mergeTree = Effect.fnUntraced(function*(repo: string, ours: string,
   if (result.exitCode !== 1) return yield* failed(repo, result)
   // The first line is the merged tree's id; then a file git could not merge per line (a file with conflicting stages repeats).
   return { conflicted: [...new Set(lines(result.stdout).slice(1))].sort() }
+})
+
+/**
+ * How often a round brings the default branch up to date from origin: PRs merge on the repohost, and nothing else
+ * fetches here between spawns. A fetch by anyone (a spawn's, yours) within this time serves.
+ */
+export const DEFAULT_BRANCH_FETCH_MS = 60_000
+
+/** `git fetch origin <branch>`: undefined when it fetched (or the repository has no origin), else why not. */
+export const fetchDefaultBranch = Effect.fnUntraced(function*(repo: string, branch: string) {
+  const result = yield* git(repo, ["fetch", "--quiet", "origin", branch])
+  if (result.exitCode === 0 || /'origin' does not appear to be a git repository|No such remote/i.test(result.stderr)) return undefined
+  return `git fetch origin ${branch} in ${repo} failed: ${result.stderr.trim().split("\n")[0] || `exit ${result.exitCode}`}`
 })
 
 export interface ProjectRead {

@@ -1,6 +1,7 @@
 /**
  * Conflict prediction, every CONFLICT_INTERVAL (the probe interval), in its own loop: for each watched project with
- * live workers on this machine, their branch heads and the default branch's are read in one git process
+ * live workers on this machine, the default branch is fetched from origin when no fetch of it served in the last
+ * minute, then their branch heads and the default branch's are read in one git process
  * (conflict-git.ts); only what changed since (rules/conflict-pairs.ts decides, keyed by heads) is read and merged
  * again. The predictions are written whole to conflicts.json (src/store/conflicts-file.ts) and their changes told
  * (conflict-notices.ts): the file first, with the change as `pending`, then the events and the reaction, then the
@@ -19,11 +20,13 @@ import { ConfigSource } from "../src/config/ConfigSource.ts"
 import type { ProjectConfig } from "../src/config/schema.ts"
 import type { ConflictPrediction } from "../src/domain/conflict.ts"
 import { hostOf, type SessionRecord } from "../src/domain/session.ts"
+import { fetchServes, lastFetchOf } from "../src/plugins/workspace/fetch-window.ts"
 import { type ConflictsFile, readConflicts, writeConflicts } from "../src/store/conflicts-file.ts"
 import { crashPoint } from "../src/store/crash-points.ts"
 import { EventLog } from "../src/store/EventLog.ts"
+import { withLock } from "../src/store/lock.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
-import { readProject } from "./conflict-git.ts"
+import { DEFAULT_BRANCH_FETCH_MS, fetchDefaultBranch, readProject } from "./conflict-git.ts"
 import { tellChanges } from "./conflict-notices.ts"
 import { PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
@@ -53,6 +56,20 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
       const root = store.paths.root
       /** What was read and merged, by heads; kept while the heads are. */
       let cache: ConflictCache = emptyCache
+
+      /**
+       * The default branch from origin, unless a fetch of it (anyone's) served within the last minute; under the
+       * project's git lock, as a spawn's fetch is. A fetch that fails is logged: the round goes on with what is here.
+       */
+      const refreshDefaultBranch = Effect.fnUntraced(function*(project: ProjectConfig) {
+        if (fetchServes(lastFetchOf(project.path, project.defaultBranch), yield* Clock.currentTimeMillis, DEFAULT_BRANCH_FETCH_MS)) return
+        const warning = yield* fetchDefaultBranch(project.path, project.defaultBranch).pipe(
+          withLock(store.paths.locks, `git-${project.id}`),
+          Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner),
+          Effect.catch((error) => Effect.succeed(error.message))
+        )
+        if (warning !== undefined) yield* Effect.logWarning(`conflict prediction: ${warning}; it compares with the default branch as last fetched`)
+      })
 
       /** A project's heads, reading and merging only what changed (the cache follows). */
       const projectRound = (project: ProjectConfig, records: ReadonlyArray<SessionRecord>) =>
@@ -93,6 +110,7 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
           // A project whose directory holds no git repository has no branches here to compare (a workspace plugin of
           // its own, or a test's fake): nothing to predict, and nothing wrong to report.
           if (own.length === 0 || !existsSync(join(slots.project.path, ".git"))) continue
+          yield* refreshDefaultBranch(slots.project)
           const result = yield* Effect.result(projectRound(slots.project, own))
           if (result._tag === "Failure") {
             failed.push({ name: slots.project.id, reason: result.failure.message })

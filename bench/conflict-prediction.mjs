@@ -214,8 +214,9 @@ branch or with a branch merged before it; it actually conflicts when its \`git m
 
 Precision ${pct(precision)}, recall ${pct(recall)}.${missed.length > 0 ? ` Missed: ${missed.slice(0, 5).join(", ")}${missed.length > 5 ? " …" : ""}.` : ""}
 Branches with only an overlap warning (shared files, no predicted conflict) at their turn: ${tally.overlapOnly}, of which
-${tally.overlapOnlyConflicted} conflicted. The prediction is as good as the default branch it reads: the round does not fetch,
-so a default branch that moved on the repohost since the last fetch (a spawn's, or yours) is not seen. What merges
+${tally.overlapOnlyConflicted} conflicted. The prediction is as good as the default branch it reads: the supervisor fetches it at
+most once a minute (one more git process then, not counted above), so a PR merged on the repohost shows up to a
+minute late. What merges
 cleanly but breaks together (a semantic conflict) is not a textual conflict; landing such PRs one at a time on the
 current head is the merge train's work.
 `

@@ -6,6 +6,7 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -102,14 +103,17 @@ describe("ConflictWatch", () => {
       assert.strictEqual(terminalOf(orch, "app-2").sent.length, 1)
     }).pipe(Effect.provide(NodeServices.layer)))
 
-  it.effect("a round a crash cut short: what the log has after its offset is not told again, the rest is", () =>
+  it.effect("the default branch as origin has it (fetched by the round); a round a crash cut short: what the log has after its offset is not told again, the rest is", () =>
     Effect.gen(function*() {
-      const { path } = yield* repository
+      const { root, origin, path } = yield* repository
       const orch = yield* TestOrch.make({ config: { projects: { app: { repo: "acme/app", path } } } })
       yield* orch.spawn("app", "1")
-      commitOn(path, "main-change", "main", { "README.md": "# theirs\n" })
-      git(path, "push", "-q", "origin", "main-change:main")
-      git(path, "fetch", "-q", "origin")
+      // Another PR merged on the repohost, pushed from elsewhere: only the round's own fetch brings it here.
+      const elsewhere = join(root, "elsewhere")
+      execFileSync("git", ["clone", "-q", origin, elsewhere])
+      writeFileSync(join(elsewhere, "README.md"), "# theirs\n")
+      git(elsewhere, "-c", "user.email=a@b", "-c", "user.name=A", "commit", "-qam", "theirs")
+      git(elsewhere, "push", "-q", "origin", "main")
       commitOn(path, "feat/1", "main", { "README.md": "# mine\n" })
       yield* orch.advance("5 seconds")
       const predicted = yield* told(orch, "session.conflict_predicted", 1)
