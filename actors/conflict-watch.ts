@@ -22,7 +22,6 @@ import type { ConflictPrediction } from "../src/domain/conflict.ts"
 import { hostOf, type SessionRecord } from "../src/domain/session.ts"
 import { fetchServes, lastFetchOf } from "../src/plugins/workspace/fetch-window.ts"
 import { type ConflictsFile, readConflicts, writeConflicts } from "../src/store/conflicts-file.ts"
-import { crashPoint } from "../src/store/crash-points.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { withLock } from "../src/store/lock.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
@@ -40,8 +39,6 @@ export interface ConflictWatchShape {
   /** One round; fails, after doing the rest, with the projects whose repository could not be read (their predictions stay). */
   readonly round: () => Effect.Effect<void, unknown>
 }
-
-const atCrashPoint = (label: string) => Effect.sync(() => crashPoint(label))
 
 export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchShape>()("orch/actors/ConflictWatch") {
   static readonly layer = Layer.effect(
@@ -81,11 +78,8 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
           Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner)
         )
 
-      const write = Effect.fnUntraced(function*(file: ConflictsFile) {
-        yield* atCrashPoint("conflicts.json write: before")
-        yield* writeConflicts(root, file)
-        yield* atCrashPoint("conflicts.json write: after")
-      })
+      // Its rename is a crash point (`rename conflicts.json`), as each event's append is.
+      const write = (file: ConflictsFile) => writeConflicts(root, file)
 
       const round = Effect.fn("ConflictWatch.round")(function*() {
         const config = yield* configs.current
