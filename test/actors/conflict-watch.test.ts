@@ -145,4 +145,27 @@ describe("ConflictWatch", () => {
       assert.strictEqual(headOf(after[1]!), "f".repeat(40), "the change the crash left untold")
       assert.notStrictEqual(headOf(after[2]!), "f".repeat(40), "then the real head again")
     }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.effect("with action notify: a notification about the later session's collision, nothing typed to an agent", () =>
+    Effect.gen(function*() {
+      const { path } = yield* repository
+      const orch = yield* TestOrch.make({
+        config: { projects: { app: { repo: "acme/app", path } }, reactions: { "predicted-conflict": { action: "notify" } } }
+      })
+      yield* orch.spawn("app", "1")
+      yield* orch.advance("1 second")
+      yield* orch.spawn("app", "2")
+      commitOn(path, "feat/1", "main", { "README.md": "# one\n" })
+      commitOn(path, "feat/2", "main", { "README.md": "# two\n" })
+      const triggered = yield* told(orch, "reaction.triggered", 1)
+      assert.deepStrictEqual(triggered.map((e) => [e.sessionId, e.action]), [["app-2", "notify"]])
+      const notified = yield* until(orch, "the notification", () =>
+        Effect.map(orch.notifications, (all) => {
+          const found = all.filter((n) => n.type === "reaction.predicted-conflict")
+          return found.length > 0 ? found : undefined
+        }))
+      assert.deepStrictEqual(notified.map((n) => [n.sessionId, n.priority, n.title]), [["app-2", "warning", "app-2: predicted conflict"]])
+      assert.include(notified[0]!.message, "Collides with: app-1 (branch feat/1)")
+      assert.deepStrictEqual([terminalOf(orch, "app-1").sent, terminalOf(orch, "app-2").sent], [[], []])
+    }).pipe(Effect.provide(NodeServices.layer)))
 })
