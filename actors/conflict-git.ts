@@ -21,7 +21,9 @@ export class ConflictReadFailed extends Schema.TaggedError<ConflictReadFailed>()
 
 const git = Effect.fnUntraced(function*(repo: string, args: ReadonlyArray<string>) {
   const operation = `git ${args[0]}`
-  const result = yield* exec("git", ["-C", repo, ...args], { timeout: "60 seconds" }).pipe(
+  // Never a prompt for credentials (a fetch from a host that wants them fails instead), nor a lock taken on the index.
+  const env = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0" }
+  const result = yield* exec("git", ["-C", repo, ...args], { env, timeout: "60 seconds" }).pipe(
     Effect.mapError((error) => new ConflictReadFailed({ repo, operation, reason: error.reason }))
   )
   return { ...result, operation }

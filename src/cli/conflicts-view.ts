@@ -15,7 +15,10 @@ export const conflictLines = (predictions: ReadonlyArray<ConflictPrediction>): A
   )
 
 /** A `--json` row with its `conflicts` (only when it has some). */
-export const withConflicts = <R extends { readonly sessionId: string }>(row: R, predictions: ReadonlyArray<ConflictPrediction>) => {
+export const withConflicts = <R extends { readonly sessionId: string }>(
+  row: R,
+  predictions: ReadonlyArray<ConflictPrediction>
+): R & { readonly conflicts?: ReturnType<typeof conflictsOf> } => {
   const conflicts = conflictsOf(predictions, row.sessionId)
   return conflicts.length > 0 ? { ...row, conflicts } : row
 }

@@ -32,11 +32,12 @@ describe("predicted conflicts in orch status", () => {
         { with: "app-3", kind: "conflict", files: ["src/c.ts"] }
       ]
     })
-    assert.deepStrictEqual(withConflicts({ sessionId: "app-1" }, predictions).conflicts?.[0], {
-      with: "main",
-      defaultBranch: true,
-      kind: "overlap",
-      files: ["README.md"]
+    assert.deepStrictEqual(withConflicts({ sessionId: "app-1" }, predictions), {
+      sessionId: "app-1",
+      conflicts: [
+        { with: "main", defaultBranch: true, kind: "overlap", files: ["README.md"] },
+        { with: "app-2", kind: "conflict", files: ["src/a.ts", "src/b.ts"] }
+      ]
     })
     assert.deepStrictEqual(withConflicts({ sessionId: "app-9" }, predictions), { sessionId: "app-9" })
   })
