@@ -63,19 +63,27 @@ export const readHeads = Effect.fnUntraced(function*(repo: string, defaultBranch
   } satisfies RepositoryHeads
 })
 
-/** What `head` (own) and `defaultHead` (base) each changed since they parted: the files of their commits, renames as a delete and an add. */
+/**
+ * What `head` (own) and `defaultHead` (base) each changed since they parted: the files of their commits, renames as
+ * a delete and an add; and the branch's own commits.
+ */
 export const readSides = Effect.fnUntraced(function*(repo: string, defaultHead: string, head: string) {
-  const result = yield* git(repo, ["log", "--left-right", "--no-renames", "--format=%m", "--name-only", `${defaultHead}...${head}`])
+  const result = yield* git(repo, ["log", "--left-right", "--no-renames", "--format=%m %H", "--name-only", `${defaultHead}...${head}`])
   if (result.exitCode !== 0) return yield* failed(repo, result)
   const own = new Set<string>()
   const base = new Set<string>()
+  const commits: Array<string> = []
   let side = own
   for (const line of lines(result.stdout)) {
-    if (line === "<") side = base
-    else if (line === ">") side = own
-    else side.add(line)
+    const commit = /^([<>]) ([0-9a-f]{40,64})$/.exec(line)
+    if (commit === null) side.add(line)
+    else if (commit[1] === "<") side = base
+    else {
+      side = own
+      commits.push(commit[2]!)
+    }
   }
-  return { own: [...own].sort(), base: [...base].sort() } satisfies SideFiles
+  return { own: [...own].sort(), base: [...base].sort(), commits } satisfies SideFiles
 })
 
 /** Whether `ours` and `theirs` merge cleanly: the files git could not merge (none when they do). */

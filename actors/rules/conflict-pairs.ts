@@ -3,7 +3,8 @@
  * and what was computed before (keyed by heads), which git reads a round still needs, and what they predict.
  *
  * A session's `own` files are what its commits changed since it parted from the default branch, `base` what the
- * default branch changed since then (one `git log --left-right` per session and default head). Two sides can conflict
+ * default branch changed since then (one `git log --left-right` per session and default head; it names the branch's
+ * commits too, so a branch built on another's is not compared with it). Two sides can conflict
  * textually only where they changed a file in common, so a merge (`git merge-tree`) is run only for those pairs, and
  * once per pair of heads: the cost follows the pushes, not the square of the sessions. A shared file that merges
  * cleanly is an overlap, the weaker warning.
@@ -28,6 +29,8 @@ export interface ProjectHeads {
 export interface SideFiles {
   readonly own: ReadonlyArray<string>
   readonly base: ReadonlyArray<string>
+  /** The branch's own commits since it parted (absent: not read): a session whose head is among them is built on. */
+  readonly commits?: ReadonlyArray<string>
 }
 
 /** A merge's outcome: the files git could not merge (none: the two merge cleanly). */
@@ -62,6 +65,9 @@ const intersect = (left: ReadonlyArray<string>, right: ReadonlyArray<string>): A
 
 const bySession = (heads: ProjectHeads) => [...heads.sessions].sort((x, y) => (x.sessionId < y.sessionId ? -1 : x.sessionId > y.sessionId ? 1 : 0))
 
+/** Whether `head` is one of the branch's own commits: the branch is built on it. */
+const builtOn = (sides: SideFiles, head: string) => sides.commits?.includes(head) === true
+
 /** The sessions whose files since parting from the default branch are not known for their head and the default's. */
 export const sidesToRead = (heads: ProjectHeads, cache: ConflictCache): Array<SessionHead> =>
   bySession(heads).filter((s) => !cache.sides.has(sidesKey(heads.defaultBranch.head, s.head)))
@@ -81,7 +87,8 @@ export const candidates = (heads: ProjectHeads, cache: ConflictCache): Array<Can
     const withBase = intersect(sides.own, sides.base)
     if (withBase.length > 0) out.push({ a: session, b: base, shared: withBase, key: mergeKey(session.head, base.head) })
     for (const other of known.slice(i + 1)) {
-      if (other.session.head === session.head) continue
+      // One branch built on the other (a rebase onto it, as a session told of a conflict may do) merges as it is.
+      if (other.session.head === session.head || builtOn(sides, other.session.head) || builtOn(other.sides, session.head)) continue
       const shared = intersect(sides.own, other.sides.own)
       if (shared.length > 0) out.push({ a: session, b: other.session, shared, key: mergeKey(session.head, other.session.head) })
     }

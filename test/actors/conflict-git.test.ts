@@ -70,6 +70,15 @@ describe("conflict prediction on a real repository", () => {
       assert.deepStrictEqual(summary(predictions), ["app-1|app-2 overlap shared.txt"])
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+  it.live("a session that rebased onto the other's branch (as one told of a conflict may): nothing between them", () =>
+    Effect.gen(function*() {
+      const { path } = yield* repository()
+      commitOn(path, "feat/1", "main", { "shared.txt": edited(3, "one") })
+      commitOn(path, "feat/2", "feat/1", { "shared.txt": edited(3, "one, then two") })
+      const { predictions } = yield* predict(path, ["feat/1", "feat/2"])
+      assert.deepStrictEqual(summary(predictions), [])
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
   it.live("two sessions changing different files: nothing, and no merge run", () =>
     Effect.gen(function*() {
       const { path } = yield* repository()

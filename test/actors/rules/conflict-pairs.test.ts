@@ -65,6 +65,12 @@ describe("mergesToRun: only pairs that share a file, once per pair of heads", ()
       [mergeKey("a1", "m1")]
     ],
     ["two sessions on one commit: never merged with each other", heads({ "app-1": "a1", "app-2": "a1" }), cacheOf({ a1: own("z") }), []],
+    [
+      "one built on the other (rebased onto it): not compared",
+      heads({ "app-1": "a1", "app-2": "b1" }),
+      cacheOf({ a1: { own: ["z"], base: [], commits: ["a1"] }, b1: { own: ["z", "y"], base: [], commits: ["b1", "a1"] } }),
+      []
+    ],
     ["a session whose files are not read yet: left out", heads({ "app-1": "a1", "app-2": "b1" }), cacheOf({ a1: own("z") }), []]
   ])("%s", (_, h, cache, expected) => {
     assert.deepStrictEqual(mergesToRun(h, cache).map((c) => c.key), expected)
