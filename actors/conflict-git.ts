@@ -1,11 +1,14 @@
 /**
  * The git reads of conflict prediction, all on the project's repository (sessions' worktrees share its refs), none
- * in a worktree and none that changes a ref but the default branch's remote-tracking ref (a fetch, once a minute): the heads in one `git for-each-ref`, what a branch and the default branch
+ * in a worktree and none that changes a ref but the default branch's remote-tracking ref (a fetch, every five
+ * minutes at most): the heads in one `git for-each-ref`, what a branch and the default branch
  * each changed since they parted in one `git log --left-right`, a merge in one `git merge-tree --write-tree` (it writes
  * objects, never a ref, the index or a worktree).
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { statSync } from "node:fs"
+import { join } from "node:path"
 import { exec } from "../src/process/exec.ts"
 import { type ConflictCache, mergesToRun, type ProjectHeads, type SideFiles, sidesKey, sidesToRead } from "./rules/conflict-pairs.ts"
 
@@ -104,9 +107,34 @@ export const mergeTree = Effect.fnUntraced(function*(repo: string, ours: string,
 
 /**
  * How often a round brings the default branch up to date from origin: PRs merge on the repohost, and nothing else
- * fetches here between spawns. A fetch by anyone (a spawn's, yours) within this time serves.
+ * fetches here between spawns. A fetch by anyone (a spawn's, yours) within this time serves. Five minutes keeps a
+ * supervisor at rest to a fraction of a process a minute for it per project.
  */
-export const DEFAULT_BRANCH_FETCH_MS = 60_000
+export const DEFAULT_BRANCH_FETCH_MS = 5 * 60_000
+
+/**
+ * What the refs a round reads look like on disk, without a process: each ref file's identity (a ref moves by a
+ * rename, so its inode and time change) and packed-refs'. Equal stamps mean equal heads; undefined where the
+ * repository's refs are not in `<path>/.git` (a worktree or a gitfile: every round reads them).
+ */
+export const refsStamp = (repo: string, defaultBranch: string, sessions: ReadonlyArray<{ readonly sessionId: string; readonly branch: string }>) => {
+  const gitDir = join(repo, ".git")
+  if (!statOf(gitDir)?.isDirectory()) return undefined
+  const refs = ["packed-refs", `refs/heads/${defaultBranch}`, `refs/remotes/origin/${defaultBranch}`, ...sessions.map((s) => `refs/heads/${s.branch}`)]
+  const files = refs.map((ref) => {
+    const stat = statOf(join(gitDir, ref))
+    return stat === undefined ? "-" : `${stat.ino}:${stat.mtimeMs}:${stat.size}`
+  })
+  return JSON.stringify([sessions.map((s) => `${s.sessionId}=${s.branch}`), files])
+}
+
+const statOf = (path: string) => {
+  try {
+    return statSync(path)
+  } catch {
+    return undefined
+  }
+}
 
 /** `git fetch origin <branch>`: undefined when it fetched (or the repository has no origin), else why not. */
 export const fetchDefaultBranch = Effect.fnUntraced(function*(repo: string, branch: string) {

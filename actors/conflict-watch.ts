@@ -1,7 +1,8 @@
 /**
  * Conflict prediction, every CONFLICT_INTERVAL (the probe interval), in its own loop: for each watched project with
- * live workers on this machine, the default branch is fetched from origin when no fetch of it served in the last
- * minute, then their branch heads and the default branch's are read in one git process
+ * live workers on this machine (as their actors hold them: no record is read), the default branch is fetched from
+ * origin when no fetch of it served in the last five minutes; then, when a ref file of theirs moved on disk
+ * (`refsStamp`: no process at rest), their branch heads and the default branch's are read in one git process
  * (conflict-git.ts); only what changed since (rules/conflict-pairs.ts decides, keyed by heads) is read and merged
  * again. The predictions are written whole to conflicts.json (src/store/conflicts-file.ts) and their changes told
  * (conflict-notices.ts): the file first, with the change as `pending`, then the events and the reaction, then the
@@ -25,12 +26,13 @@ import { type ConflictsFile, readConflicts, writeConflicts } from "../src/store/
 import { EventLog } from "../src/store/EventLog.ts"
 import { withLock } from "../src/store/lock.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
-import { DEFAULT_BRANCH_FETCH_MS, fetchDefaultBranch, readProject } from "./conflict-git.ts"
+import { DEFAULT_BRANCH_FETCH_MS, fetchDefaultBranch, readProject, refsStamp } from "./conflict-git.ts"
 import { tellChanges } from "./conflict-notices.ts"
 import { PartsFailed } from "./loop-guard.ts"
 import { NotifierRouter } from "./notifier-router.ts"
 import { PROBE_INTERVAL } from "./probe-cycle.ts"
 import { changesBetween, type ConflictCache, emptyCache, predictionsOf, type ProjectHeads, pruneCache } from "./rules/conflict-pairs.ts"
+import { SessionActors } from "./session-actors.ts"
 import { WatchedProjects } from "./watched-projects.ts"
 
 export const CONFLICT_INTERVAL = PROBE_INTERVAL
@@ -49,10 +51,13 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
       const events = yield* EventLog
       const configs = yield* ConfigSource
       const router = yield* NotifierRouter
+      const actors = yield* SessionActors
       const spawner = yield* ChildProcessSpawner.ChildProcessSpawner
       const root = store.paths.root
       /** What was read and merged, by heads; kept while the heads are. */
       let cache: ConflictCache = emptyCache
+      /** Each project's heads as last read, with the stamp of its refs then: read again only when the stamp moves. */
+      const lastRead = new Map<string, { readonly stamp: string; readonly heads: ProjectHeads }>()
 
       /**
        * The default branch from origin, unless a fetch of it (anyone's) served within the last minute; under the
@@ -68,34 +73,41 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
         if (warning !== undefined) yield* Effect.logWarning(`conflict prediction: ${warning}; it compares with the default branch as last fetched`)
       })
 
-      /** A project's heads, reading and merging only what changed (the cache follows). */
-      const projectRound = (project: ProjectConfig, records: ReadonlyArray<SessionRecord>) =>
-        readProject(project, records, cache).pipe(
+      /** A project's heads, reading and merging only what changed (the cache follows); nothing when no ref moved. */
+      const projectRound = (project: ProjectConfig, records: ReadonlyArray<SessionRecord>) => {
+        const stamp = refsStamp(project.path, project.defaultBranch, records)
+        const last = lastRead.get(project.id)
+        if (stamp !== undefined && last?.stamp === stamp) return Effect.succeed(last.heads)
+        return readProject(project, records, cache).pipe(
           Effect.map((read) => {
             cache = read.cache
+            if (stamp !== undefined) lastRead.set(project.id, { stamp, heads: read.heads })
             return read.heads
           }),
           Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner)
         )
+      }
 
       // Its rename is a crash point (`rename conflicts.json`), as each event's append is.
       const write = (file: ConflictsFile) => writeConflicts(root, file)
 
       const round = Effect.fn("ConflictWatch.round")(function*() {
         const config = yield* configs.current
-        const { records } = yield* store.list
-        const byId = new Map(records.map((r) => [r.sessionId, r]))
-        const ctx = { config, events, router, slotsOf: projects.get, recordOf: (id: string) => byId.get(id) }
+        // Telling a change needs every record (a session that ended is told as such): read only then.
+        const told = Effect.map(store.list, ({ records }) => {
+          const byId = new Map(records.map((r) => [r.sessionId, r]))
+          return { config, events, router, slotsOf: projects.get, recordOf: (id: string) => byId.get(id) }
+        })
         // Read each round (a few kilobytes): a round a crash cut short left its `pending` there.
         const previous = yield* readConflicts(root)
         if (previous.pending !== undefined) {
           // A round a crash cut short: what it had not told yet is told now.
-          yield* tellChanges(ctx, previous.pending)
+          yield* tellChanges(yield* told, previous.pending)
           const { pending: _, ...done } = previous
           yield* write(done)
         }
         const before = previous.predictions
-        const workers = records.filter((r) => projects.isLive(r) && r.role === undefined && hostOf(r) === "local")
+        const workers = actors.entries().map((entry) => entry.record).filter((r) => projects.isLive(r) && r.role === undefined && hostOf(r) === "local")
         const failed: Array<{ name: string; reason: string }> = []
         const allHeads: Array<ProjectHeads> = []
         const next: Array<ConflictPrediction> = []
@@ -120,7 +132,7 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
         if (changes.predicted.length > 0 || changes.cleared.length > 0) {
           const pending = { logOffset: yield* events.size, predicted: changes.predicted, cleared: changes.cleared }
           yield* write({ updatedAt, predictions: next, pending })
-          yield* tellChanges(ctx, pending)
+          yield* tellChanges(yield* told, pending)
           yield* write({ updatedAt, predictions: next })
         } else if (JSON.stringify(next) !== JSON.stringify(before)) {
           // Heads moved without anything to tell (the default branch moved on): the file follows them.

@@ -1,7 +1,7 @@
 /**
  * Conflict prediction's git reads on real repositories (actors/conflict-git.ts with rules/conflict-pairs.ts): a
  * textual conflict, an overlap that merges cleanly, a clean pair, a conflict with the default branch cleared by a
- * rebase, and the cost of a push in git processes. No worktree is touched: the branches are made in the repository.
+ * rebase, the cost of a push in git processes, and the look at the ref files that spares a round at rest any process. No worktree is touched: the branches are made in the repository.
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { readProject } from "../../actors/conflict-git.ts"
+import { readProject, refsStamp } from "../../actors/conflict-git.ts"
 import { type ConflictCache, emptyCache, predictionsOf } from "../../actors/rules/conflict-pairs.ts"
 import { git, makeRepo } from "../support/repo.ts"
 
@@ -123,4 +123,25 @@ describe("conflict prediction on a real repository", () => {
       commitOn(path, "feat/5", "feat/5", { "own-4.txt": "more\n" })
       assert.strictEqual((yield* predict(path, branches, pushed.cache)).gitRuns, 2, "a push that shares no file: its log only")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
+  it.live("the refs' stamp stays while nothing moves, and moves with a commit, the default branch, a packing or a new session", () =>
+    Effect.gen(function*() {
+      const { path } = yield* repository()
+      commitOn(path, "feat/1", "main", { "a.txt": "a\n" })
+      const stamp = (...branches: Array<string>) => refsStamp(path, "main", sessions(...branches))
+      const atRest = stamp("feat/1")
+      assert.isDefined(atRest)
+      assert.strictEqual(stamp("feat/1"), atRest)
+      commitOn(path, "feat/1", "feat/1", { "a.txt": "b\n" })
+      const afterCommit = stamp("feat/1")
+      assert.notStrictEqual(afterCommit, atRest)
+      git(path, "commit", "-q", "--allow-empty", "-m", "main moves")
+      const afterMain = stamp("feat/1")
+      assert.notStrictEqual(afterMain, afterCommit)
+      git(path, "pack-refs", "--all")
+      const packed = stamp("feat/1")
+      assert.notStrictEqual(packed, afterMain)
+      assert.notStrictEqual(stamp("feat/1", "feat/2"), packed, "a new session")
+      assert.isUndefined(refsStamp(join(path, "nowhere"), "main", []), "no .git directory: every round reads")
+    }))
 })
