@@ -25,7 +25,8 @@ const LOOP_NAMES = {
   hosts: "host watch",
   sizes: "session sizes",
   intake: "intake",
-  train: "merge train"
+  train: "merge train",
+  conflicts: "conflict prediction"
 } as const
 
 export type SupervisorLoop = keyof typeof LOOP_NAMES

@@ -3,6 +3,7 @@
  * (`orch status --json`, events.jsonl, `orch notifications --json`); the rest wraps them.
  */
 import * as Schema from "effect/Schema"
+import { ConflictPrediction } from "../domain/conflict.ts"
 import { OrchEvent } from "../domain/event.ts"
 import { Notification } from "../domain/notification.ts"
 import { SessionRecord } from "../domain/session.ts"
@@ -37,13 +38,15 @@ export const TrainCarView = Schema.Struct({
 })
 export type TrainCarView = typeof TrainCarView.Type
 
-/** Everything the board needs at once: every session, each one's last event, the inbox, the queue, the merge trains. */
+/** Everything the board needs at once: every session, each one's last event, the inbox, the queue, the merge trains, the predicted conflicts. */
 export const Snapshot = Schema.Struct({
   sessions: Schema.Array(SessionRecord),
   lastEvents: Schema.Record(Schema.String, OrchEvent),
   inbox: InboxState,
   queue: Schema.Array(QueuedEntry),
-  train: Schema.Array(TrainCarView)
+  train: Schema.Array(TrainCarView),
+  /** The supervisor's conflict prediction, as conflicts.json holds it (docs/supervisor.md, "Predicted conflicts"). */
+  conflicts: Schema.Array(ConflictPrediction)
 })
 export type Snapshot = typeof Snapshot.Type
 
@@ -57,7 +60,9 @@ export const LiveMessage = Schema.Union([
   /** The whole queue, whenever it or what its entries wait on changed. */
   Schema.Struct({ kind: Schema.Literal("queue"), entries: Schema.Array(QueuedEntry) }),
   /** Every project's merge train, car by car, whenever one changed. */
-  Schema.Struct({ kind: Schema.Literal("train"), cars: Schema.Array(TrainCarView) })
+  Schema.Struct({ kind: Schema.Literal("train"), cars: Schema.Array(TrainCarView) }),
+  /** Every predicted conflict, whenever they changed. */
+  Schema.Struct({ kind: Schema.Literal("conflicts"), predictions: Schema.Array(ConflictPrediction) })
 ])
 export type LiveMessage = typeof LiveMessage.Type
 

@@ -161,6 +161,18 @@ export const SCENARIOS: ReadonlyArray<Scenario> = [
     steps: [start, orch("queue", "add", "app", "1", "2", "3"), admitted("1"), { _tag: "SetMaxSessions", maxSessions: 3 }, admitted("1", "2", "3")]
   },
   {
+    name: "conflicts",
+    description: "two sessions commit conflicting files; the supervisor predicts the conflict and tells the later one",
+    world: { issues: 2, commits: true },
+    steps: [
+      start,
+      orch("spawn", "app", "1"),
+      orch("spawn", "app", "2"),
+      agentOf("1", "2"),
+      waitFor("the predicted conflict told", (world) => events(world).some((e) => e.type === "reaction.triggered" && e.data?.key !== undefined))
+    ]
+  },
+  {
     name: "merge-train",
     description: "3 sessions' PRs approved and green with mergeTrain: 1 and 2 red together; the train merges 1 (or 2) and 3, the other leaves",
     world: { issues: 3, mergeTrain: true },

@@ -32,6 +32,8 @@ export interface WorldOptions {
    * work of both sessions 1 and 2 (`work-1.txt` and `work-2.txt`): each green alone, red together.
    */
   readonly mergeTrain?: boolean
+  /** Each agent also commits a `conflict.txt` of its own: every two sessions' branches conflict. */
+  readonly commits?: boolean
 }
 
 /** The file the merge-train scenario's session for `issue` adds (world.ts's CI rule knows two of them disagree). */
@@ -102,7 +104,7 @@ export const isAlive = (pid: number): boolean => {
 /** What the agent leaves uncommitted in `notes/<session>.txt`: the words the explorer looks for later. */
 export const notesText = (sessionId: string, issueId: string) => `unsaved work of ${sessionId} (issue ${issueId})`
 
-const agentScript = (startedLog: string, leakedLog: string) =>
+const agentScript = (startedLog: string, leakedLog: string, commits: boolean) =>
   [
     "#!/bin/sh",
     "# The crash variables are orch's alone: an agent that has them says so.",
@@ -110,6 +112,7 @@ const agentScript = (startedLog: string, leakedLog: string) =>
     "# Unsaved work first (uncommitted, in the worktree), then its receipt outside the repository, then wait.",
     "mkdir -p notes",
     `echo "${notesText("$ORCH_SESSION_ID", "$ORCH_ISSUE_ID")}" > "notes/$ORCH_SESSION_ID.txt"`,
+    ...(commits ? [`echo "$ORCH_SESSION_ID" > conflict.txt && git add conflict.txt && git commit -qm "conflict.txt of $ORCH_SESSION_ID"`] : []),
     `echo "$ORCH_SESSION_ID $ORCH_ISSUE_ID" >> '${startedLog}'`,
     "exec cat",
     ""
@@ -155,7 +158,7 @@ export const makeWorld = async (options: WorldOptions) => {
   git(repo, "push", "-q", "-u", "origin", "main")
 
   const agent = join(root, "agent.sh")
-  writeFileSync(agent, agentScript(startedLog, leakedLog), { mode: 0o755 })
+  writeFileSync(agent, agentScript(startedLog, leakedLog, options.commits === true), { mode: 0o755 })
   // Every CI verdict, by commit: the receipts of which heads had their checks pass.
   const ciVerdicts = new Map<string, "success" | "failure">()
   const emulator: Emulator = await startEmulator({

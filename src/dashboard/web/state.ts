@@ -4,6 +4,7 @@
  * Views subscribe to the changes they draw.
  */
 import { doublingDelay } from "../../domain/backoff.ts"
+import type { ConflictPrediction } from "../../domain/conflict.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
 import type { InboxEntry, InboxState, LiveMessage, QueuedEntry, TrainCarView } from "../api.ts"
@@ -19,6 +20,7 @@ export type Change =
   | { readonly kind: "inbox"; readonly arrived: ReadonlyArray<InboxEntry> }
   | { readonly kind: "queue" }
   | { readonly kind: "train" }
+  | { readonly kind: "conflicts" }
   | { readonly kind: "connection" }
 
 export interface State {
@@ -31,6 +33,8 @@ export interface State {
   queue: ReadonlyArray<QueuedEntry>
   /** Every project's merge train, car by car in order. */
   train: ReadonlyArray<TrainCarView>
+  /** The supervisor's predicted conflicts between live branches. */
+  conflicts: ReadonlyArray<ConflictPrediction>
 }
 
 export const createState = () => {
@@ -41,7 +45,8 @@ export const createState = () => {
     lastEvents: new Map(),
     inbox: { unread: 0, entries: [] },
     queue: [],
-    train: []
+    train: [],
+    conflicts: []
   }
   const listeners = new Set<(change: Change) => void>()
   const emit = (change: Change) => {
@@ -63,6 +68,7 @@ export const createState = () => {
         state.inbox = message.inbox
         state.queue = message.queue
         state.train = message.train
+        state.conflicts = message.conflicts
         state.loaded = true
         return emit({ kind: "snapshot" })
       }
@@ -83,6 +89,9 @@ export const createState = () => {
       case "train":
         state.train = message.cars
         return emit({ kind: "train" })
+      case "conflicts":
+        state.conflicts = message.predictions
+        return emit({ kind: "conflicts" })
     }
   }
 
@@ -112,7 +121,7 @@ export const createState = () => {
       )
       setTimeout(() => connect(attempt + 1), doublingDelay(1000, attempt + 1, 30_000))
     }
-    for (const kind of ["snapshot", "session", "event", "inbox", "queue", "train"] as const) {
+    for (const kind of ["snapshot", "session", "event", "inbox", "queue", "train", "conflicts"] as const) {
       source.addEventListener(kind, (event) => {
         attempt = 0
         setConnection("live")
