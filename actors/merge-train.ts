@@ -42,7 +42,7 @@ export const candidateOf = (record: SessionRecord): Candidate | undefined =>
       sessionId: record.sessionId,
       prNumber: record.pr.number,
       branch: record.branch,
-      priority: 0,
+      priority: record.priority ?? 0,
       ready: record.status === "mergeable" && record.pr.state === "open",
       prState: record.pr.state,
       approved: record.review === "approved",

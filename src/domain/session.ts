@@ -184,6 +184,8 @@ export const SessionRecord = Schema.Struct({
   issue: Schema.optionalKey(IssueSummary),
   /** Present when the session works a task rather than an issue (see TaskSummary). */
   task: Schema.optionalKey(TaskSummary),
+  /** The queue priority it was started from (admission); absent: 0. Its PR's place in a merge train follows it. */
+  priority: Schema.optionalKey(Schema.Int),
   /** The config file the session was spawned under: commands naming the session find its project there from any directory. */
   configPath: Schema.optionalKey(Schema.String),
   /** What ending the session needs of its project, kept for when no config has the project any more (recorded-project.ts). */

@@ -63,7 +63,7 @@ export const makeAdmissionRounds = (deps: QueueingDeps, inFlight: EntriesInFligh
     const target: SpawnTarget = entry.issue !== undefined ? { _tag: "Issue", issue: entry.issue } : { _tag: "Task", task: entry.task ?? "" }
     const spawned = yield* inFlight.starting(
       entry.id,
-      deps.spawn(entry.projectId, target, { claim, refuseClosed: true }).pipe(
+      deps.spawn(entry.projectId, target, { claim, refuseClosed: true, priority: entry.priority }).pipe(
         // Cancelled (the supervisor stops): the spawn undid what it made; the entry goes back where it was.
         Effect.onInterrupt(() => claimed === undefined ? Effect.void : settleLogged(entry, claimed, { _tag: "Returned" })),
         Effect.result
