@@ -43,7 +43,9 @@ export const LiveMessage = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("event"), event: OrchEvent }),
   Schema.Struct({ kind: Schema.Literal("inbox"), ...InboxState.fields }),
   /** The whole queue, whenever it or what its entries wait on changed. */
-  Schema.Struct({ kind: Schema.Literal("queue"), entries: Schema.Array(QueuedEntry) })
+  Schema.Struct({ kind: Schema.Literal("queue"), entries: Schema.Array(QueuedEntry) }),
+  /** The last message: the supervisor is stopping, and the stream ends now. */
+  Schema.Struct({ kind: Schema.Literal("stopping") })
 ])
 export type LiveMessage = typeof LiveMessage.Type
 
