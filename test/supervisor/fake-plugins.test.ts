@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { NotifierRouter } from "../../actors/notifier-router.ts"
 import { GROUP_WINDOW_MS } from "../../actors/rules/notification-groups.ts"
+import { exitedLines } from "../../src/cli/status-view.ts"
 import { validateConfig } from "../../src/config/validate.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
@@ -88,8 +89,11 @@ const setupWith = (sessions: number) =>
     )
     const supervisor = yield* drivenSupervisor.pipe(Effect.provide(context))
     const current = () => JSON.parse(readFileSync(store.paths.record("app", "app-1"), "utf8")) as SessionRecord
-    const types = () =>
-      existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).type as string) : []
+    const allEvents = () =>
+      existsSync(events.path)
+        ? readFileSync(events.path, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { type: string; message?: string })
+        : []
+    const types = () => allEvents().map((e) => e.type)
     const routed = yield* NotifierRouter.use(Effect.succeed).pipe(Effect.provide(context))
     /**
      * The receipt that the actors handled all they were offered and their notifications went out; then `check` holds
@@ -102,7 +106,7 @@ const setupWith = (sessions: number) =>
         if (!check()) return yield* Effect.die(new Error(`no ${what} once the actors were drained; the record: ${JSON.stringify(current())}`))
       })
     const records = () => Effect.map(store.list, ({ records }) => records)
-    return { supervisor, runtime, agent, workspace, tracker, scm, current, types, until, notified, handle, path, routed, records }
+    return { supervisor, runtime, agent, workspace, tracker, scm, current, types, until, notified, handle, path, routed, records, events: allEvents }
   })
 const setup = setupWith(1)
 
@@ -122,6 +126,28 @@ describe("supervisor on in-memory plugins (layerTest)", () => {
       assert.strictEqual(t.current().status, "errored")
       assert.include(t.types(), "session.exited")
       yield* t.until("the agent-exited notification", () => t.notified.some((n) => n.type === "reaction.agent-exited"))
+    }))
+
+  it.effect("an agent that dies after its start is quoted: its record, the session.exited event, the notification, orch status; secrets hidden", () =>
+    Effect.gen(function*() {
+      const t = yield* setup
+      yield* t.supervisor.adopt()
+      yield* t.runtime.print("app-1", "working on issue 1")
+      yield* t.runtime.print("app-1", "")
+      yield* t.runtime.print("app-1", "API error 401: key sk-ant-api03-abcdefghijklmnopqrstuv was refused")
+      yield* t.runtime.print("app-1", "giving up")
+      yield* t.runtime.exit("app-1", 1)
+      for (let probe = 1; probe <= 3; probe++) yield* t.supervisor.cycle()
+      yield* t.until("the exit", () => t.current().activity === "exited")
+      const note = "working on issue 1 / API error 401: key <redacted> was refused / giving up"
+      assert.strictEqual(t.current().exitNote, note)
+      const exited = t.events().find((e) => e.type === "session.exited")
+      assert.strictEqual(exited?.message, `the agent process ended; it printed: ${note}`)
+      yield* t.until("the agent-exited notification", () => t.notified.some((n) => n.type === "reaction.agent-exited"))
+      const told = t.notified.find((n) => n.type === "reaction.agent-exited")!
+      assert.strictEqual(told.message.split("\n")[0], `it printed: ${note}`)
+      assert.notInclude(JSON.stringify([t.current(), t.events(), t.notified]), "sk-ant-api03")
+      assert.deepStrictEqual(exitedLines([t.current()]), [`app-1's agent ended; it printed: ${note} (\`orch session restore app-1\` starts it again)`])
     }))
 
   it.effect("40 agents found dead in one probe round: one notification at once, one naming the other 39; every session errored, every exit an event", () =>
