@@ -97,6 +97,7 @@ export const waitUntilReady = Effect.fnUntraced(
  */
 export const watchStart = Effect.fnUntraced(function*(runtime: RuntimeShape, handle: RuntimeHandle) {
   yield* Effect.sleep(START_WATCH)
+  if (runtime.running !== undefined && (yield* runtime.running(handle))) return
   const liveness = (yield* runtime.probe([handle])).get(handle.id) ?? { _tag: "Gone" }
   if (liveness._tag !== "Alive") return yield* Effect.fail(yield* endedReason(runtime, handle, liveness, "as it started"))
 })
