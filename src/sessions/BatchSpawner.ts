@@ -155,7 +155,9 @@ const make = Effect.gen(function*() {
               return { _tag: "Created", issueId, ...started.spawned } satisfies BatchOutcome
             }
             const { error, claimed } = started
-            if (error._tag === "EntryTaken") return waiting(issueId, entry, error.message)
+            if (error._tag === "EntryTaken") {
+              return waiting(issueId, entry, `${error.message}: the supervisor's admission is starting it, or \`orch queue rm\` removed it`)
+            }
             const owner = failureOwner(error)
             if (owner._tag === "Host" && Object.keys(config.hosts).length > 0) {
               if (claimed !== undefined) yield* queue.settle(entry.id, claimed, { _tag: "Returned" })
