@@ -25,7 +25,8 @@ const TITLES: Readonly<Record<ReactionKey, string>> = {
   "agent-needs-input": "agent needs input",
   "agent-exited": "agent exited",
   "agent-rate-limited": "agent rate-limited",
-  "all-complete": "all sessions complete"
+  "all-complete": "all sessions complete",
+  "predicted-conflict": "predicted conflict"
 }
 
 /** One paragraph about a session, for notifications with `includeSummary`. */
@@ -124,14 +125,14 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
           Effect.as(undefined),
           Effect.catch((error) => Effect.succeed(error.message))
         )
-      yield* triggered("send-to-agent", { attempt: effect.attempt, ...(failure ? { failed: failure } : {}) })
+      yield* triggered("send-to-agent", { attempt: effect.attempt, ...effect.data, ...(failure ? { failed: failure } : {}) })
       if (failure !== undefined) {
         yield* notify("urgent", `could not send the ${effect.reaction} message`, failure, "reaction.failed")
       }
       return
     }
     case "Notify": {
-      yield* triggered("notify", { auto: effect.auto, priority: effect.priority })
+      yield* triggered("notify", { auto: effect.auto, priority: effect.priority, ...effect.data })
       if (!effect.auto) return
       // A limit's own words and when orch continues come first: a list of notifications shows one line.
       const message = [

@@ -24,7 +24,8 @@ const LOOP_NAMES = {
   admission: "admission",
   hosts: "host watch",
   sizes: "session sizes",
-  intake: "intake"
+  intake: "intake",
+  conflicts: "conflict prediction"
 } as const
 
 export type SupervisorLoop = keyof typeof LOOP_NAMES

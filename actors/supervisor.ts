@@ -9,6 +9,7 @@
  *   HostWatch, Adoption (at start) and AllCompleteNotice.
  * - The PR and issue watch: PullRequestWatch (the poll and its budgets), WebhookLooks, PullRequestMerge, IssueWatch.
  * - Admission and Intake: the queue's rounds, and the tracker's labelled issues into it.
+ * - ConflictWatch: the live branches' predicted conflicts (conflict-watch.ts), at the probe interval.
  * - ProjectReload: a config reload's swap of projects (config-reload.ts follows the file).
  * - SessionCommands: the procedures it serves (spawn, send, kill, …), with the actors kept in step.
  *
@@ -30,6 +31,7 @@ import { ActorEscalations } from "./actor-escalations.ts"
 import { Admission } from "./admission.ts"
 import { Adoption } from "./adoption.ts"
 import { AllCompleteNotice } from "./all-complete-notice.ts"
+import { CONFLICT_INTERVAL, ConflictWatch } from "./conflict-watch.ts"
 import { HOST_READ_INTERVAL, HostWatch } from "./host-watch.ts"
 import { Intake } from "./intake.ts"
 import { ISSUE_POLL_INTERVAL, IssueWatch } from "./issue-watch.ts"
@@ -89,6 +91,7 @@ const services = SessionCommands.layer.pipe(
       PullRequestWatch.layer,
       IssueWatch.layer,
       ProjectReload.layer,
+      ConflictWatch.layer,
       trackerUpdatesLayer
     )
   ),
@@ -128,6 +131,7 @@ const run = Effect.gen(function*() {
   const admission = yield* Admission
   const hostWatch = yield* HostWatch
   const intake = yield* Intake
+  const conflicts = yield* ConflictWatch
   yield* (yield* Adoption).adopt()
   yield* loops.probe.forever(Effect.suspend(() => probe.cycle()), every(PROBE_INTERVAL)).pipe(Effect.forkScoped)
   yield* loops.issues.forever(Effect.suspend(() => issues.poll()), every(ISSUE_POLL_INTERVAL)).pipe(Effect.forkScoped)
@@ -140,6 +144,7 @@ const run = Effect.gen(function*() {
   yield* loops.admission.forever(Effect.andThen(admission.due, admission.round), Effect.succeed(0)).pipe(Effect.forkScoped)
   yield* loops.hosts.forever(Effect.suspend(() => hostWatch.round()), every(HOST_READ_INTERVAL)).pipe(Effect.forkScoped)
   yield* loops.intake.forever(Effect.suspend(() => intake.round()), intake.untilDue).pipe(Effect.forkScoped)
+  yield* loops.conflicts.forever(Effect.suspend(() => conflicts.round()), every(CONFLICT_INTERVAL)).pipe(Effect.forkScoped)
 })
 
 export class Supervisor extends Context.Service<Supervisor, SupervisorShape>()("orch/actors/Supervisor") {

@@ -61,7 +61,8 @@ export const REACTION_KEYS = [
   "agent-needs-input",
   "agent-exited",
   "agent-rate-limited",
-  "all-complete"
+  "all-complete",
+  "predicted-conflict"
 ] as const
 export type ReactionKey = typeof REACTION_KEYS[number]
 

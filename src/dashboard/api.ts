@@ -3,6 +3,7 @@
  * (`orch status --json`, events.jsonl, `orch notifications --json`); the rest wraps them.
  */
 import * as Schema from "effect/Schema"
+import { ConflictPrediction } from "../domain/conflict.ts"
 import { OrchEvent } from "../domain/event.ts"
 import { Notification } from "../domain/notification.ts"
 import { SessionRecord } from "../domain/session.ts"
@@ -26,12 +27,14 @@ export const QueuedEntry = Schema.Struct({
 })
 export type QueuedEntry = typeof QueuedEntry.Type
 
-/** Everything the board needs at once: every session, each one's last event, the inbox, the queue. */
+/** Everything the board needs at once: every session, each one's last event, the inbox, the queue, the predicted conflicts. */
 export const Snapshot = Schema.Struct({
   sessions: Schema.Array(SessionRecord),
   lastEvents: Schema.Record(Schema.String, OrchEvent),
   inbox: InboxState,
-  queue: Schema.Array(QueuedEntry)
+  queue: Schema.Array(QueuedEntry),
+  /** The supervisor's conflict prediction, as conflicts.json holds it (docs/supervisor.md, "Predicted conflicts"). */
+  conflicts: Schema.Array(ConflictPrediction)
 })
 export type Snapshot = typeof Snapshot.Type
 
@@ -44,6 +47,8 @@ export const LiveMessage = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("inbox"), ...InboxState.fields }),
   /** The whole queue, whenever it or what its entries wait on changed. */
   Schema.Struct({ kind: Schema.Literal("queue"), entries: Schema.Array(QueuedEntry) }),
+  /** Every predicted conflict, whenever they changed. */
+  Schema.Struct({ kind: Schema.Literal("conflicts"), predictions: Schema.Array(ConflictPrediction) }),
   /** The last message: the supervisor is stopping, and the stream ends now. */
   Schema.Struct({ kind: Schema.Literal("stopping") })
 ])

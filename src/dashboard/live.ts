@@ -1,6 +1,6 @@
 /**
  * The live hub behind `GET /api/events`: one place that follows the supervisor (records as they are written,
- * events as they are appended, the inbox and the queue as they change) and fans each change out to every open page. A
+ * events as they are appended, the inbox, the queue and the predicted conflicts as they change) and fans each change out to every open page. A
  * page gets a snapshot first, then every change, on one stream; nothing is polled, per page or at all.
  */
 import * as Effect from "effect/Effect"
@@ -8,11 +8,13 @@ import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import { appendFileSync, mkdirSync, watch } from "node:fs"
 import { dirname } from "node:path"
+import type { ConflictPrediction } from "../domain/conflict.ts"
 import type { OrchEvent } from "../domain/event.ts"
 import { watchedView } from "../domain/live.ts"
 import { entryLabel } from "../domain/queue.ts"
 import type { SessionRecord } from "../domain/session.ts"
 import { readAdmissionState, waitingReason } from "../store/admission-file.ts"
+import { readConflicts } from "../store/conflicts-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import type { InboxShape } from "../store/Inbox.ts"
 import { listQueue } from "../store/QueueStore.ts"
@@ -165,6 +167,18 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     (entries) => publish({ kind: "queue", entries })
   )
 
+  const conflictsFeed = yield* followFiles(
+    store.paths.root,
+    (file) => file === "conflicts.json",
+    (last: ReadonlyArray<ConflictPrediction>) =>
+      readConflicts(store.paths.root).pipe(
+        Effect.map((file) => file.predictions),
+        Effect.catch((error) => Effect.as(Effect.logError(`could not read the predicted conflicts: ${error.message}`), last))
+      ),
+    [],
+    (predictions) => publish({ kind: "conflicts", predictions })
+  )
+
   const snapshot = Effect.gen(function*() {
     const { records } = yield* store.list
     const shownEvents: Record<string, OrchEvent> = {}
@@ -177,7 +191,8 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
       sessions: records.map((record) => watchedView(asListed(record), watched)),
       lastEvents: shownEvents,
       inbox: yield* inboxFeed.current,
-      queue: yield* queueFeed.current
+      queue: yield* queueFeed.current,
+      conflicts: yield* conflictsFeed.current
     }
   })
 

@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   "session.rate_limited",
   "session.reported_done",
   "session.exited",
+  "session.conflict_predicted",
+  "session.conflict_cleared",
   "pr.created",
   "ci.failed",
   "ci.passed",

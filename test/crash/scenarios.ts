@@ -119,6 +119,18 @@ export const SCENARIOS: ReadonlyArray<Scenario> = [
     description: "maxSessions raised from 1 to 3 in orchestrator.yaml while entries wait",
     world: { issues: 4, maxSessions: 1 },
     steps: [start, orch("queue", "add", "app", "1", "2", "3"), admitted("1"), { _tag: "SetMaxSessions", maxSessions: 3 }, admitted("1", "2", "3")]
+  },
+  {
+    name: "conflicts",
+    description: "two sessions commit conflicting files; the supervisor predicts the conflict and tells the later one",
+    world: { issues: 2, commits: true },
+    steps: [
+      start,
+      orch("spawn", "app", "1"),
+      orch("spawn", "app", "2"),
+      agentOf("1", "2"),
+      waitFor("the predicted conflict told", (world) => events(world).some((e) => e.type === "reaction.triggered" && e.data?.key !== undefined))
+    ]
   }
 ]
 

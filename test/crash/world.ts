@@ -27,6 +27,8 @@ export interface WorldOptions {
   readonly maxSessions?: number
   /** The project's sessions run on host `b`, a real sshd host (remote-host.ts; needs root), not here. */
   readonly remoteHost?: boolean
+  /** Each agent also commits a `conflict.txt` of its own: every two sessions' branches conflict. */
+  readonly commits?: boolean
 }
 
 export interface OrchResult {
@@ -94,7 +96,7 @@ export const isAlive = (pid: number): boolean => {
 /** What the agent leaves uncommitted in `notes/<session>.txt`: the words the explorer looks for later. */
 export const notesText = (sessionId: string, issueId: string) => `unsaved work of ${sessionId} (issue ${issueId})`
 
-const agentScript = (startedLog: string, leakedLog: string) =>
+const agentScript = (startedLog: string, leakedLog: string, commits: boolean) =>
   [
     "#!/bin/sh",
     "# The crash variables are orch's alone: an agent that has them says so.",
@@ -102,6 +104,7 @@ const agentScript = (startedLog: string, leakedLog: string) =>
     "# Unsaved work first (uncommitted, in the worktree), then its receipt outside the repository, then wait.",
     "mkdir -p notes",
     `echo "${notesText("$ORCH_SESSION_ID", "$ORCH_ISSUE_ID")}" > "notes/$ORCH_SESSION_ID.txt"`,
+    ...(commits ? [`echo "$ORCH_SESSION_ID" > conflict.txt && git add conflict.txt && git commit -qm "conflict.txt of $ORCH_SESSION_ID"`] : []),
     `echo "$ORCH_SESSION_ID $ORCH_ISSUE_ID" >> '${startedLog}'`,
     "exec cat",
     ""
@@ -147,7 +150,7 @@ export const makeWorld = async (options: WorldOptions) => {
   git(repo, "push", "-q", "-u", "origin", "main")
 
   const agent = join(root, "agent.sh")
-  writeFileSync(agent, agentScript(startedLog, leakedLog), { mode: 0o755 })
+  writeFileSync(agent, agentScript(startedLog, leakedLog, options.commits === true), { mode: 0o755 })
   const emulator: Emulator = await startEmulator({ repos: [{ repo: "acme/app", gitDir: origin }] })
   for (let i = 1; i <= options.issues; i++) emulator.addIssue("acme/app", { title: `Issue ${i}`, body: `Do ${i}.` })
 

@@ -351,4 +351,32 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       }),
     90_000
   )
+
+  it.live("predicted conflicts: on both sessions' cards, and on the session page with the files", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({
+        agentCommand: `printf '# %s\\n' "$ORCH_SESSION_ID" > README.md && git -c user.email=a@b -c user.name=A commit -qam "$ORCH_SESSION_ID" && ` +
+          `echo "committed $ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; done`
+      })
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      for (const task of ["one", "two"]) assert.strictEqual((yield* s.orch(["spawn", "app", "--task", task])).code, 0)
+      const api = dashboardClient(s)
+      const page = yield* newPage()
+      yield* on(page, (p) => p.goto(`${api.base}/?token=${api.token}`))
+      yield* waitFor(page, "[data-session=app-1] .conflict[data-with=app-2][data-kind=conflict]", "app-1's conflict with app-2")
+      yield* waitFor(page, "[data-session=app-2] .conflict[data-with=app-1][data-kind=conflict]", "app-2's conflict with app-1")
+      assert.strictEqual(yield* text(page, "[data-session=app-2] .conflict"), "⚠ conflicts with app-1")
+      assert.strictEqual(yield* on(page, (p) => p.locator("[data-session=app-2] .conflict").getAttribute("title")), "README.md")
+      yield* screenshot(page, "board-conflicts")
+
+      yield* on(page, (p) => p.goto(`${api.base}/sessions/app-2`))
+      yield* waitFor(page, ".conflicts li[data-with=app-1][data-kind=conflict]", "the session page's conflict")
+      const panel = yield* text(page, ".conflicts")
+      assert.include(panel, "conflicts with app-1 (would not merge cleanly)")
+      assert.include(panel, "README.md")
+      // The pair's event is on both sessions' timelines.
+      yield* waitForText(page, ".timeline", "session.conflict_predicted")
+      yield* screenshot(page, "session-conflicts")
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 90_000)
 })

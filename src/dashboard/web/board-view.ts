@@ -2,6 +2,8 @@
  * The board: sessions grouped by what they need from a person, with counts, filtered by project. Each card is
  * redrawn on its own when its record or last event changes, and moved when its group does.
  */
+import { conflictsOf } from "../../domain/conflict-sides.ts"
+import type { ConflictPrediction } from "../../domain/conflict.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import { UNWATCHED_HINT } from "../../domain/live.ts"
 import type { CheckState, ReviewState, SessionRecord } from "../../domain/session.ts"
@@ -56,7 +58,23 @@ const lastEventLine = (event: OrchEvent | undefined) =>
     ? null
     : h("div.last", { title: event.message ?? event.type }, h("span.event-type", {}, event.type), " · ", time(event.timestamp))
 
-const card = (record: SessionRecord, last: OrchEvent | undefined) => {
+/** The session's predicted conflicts: a conflict (bad) or an overlap (warn) with each other side, its files in the title. */
+export const conflictsLine = (predictions: ReadonlyArray<ConflictPrediction>, sessionId: string) => {
+  const conflicts = conflictsOf(predictions, sessionId)
+  return conflicts.length === 0 ? null : h(
+    "div.meta.conflicts",
+    {},
+    conflicts.map((c) =>
+      h(
+        "span.conflict",
+        { "data-tone": c.kind === "conflict" ? "bad" : "warn", "data-with": c.with, "data-kind": c.kind, title: c.files.join(", ") },
+        c.kind === "conflict" ? `⚠ conflicts with ${c.with}` : `overlaps ${c.with}`
+      )
+    )
+  )
+}
+
+const card = (record: SessionRecord, last: OrchEvent | undefined, predictions: ReadonlyArray<ConflictPrediction>) => {
   const href = sessionPath(record.sessionId)
   return h(
     "article.card",
@@ -86,6 +104,7 @@ const card = (record: SessionRecord, last: OrchEvent | undefined) => {
     ),
     h("div.meta", {}, prLine(record)),
     limitLine(record),
+    conflictsLine(predictions, record.sessionId),
     lastEventLine(last)
   )
 }
@@ -188,7 +207,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
       old?.remove()
       cards.delete(sessionId)
     } else {
-      const element = card(record, state.lastEvents.get(sessionId))
+      const element = card(record, state.lastEvents.get(sessionId), state.conflicts)
       if (old !== undefined) old.replaceWith(element)
       cards.set(sessionId, element)
       place(record, element)
@@ -201,7 +220,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
     cards.clear()
     const records = [...state.sessions.values()].filter(shown).sort(byNewest)
     for (const record of records) {
-      const element = card(record, state.lastEvents.get(record.sessionId))
+      const element = card(record, state.lastEvents.get(record.sessionId), state.conflicts)
       cards.set(record.sessionId, element)
       lists.get(groupOf(record))!.appendChild(element)
     }
@@ -213,7 +232,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
 
   drawAll()
   const unsubscribe = store.subscribe((change) => {
-    if (change.kind === "snapshot") drawAll()
+    if (change.kind === "snapshot" || change.kind === "conflicts") drawAll()
     else if (change.kind === "queue") drawQueue()
     else if (change.kind === "session") {
       if (state.sessions.get(change.sessionId)?.role === "orchestrator") drawOrchestrators()

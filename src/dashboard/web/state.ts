@@ -4,6 +4,7 @@
  * Views subscribe to the changes they draw.
  */
 import { doublingDelay } from "../../domain/backoff.ts"
+import type { ConflictPrediction } from "../../domain/conflict.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
 import type { InboxEntry, InboxState, LiveMessage, QueuedEntry } from "../api.ts"
@@ -18,6 +19,7 @@ export type Change =
   | { readonly kind: "event"; readonly event: OrchEvent }
   | { readonly kind: "inbox"; readonly arrived: ReadonlyArray<InboxEntry> }
   | { readonly kind: "queue" }
+  | { readonly kind: "conflicts" }
   | { readonly kind: "connection" }
 
 export interface State {
@@ -28,6 +30,8 @@ export interface State {
   inbox: InboxState
   /** Queued work in queue order, each entry with the budget it waits on. */
   queue: ReadonlyArray<QueuedEntry>
+  /** The supervisor's predicted conflicts between live branches. */
+  conflicts: ReadonlyArray<ConflictPrediction>
 }
 
 export const createState = () => {
@@ -37,7 +41,8 @@ export const createState = () => {
     sessions: new Map(),
     lastEvents: new Map(),
     inbox: { unread: 0, entries: [] },
-    queue: []
+    queue: [],
+    conflicts: []
   }
   const listeners = new Set<(change: Change) => void>()
   const emit = (change: Change) => {
@@ -58,6 +63,7 @@ export const createState = () => {
         for (const [id, event] of Object.entries(message.lastEvents)) state.lastEvents.set(id, event)
         state.inbox = message.inbox
         state.queue = message.queue
+        state.conflicts = message.conflicts
         state.loaded = true
         return emit({ kind: "snapshot" })
       }
@@ -75,6 +81,9 @@ export const createState = () => {
       case "queue":
         state.queue = message.entries
         return emit({ kind: "queue" })
+      case "conflicts":
+        state.conflicts = message.predictions
+        return emit({ kind: "conflicts" })
     }
   }
 
@@ -111,7 +120,7 @@ export const createState = () => {
       setConnection("stopped")
       setTimeout(() => connect(attempt + 1), doublingDelay(1000, attempt + 1, 30_000))
     })
-    for (const kind of ["snapshot", "session", "event", "inbox", "queue"] as const) {
+    for (const kind of ["snapshot", "session", "event", "inbox", "queue", "conflicts"] as const) {
       source.addEventListener(kind, (event) => {
         attempt = 0
         setConnection("live")
