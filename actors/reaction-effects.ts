@@ -139,6 +139,8 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
         ...(effect.reaction === "agent-rate-limited" && record.rateLimit !== undefined
           ? [describeLimit(record.rateLimit, clockTime(yield* Clock.currentTimeMillis))]
           : []),
+        // What a dead agent printed last says why, more often than not.
+        ...(effect.reaction === "agent-exited" && record.exitNote !== undefined ? [`it printed: ${record.exitNote}`] : []),
         effect.message ?? TITLES[effect.reaction],
         ...(effect.includeSummary ? [sessionSummary(record)] : [])
       ].join("\n")

@@ -21,7 +21,7 @@ import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import { isEnded, type SessionRecord } from "../domain/session.ts"
 import { agentGoneChecker, asListed } from "../store/spawner.ts"
-import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
+import { asShown, awaitingReviewLine, exitedLines, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
 
@@ -156,6 +156,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   for (const line of hostsDown) yield* Console.log(line)
   for (const line of queued) yield* Console.log(line)
   for (const line of rateLimitedLines(records, now, supervisor !== undefined)) yield* Console.log(line)
+  for (const line of exitedLines(records)) yield* Console.log(line)
   for (const line of conflictLines(predictions)) yield* Console.log(line)
   const reviews = awaitingReviewLine(records)
   if (reviews !== undefined) yield* Console.log(reviews)

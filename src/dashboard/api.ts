@@ -62,7 +62,9 @@ export const LiveMessage = Schema.Union([
   /** Every project's merge train, car by car, whenever one changed. */
   Schema.Struct({ kind: Schema.Literal("train"), cars: Schema.Array(TrainCarView) }),
   /** Every predicted conflict, whenever they changed. */
-  Schema.Struct({ kind: Schema.Literal("conflicts"), predictions: Schema.Array(ConflictPrediction) })
+  Schema.Struct({ kind: Schema.Literal("conflicts"), predictions: Schema.Array(ConflictPrediction) }),
+  /** The last message: the supervisor is stopping, and the stream ends now. */
+  Schema.Struct({ kind: Schema.Literal("stopping") })
 ])
 export type LiveMessage = typeof LiveMessage.Type
 

@@ -207,6 +207,8 @@ export const SessionRecord = Schema.Struct({
   signalOffset: Schema.optionalKey(Schema.Int),
   /** Probes in a row that found the runtime gone; the session is declared exited only after several. */
   deadProbes: Schema.optionalKey(Schema.Int),
+  /** What the agent last printed, as one line (secrets redacted), read when it was found ended; while it stays so. */
+  exitNote: Schema.optionalKey(Schema.String),
   /** What the repohost said about the PR's checks, review and mergeability (see actors/rules/lifecycle.ts). */
   checks: Schema.optionalKey(Schema.NullOr(CheckState)),
   review: Schema.optionalKey(Schema.NullOr(ReviewState)),

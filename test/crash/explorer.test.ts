@@ -37,7 +37,10 @@ const SEEDS = [
   // SIGKILL of `orch queue add app --task "Write the changelog"` at "append queue.added: before" (its event left in the outbox)
   { seed: 5, scenario: "queue-task" },
   // SIGINT of the supervisor while its merge train works (around its 140th point: where, varies a little with timing)
-  { seed: 15, scenario: "merge-train" }
+  { seed: 15, scenario: "merge-train" },
+  // SIGKILL of `orch batch-spawn app 1 2 3 4` at "rename session.json: before", inside its first starts (issues 1 and 2
+  // were dropped without a word before the batch was written to the queue first)
+  { seed: 3, scenario: "batch-spawn-offline" }
 ]
 
 describe("the crash-point explorer", () => {
@@ -100,6 +103,12 @@ describe("the crash-point explorer", () => {
         ]
         for (const pattern of expected) assert.isTrue(violations.some((v) => pattern.test(v)), `${pattern} in:\n${violations.join("\n")}`)
         assert.strictEqual(violations.length, expected.length, violations.join("\n"))
+        // A batch-spawn cut short after it had accepted its batch (issue 1 was queued): issue 4 was dropped without a word.
+        const cut = checkInvariants(world, { confirmed: new Set(), removedByScenario: new Set(), cutBatches: [["1", "4"]] })
+        assert.deepStrictEqual(cut.filter((v) => v.includes("batch-spawn")), [
+          "issue 1 of the batch-spawn the crash cut short (it had accepted 1, 4) is neither queued nor has a session, and nothing said why",
+          "issue 4 of the batch-spawn the crash cut short (it had accepted 1, 4) is neither queued nor has a session, and nothing said why"
+        ])
 
         // What `orch status` shows right after a crash: a spawn whose process is gone, shown as spawning.
         const gone = spawnSync("true").pid!

@@ -22,6 +22,8 @@ export interface Promised {
   readonly tasks?: ReadonlySet<string>
   /** Issues whose entries the scenario took off the queue itself: `queue rm`, or `orch spawn` of a queued issue. */
   readonly removedByScenario: ReadonlySet<string>
+  /** The issues of each `batch-spawn` the crash cut short (it did not exit 0). */
+  readonly cutBatches?: ReadonlyArray<ReadonlyArray<string>>
 }
 
 const decodeEvent = Schema.decodeUnknownResult(Schema.fromJsonString(OrchEvent))
@@ -109,6 +111,26 @@ const issueChecks = (promised: Promised, queue: Queue, records: ReadonlyArray<Se
     if (live.length > 1) violations.push(`issue ${issue} has ${live.length} sessions that are not ended: ${names(live)}`)
     if (queued.length > 1) violations.push(`issue ${issue} is queued ${queued.length} times: ${queued.map((e) => e.id).join(", ")}`)
     if (queued.length > 0 && live.length > 0) violations.push(`issue ${issue} is queued (${queued[0]!.id}) while ${names(live)} works it`)
+  }
+}
+
+/**
+ * A batch-spawn the crash cut short promised nothing before it accepted its batch; once it left a trace of any of its
+ * issues (an event, an entry, a record), it had, and each of them is queued, has a session, or left the queue saying
+ * why (`queue.dropped`): none is dropped without a word.
+ */
+const cutBatchChecks = (promised: Promised, events: ReadonlyArray<Event>, queue: Queue, records: ReadonlyArray<Session>, violations: Array<string>) => {
+  for (const batch of promised.cutBatches ?? []) {
+    const queued = (issue: string) => queue.entries.some((e) => e.projectId === "app" && e.issue === issue)
+    const worked = (issue: string) => records.some((r) => worksAnIssue(r) && r.issueId === issue)
+    const traced = (issue: string) => queued(issue) || worked(issue) || events.some((e) => e.projectId === "app" && e.issueId === issue)
+    if (!batch.some(traced)) continue
+    for (const issue of batch) {
+      if (queued(issue) || worked(issue) || events.some((e) => e.type === "queue.dropped" && e.issueId === issue)) continue
+      violations.push(
+        `issue ${issue} of the batch-spawn the crash cut short (it had accepted ${batch.join(", ")}) is neither queued nor has a session, and nothing said why`
+      )
+    }
   }
 }
 
@@ -266,6 +288,7 @@ export const checkInvariants = (world: World, promised: Promised): Array<string>
   const { events, queue, records } = readState(world, violations)
   issueChecks(promised, queue, records, violations)
   taskChecks(promised, queue, records, violations)
+  cutBatchChecks(promised, events, queue, records, violations)
   recordChecks(world, records, violations)
   workChecks(world, events, records, violations)
   queueEventChecks(events, queue, records, violations)

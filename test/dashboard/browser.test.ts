@@ -175,9 +175,10 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       assert.strictEqual(yield* on(page, (p) => p.evaluate(() => document.documentElement.dataset.theme)), "dark")
       yield* screenshot(page, "board-dark")
 
-      // The supervisor goes away and comes back: the page says so, then catches up by itself.
+      // The supervisor goes away and comes back: the page says so (its live stream's last word), then catches up by itself.
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
-      yield* waitFor(page, ".connection[data-connection=disconnected]", "that it is disconnected")
+      yield* waitFor(page, ".connection[data-connection=stopped]", "that orch stopped")
+      assert.include(yield* text(page, ".connection"), "orch stopped")
       appendFileSync(join(s.dataDir, "sessions", "app", "app-2", "activity.jsonl"), `${JSON.stringify({ activity: "waiting_input" })}\n`)
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
       yield* waitFor(page, ".connection[data-connection=live]", "that it is live again")

@@ -11,7 +11,7 @@ import type { InboxEntry, InboxState, LiveMessage, QueuedEntry, TrainCarView } f
 import { showsOnCard } from "../board.ts"
 
 /** `signed-out`: the supervisor refuses the page's token (it was made anew); only the printed URL helps. */
-export type Connection = "connecting" | "live" | "disconnected" | "signed-out"
+export type Connection = "connecting" | "live" | "disconnected" | "stopped" | "signed-out"
 
 export type Change =
   | { readonly kind: "snapshot" }
@@ -109,7 +109,8 @@ export const createState = () => {
   const connect = (attempt = 0) => {
     const source = new EventSource("/api/events")
     source.onerror = () => {
-      setConnection("disconnected")
+      // Once the supervisor said it stopped, that is what is shown until it is back.
+      if (state.connection !== "stopped") setConnection("disconnected")
       if (source.readyState !== EventSource.CLOSED) return
       source.close()
       // EventSource does not say why it gave up; a refused token is worth telling apart from a supervisor that is down.
@@ -121,6 +122,12 @@ export const createState = () => {
       )
       setTimeout(() => connect(attempt + 1), doublingDelay(1000, attempt + 1, 30_000))
     }
+    // The supervisor is stopping and ended the stream: said as such, and looked for again, less and less often.
+    source.addEventListener("stopping", () => {
+      source.close()
+      setConnection("stopped")
+      setTimeout(() => connect(attempt + 1), doublingDelay(1000, attempt + 1, 30_000))
+    })
     for (const kind of ["snapshot", "session", "event", "inbox", "queue", "train", "conflicts"] as const) {
       source.addEventListener(kind, (event) => {
         attempt = 0
