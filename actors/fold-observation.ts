@@ -11,14 +11,16 @@ import type { ProjectConfig } from "../src/config/schema.ts"
 import type { OrchestratorConfig } from "../src/config/schema.ts"
 import { parseDuration } from "../src/domain/duration.ts"
 import { FIRST_RETRY_MS } from "../src/domain/rate-limit.ts"
+import type { SessionRecord } from "../src/domain/session.ts"
 import type { RuntimeShape } from "../src/plugins/runtime/Runtime.ts"
 import type { ScmShape } from "../src/plugins/scm/Scm.ts"
+import { readExitNote } from "../src/sessions/agent-start.ts"
 import type { EventLogShape } from "../src/store/EventLog.ts"
 import type { SessionStoreShape } from "../src/store/SessionStore.ts"
 import type { NotifierRouterShape } from "./notifier-router.ts"
 import { runReactionEffect } from "./reaction-effects.ts"
 import { HOOK_SILENCE_MS } from "./rules/activity-rule.ts"
-import { decide, type LifecycleRules, type Observation } from "./rules/lifecycle.ts"
+import { decide, type Decision, type LifecycleRules, type Observation } from "./rules/lifecycle.ts"
 import { planReactions } from "./rules/reactions.ts"
 
 export const DEAD_AFTER_PROBES = 3
@@ -47,10 +49,30 @@ export interface ActorContext {
   readonly router: NotifierRouterShape
 }
 
+/**
+ * The record with what its agent last printed, read once when it is first found ended (its screen outlives it), or
+ * without the note once it runs again; the session.exited event quotes it.
+ */
+const withExitNote = Effect.fnUntraced(function*(ctx: ActorContext, before: SessionRecord, decided: Decision) {
+  const after = decided.record
+  if (after.activity !== "exited") {
+    if (after.exitNote === undefined) return decided
+    const { exitNote: _, ...running } = after
+    return { ...decided, record: running }
+  }
+  if (before.activity === "exited" || after.runtime === null) return decided
+  const note = yield* readExitNote(ctx.runtime, after.runtime, Object.values(ctx.project.agentConfig.env ?? {}))
+  if (note === undefined) return decided
+  return {
+    record: { ...after, exitNote: note },
+    events: decided.events.map((event) => (event.type === "session.exited" ? { ...event, message: `${event.message}; it printed: ${note}` } : event))
+  }
+})
+
 export const handleObservation = Effect.fnUntraced(function*(ctx: ActorContext, sessionId: string, observation: Observation) {
   const record = yield* ctx.store.read(sessionId)
   const now = yield* Clock.currentTimeMillis
-  const decision = decide(record, observation, now, lifecycleRules(ctx.config, ctx.project))
+  const decision = yield* withExitNote(ctx, record, decide(record, observation, now, lifecycleRules(ctx.config, ctx.project)))
   const plan = planReactions(record, decision.record, projectReactions(ctx.config, ctx.project), now)
   const next = plan.record === record ? record : { ...plan.record, updatedAt: new Date(now).toISOString() }
   if (next !== record) yield* ctx.store.write(next)

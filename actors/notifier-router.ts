@@ -2,7 +2,8 @@
  * The notifier router: a notification goes to the notifiers `notificationRouting` names for its priority.
  * Notifiers run concurrently, each with its own timeout, in fibers the router owns, so a slow or failing
  * notifier never delays the session actor that raised the notification. Every delivery and every failure is
- * an event (a background failure is logged too); repeats of the same notification within a window are coalesced.
+ * an event (a background failure is logged too); repeats of the same notification within a window are coalesced,
+ * and a burst of one priority and kind is told as one (rules/notification-groups.ts).
  * A config reload gives it new notifiers and routing; each notification is routed by those in force when it is sent.
  */
 import * as Clock from "effect/Clock"
@@ -11,10 +12,12 @@ import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
+import { randomUUID } from "node:crypto"
 import type { EventPriority } from "../src/config/schema.ts"
 import type { Notification } from "../src/domain/notification.ts"
 import type { NotifierShape } from "../src/plugins/notifier/Notifier.ts"
 import { EventLog } from "../src/store/EventLog.ts"
+import { GROUP_WINDOW_MS, groupedNotification, groupKey } from "./rules/notification-groups.ts"
 
 export const NOTIFIER_TIMEOUT = "60 seconds"
 export const COALESCE_WINDOW_MS = 60_000
@@ -30,7 +33,7 @@ export interface NotifierRouterShape {
   readonly notify: (notification: Notification) => Effect.Effect<void>
   /** Routes (or sends to one named notifier) and waits for every delivery; for `orch notify`. */
   readonly deliver: (notification: Notification, only?: string) => Effect.Effect<ReadonlyArray<Delivery>>
-  /** Waits until every notification sent in the background has been delivered (or failed): a receipt. */
+  /** Waits until every notification sent in the background has been delivered (or failed): a receipt (those held for a group are sent when its window ends). */
   readonly settled: Effect.Effect<void>
   /** From now on, notifications go to `notifiers` by `routing` (a config reload); deliveries under way finish. */
   readonly reconfigure: (notifiers: ReadonlyMap<string, NotifierShape>, routing: Routing) => Effect.Effect<void>
@@ -55,6 +58,9 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
     const events = yield* EventLog
     const settings = yield* Ref.make({ notifiers, routing })
     const fibers = yield* FiberSet.make()
+    /** The bursts being gathered: key → the notifications held since the first went out; each ends after GROUP_WINDOW_MS. */
+    const groups = new Map<string, Array<Notification>>()
+    const windows = yield* FiberSet.make()
     const recent = new Map<string, number>()
     /** Notifiers left out of routes because they cannot deliver here: said once each, until the next reconfigure. */
     const toldUnavailable = new Set<string>()
@@ -89,7 +95,13 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
             ...(base.sessionId !== undefined ? { sessionId: base.sessionId } : {}),
             ...(base.projectId !== undefined ? { projectId: base.projectId } : {}),
             message: delivery.ok ? notification.title : `${name}: ${delivery.reason}`,
-            data: { notifier: name, notificationId: notification.id, priority: notification.priority, type: notification.type }
+            data: {
+              notifier: name,
+              notificationId: notification.id,
+              priority: notification.priority,
+              type: notification.type,
+              ...(notification.data?.grouped !== undefined ? { grouped: notification.data.grouped } : {})
+            }
           }).pipe(Effect.catch((error) => Effect.logError(`could not record the delivery of notification ${notification.id} to ${name}: ${error.message}`)))
         )
       )
@@ -120,10 +132,41 @@ export class NotifierRouter extends Context.Service<NotifierRouter, NotifierRout
       return false
     })
 
+    const send = (notification: Notification) => FiberSet.run(fibers, Effect.flatMap(deliver(notification), logFailures(notification)))
+
+    /** What a group held, as one notification (or none). */
+    const heldOf = Effect.fnUntraced(function*(key: string) {
+      const held = groups.get(key) ?? []
+      groups.delete(key)
+      return groupedNotification(held, randomUUID(), new Date(yield* Clock.currentTimeMillis).toISOString())
+    })
+
     const notify = Effect.fn("NotifierRouter.notify")(function*(notification: Notification) {
       if (yield* isRepeat(notification)) return
-      yield* FiberSet.run(fibers, Effect.flatMap(deliver(notification), logFailures(notification)))
+      const key = groupKey(notification)
+      const held = groups.get(key)
+      if (held !== undefined) return void held.push(notification)
+      groups.set(key, [])
+      yield* send(notification)
+      yield* FiberSet.run(
+        windows,
+        Effect.sleep(GROUP_WINDOW_MS).pipe(Effect.andThen(heldOf(key)), Effect.flatMap((n) => (n === undefined ? Effect.void : send(n))))
+      )
     })
+
+    // Stopping: what groups still hold is told now (a bounded wait), not lost with their windows.
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach(
+        [...groups.keys()],
+        (key) => Effect.flatMap(heldOf(key), (n) => (n === undefined ? Effect.void : Effect.flatMap(deliver(n), logFailures(n)))),
+        {
+          concurrency: "unbounded",
+          discard: true
+        }
+      ).pipe(
+        Effect.timeoutOrElse({ duration: "5 seconds", orElse: () => Effect.logWarning("notifications held for a group were not all told before orch stopped") })
+      )
+    )
 
     return NotifierRouter.of({
       notify,

@@ -25,7 +25,8 @@ const TITLES: Readonly<Record<ReactionKey, string>> = {
   "agent-needs-input": "agent needs input",
   "agent-exited": "agent exited",
   "agent-rate-limited": "agent rate-limited",
-  "all-complete": "all sessions complete"
+  "all-complete": "all sessions complete",
+  "predicted-conflict": "predicted conflict"
 }
 
 /** One paragraph about a session, for notifications with `includeSummary`. */
@@ -124,26 +125,30 @@ export const runReactionEffect = Effect.fnUntraced(function*(ctx: EffectContext,
           Effect.as(undefined),
           Effect.catch((error) => Effect.succeed(error.message))
         )
-      yield* triggered("send-to-agent", { attempt: effect.attempt, ...(failure ? { failed: failure } : {}) })
+      yield* triggered("send-to-agent", { attempt: effect.attempt, ...effect.data, ...(failure ? { failed: failure } : {}) })
       if (failure !== undefined) {
         yield* notify("urgent", `could not send the ${effect.reaction} message`, failure, "reaction.failed")
       }
       return
     }
     case "Notify": {
-      yield* triggered("notify", { auto: effect.auto, priority: effect.priority })
+      yield* triggered("notify", { auto: effect.auto, priority: effect.priority, ...effect.data })
       if (!effect.auto) return
       // A limit's own words and when orch continues come first: a list of notifications shows one line.
       const message = [
         ...(effect.reaction === "agent-rate-limited" && record.rateLimit !== undefined
           ? [describeLimit(record.rateLimit, clockTime(yield* Clock.currentTimeMillis))]
           : []),
+        // What a dead agent printed last says why, more often than not.
+        ...(effect.reaction === "agent-exited" && record.exitNote !== undefined ? [`it printed: ${record.exitNote}`] : []),
         effect.message ?? TITLES[effect.reaction],
         ...(effect.includeSummary ? [sessionSummary(record)] : [])
       ].join("\n")
       return yield* notify(effect.priority, TITLES[effect.reaction], message, `reaction.${effect.reaction}`)
     }
     case "AutoMerge": {
+      // A project with a merge train merges only through it: the PR joins the train at its next round.
+      if (ctx.project.mergeTrain) return yield* triggered("auto-merge", { mergeTrain: true })
       const failure = ctx.scm === undefined || record.pr === null
         ? "no repohost plugin that can merge is configured for this project"
         : yield* checkThenMerge(ctx.scm, record, mergeMethodOf(ctx.project.scm))

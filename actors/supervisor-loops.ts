@@ -24,7 +24,9 @@ const LOOP_NAMES = {
   admission: "admission",
   hosts: "host watch",
   sizes: "session sizes",
-  intake: "intake"
+  intake: "intake",
+  train: "merge train",
+  conflicts: "conflict prediction"
 } as const
 
 export type SupervisorLoop = keyof typeof LOOP_NAMES

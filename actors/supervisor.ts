@@ -9,6 +9,8 @@
  *   HostWatch, Adoption (at start) and AllCompleteNotice.
  * - The PR and issue watch: PullRequestWatch (the poll and its budgets), WebhookLooks, PullRequestMerge, IssueWatch.
  * - Admission and Intake: the queue's rounds, and the tracker's labelled issues into it.
+ * - ConflictWatch: the live branches' predicted conflicts (conflict-watch.ts), at the probe interval.
+ * - MergeTrain (merge-train.ts): each project's merge train, a round every poll interval.
  * - ProjectReload: a config reload's swap of projects (config-reload.ts follows the file).
  * - SessionCommands: the procedures it serves (spawn, send, kill, …), with the actors kept in step.
  *
@@ -30,11 +32,13 @@ import { ActorEscalations } from "./actor-escalations.ts"
 import { Admission } from "./admission.ts"
 import { Adoption } from "./adoption.ts"
 import { AllCompleteNotice } from "./all-complete-notice.ts"
+import { CONFLICT_INTERVAL, ConflictWatch } from "./conflict-watch.ts"
 import { HOST_READ_INTERVAL, HostWatch } from "./host-watch.ts"
 import { Intake } from "./intake.ts"
 import { ISSUE_POLL_INTERVAL, IssueWatch } from "./issue-watch.ts"
 import { LivenessProbe } from "./liveness-probe.ts"
 import type { GuardedLoop } from "./loop-guard.ts"
+import { MergeTrain } from "./merge-train.ts"
 import { PROBE_INTERVAL, ProbeCycle } from "./probe-cycle.ts"
 import { ProjectReload } from "./project-reload.ts"
 import { PullRequestMerge } from "./pull-request-merge.ts"
@@ -54,8 +58,10 @@ import { WebhookLooks } from "./webhook-looks.ts"
 export interface SupervisorShape {
   /** The session procedures it serves (SessionCommands). */
   readonly ops: SessionOps
-  /** A person asked to merge a session's PR (the dashboard): merged only as auto-merge would. */
-  readonly merge: (sessionId: string) => Effect.Effect<{ readonly prNumber: number }, MergeRefused | SessionNotFound | StoreError>
+  /** A person asked to merge a session's PR (the dashboard): merged only as auto-merge would, or joined to the project's merge train. */
+  readonly merge: (
+    sessionId: string
+  ) => Effect.Effect<{ readonly prNumber: number; readonly train?: { readonly position: number } }, MergeRefused | SessionNotFound | StoreError>
   /** A webhook said `branch` of `repo` changed: its sessions' PRs are looked at now. */
   readonly branchChanged: (repo: string, branch: string) => Effect.Effect<void>
   /** A probe cycle now (a procedure changed the records). */
@@ -77,9 +83,11 @@ export interface SupervisorShape {
 }
 
 /** The supervisor's services, built in the order they need each other; no loop of the probe cycle, polls or admission runs yet. */
-const services = SessionCommands.layer.pipe(
+const services = PullRequestMerge.layer.pipe(
+  Layer.provideMerge(MergeTrain.layer),
+  Layer.provideMerge(SessionCommands.layer),
   Layer.provideMerge(ProbeCycle.layer),
-  Layer.provideMerge(Layer.mergeAll(Adoption.layer, Intake.layer, PullRequestMerge.layer)),
+  Layer.provideMerge(Layer.mergeAll(Adoption.layer, Intake.layer)),
   Layer.provideMerge(
     Layer.mergeAll(
       SignalReader.layer,
@@ -89,6 +97,7 @@ const services = SessionCommands.layer.pipe(
       PullRequestWatch.layer,
       IssueWatch.layer,
       ProjectReload.layer,
+      ConflictWatch.layer,
       trackerUpdatesLayer
     )
   ),
@@ -128,6 +137,7 @@ const run = Effect.gen(function*() {
   const admission = yield* Admission
   const hostWatch = yield* HostWatch
   const intake = yield* Intake
+  const conflicts = yield* ConflictWatch
   yield* (yield* Adoption).adopt()
   yield* loops.probe.forever(Effect.suspend(() => probe.cycle()), every(PROBE_INTERVAL)).pipe(Effect.forkScoped)
   yield* loops.issues.forever(Effect.suspend(() => issues.poll()), every(ISSUE_POLL_INTERVAL)).pipe(Effect.forkScoped)
@@ -140,6 +150,10 @@ const run = Effect.gen(function*() {
   yield* loops.admission.forever(Effect.andThen(admission.due, admission.round), Effect.succeed(0)).pipe(Effect.forkScoped)
   yield* loops.hosts.forever(Effect.suspend(() => hostWatch.round()), every(HOST_READ_INTERVAL)).pipe(Effect.forkScoped)
   yield* loops.intake.forever(Effect.suspend(() => intake.round()), intake.untilDue).pipe(Effect.forkScoped)
+  yield* loops.conflicts.forever(Effect.suspend(() => conflicts.round()), every(CONFLICT_INTERVAL)).pipe(Effect.forkScoped)
+  // The merge train's rounds; its first, at start, is its recovery: each head car's step is finished or undone by a look.
+  const train = yield* MergeTrain
+  yield* loops.train.forever(train.round, Effect.map(configs.current, (config) => config.pollIntervalMs)).pipe(Effect.forkScoped)
 })
 
 export class Supervisor extends Context.Service<Supervisor, SupervisorShape>()("orch/actors/Supervisor") {

@@ -14,7 +14,14 @@ import { dueToContinue } from "../../src/domain/rate-limit.ts"
 import type { SessionRecord } from "../../src/domain/session.ts"
 
 export type ReactionEffect =
-  | { readonly _tag: "SendToAgent"; readonly reaction: ReactionKey; readonly message: string | undefined; readonly attempt: number }
+  | {
+    readonly _tag: "SendToAgent"
+    readonly reaction: ReactionKey
+    readonly message: string | undefined
+    readonly attempt: number
+    /** More for its `reaction.triggered` event (a predicted conflict's key). */
+    readonly data?: Readonly<Record<string, unknown>>
+  }
   | {
     readonly _tag: "Notify"
     readonly reaction: ReactionKey
@@ -23,6 +30,7 @@ export type ReactionEffect =
     readonly includeSummary: boolean
     /** false: the reaction is off; it is recorded (and shown in the dashboard) but nobody is notified. */
     readonly auto: boolean
+    readonly data?: Readonly<Record<string, unknown>>
   }
   | { readonly _tag: "AutoMerge"; readonly reaction: ReactionKey }
   | { readonly _tag: "Escalate"; readonly reaction: ReactionKey; readonly reason: string }

@@ -71,6 +71,19 @@ export const nodeCheck = (running: string, engines: string): Line => {
   return { level: "fail", what: "node", detail: `${running} is older than orch supports (${engines}); install Node ${version} or newer and run orch with it` }
 }
 
+/** git's version line: older than 2.38 has no `merge-tree --write-tree`, which conflict prediction needs (a warning: the rest works). */
+export const gitCheck = (text: string): Line => {
+  const found = /(\d+)\.(\d+)/.exec(text)
+  const older = found !== null && (Number(found[1]) < 2 || (Number(found[1]) === 2 && Number(found[2]) < 38))
+  return older
+    ? {
+      level: "warn",
+      what: "git",
+      detail: `${text}: predicting conflicts between sessions needs git 2.38 or newer (merge-tree --write-tree); install a newer git for it`
+    }
+    : { level: "ok", what: "git", detail: text }
+}
+
 const TOOLS = [
   { name: "git", args: ["--version"], install: "git", otherwise: "then run orch doctor again" },
   { name: "tmux", args: ["-V"], install: "tmux", otherwise: "or set `runtime: process` for every project" }
@@ -428,7 +441,13 @@ export const runDoctor = Effect.fn("cli.doctor")(function*({ notify, noCanary }:
       continue
     }
     const found = yield* version(tool.name, tool.args)
-    lines.push(found.ok ? { level: "ok", what: tool.name, detail: found.text } : { level: "fail", what: tool.name, detail: `not usable: ${found.text}` })
+    lines.push(
+      !found.ok
+        ? { level: "fail", what: tool.name, detail: `not usable: ${found.text}` }
+        : tool.name === "git"
+        ? gitCheck(found.text)
+        : { level: "ok", what: tool.name, detail: found.text }
+    )
   }
   const [{ loadConfigFile }, { checkPlugins }] = yield* Effect.promise(() => Promise.all([import("../config/load.ts"), import("../plugins/config-check.ts")]))
   const loaded = yield* loadConfigFile().pipe(Effect.catch((error) => Effect.succeed({ error: error.message })))

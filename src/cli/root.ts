@@ -14,6 +14,7 @@ import { session } from "./session.ts"
 import { batchSpawn, spawn } from "./spawn.ts"
 import { start, stop } from "./start.ts"
 import { status } from "./status.ts"
+import { train } from "./train.ts"
 
 export const orch = Command.make("orch").pipe(
   Command.withDescription("Launch and supervise AI coding-agent sessions, one per issue"),
@@ -23,6 +24,7 @@ export const orch = Command.make("orch").pipe(
     spawn,
     batchSpawn,
     queue,
+    train,
     status,
     hosts,
     send,

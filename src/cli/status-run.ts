@@ -6,7 +6,8 @@
  * `interrupted`; with no supervisor to undo it, this command does (interrupted.ts), and only then loads the config
  * and plugins. With one, a line about its config file when an edit was not applied or waits for a restart (actors/config-status.ts). A line when the
  * supervisor met errors in its loops lately (supervisor-errors.ts). A live session whose project is not in the config
- * the running supervisor serves shows as `unwatched`, with a line saying what to do.
+ * the running supervisor serves shows as `unwatched`, with a line saying what to do. A line per predicted conflict
+ * between live sessions (conflicts.json, which the supervisor writes), and each session's `conflicts` in `--json`.
  */
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
@@ -20,7 +21,7 @@ import { Host } from "../config/host.ts"
 import { type RateBudget, RepohostBudgets } from "../domain/rate-budget.ts"
 import { isEnded, type SessionRecord } from "../domain/session.ts"
 import { agentGoneChecker, asListed } from "../store/spawner.ts"
-import { asShown, awaitingReviewLine, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
+import { asShown, awaitingReviewLine, exitedLines, rateLimitedLines, recordedNote, statusTable, unwatchedLine } from "./status-view.ts"
 
 const hhmm = (ms: number) => `${new Date(ms).toISOString().slice(11, 16)} UTC`
 
@@ -76,6 +77,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
   const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
   const { queueLines } = yield* Effect.promise(() => import("./queue-view.ts"))
+  const { shownTrains, trainLines, trainPlaces } = yield* Effect.promise(() => import("./train-view.ts"))
   const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
     Effect.provide(SessionStore.layer)
   )
@@ -111,20 +113,35 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
     ? { lines: [], warnings: [] }
     : yield* Effect.flatMap(Effect.promise(() => import("./interrupted.ts")), ({ undoInterruptedSpawns }) => undoInterruptedSpawns(interrupted))
   for (const warning of undone.warnings) yield* Console.error(`orch: warning: ${warning}`)
+  // Predicted conflicts between the live sessions (the supervisor's conflict prediction, as last written).
+  const [{ readConflicts }, { conflictLines, livePredictions, withConflicts }] = yield* Effect.promise(() =>
+    Promise.all([import("../store/conflicts-file.ts"), import("./conflicts-view.ts")])
+  )
+  const conflictsRead = yield* Effect.result(readConflicts(paths.root))
+  if (conflictsRead._tag === "Failure") yield* Console.error(`orch: warning: ${conflictsRead.failure.message}`)
+  const liveIds = new Set(rows.filter((row) => !isEnded(row.status)).map((row) => row.sessionId))
+  const predictions = conflictsRead._tag === "Success" ? livePredictions(conflictsRead.success.predictions, liveIds) : []
   const recent = readRecentErrors(paths.events, now)
   const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
+  const trains = yield* shownTrains(paths.root)
   // The spec makes --json's output an array of sessions: the notes go beside it, on stderr.
   if (json) {
     if (unwatched !== undefined) yield* Console.error(`orch: warning: ${unwatched}`)
     for (const line of hostsDown) yield* Console.error(`orch: warning: ${line}`)
     if (errorsNote !== undefined) yield* Console.error(`orch: warning: ${errorsNote}`)
     for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
-    return yield* Console.log(JSON.stringify(rows))
+    // A session in a merge train shows its place there and what it waits on.
+    const places = trainPlaces(trains)
+    const shown = predictions.length > 0 ? rows.map((row) => withConflicts(row, predictions)) : rows
+    return yield* Console.log(JSON.stringify(shown.map((row) => {
+      const place = places.get(row.sessionId)
+      return place === undefined ? row : { ...row, train: place }
+    })))
   }
   // Only the running supervisor's word counts: a file left by another one says nothing.
   const configState = readConfigState(paths.root)
   const notes = supervisor !== undefined && configState?.pid === supervisor.pid ? configNotes(configState, (yield* Host).homeDir) : []
-  const queued = yield* queueLines(paths.root, supervisor?.pid)
+  const queued = [...yield* queueLines(paths.root, supervisor?.pid), ...trainLines(trains)]
   if (rows.length === 0) {
     const { noSessionsHint, projectTrackersHere } = yield* Effect.promise(() => import("./empty-hints.ts"))
     yield* Console.log(noSessionsHint(yield* projectTrackersHere))
@@ -139,6 +156,8 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   for (const line of hostsDown) yield* Console.log(line)
   for (const line of queued) yield* Console.log(line)
   for (const line of rateLimitedLines(records, now, supervisor !== undefined)) yield* Console.log(line)
+  for (const line of exitedLines(records)) yield* Console.log(line)
+  for (const line of conflictLines(predictions)) yield* Console.log(line)
   const reviews = awaitingReviewLine(records)
   if (reviews !== undefined) yield* Console.log(reviews)
   const note = recordedNote(rows)

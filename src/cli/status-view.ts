@@ -125,3 +125,14 @@ export const rateLimitedLines = (records: ReadonlyArray<SessionRecord>, nowMs: n
       ]
       : []
   )
+
+/**
+ * "app-3's agent ended; it printed: Error: invalid API key", for each session whose agent the supervisor found ended
+ * after its start (the note is what it printed last, one line, secrets hidden).
+ */
+export const exitedLines = (records: ReadonlyArray<SessionRecord>): ReadonlyArray<string> =>
+  records.flatMap((record) =>
+    !isEnded(record.status) && record.activity === "exited" && record.exitNote !== undefined
+      ? [`${record.sessionId}'s agent ended; it printed: ${record.exitNote} (\`orch session restore ${record.sessionId}\` starts it again)`]
+      : []
+  )

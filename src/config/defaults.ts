@@ -66,5 +66,11 @@ export const DEFAULT_REACTIONS: Readonly<Record<ReactionKey, ReactionConfig>> = 
     priority: "info",
     includeSummary: true,
     message: "Every session has finished."
+  },
+  "predicted-conflict": {
+    auto: true,
+    action: "send-to-agent",
+    message:
+      "orch predicts that your branch will not merge cleanly with another branch once either merges. Keep your changes to these files small, and when the other one has merged, rebase on the default branch, resolve the conflicts and push."
   }
 }

@@ -61,7 +61,8 @@ export const REACTION_KEYS = [
   "agent-needs-input",
   "agent-exited",
   "agent-rate-limited",
-  "all-complete"
+  "all-complete",
+  "predicted-conflict"
 ] as const
 export type ReactionKey = typeof REACTION_KEYS[number]
 
@@ -200,6 +201,10 @@ export const ProjectConfig = Schema.Struct({
       "No new session of the project starts while this many of its PRs wait on a person's review (open, checks green, not approved); queued work waits. Unset: no limit"
   }),
   intake: Schema.optionalKey(Intake),
+  mergeTrain: Schema.Boolean.pipe(withDefault(
+    false,
+    "Approved and green PRs join a merge train that brings each up to date with the default branch, waits for its checks there and merges it, one at a time (docs/supervisor.md \"Merge train\"); replaces auto-merge for this project"
+  )),
   agentConfig: AgentConfig.pipe(withDefault({})),
   reactions: Schema.Record(Schema.String, ReactionOverride).pipe(withDefault({})),
   agentRules: Schema.optionalKey(Schema.String),

@@ -3,6 +3,7 @@
  * (`orch status --json`, events.jsonl, `orch notifications --json`); the rest wraps them.
  */
 import * as Schema from "effect/Schema"
+import { ConflictPrediction } from "../domain/conflict.ts"
 import { OrchEvent } from "../domain/event.ts"
 import { Notification } from "../domain/notification.ts"
 import { SessionRecord } from "../domain/session.ts"
@@ -26,12 +27,26 @@ export const QueuedEntry = Schema.Struct({
 })
 export type QueuedEntry = typeof QueuedEntry.Type
 
-/** Everything the board needs at once: every session, each one's last event, the inbox, the queue. */
+/** A car of a project's merge train as the board shows it: its place and what it waits on (docs/supervisor.md "Merge train"). */
+export const TrainCarView = Schema.Struct({
+  projectId: Schema.String,
+  sessionId: Schema.String,
+  prNumber: Schema.Int,
+  branch: Schema.String,
+  position: Schema.Int,
+  waitingOn: Schema.String
+})
+export type TrainCarView = typeof TrainCarView.Type
+
+/** Everything the board needs at once: every session, each one's last event, the inbox, the queue, the merge trains, the predicted conflicts. */
 export const Snapshot = Schema.Struct({
   sessions: Schema.Array(SessionRecord),
   lastEvents: Schema.Record(Schema.String, OrchEvent),
   inbox: InboxState,
-  queue: Schema.Array(QueuedEntry)
+  queue: Schema.Array(QueuedEntry),
+  train: Schema.Array(TrainCarView),
+  /** The supervisor's conflict prediction, as conflicts.json holds it (docs/supervisor.md, "Predicted conflicts"). */
+  conflicts: Schema.Array(ConflictPrediction)
 })
 export type Snapshot = typeof Snapshot.Type
 
@@ -43,7 +58,13 @@ export const LiveMessage = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("event"), event: OrchEvent }),
   Schema.Struct({ kind: Schema.Literal("inbox"), ...InboxState.fields }),
   /** The whole queue, whenever it or what its entries wait on changed. */
-  Schema.Struct({ kind: Schema.Literal("queue"), entries: Schema.Array(QueuedEntry) })
+  Schema.Struct({ kind: Schema.Literal("queue"), entries: Schema.Array(QueuedEntry) }),
+  /** Every project's merge train, car by car, whenever one changed. */
+  Schema.Struct({ kind: Schema.Literal("train"), cars: Schema.Array(TrainCarView) }),
+  /** Every predicted conflict, whenever they changed. */
+  Schema.Struct({ kind: Schema.Literal("conflicts"), predictions: Schema.Array(ConflictPrediction) }),
+  /** The last message: the supervisor is stopping, and the stream ends now. */
+  Schema.Struct({ kind: Schema.Literal("stopping") })
 ])
 export type LiveMessage = typeof LiveMessage.Type
 
@@ -67,7 +88,8 @@ export const MarkReadRequest = Schema.Struct({
 })
 
 export const Sent = Schema.Struct({ sent: Schema.Boolean })
-export const Merged = Schema.Struct({ merged: Schema.Boolean, prNumber: Schema.Int })
+/** A merge from the page: merged, or (a project with a merge train) `merged: false` and its place in the train. */
+export const Merged = Schema.Struct({ merged: Schema.Boolean, prNumber: Schema.Int, train: Schema.optionalKey(Schema.Struct({ position: Schema.Int })) })
 export const Opened = Schema.Struct({ opened: Schema.String })
 
 /**

@@ -60,6 +60,10 @@ export const canMerge = (record: SessionRecord): boolean => record.status === "m
 export const showsOnCard = (event: OrchEvent): boolean =>
   event.sessionId !== undefined && !event.type.startsWith("notification.") && event.type !== "session.adopted"
 
+/** Whether an event is about `sessionId`: its own, or one about a pair it is in (`data.sessions`: a predicted conflict). */
+export const concerns = (event: OrchEvent, sessionId: string): boolean =>
+  event.sessionId === sessionId || (Array.isArray(event.data?.sessions) && event.data.sessions.includes(sessionId))
+
 /** Newest sessions first; the order never changes while a session lives, so cards do not jump. */
 export const byNewest = (a: SessionRecord, b: SessionRecord): number =>
   b.createdAt.localeCompare(a.createdAt) || b.sessionId.localeCompare(a.sessionId, undefined, { numeric: true })

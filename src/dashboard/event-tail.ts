@@ -5,6 +5,7 @@
 import * as Schema from "effect/Schema"
 import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 import { OrchEvent } from "../domain/event.ts"
+import { concerns } from "./board.ts"
 
 const CHUNK = 64 * 1024
 const isEvent = Schema.is(OrchEvent)
@@ -55,11 +56,11 @@ const visitLine = (line: Buffer, visit: (event: OrchEvent) => boolean): boolean 
   return isEvent(value) ? visit(value) : true
 }
 
-/** The newest `limit` events of one session within the log's last `maxBytes`, oldest first. */
+/** The newest `limit` events of one session (its own, and those of a pair it is in) within the log's last `maxBytes`, oldest first. */
 export const sessionEvents = (path: string, sessionId: string, limit: number, maxBytes = 64 * 1024 * 1024): Array<OrchEvent> => {
   const found: Array<OrchEvent> = []
   visitEventsBackward(path, (event) => {
-    if (event.sessionId === sessionId) found.push(event)
+    if (concerns(event, sessionId)) found.push(event)
     return found.length < limit
   }, maxBytes)
   return found.reverse()

@@ -1,24 +1,28 @@
 /**
  * The live hub behind `GET /api/events`: one place that follows the supervisor (records as they are written,
- * events as they are appended, the inbox and the queue as they change) and fans each change out to every open page. A
+ * events as they are appended, the inbox, the queue and the predicted conflicts as they change) and fans each change out to every open page. A
  * page gets a snapshot first, then every change, on one stream; nothing is polled, per page or at all.
  */
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import { appendFileSync, mkdirSync, watch } from "node:fs"
-import { dirname } from "node:path"
+import { dirname, join } from "node:path"
+import type { ConflictPrediction } from "../domain/conflict.ts"
 import type { OrchEvent } from "../domain/event.ts"
 import { watchedView } from "../domain/live.ts"
 import { entryLabel } from "../domain/queue.ts"
 import type { SessionRecord } from "../domain/session.ts"
+import { carsInOrder, waitingOn } from "../domain/train.ts"
 import { readAdmissionState, waitingReason } from "../store/admission-file.ts"
+import { readConflicts } from "../store/conflicts-file.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
 import type { InboxShape } from "../store/Inbox.ts"
 import { listQueue } from "../store/QueueStore.ts"
 import type { SessionStoreShape } from "../store/SessionStore.ts"
 import { asListed } from "../store/spawner.ts"
-import type { InboxState, LiveMessage, QueuedEntry, Snapshot } from "./api.ts"
+import { listTrains } from "../store/TrainStore.ts"
+import type { InboxState, LiveMessage, QueuedEntry, Snapshot, TrainCarView } from "./api.ts"
 import { showsOnCard } from "./board.ts"
 import { lastEvents } from "./event-tail.ts"
 
@@ -164,6 +168,43 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     [],
     (entries) => publish({ kind: "queue", entries })
   )
+  // The merge trains: one file per project under trains/ (made here, so there is a directory to watch).
+  const trainsDir = join(store.paths.root, "trains")
+  yield* Effect.sync(() => mkdirSync(trainsDir, { recursive: true }))
+  const trainFeed = yield* followFiles(
+    trainsDir,
+    (file) => file !== null && file.endsWith(".json"),
+    (last: ReadonlyArray<TrainCarView>) =>
+      listTrains(store.paths.root).pipe(
+        Effect.map((trains) =>
+          trains.flatMap((train) =>
+            carsInOrder(train).map((car, i) => ({
+              projectId: train.projectId,
+              sessionId: car.sessionId,
+              prNumber: car.prNumber,
+              branch: car.branch,
+              position: i + 1,
+              waitingOn: waitingOn(car, i + 1)
+            }))
+          )
+        ),
+        Effect.catch((error) => Effect.as(Effect.logError(`could not read the merge trains: ${error.message}`), last))
+      ),
+    [],
+    (cars) => publish({ kind: "train", cars })
+  )
+
+  const conflictsFeed = yield* followFiles(
+    store.paths.root,
+    (file) => file === "conflicts.json",
+    (last: ReadonlyArray<ConflictPrediction>) =>
+      readConflicts(store.paths.root).pipe(
+        Effect.map((file) => file.predictions),
+        Effect.catch((error) => Effect.as(Effect.logError(`could not read the predicted conflicts: ${error.message}`), last))
+      ),
+    [],
+    (predictions) => publish({ kind: "conflicts", predictions })
+  )
 
   const snapshot = Effect.gen(function*() {
     const { records } = yield* store.list
@@ -177,7 +218,9 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
       sessions: records.map((record) => watchedView(asListed(record), watched)),
       lastEvents: shownEvents,
       inbox: yield* inboxFeed.current,
-      queue: yield* queueFeed.current
+      queue: yield* queueFeed.current,
+      train: yield* trainFeed.current,
+      conflicts: yield* conflictsFeed.current
     }
   })
 

@@ -8,11 +8,11 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { existsSync } from "node:fs"
-import { createServer } from "node:http"
 import { OrchEvent } from "../domain/event.ts"
 import { watchedView } from "../domain/live.ts"
 import { SessionRecord } from "../domain/session.ts"
@@ -40,7 +40,7 @@ import {
 } from "./api.ts"
 import { findAssetsDir, loadAssets } from "./assets.ts"
 import { COOKIE, originAllowed, requestToken } from "./auth.ts"
-import { trackConnections } from "./connections.ts"
+import { ClosingServer, trackConnections } from "./connections.ts"
 import { sessionEvents } from "./event-tail.ts"
 import { ListenFailed, listenReason } from "./listen-error.ts"
 import { type KeepGoing, makeLiveHub } from "./live.ts"
@@ -55,7 +55,7 @@ export interface DashboardActions {
   readonly send: (sessionId: string, message: string) => Effect.Effect<void, OpError>
   readonly kill: (sessionId: string) => Effect.Effect<typeof Killed.Type, OpError>
   readonly restore: (sessionId: string) => Effect.Effect<SessionRecord, OpError>
-  readonly merge: (sessionId: string) => Effect.Effect<{ readonly prNumber: number }, OpError>
+  readonly merge: (sessionId: string) => Effect.Effect<{ readonly prNumber: number; readonly train?: { readonly position: number } }, OpError>
 }
 
 export interface DashboardOptions {
@@ -114,7 +114,11 @@ const htmlPage = (body: string, csp: string, status = 200) =>
 
 const sseFrame = (message: LiveMessage) => `event: ${message.kind}\ndata: ${JSON.stringify(Schema.encodeSync(LiveMessage)(message))}\n\n`
 
-const routes = (options: DashboardOptions) =>
+/**
+ * The routes; `closing` completes when the server starts to close: the live streams end then, with a last `stopping`
+ * message, so the close does not wait out its grace on them and their clients know the supervisor stopped.
+ */
+const routes = (options: DashboardOptions, closing: Effect.Effect<void>) =>
   HttpRouter.use(Effect.fn(function*(router) {
     const store = yield* SessionStore
     const events = yield* EventLog
@@ -238,7 +242,9 @@ const routes = (options: DashboardOptions) =>
           Stream.succeed("retry: 2000\n\n"),
           hub.stream.pipe(
             Stream.map(sseFrame),
-            Stream.merge(Stream.tick("15 seconds").pipe(Stream.map(() => ": ping\n\n")), { haltStrategy: "left" })
+            Stream.merge(Stream.tick("15 seconds").pipe(Stream.map(() => ": ping\n\n")), { haltStrategy: "left" }),
+            Stream.interruptWhen(closing),
+            Stream.concat(Stream.succeed(sseFrame({ kind: "stopping" })))
           )
         ).pipe(Stream.encodeText),
         { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
@@ -255,7 +261,11 @@ const routes = (options: DashboardOptions) =>
     yield* router.add(
       "POST",
       "/api/sessions/:id/merge",
-      action(Merged, (sessionId) => Effect.map(options.actions.merge(sessionId), ({ prNumber }) => ({ merged: true, prNumber })))
+      action(Merged, (sessionId) =>
+        Effect.map(
+          options.actions.merge(sessionId),
+          ({ prNumber, train }) => (train === undefined ? { merged: true, prNumber } : { merged: false, prNumber, train })
+        ))
     )
     yield* router.add(
       "POST",
@@ -318,24 +328,47 @@ const routes = (options: DashboardOptions) =>
     )
   }))
 
+/** How long the requests under way get to finish as the dashboard stops. */
+const GRACE_MS = 1000
+
 /**
  * The HTTP server under the dashboard. As it stops, the requests under way get a second to finish; then every
- * connection still open is closed (connections.ts says why Node's own `close` leaves some).
+ * connection still open is closed (connections.ts says why Node's own `close` leaves some), and said to be.
  */
-const httpServer = (options: DashboardOptions) =>
+const httpServer = (options: DashboardOptions, server: ClosingServer) =>
   Layer.unwrap(Effect.gen(function*() {
-    const server = createServer()
     const connections = trackConnections(server)
+    let closingSince: number | undefined
+    server.onClosing(() => void (closingSince = Date.now()))
     // Added before the server's layer is built, so run after it has stopped: after the requests' grace.
-    yield* Effect.addFinalizer(() => Effect.sync(connections.closeAll))
-    return NodeHttpServer.layer(() => server, { port: options.port, host: options.host, gracefulShutdownTimeout: "1 second" })
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        const cut = connections.closeAll()
+        // A request that held the stop for the whole grace is worth a line: something answers without end.
+        const waited = closingSince === undefined ? 0 : Date.now() - closingSince
+        return waited < GRACE_MS ? Effect.void : Effect.logWarning(
+          `the dashboard's stop waited out its ${GRACE_MS / 1000} s grace for requests under way; ${cut} connection(s) were still open and are closed`
+        )
+      })
+    )
+    return NodeHttpServer.layer(() => server, { port: options.port, host: options.host, gracefulShutdownTimeout: GRACE_MS })
+  }))
+
+/** The dashboard's HTTP side: its routes on its server, the live streams ending as the server starts to close. */
+const httpLayer = (options: DashboardOptions) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const server = new ClosingServer()
+    const closing = yield* Latch.make(false)
+    server.onClosing(() => void closing.openUnsafe())
+    return HttpRouter.serve(routes(options, closing.await), { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provide(httpServer(options, server))
+    )
   }))
 
 /** The dashboard as a Layer: the HTTP server and both terminal sockets, listening while the layer lives. */
 export const dashboardLayer = (options: DashboardOptions) =>
   Layer.mergeAll(
-    HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provide(httpServer(options)),
+    httpLayer(options).pipe(
       Layer.catchTag("ServeError", (error) =>
         Layer.effectDiscard(
           Effect.fail(new ListenFailed({ option: "port", host: options.host, port: options.port, reason: listenReason(error.cause, "port") }))

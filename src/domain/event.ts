@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   "session.rate_limited",
   "session.reported_done",
   "session.exited",
+  "session.conflict_predicted",
+  "session.conflict_cleared",
   "pr.created",
   "ci.failed",
   "ci.passed",
@@ -52,7 +54,11 @@ export const EVENT_TYPES = [
   "queue.dropped",
   "queue.recovered",
   "queue.held",
-  "queue.resumed"
+  "queue.resumed",
+  "train.joined",
+  "train.updated",
+  "train.merged",
+  "train.left"
 ] as const
 export const EventType = Schema.Literals(EVENT_TYPES)
 export type EventType = typeof EventType.Type

@@ -184,6 +184,8 @@ export const SessionRecord = Schema.Struct({
   issue: Schema.optionalKey(IssueSummary),
   /** Present when the session works a task rather than an issue (see TaskSummary). */
   task: Schema.optionalKey(TaskSummary),
+  /** The queue priority it was started from (admission); absent: 0. Its PR's place in a merge train follows it. */
+  priority: Schema.optionalKey(Schema.Int),
   /** The config file the session was spawned under: commands naming the session find its project there from any directory. */
   configPath: Schema.optionalKey(Schema.String),
   /** What ending the session needs of its project, kept for when no config has the project any more (recorded-project.ts). */
@@ -205,6 +207,8 @@ export const SessionRecord = Schema.Struct({
   signalOffset: Schema.optionalKey(Schema.Int),
   /** Probes in a row that found the runtime gone; the session is declared exited only after several. */
   deadProbes: Schema.optionalKey(Schema.Int),
+  /** What the agent last printed, as one line (secrets redacted), read when it was found ended; while it stays so. */
+  exitNote: Schema.optionalKey(Schema.String),
   /** What the repohost said about the PR's checks, review and mergeability (see actors/rules/lifecycle.ts). */
   checks: Schema.optionalKey(Schema.NullOr(CheckState)),
   review: Schema.optionalKey(Schema.NullOr(ReviewState)),

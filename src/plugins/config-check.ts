@@ -108,6 +108,17 @@ export const checkProject = (
         break
     }
   }
+  if (project.mergeTrain) {
+    const scm = projectChoice(config, project, "scm")
+    if (scm === undefined || (!hasLayer(layers, "scm", scm.name) && !(scm._tag === "Builtin" && scm.name === "repohost"))) {
+      issues.push({
+        path: [...own, "mergeTrain"],
+        message: `needs \`scm: repohost\`: the merge train brings PRs up to date and merges them through the repohost's API, which ${
+          scm === undefined ? "a project without an scm" : `the scm \`${scm.name}\``
+        } does not offer`
+      })
+    }
+  }
   return { issues, modules }
 }
 

@@ -1,6 +1,6 @@
 /** The prompt of a project's orchestrator session: the agent that plans and drives the worker sessions. */
 import { projectReactions } from "../config/normalize.ts"
-import type { OrchestratorConfig, ProjectConfig } from "../config/schema.ts"
+import type { OrchestratorConfig, ProjectConfig, ReactionConfig } from "../config/schema.ts"
 
 /** Where workers can run, when other machines are configured: the hosts, and how to choose or look at them. */
 const hostsSection = (config: OrchestratorConfig, project: ProjectConfig): ReadonlyArray<string> => {
@@ -26,6 +26,14 @@ const hostsSection = (config: OrchestratorConfig, project: ProjectConfig): Reado
     ""
   ]
 }
+
+/** What orch does by itself about a predicted conflict, so the orchestrator does not do it again. */
+const conflictReaction = (reaction: ReactionConfig): string =>
+  !reaction.auto
+    ? "orch tells nobody about them by itself (the `predicted-conflict` reaction is off): telling the workers is yours."
+    : reaction.action === "send-to-agent"
+    ? "orch already tells the worker whose PR would merge later (the later-opened PR, or the one without a PR) whom it collides with and the files."
+    : "orch sends a notification about each new one (`orch notifications --unread`); telling the workers is yours."
 
 /**
  * `orch` is the command the agent runs orch by: an absolute path, because agents' shells do not keep the PATH
@@ -60,6 +68,14 @@ export const buildOrchestratorPrompt = (config: OrchestratorConfig, project: Pro
     ...hostsSection(config, project),
     "## What orch does by itself (do not duplicate it)",
     ...reactions,
+    "",
+    "## Predicted conflicts",
+    "orch compares every live worker's branch with the others and with the default branch as they commit:",
+    "`orch status` has a line per pair (`conflict predicted: <a> ↔ <b> in <files>`, or `overlap: …` when they change the",
+    "same files but still merge cleanly), and `orch status --json` a `conflicts` list on each session (`with`, `kind`, `files`).",
+    `${conflictReaction(projectReactions(config, project)["predicted-conflict"])}`,
+    "Use them to decide the order work lands in: let one PR merge first, tell the other to wait for it and then rebase;",
+    "do not start a new worker on files two workers already collide on.",
     "",
     "## How to work",
     "- Do not start a second session for an issue that has a live one.",

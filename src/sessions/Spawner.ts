@@ -33,7 +33,7 @@ import { SessionQueue } from "./SessionQueue.ts"
 import type { SpawnOptions } from "./spawn-run.ts"
 import { spawnSession } from "./spawn.ts"
 
-export interface SpawnInOptions extends Pick<SpawnOptions, "claim" | "refuseClosed"> {
+export interface SpawnInOptions extends Pick<SpawnOptions, "claim" | "refuseClosed" | "priority"> {
   /**
    * "owed": reconcile only when the records owe this spawn one (`owesReconcile`), as a running supervisor asks:
    * its start and its probe cycle do the rest. Absent: reconcile first, as every command without a supervisor does.
@@ -86,7 +86,8 @@ const make = Effect.gen(function*() {
       hostDataDir: dataDir,
       hostOrigin: origin,
       claim: options.claim,
-      refuseClosed: options.refuseClosed
+      refuseClosed: options.refuseClosed,
+      priority: options.priority
     }).pipe(plugins.provide(config, project, host), Effect.result)
     return { host, unread, placed }
   })

@@ -7,7 +7,6 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { admission, type Waiting } from "../domain/admission.ts"
 import { holdSentence, projectHold } from "../domain/holds.ts"
@@ -16,19 +15,13 @@ import { clockTime } from "../domain/rate-limit.ts"
 import { hostOf } from "../domain/session.ts"
 import { readHolds } from "../store/holds-file.ts"
 import { admissionFacts, readMachine } from "./admission-facts.ts"
+import { startClaimed } from "./claimed-start.ts"
 import { failureOwner } from "./failure-owner.ts"
 import { type HoldNews, liftHolds, recordHold } from "./hold-changes.ts"
 import type { EntriesInFlight } from "./queue-in-flight.ts"
 import type { QueueingDeps } from "./queueing-deps.ts"
 import { readMeasured } from "./reservations.ts"
 import type { SpawnTarget } from "./SessionOps.ts"
-
-/** The entry was claimed, or removed, by someone else before this spawn could claim it. */
-export class EntryTaken extends Schema.TaggedError<EntryTaken>()("EntryTaken", { entryId: Schema.String }) {
-  override get message() {
-    return `${this.entryId} was taken off the queue meanwhile`
-  }
-}
 
 export type Candidate = Positioned & { readonly agent: string }
 
@@ -52,36 +45,24 @@ export const makeAdmissionRounds = (deps: QueueingDeps, inFlight: EntriesInFligh
 
   /** Claims `entry` with the session its spawn reserves, starts it, and settles the entry by how that went. */
   const start = Effect.fnUntraced(function*(entry: Candidate) {
-    let claimed: string | undefined
-    // Claimed and remembered as one step: a cancel between the two would leave the mark with nobody to clear it.
-    const claim = (sessionId: string) =>
-      queue.claim(entry.id, sessionId).pipe(
-        Effect.tap((ok) => Effect.sync(() => void (ok ? (claimed = sessionId) : undefined))),
-        Effect.uninterruptible,
-        Effect.flatMap((ok) => (ok ? Effect.void : Effect.fail(new EntryTaken({ entryId: entry.id }))))
-      )
     const target: SpawnTarget = entry.issue !== undefined ? { _tag: "Issue", issue: entry.issue } : { _tag: "Task", task: entry.task ?? "" }
-    const spawned = yield* inFlight.starting(
-      entry.id,
-      deps.spawn(entry.projectId, target, { claim, refuseClosed: true }).pipe(
-        // Cancelled (the supervisor stops): the spawn undid what it made; the entry goes back where it was.
-        Effect.onInterrupt(() => claimed === undefined ? Effect.void : settleLogged(entry, claimed, { _tag: "Returned" })),
-        Effect.result
-      )
-    )
     const label = `${entry.id} (${entryLabel(entry)})`
-    if (spawned._tag === "Success") {
-      const { record } = spawned.success
-      const now = yield* Clock.currentTimeMillis
-      yield* queue.settle(entry.id, record.sessionId, {
-        _tag: "Admitted",
-        message: `${label} started as ${record.sessionId}`,
-        data: { waitedMs: Math.max(0, now - Date.parse(entry.addedAt)) }
-      })
-      yield* liftHolds(root, events, entry.projectId, hostOf(record), "a spawn there succeeded")
+    const started = yield* startClaimed(
+      queue,
+      inFlight,
+      entry,
+      (claim) => deps.spawn(entry.projectId, target, { claim, refuseClosed: true, priority: entry.priority }),
+      (record) =>
+        Effect.map(Clock.currentTimeMillis, (now) => ({
+          message: `${label} started as ${record.sessionId}`,
+          data: { waitedMs: Math.max(0, now - Date.parse(entry.addedAt)) }
+        }))
+    )
+    if (started._tag === "Started") {
+      yield* liftHolds(root, events, entry.projectId, hostOf(started.spawned.record), "a spawn there succeeded")
       return { _tag: "Admitted" } satisfies Started
     }
-    const error = spawned.failure
+    const { error, claimed } = started
     if (error._tag === "EntryTaken") return { _tag: "Taken" } satisfies Started
     const owner = failureOwner(error)
     if (owner._tag === "Entry") {
@@ -95,14 +76,6 @@ export const makeAdmissionRounds = (deps: QueueingDeps, inFlight: EntriesInFligh
     const news = yield* recordHold(root, events, { project: entry.projectId, ...(owner._tag === "Host" ? { host: owner.host } : {}) }, owner.reason)
     return { _tag: "Held", news } satisfies Started
   })
-
-  /** Settles an entry where failing cannot be answered (a cancelled spawn): a failure is logged, recovery redoes it. */
-  const settleLogged = (entry: QueueEntry, sessionId: string, how: { readonly _tag: "Returned" }) =>
-    queue.settle(entry.id, sessionId, how).pipe(
-      Effect.catch((error) =>
-        Effect.logWarning(`${entry.id} stays marked as being started as ${sessionId} (${error.message}); the next start of orch puts it back`)
-      )
-    )
 
   /** What the rule decides on at each round: read again each time (the session the last one started holds its reservation in them). */
   const roundFacts = Effect.fnUntraced(function*(config: OrchestratorConfig, waiting: ReadonlyArray<Candidate>) {

@@ -5,6 +5,7 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import { redactText } from "../config/redact.ts"
 import type { ProjectConfig } from "../config/schema.ts"
 import type { RuntimeHandle, SessionRecord } from "../domain/session.ts"
 import type { AgentContext, AgentShape } from "../plugins/agent/Agent.ts"
@@ -42,6 +43,26 @@ export const agentEndedReason = (liveness: Liveness, printed: ReadonlyArray<stri
   return printed.length === 0 ? `${how} ${when}, printing nothing` : `${how} ${when}; it printed:\n${printed.map((line) => `  > ${line}`).join("\n")}`
 }
 
+/** How long an exit note may be: one line a person reads at a glance. */
+const EXIT_NOTE_MAX = 240
+
+/**
+ * What an agent found ended printed last, as one line: its last lines (up to 3) joined by " / ", secrets hidden
+ * (`known`: values to hide wherever they appear), cut to 240 characters; undefined when it printed nothing. Pure.
+ */
+export const exitNote = (printed: ReadonlyArray<string>, known: ReadonlyArray<string> = []): string | undefined => {
+  const line = redactText(printed.slice(-3).map((l) => l.trim().replace(/\s+/g, " ")).join(" / "), known)
+  if (line === "") return undefined
+  return line.length <= EXIT_NOTE_MAX ? line : `${line.slice(0, EXIT_NOTE_MAX - 1)}…`
+}
+
+/** The exit note of an agent found ended after its start, read off its screen; none when it cannot be read. */
+export const readExitNote = (runtime: RuntimeShape, handle: RuntimeHandle, known: ReadonlyArray<string>) =>
+  runtime.capture(handle, 200).pipe(
+    Effect.map((screen) => exitNote(lastPrintedLines(screen), known)),
+    Effect.catch(() => Effect.succeed(undefined))
+  )
+
 /** The reason an agent that is no longer alive gave, read off its screen (a pane that died keeps it). */
 export const endedReason = (runtime: RuntimeShape, handle: RuntimeHandle, liveness: Liveness, when: string) =>
   runtime.capture(handle, 200).pipe(
@@ -76,6 +97,7 @@ export const waitUntilReady = Effect.fnUntraced(
  */
 export const watchStart = Effect.fnUntraced(function*(runtime: RuntimeShape, handle: RuntimeHandle) {
   yield* Effect.sleep(START_WATCH)
+  if (runtime.running !== undefined && (yield* runtime.running(handle))) return
   const liveness = (yield* runtime.probe([handle])).get(handle.id) ?? { _tag: "Gone" }
   if (liveness._tag !== "Alive") return yield* Effect.fail(yield* endedReason(runtime, handle, liveness, "as it started"))
 })

@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import { type Hold, holdAfterFailure, liftHold } from "../domain/holds.ts"
 import type { EventLogShape } from "../store/EventLog.ts"
-import { changeHolds } from "../store/holds-file.ts"
+import { changeHolds, readHolds } from "../store/holds-file.ts"
 
 /** A hold made or kept by a failed spawn; `fresh` when people have not been told of it yet. */
 export interface HoldNews {
@@ -40,8 +40,11 @@ export const recordHold = Effect.fnUntraced(function*(
  * and the project's own), or, with no host, all of them (its config changed: what failed may be fixed).
  */
 export const liftHolds = Effect.fnUntraced(function*(root: string, events: EventLogShape, project: string, host: string | undefined, why: string) {
+  const lifts = (hold: Hold) => hold.project === project && (host === undefined || hold.host === undefined || hold.host === host)
+  // Most spawns find nothing to lift: the file is read without its lock first, and the lock taken only to change it.
+  if (!(yield* readHolds(root)).some(lifts)) return 0
   const lifted = yield* changeHolds(root, (holds) => {
-    const gone = holds.filter((hold) => hold.project === project && (host === undefined || hold.host === undefined || hold.host === host))
+    const gone = holds.filter(lifts)
     return [gone.length > 0 ? gone.reduce((left, hold) => liftHold(left, hold), holds) : undefined, gone] as const
   })
   for (const hold of lifted) {

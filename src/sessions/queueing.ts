@@ -8,7 +8,8 @@ import { makeQueueCommands } from "./queue-commands.ts"
 import { makeEntriesInFlight } from "./queue-in-flight.ts"
 import type { QueueingDeps } from "./queueing-deps.ts"
 
-export { type Candidate, EntryTaken } from "./admission-rounds.ts"
+export { type Candidate } from "./admission-rounds.ts"
+export { EntryTaken } from "./claimed-start.ts"
 export { type HoldNews, liftHolds, recordHold } from "./hold-changes.ts"
 export type { QueueingDeps } from "./queueing-deps.ts"
 

@@ -28,6 +28,7 @@ export const projectToEnd = (projects: ReadonlyArray<ProjectConfig>, record: Ses
     scm: { plugin: "none" },
     symlinks: [],
     postCreate: [],
+    mergeTrain: false,
     agentConfig: Schema.decodeUnknownSync(AgentConfig)({}),
     reactions: {}
   }

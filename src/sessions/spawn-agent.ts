@@ -27,8 +27,10 @@ export const prepareAgent = Effect.fnUntraced(function*(draft: SessionDraft, iss
     ...(work._tag === "Task" ? { task: work.text } : {}),
     rulesFile
   })
-  yield* writeFileAtomic(store.paths.prompt(project.id, sessionId), prompt.full).pipe(Effect.mapError(spawnFailed(run, "writing the prompt")))
-  yield* writeFileAtomic(store.paths.systemPrompt(project.id, sessionId), prompt.system).pipe(Effect.mapError(spawnFailed(run, "writing the prompt")))
+  yield* Effect.all([
+    writeFileAtomic(store.paths.prompt(project.id, sessionId), prompt.full, { offThread: true }),
+    writeFileAtomic(store.paths.systemPrompt(project.id, sessionId), prompt.system, { offThread: true })
+  ], { concurrency: 2 }).pipe(Effect.mapError(spawnFailed(run, "writing the prompt")))
   const context = agentContext({ paths: there }, project, draft.record, prompt.task)
   const launch = yield* run.agent.launch(context).pipe(Effect.mapError(spawnFailed(run, "preparing the agent")))
   const spec = {

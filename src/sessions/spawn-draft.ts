@@ -27,11 +27,11 @@ export interface MadeWorkspace {
   readonly createdBranch: boolean
 }
 
-/** Writes `next` as the session's record (durably unless told not to). */
+/** Writes `next` as the session's record (durably unless told not to; the spawn waits, so in the thread pool). */
 export const save = (draft: SessionDraft, next: SessionRecord, options?: { readonly durable?: boolean }) =>
   Effect.suspend(() => {
     draft.record = next
-    return draft.run.store.write(next, options)
+    return draft.run.store.write(next, { offThread: true, ...options })
   }).pipe(Effect.mapError(spawnFailed(draft.run, "writing the session record")))
 
 /** Adds `entry` to the record's spawn journal, before the step it names makes anything. */

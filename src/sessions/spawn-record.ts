@@ -24,6 +24,7 @@ export const firstRecord = (run: SpawnRun, facts: FirstRecordFacts): SessionReco
     projectId: project.id,
     issueId: run.issueId,
     ...(work._tag === "Task" ? { task: { title: taskTitle(work.text) } } : {}),
+    ...(options.priority !== undefined && options.priority !== 0 ? { priority: options.priority } : {}),
     ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
     project: {
       key: project.key,

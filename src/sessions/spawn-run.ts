@@ -51,6 +51,8 @@ export interface SpawnOptions {
   readonly claim?: ((sessionId: string) => Effect.Effect<void, ClaimError>) | undefined
   /** An issue its tracker says is over (closed, done) is not started (IssueClosed): queued work, not a person's spawn. */
   readonly refuseClosed?: boolean | undefined
+  /** The queue priority of the entry it starts (admission), kept on the record. */
+  readonly priority?: number | undefined
 }
 
 export interface SpawnRun {

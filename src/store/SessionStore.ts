@@ -15,7 +15,7 @@ import { Host, type HostShape } from "../config/host.ts"
 import { SessionRecord } from "../domain/session.ts"
 import { atCrashPoint, crashPoint } from "./crash-points.ts"
 import { errnoReason, SessionNotFound, StoreError } from "./errors.ts"
-import { attempt, type StagedFile, stageFileAtomic, writeFileAtomic } from "./files.ts"
+import { attempt, type StagedFile, stageFileAtomic, writeFileAtomic, type WriteOptions } from "./files.ts"
 import { dataDir, type StorePaths, storePaths } from "./paths.ts"
 import { compilePlainDecoder } from "./plain-decoder.ts"
 
@@ -49,9 +49,15 @@ export interface SessionStoreShape {
   readonly paths: StorePaths
   /** Reserves the next free `<prefix>-<n>` of a project and returns it. */
   readonly reserve: (projectId: string, prefix: string) => Effect.Effect<string, StoreError>
-  /** Writes the record atomically; `durable: false` skips the fsync for a write a crash may lose (recovery redoes it). */
-  readonly write: (record: SessionRecord, options?: { readonly durable?: boolean }) => Effect.Effect<void, StoreError>
-  /** A durable write made ready while something else runs: its `commit` puts it in place (and tells `changes`), `discard` drops it. */
+  /**
+   * Writes the record atomically; `durable: false` skips the fsync for a write a crash may lose (recovery redoes it),
+   * `offThread: true` makes it in the thread pool (files.ts `WriteOptions`).
+   */
+  readonly write: (record: SessionRecord, options?: WriteOptions) => Effect.Effect<void, StoreError>
+  /**
+   * A durable write made ready (in the thread pool) while something else runs: its `commit` puts it in place (and
+   * tells `changes`), `discard` drops it.
+   */
   readonly stage: (record: SessionRecord) => Effect.Effect<StagedFile, StoreError>
   readonly read: (sessionId: string) => Effect.Effect<SessionRecord, SessionNotFound | StoreError>
   /** Every readable record; unreadable ones are reported in `problems`, never dropped silently. */
@@ -165,7 +171,7 @@ export class SessionStore extends Context.Service<SessionStore, SessionStoreShap
           Effect.andThen(publish({ sessionId: record.sessionId, record }))
         ),
       stage: (record) =>
-        stageFileAtomic(paths.record(record.projectId, record.sessionId), `${JSON.stringify(record, null, 2)}\n`).pipe(
+        stageFileAtomic(paths.record(record.projectId, record.sessionId), `${JSON.stringify(record, null, 2)}\n`, { offThread: true }).pipe(
           Effect.map((staged) => ({ ...staged, commit: Effect.andThen(staged.commit, publish({ sessionId: record.sessionId, record })) }))
         ),
       read,

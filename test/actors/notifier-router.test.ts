@@ -1,13 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { COALESCE_WINDOW_MS, deliverable, NotifierRouter } from "../../actors/notifier-router.ts"
+import { GROUP_WINDOW_MS } from "../../actors/rules/notification-groups.ts"
 import type { Notification } from "../../src/domain/notification.ts"
 import { NotifierError, type NotifierShape } from "../../src/plugins/notifier/Notifier.ts"
 import { StoreError } from "../../src/store/errors.ts"
@@ -28,9 +31,14 @@ const notification = (fields: Partial<Notification> = {}): Notification => ({
 
 const recorder = (name: string, behaviour: (n: Notification) => Effect.Effect<void, NotifierError> = () => Effect.void) => {
   const seen: Array<string> = []
-  const notifier: NotifierShape = { name, notify: (n) => Effect.andThen(Effect.sync(() => seen.push(n.id)), behaviour(n)) }
-  return { notifier, seen }
+  const told: Array<Notification> = []
+  const notifier: NotifierShape = { name, notify: (n) => Effect.andThen(Effect.sync(() => void (seen.push(n.id), told.push(n))), behaviour(n)) }
+  return { notifier, seen, told }
 }
+
+/** What app-`n`'s agent dying raises: an urgent notification of its own. */
+const died = (n: number): Notification =>
+  notification({ id: `d${n}`, type: "reaction.agent-exited", title: `app-${n}: agent exited`, message: "its agent exited", sessionId: `app-${n}` })
 
 const routing = { urgent: ["a", "b"], action: ["a"], warning: [], info: ["b"] }
 
@@ -90,6 +98,60 @@ describe("notifier router", () => {
       yield* router.notify(notification({ id: "4" }))
       yield* Effect.yieldNow
       assert.deepStrictEqual(a.seen, ["1", "3", "4"])
+    }))
+
+  it.effect("300 agents found dead at once: the first is told at once, the other 299 as one notification when the window ends", () =>
+    Effect.gen(function*() {
+      const a = recorder("a")
+      const { router, events } = yield* withRouter([a.notifier, recorder("b").notifier])
+      for (let n = 1; n <= 300; n++) yield* router.notify(died(n))
+      // Another priority, or another kind, is a group of its own: told at once.
+      yield* router.notify(notification({ id: "s1", priority: "action", type: "session.stuck" }))
+      const { sessionId: _, ...hostDown } = notification({ id: "h1", type: "host.down", title: "host b is down" })
+      yield* router.notify(hostDown)
+      yield* router.settled
+      assert.deepStrictEqual(a.seen, ["d1", "s1", "h1"])
+
+      yield* TestClock.adjust(GROUP_WINDOW_MS)
+      yield* router.settled
+      assert.strictEqual(a.told.length, 4)
+      const group = a.told[3]!
+      assert.deepInclude(group, {
+        type: "reaction.agent-exited",
+        priority: "urgent",
+        title: "299 more: agent exited",
+        message: "app-2, app-3, app-4, app-5, app-6 and 294 more; orch status shows each.",
+        projectId: "app"
+      })
+      assert.isUndefined(group.sessionId)
+      assert.deepStrictEqual((group.data as { sessions: Array<string> }).sessions, Array.from({ length: 299 }, (_, i) => `app-${i + 2}`))
+      // Every delivery is still an event (one per notification sent), the group's naming how many it stands for.
+      const sent = events().filter((e) => e.type === "notification.sent" && e.data.notifier === "a")
+      assert.deepStrictEqual(sent.map((e) => e.message), ["app-1: agent exited", "app-1 is stuck", "host b is down", "299 more: agent exited"])
+      assert.strictEqual(sent[3].data.grouped, 299)
+
+      // The window over, the next one is told at once again; a lone follower goes out as it is.
+      yield* router.notify(died(301))
+      yield* router.notify(died(302))
+      yield* router.settled
+      assert.deepStrictEqual(a.seen.slice(4), ["d301"])
+      yield* TestClock.adjust(GROUP_WINDOW_MS)
+      yield* router.settled
+      assert.deepStrictEqual(a.seen.slice(4), ["d301", "d302"])
+    }))
+
+  it.effect("a router that stops tells what its groups still hold", () =>
+    Effect.gen(function*() {
+      const a = recorder("a")
+      const dir = yield* tempDir()
+      const log = yield* EventLog.make(join(dir, "events.jsonl"))
+      const scope = yield* Scope.make()
+      const router = yield* NotifierRouter.make(new Map([["a", a.notifier]]), routing).pipe(Effect.provideService(EventLog, log), Scope.provide(scope))
+      for (let n = 1; n <= 3; n++) yield* router.notify(died(n))
+      yield* router.settled
+      assert.deepStrictEqual(a.seen, ["d1"])
+      yield* Scope.close(scope, Exit.void)
+      assert.deepStrictEqual(a.told.map((n) => n.title), ["app-1: agent exited", "2 more: agent exited"])
     }))
 
   it.effect("in the background a failed delivery is logged as well as recorded; an event log that cannot be written is logged", () =>

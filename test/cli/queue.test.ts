@@ -19,29 +19,34 @@ describe("the work queue (built CLI, real git and tmux)", () => {
         assert.strictEqual(batch.code, 0, batch.stderr)
         assert.include(batch.stdout, "1: created app-1")
         assert.include(batch.stdout, "2: created app-2")
-        assert.include(batch.stdout, "3: queued as q-1, position 1 (waiting for a free session: 2 running, maxSessions 2)")
-        assert.include(batch.stdout, "4: queued as q-2, position 2 (waiting for a free session: 2 running, maxSessions 2)")
+        assert.include(batch.stdout, "3: queued as q-3, position 1 (waiting for a free session: 2 running, maxSessions 2)")
+        assert.include(batch.stdout, "4: queued as q-4, position 2 (waiting for a free session: 2 running, maxSessions 2)")
         assert.include(batch.stdout, "created 2, skipped 0, failed 0, queued 2")
-        assert.deepStrictEqual(s.events().filter((e) => e.type === "queue.added").map((e) => e.issueId), ["3", "4"])
+        // The whole batch was written to the queue first; what started left it once its session was whole.
+        assert.deepStrictEqual(s.events().filter((e) => e.type === "queue.added").map((e) => e.issueId), ["1", "2", "3", "4"])
+        assert.deepStrictEqual(s.events().filter((e) => e.type === "queue.admitted").map((e) => [e.issueId, e.sessionId]).sort(), [["1", "app-1"], [
+          "2",
+          "app-2"
+        ]])
 
         const idle = yield* s.orch(["status"])
         assert.include(idle.stdout, "Queued (2):")
-        assert.include(idle.stdout, "1. q-1 app 3: waiting for a supervisor: `orch start` admits queued work")
+        assert.include(idle.stdout, "1. q-3 app 3: waiting for a supervisor: `orch start` admits queued work")
 
         assert.strictEqual((yield* s.orch(["start", "app", "--detach"])).code, 0)
         // Receipt: the supervisor's admission round wrote what the queue waits on.
         yield* eventually("the supervisor's admission round", () => existsSync(join(s.dataDir, "admission.json")), 20_000)
         const supervised = yield* s.orch(["status"])
-        assert.include(supervised.stdout, "1. q-1 app 3: waiting for a free session: 2 running, maxSessions 2")
+        assert.include(supervised.stdout, "1. q-3 app 3: waiting for a free session: 2 running, maxSessions 2")
         const listed = JSON.parse((yield* s.orch(["queue", "ls", "--json"])).stdout) as Array<{ id: string; position: number; reason: string }>
-        assert.deepStrictEqual(listed.map((e) => [e.id, e.position]), [["q-1", 1], ["q-2", 2]])
+        assert.deepStrictEqual(listed.map((e) => [e.id, e.position]), [["q-3", 1], ["q-4", 2]])
 
         assert.strictEqual((yield* s.orch(["session", "kill", "app-1"])).code, 0)
-        const admitted = yield* eventually("queue.admitted for q-1", () => s.events().find((e) => e.type === "queue.admitted"), 30_000)
+        const admitted = yield* eventually("queue.admitted for q-3", () => s.events().find((e) => e.type === "queue.admitted" && e.issueId === "3"), 30_000)
         assert.strictEqual(admitted.issueId, "3")
         assert.strictEqual(admitted.sessionId, "app-3")
         const after = JSON.parse((yield* s.orch(["queue", "ls", "--json"])).stdout) as Array<{ id: string; position: number }>
-        assert.deepStrictEqual(after.map((e) => [e.id, e.position]), [["q-2", 1]])
+        assert.deepStrictEqual(after.map((e) => [e.id, e.position]), [["q-4", 1]])
       }),
     120_000
   )
@@ -196,6 +201,6 @@ describe("the work queue (built CLI, real git and tmux)", () => {
       const s = yield* sandbox({ project: { maxSessions: 1 } })
       const batch = yield* s.orch(["batch-spawn", "app", "1", "2"])
       assert.strictEqual(batch.code, 0, batch.stderr)
-      assert.include(batch.stdout, "2: queued as q-1, position 1 (waiting for a free session in app: 1 running, its maxSessions 1)")
+      assert.include(batch.stdout, "2: queued as q-2, position 1 (waiting for a free session in app: 1 running, its maxSessions 1)")
     }), 60_000)
 })

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import { spawnSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { announcementOf } from "../../src/domain/conflict-sides.ts"
 import { workingSession } from "../support/session-record.ts"
 import { exploreSeed, makeProfiles, type Outcome } from "./explorer.ts"
 import { checkInvariants, checkShownAfterCrash } from "./invariants.ts"
@@ -34,7 +35,12 @@ const SEEDS = [
   // SIGINT of `orch batch-spawn app 1 2 3 4` once it had queued what waits
   { seed: 28, scenario: "batch-spawn-offline" },
   // SIGKILL of `orch queue add app --task "Write the changelog"` at "append queue.added: before" (its event left in the outbox)
-  { seed: 5, scenario: "queue-task" }
+  { seed: 5, scenario: "queue-task" },
+  // SIGINT of the supervisor while its merge train works (around its 140th point: where, varies a little with timing)
+  { seed: 15, scenario: "merge-train" },
+  // SIGKILL of `orch batch-spawn app 1 2 3 4` at "rename session.json: before", inside its first starts (issues 1 and 2
+  // were dropped without a word before the batch was written to the queue first)
+  { seed: 3, scenario: "batch-spawn-offline" }
 ]
 
 describe("the crash-point explorer", () => {
@@ -64,7 +70,16 @@ describe("the crash-point explorer", () => {
         assert.deepStrictEqual(checkInvariants(world, { confirmed: new Set(), removedByScenario: new Set() }), [])
         mkdirSync(world.dataDir, { recursive: true })
         const added = { timestamp: new Date().toISOString(), type: "queue.added", projectId: "app", issueId: "1", data: { entryId: "q-1" } }
-        writeFileSync(join(world.dataDir, "events.jsonl"), `${JSON.stringify(added)}\n{"type":"queue.admitted"\n`)
+        // A predicted conflict told twice, and one conflicts.json shows that nothing told and nothing holds as pending.
+        const side = (sessionId: string, head: string) => ({ sessionId, branch: `feat/${sessionId}`, head })
+        const told = { projectId: "app", a: side("app-1", "a1"), b: side("app-2", "b1"), kind: "conflict" as const, files: ["x"] }
+        const untold = { ...told, a: side("app-1", "a2") }
+        const predictedEvent = { timestamp: added.timestamp, type: "session.conflict_predicted", data: { key: announcementOf(told) } }
+        writeFileSync(join(world.dataDir, "conflicts.json"), JSON.stringify({ updatedAt: added.timestamp, predictions: [told, untold] }))
+        writeFileSync(
+          join(world.dataDir, "events.jsonl"),
+          `${JSON.stringify(added)}\n${JSON.stringify(predictedEvent)}\n${JSON.stringify(predictedEvent)}\n{"type":"queue.admitted"\n`
+        )
         writeFileSync(join(world.dataDir, "queue.json"), JSON.stringify({ next: 2, entries: [] }))
         const record = workingSession(Date.now(), { sessionId: "app-5", issueId: "5", branch: "feat/5", workspacePath: join(world.root, "gone") })
         mkdirSync(join(world.dataDir, "sessions", "app", "app-5"), { recursive: true })
@@ -76,7 +91,9 @@ describe("the crash-point explorer", () => {
         world.git(world.repo, "branch", "feat/7")
         const violations = checkInvariants(world, { confirmed: new Set(["1"]), removedByScenario: new Set() })
         const expected = [
-          /^events\.jsonl line 2 does not parse as an event/,
+          /^events\.jsonl line 4 does not parse as an event/,
+          /^session\.conflict_predicted app:app-1\|app-2 conflict x a1 b1 was told 2 times$/,
+          /^conflicts\.json shows app:app-1\|app-2 conflict x a2 b1, but no session\.conflict_predicted told it and none is pending$/,
           /^issue 1 was confirmed \(its command exited 0\) but is neither queued nor has a session$/,
           /^app-5 \(working, issue 5\) has no terminal: tmux has no session app-5$/,
           /^app-5 \(working, issue 5\) has no worktree at /,
@@ -86,6 +103,12 @@ describe("the crash-point explorer", () => {
         ]
         for (const pattern of expected) assert.isTrue(violations.some((v) => pattern.test(v)), `${pattern} in:\n${violations.join("\n")}`)
         assert.strictEqual(violations.length, expected.length, violations.join("\n"))
+        // A batch-spawn cut short after it had accepted its batch (issue 1 was queued): issue 4 was dropped without a word.
+        const cut = checkInvariants(world, { confirmed: new Set(), removedByScenario: new Set(), cutBatches: [["1", "4"]] })
+        assert.deepStrictEqual(cut.filter((v) => v.includes("batch-spawn")), [
+          "issue 1 of the batch-spawn the crash cut short (it had accepted 1, 4) is neither queued nor has a session, and nothing said why",
+          "issue 4 of the batch-spawn the crash cut short (it had accepted 1, 4) is neither queued nor has a session, and nothing said why"
+        ])
 
         // What `orch status` shows right after a crash: a spawn whose process is gone, shown as spawning.
         const gone = spawnSync("true").pid!

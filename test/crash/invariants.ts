@@ -5,10 +5,13 @@
 import * as Schema from "effect/Schema"
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs"
 import { join } from "node:path"
+import { announcementOf } from "../../src/domain/conflict-sides.ts"
 import { OrchEvent } from "../../src/domain/event.ts"
 import { QueueFile } from "../../src/domain/queue.ts"
 import { isEnded, SessionRecord, worksAnIssue } from "../../src/domain/session.ts"
 import { taskTitle } from "../../src/domain/task.ts"
+import { ConflictsFile, conflictsPath } from "../../src/store/conflicts-file.ts"
+import { checkTrain } from "./train-invariants.ts"
 import { isAlive, notesText, type World } from "./world.ts"
 
 /** What the scenario's commands established: the issues and tasks whose queueing or spawn was confirmed, and what it removed itself. */
@@ -19,11 +22,14 @@ export interface Promised {
   readonly tasks?: ReadonlySet<string>
   /** Issues whose entries the scenario took off the queue itself: `queue rm`, or `orch spawn` of a queued issue. */
   readonly removedByScenario: ReadonlySet<string>
+  /** The issues of each `batch-spawn` the crash cut short (it did not exit 0). */
+  readonly cutBatches?: ReadonlyArray<ReadonlyArray<string>>
 }
 
 const decodeEvent = Schema.decodeUnknownResult(Schema.fromJsonString(OrchEvent))
 const decodeQueue = Schema.decodeUnknownResult(Schema.fromJsonString(QueueFile))
 const decodeRecord = Schema.decodeUnknownResult(Schema.fromJsonString(SessionRecord))
+const decodeConflicts = Schema.decodeUnknownResult(Schema.fromJsonString(ConflictsFile))
 type Event = typeof OrchEvent.Type
 type Session = typeof SessionRecord.Type
 type Queue = typeof QueueFile.Type
@@ -108,6 +114,26 @@ const issueChecks = (promised: Promised, queue: Queue, records: ReadonlyArray<Se
   }
 }
 
+/**
+ * A batch-spawn the crash cut short promised nothing before it accepted its batch; once it left a trace of any of its
+ * issues (an event, an entry, a record), it had, and each of them is queued, has a session, or left the queue saying
+ * why (`queue.dropped`): none is dropped without a word.
+ */
+const cutBatchChecks = (promised: Promised, events: ReadonlyArray<Event>, queue: Queue, records: ReadonlyArray<Session>, violations: Array<string>) => {
+  for (const batch of promised.cutBatches ?? []) {
+    const queued = (issue: string) => queue.entries.some((e) => e.projectId === "app" && e.issue === issue)
+    const worked = (issue: string) => records.some((r) => worksAnIssue(r) && r.issueId === issue)
+    const traced = (issue: string) => queued(issue) || worked(issue) || events.some((e) => e.projectId === "app" && e.issueId === issue)
+    if (!batch.some(traced)) continue
+    for (const issue of batch) {
+      if (queued(issue) || worked(issue) || events.some((e) => e.type === "queue.dropped" && e.issueId === issue)) continue
+      violations.push(
+        `issue ${issue} of the batch-spawn the crash cut short (it had accepted ${batch.join(", ")}) is neither queued nor has a session, and nothing said why`
+      )
+    }
+  }
+}
+
 /** A task confirmed as queued is queued once, or has one session (its record's task title is the text's), never both. */
 const taskChecks = (promised: Promised, queue: Queue, records: ReadonlyArray<Session>, violations: Array<string>) => {
   for (const text of promised.tasks ?? []) {
@@ -148,8 +174,10 @@ const recordChecks = (world: World, records: ReadonlyArray<Session>, violations:
     }
   }
   const branches = new Set(records.map((r) => r.branch))
+  // A branch that holds commits main does not have is work an undone spawn kept on purpose (src/sessions/undo-spawn.ts).
+  const holdsWork = (branch: string) => world.git(world.repo, "rev-list", "--count", `main..${branch}`) !== "0"
   for (const branch of world.git(world.repo, "branch", "--list", "feat/*", "--format=%(refname:short)").split("\n").filter(Boolean)) {
-    if (!branches.has(branch)) violations.push(`branch ${branch} is named by no session record`)
+    if (!branches.has(branch) && !holdsWork(branch)) violations.push(`branch ${branch} is named by no session record`)
   }
 }
 
@@ -211,6 +239,33 @@ const queueEventChecks = (events: ReadonlyArray<Event>, queue: Queue, records: R
 }
 
 /**
+ * Predicted conflicts: a change is told once (no two events of a type with one key), and what conflicts.json shows
+ * was told, unless the file still holds it as `pending` (a round a crash cut short, told at the next).
+ */
+const conflictChecks = (world: World, events: ReadonlyArray<Event>, violations: Array<string>) => {
+  const keyOf = (event: Event) => (event.data as { key?: string } | undefined)?.key
+  const told = new Map<string, number>()
+  for (const event of events) {
+    const key = keyOf(event)
+    if (key === undefined) continue
+    const what = `${event.type} ${key}`
+    told.set(what, (told.get(what) ?? 0) + 1)
+  }
+  for (const [what, times] of told) if (times > 1) violations.push(`${what} was told ${times} times`)
+  const text = readText(conflictsPath(world.dataDir))
+  if (text === undefined) return
+  const decoded = decodeConflicts(text)
+  if (decoded._tag === "Failure") return void violations.push(`conflicts.json does not parse: ${firstLine(decoded.failure.message)}`)
+  const pending = new Set((decoded.success.pending?.predicted ?? []).map(announcementOf))
+  for (const prediction of decoded.success.predictions) {
+    const key = announcementOf(prediction)
+    if (!pending.has(key) && !told.has(`session.conflict_predicted ${key}`)) {
+      violations.push(`conflicts.json shows ${key}, but no session.conflict_predicted told it and none is pending`)
+    }
+  }
+}
+
+/**
  * What `orch status --json` shows right after the crash, before anything recovers: a spawn whose process is gone is
  * shown as interrupted, never as `spawning` (as if it went on).
  */
@@ -233,8 +288,11 @@ export const checkInvariants = (world: World, promised: Promised): Array<string>
   const { events, queue, records } = readState(world, violations)
   issueChecks(promised, queue, records, violations)
   taskChecks(promised, queue, records, violations)
+  cutBatchChecks(promised, events, queue, records, violations)
   recordChecks(world, records, violations)
   workChecks(world, events, records, violations)
   queueEventChecks(events, queue, records, violations)
+  conflictChecks(world, events, violations)
+  violations.push(...checkTrain(world, events))
   return violations
 }

@@ -62,6 +62,7 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
     const confirmed = new Set<string>()
     const tasks = new Set<string>()
     const removed = new Set<string>()
+    const cutBatches: Array<ReadonlyArray<string>> = []
     const problems: Array<string> = []
     const stepPids: Array<number | undefined> = []
     const stepMs: Array<number> = []
@@ -72,7 +73,13 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
       const stepBegan = Date.now()
       if (step._tag === "SetMaxSessions") world.writeConfig(step.maxSessions)
       else if (step._tag === "HostDown") await world.hostDown()
-      else if (step._tag === "Wait") {
+      else if (step._tag === "Outside") {
+        try {
+          await step.run(world)
+        } catch (error) {
+          problems.push(`the scenario's step failed: ${step.what}: ${firstLine(String(error))}`)
+        }
+      } else if (step._tag === "Wait") {
         if (!(await until(() => control.crashed() || step.until(world), RECEIPT_TIMEOUT_MS))) {
           problems.push(`the scenario's receipt never came within 30 s: ${step.what}`)
         }
@@ -84,6 +91,7 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
         const promise = promiseOf(step.args)
         if (result.code === 0) promise.confirmed.forEach((issue) => confirmed.add(issue))
         if (result.code === 0) promise.tasks?.forEach((task) => tasks.add(task))
+        if (result.code !== 0 && step.args[0] === "batch-spawn") cutBatches.push(promise.confirmed)
         // A `queue rm` that died may have removed the entry first: what it did was asked for.
         promise.removed.forEach((issue) => removed.add(issue))
         if (!control.crashed() && result.code !== 0) problems.push(`${command(step.args)} exited ${result.code ?? result.signal}: ${firstLine(result.stderr)}`)
@@ -115,7 +123,7 @@ export const runScenario = async (scenario: Scenario, crash: Crash | undefined):
       problems.push(...checkShownAfterCrash(await world.orch(["status", "--json"])))
     }
     const violations = [...problems, ...(await recover(world, control.signalledSupervisor()))]
-    violations.push(...checkInvariants(world, { confirmed, tasks, removedByScenario: removed }))
+    violations.push(...checkInvariants(world, { confirmed, tasks, removedByScenario: removed, cutBatches }))
     return { died, crashed, violations, notes: leftovers(world.tmp), ms: Date.now() - began, profile }
   } finally {
     control.dispose()

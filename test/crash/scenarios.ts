@@ -3,9 +3,11 @@
  * would), receipts to wait for between them (never a fixed sleep), and config edits. Session ids (`app-1`) are
  * those an uninterrupted run gets; after a crash the explorer runs no further step.
  */
+import { execFile } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { admittedIssues, agentsStarted, events, started } from "./observe.ts"
-import type { World, WorldOptions } from "./world.ts"
+import { workFile, type World, type WorldOptions } from "./world.ts"
 
 export type Step =
   /** `orch <args>`: `start` starts the supervisor; `queue add`, `batch-spawn` and `spawn` confirm their issues with exit 0. */
@@ -16,6 +18,8 @@ export type Step =
   | { readonly _tag: "SetMaxSessions"; readonly maxSessions: number }
   /** Host `b` dies: its sshd and every process of its user are killed. */
   | { readonly _tag: "HostDown" }
+  /** What a person or an agent does outside orch (commits, pushes, PRs, reviews at the repohost). */
+  | { readonly _tag: "Outside"; readonly what: string; readonly run: (world: World) => Promise<void> }
 
 export interface Scenario {
   readonly name: string
@@ -52,6 +56,42 @@ const killRestore = (supervised: boolean): ReadonlyArray<Step> => [
   orch("session", "restore", "app-1"),
   startedTimes("app-1", 2)
 ]
+
+const pushAsync = (world: World, cwd: string, branch: string) =>
+  new Promise<void>((resolve, reject) =>
+    execFile("git", ["-C", cwd, "push", "-q", "origin", `HEAD:${branch}`], { env: world.env }, (error) => (error ? reject(error) : resolve()))
+  )
+
+/**
+ * The agents' work as a PR each, approved: in each session's worktree a commit of its work file (the agent's unsaved
+ * notes stay uncommitted), pushed to its branch, a PR opened on the emulator, approved.
+ */
+const pullRequestsOf = (...issues: Array<string>): Step => ({
+  _tag: "Outside",
+  what: `a PR approved for each of issue(s) ${issues.join(", ")}`,
+  run: async (world) => {
+    for (const issue of issues) {
+      const record = world.readJson(join(world.dataDir, "sessions", "app", `app-${issue}`, "session.json")) as { workspacePath: string; branch: string }
+      writeFileSync(join(record.workspacePath, workFile(issue)), `the work of issue ${issue}\n`)
+      world.git(record.workspacePath, "add", workFile(issue))
+      world.git(record.workspacePath, "commit", "-qm", `work on issue ${issue}`)
+      // Asynchronously: the push's hook tells the emulator, which runs in this process.
+      await pushAsync(world, record.workspacePath, record.branch)
+      const answer = await fetch(`${world.emulator.url}/repos/acme/app/pulls`, {
+        method: "POST",
+        body: JSON.stringify({ head: record.branch, base: "main", title: `Issue ${issue}`, body: `Closes #${issue}` })
+      })
+      const { number } = (await answer.json()) as { number: number }
+      world.emulator.review("acme/app", number, "APPROVED")
+    }
+  }
+})
+/** Every PR of `issues` merged, or out of the train with `train.left`. */
+const trainDone = (...issues: Array<string>) =>
+  waitFor(`the PRs of issue(s) ${issues.join(", ")} merged or out of the train`, (world) => {
+    const ended = events(world).filter((e) => e.type === "train.merged" || e.type === "train.left").map((e) => e.sessionId)
+    return issues.every((issue) => ended.includes(`app-${issue}`))
+  })
 
 export const SCENARIOS: ReadonlyArray<Scenario> = [
   {
@@ -119,6 +159,32 @@ export const SCENARIOS: ReadonlyArray<Scenario> = [
     description: "maxSessions raised from 1 to 3 in orchestrator.yaml while entries wait",
     world: { issues: 4, maxSessions: 1 },
     steps: [start, orch("queue", "add", "app", "1", "2", "3"), admitted("1"), { _tag: "SetMaxSessions", maxSessions: 3 }, admitted("1", "2", "3")]
+  },
+  {
+    name: "conflicts",
+    description: "two sessions commit conflicting files; the supervisor predicts the conflict and tells the later one",
+    world: { issues: 2, commits: true },
+    steps: [
+      start,
+      orch("spawn", "app", "1"),
+      orch("spawn", "app", "2"),
+      agentOf("1", "2"),
+      waitFor("the predicted conflict told", (world) => events(world).some((e) => e.type === "reaction.triggered" && e.data?.key !== undefined))
+    ]
+  },
+  {
+    name: "merge-train",
+    description: "3 sessions' PRs approved and green with mergeTrain: 1 and 2 red together; the train merges 1 (or 2) and 3, the other leaves",
+    world: { issues: 3, mergeTrain: true },
+    steps: [
+      start,
+      orch("spawn", "app", "1"),
+      orch("spawn", "app", "2"),
+      orch("spawn", "app", "3"),
+      agentOf("1", "2", "3"),
+      pullRequestsOf("1", "2", "3"),
+      trainDone("1", "2", "3")
+    ]
   }
 ]
 

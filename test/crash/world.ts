@@ -27,7 +27,17 @@ export interface WorldOptions {
   readonly maxSessions?: number
   /** The project's sessions run on host `b`, a real sshd host (remote-host.ts; needs root), not here. */
   readonly remoteHost?: boolean
+  /**
+   * The project has a merge train (`mergeTrain: true`, PRs looked at every second), and CI fails a tree that has the
+   * work of both sessions 1 and 2 (`work-1.txt` and `work-2.txt`): each green alone, red together.
+   */
+  readonly mergeTrain?: boolean
+  /** Each agent also commits a `conflict.txt` of its own: every two sessions' branches conflict. */
+  readonly commits?: boolean
 }
+
+/** The file the merge-train scenario's session for `issue` adds (world.ts's CI rule knows two of them disagree). */
+export const workFile = (issue: string) => `work-${issue}.txt`
 
 export interface OrchResult {
   readonly args: ReadonlyArray<string>
@@ -94,7 +104,7 @@ export const isAlive = (pid: number): boolean => {
 /** What the agent leaves uncommitted in `notes/<session>.txt`: the words the explorer looks for later. */
 export const notesText = (sessionId: string, issueId: string) => `unsaved work of ${sessionId} (issue ${issueId})`
 
-const agentScript = (startedLog: string, leakedLog: string) =>
+const agentScript = (startedLog: string, leakedLog: string, commits: boolean) =>
   [
     "#!/bin/sh",
     "# The crash variables are orch's alone: an agent that has them says so.",
@@ -102,6 +112,7 @@ const agentScript = (startedLog: string, leakedLog: string) =>
     "# Unsaved work first (uncommitted, in the worktree), then its receipt outside the repository, then wait.",
     "mkdir -p notes",
     `echo "${notesText("$ORCH_SESSION_ID", "$ORCH_ISSUE_ID")}" > "notes/$ORCH_SESSION_ID.txt"`,
+    ...(commits ? [`echo "$ORCH_SESSION_ID" > conflict.txt && git add conflict.txt && git commit -qm "conflict.txt of $ORCH_SESSION_ID"`] : []),
     `echo "$ORCH_SESSION_ID $ORCH_ISSUE_ID" >> '${startedLog}'`,
     "exec cat",
     ""
@@ -147,8 +158,17 @@ export const makeWorld = async (options: WorldOptions) => {
   git(repo, "push", "-q", "-u", "origin", "main")
 
   const agent = join(root, "agent.sh")
-  writeFileSync(agent, agentScript(startedLog, leakedLog), { mode: 0o755 })
-  const emulator: Emulator = await startEmulator({ repos: [{ repo: "acme/app", gitDir: origin }] })
+  writeFileSync(agent, agentScript(startedLog, leakedLog, options.commits === true), { mode: 0o755 })
+  // Every CI verdict, by commit: the receipts of which heads had their checks pass.
+  const ciVerdicts = new Map<string, "success" | "failure">()
+  const emulator: Emulator = await startEmulator({
+    repos: [{ repo: "acme/app", gitDir: origin }],
+    ci: ({ sha, files }) => {
+      const verdict = options.mergeTrain === true && files.includes(workFile("1")) && files.includes(workFile("2")) ? "failure" : "success"
+      ciVerdicts.set(sha, verdict)
+      return verdict
+    }
+  })
   for (let i = 1; i <= options.issues; i++) emulator.addIssue("acme/app", { title: `Issue ${i}`, body: `Do ${i}.` })
 
   const host = options.remoteHost === true ? await startRemoteHost(root, origin, [startedLog, leakedLog]) : undefined
@@ -163,6 +183,7 @@ export const makeWorld = async (options: WorldOptions) => {
         terminalPort,
         directTerminalPort,
         ...(maxSessions !== undefined ? { maxSessions } : {}),
+        ...(options.mergeTrain === true ? { pollIntervalMs: 1000 } : {}),
         ...(host !== undefined ? { hosts: { [host.name]: host.config } } : {}),
         defaults: { notifiers: ["hosted"] },
         projects: {
@@ -174,6 +195,7 @@ export const makeWorld = async (options: WorldOptions) => {
             agentConfig: { command: agent },
             tracker: { plugin: "repohost", apiUrl: emulator.url },
             scm: { plugin: "repohost", apiUrl: emulator.url },
+            ...(options.mergeTrain === true ? { mergeTrain: true } : {}),
             ...(host !== undefined ? { hosts: [host.name] } : {})
           }
         }
@@ -265,6 +287,7 @@ export const makeWorld = async (options: WorldOptions) => {
     traceFile,
     configFile,
     emulator,
+    ciVerdicts,
     env,
     git,
     writeConfig,

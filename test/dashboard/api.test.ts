@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
 import { spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -186,6 +187,25 @@ describe("dashboard API (a real supervisor)", () => {
       assert.deepStrictEqual(decode(Schema.Array(OrchEvent), (yield* api.get("/api/sessions/app-1/events?limit=1")).json).length, 1)
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
     }), 90_000)
+
+  it.live("orch stop with the live stream open: the stream ends whole with a last `stopping`, and the stop does not wait on it", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      const api = dashboardClient(s)
+      const live = yield* liveStream(api.base, api.token)
+      yield* live.next("the snapshot", is("snapshot"))
+      const ended = yield* Effect.forkChild(live.toEnd)
+      const stopped = yield* s.orch(["stop"])
+      const returned = Date.now()
+      assert.strictEqual(stopped.code, 0, stopped.stderr)
+      // Receipts: the stream's own end, and the supervisor's log, which says when the grace ran out on a connection.
+      const end = yield* Fiber.join(ended)
+      assert.strictEqual(end.how, "ended")
+      assert.strictEqual(end.kinds.at(-1), "stopping")
+      assert.isAtMost(end.at, returned, "the stream ended before the stop did")
+      assert.notInclude(readFileSync(join(s.dataDir, "supervisor.log"), "utf8"), "waited out its 1 s grace")
+    }), 60_000)
 
   it.live(
     "a spawn whose process died shows as interrupted in the API and the live snapshot (one the supervisor cannot undo stays so)",

@@ -175,9 +175,10 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       assert.strictEqual(yield* on(page, (p) => p.evaluate(() => document.documentElement.dataset.theme)), "dark")
       yield* screenshot(page, "board-dark")
 
-      // The supervisor goes away and comes back: the page says so, then catches up by itself.
+      // The supervisor goes away and comes back: the page says so (its live stream's last word), then catches up by itself.
       assert.strictEqual((yield* s.orch(["stop"])).code, 0)
-      yield* waitFor(page, ".connection[data-connection=disconnected]", "that it is disconnected")
+      yield* waitFor(page, ".connection[data-connection=stopped]", "that orch stopped")
+      assert.include(yield* text(page, ".connection"), "orch stopped")
       appendFileSync(join(s.dataDir, "sessions", "app", "app-2", "activity.jsonl"), `${JSON.stringify({ activity: "waiting_input" })}\n`)
       assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
       yield* waitFor(page, ".connection[data-connection=live]", "that it is live again")
@@ -231,6 +232,46 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       }),
     90_000
   )
+
+  it.live("the merge train: its cars in order with what the head car waits on, live; no cars, no section", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      assert.strictEqual((yield* s.orch(["spawn", "app", "1"])).code, 0)
+      const api = dashboardClient(s)
+      const page = yield* newPage()
+      yield* on(page, (p) => p.goto(`${api.base}/?token=${api.token}`))
+      yield* waitFor(page, "[data-session=app-1]", "app-1's card")
+      assert.isTrue(yield* on(page, (p) => p.locator(".train").isHidden()), "no train, no section")
+
+      // The train as the supervisor writes it (this project has no mergeTrain: nothing else writes it).
+      const trainFile = join(s.dataDir, "trains", "app.json")
+      const car = (n: number, step?: object) => ({
+        sessionId: `app-${n}`,
+        prNumber: n + 10,
+        branch: `feat/${n}`,
+        priority: 0,
+        joinedAt: new Date().toISOString(),
+        seq: n,
+        ...(step !== undefined ? { step } : {})
+      })
+      const head = "1a2b3c4d5e6f7081920a1b2c3d4e5f6071829304"
+      const main = "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"
+      writeFileSync(trainFile, JSON.stringify({ projectId: "app", next: 3, cars: [car(2), car(1, { kind: "checking", head, base: main })], left: [] }))
+      yield* waitForText(page, ".train li[data-car=app-1] .waiting", "waits for checks on 1a2b3c4 (up to date with 9f8e7d6)")
+      assert.deepStrictEqual(
+        yield* on(page, (p) => p.locator(".train li .entry").allInnerTexts()),
+        ["app app-1 PR #11", "app app-2 PR #12"],
+        "the head car first"
+      )
+      assert.include(yield* text(page, ".train li[data-car=app-2] .waiting"), "waits behind 1 car")
+      assert.include(yield* text(page, ".train header"), "Merge train")
+      yield* screenshot(page, "merge-train")
+
+      writeFileSync(trainFile, JSON.stringify({ projectId: "app", next: 3, cars: [], left: [] }))
+      yield* on(page, (p) => p.waitForFunction(() => (document.querySelector(".train") as HTMLElement | null)?.hidden === true, undefined, { timeout: 15_000 }))
+      assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
+    }), 90_000)
 
   it.live("the host filter: with other machines configured, the board shows the sessions of the host chosen", () =>
     Effect.gen(function*() {
@@ -350,4 +391,32 @@ describe.skipIf(!hasChromium)("dashboard in Chromium", () => {
       }),
     90_000
   )
+
+  it.live("predicted conflicts: on both sessions' cards, and on the session page with the files", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({
+        agentCommand: `printf '# %s\\n' "$ORCH_SESSION_ID" > README.md && git -c user.email=a@b -c user.name=A commit -qam "$ORCH_SESSION_ID" && ` +
+          `echo "committed $ORCH_SESSION_ID"; while IFS= read -r line; do echo "got: $line"; done`
+      })
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach", "--no-open"])).code, 0)
+      for (const task of ["one", "two"]) assert.strictEqual((yield* s.orch(["spawn", "app", "--task", task])).code, 0)
+      const api = dashboardClient(s)
+      const page = yield* newPage()
+      yield* on(page, (p) => p.goto(`${api.base}/?token=${api.token}`))
+      yield* waitFor(page, "[data-session=app-1] .conflict[data-with=app-2][data-kind=conflict]", "app-1's conflict with app-2")
+      yield* waitFor(page, "[data-session=app-2] .conflict[data-with=app-1][data-kind=conflict]", "app-2's conflict with app-1")
+      assert.strictEqual(yield* text(page, "[data-session=app-2] .conflict"), "⚠ conflicts with app-1")
+      assert.strictEqual(yield* on(page, (p) => p.locator("[data-session=app-2] .conflict").getAttribute("title")), "README.md")
+      yield* screenshot(page, "board-conflicts")
+
+      yield* on(page, (p) => p.goto(`${api.base}/sessions/app-2`))
+      yield* waitFor(page, ".conflicts li[data-with=app-1][data-kind=conflict]", "the session page's conflict")
+      const panel = yield* text(page, ".conflicts")
+      assert.include(panel, "conflicts with app-1 (would not merge cleanly)")
+      assert.include(panel, "README.md")
+      // The pair's event is on both sessions' timelines.
+      yield* waitForText(page, ".timeline", "session.conflict_predicted")
+      yield* screenshot(page, "session-conflicts")
+      assert.strictEqual((yield* s.orch(["stop"])).code, 0)
+    }), 90_000)
 })

@@ -69,18 +69,42 @@ export const liveStream = (base: string, token: string) =>
           if (chunk === undefined) continue
           pending = undefined
           if (chunk.done) throw new Error("the live stream ended")
-          buffer += decoder.decode(chunk.value, { stream: true })
-          let end: number
-          while ((end = buffer.indexOf("\n\n")) >= 0) {
-            const frame = buffer.slice(0, end)
-            buffer = buffer.slice(end + 2)
-            const event = /^event: (.+)$/m.exec(frame)?.[1]
-            const data = /^data: (.+)$/m.exec(frame)?.[1]
-            if (event !== undefined && data !== undefined) frames.push({ event, message: decodeMessage(JSON.parse(data)) })
-          }
+          take(chunk.value)
         }
       })
-    return { response, next }
+    const take = (bytes: Uint8Array) => {
+      buffer += decoder.decode(bytes, { stream: true })
+      let end: number
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const event = /^event: (.+)$/m.exec(frame)?.[1]
+        const data = /^data: (.+)$/m.exec(frame)?.[1]
+        if (event !== undefined && data !== undefined) frames.push({ event, message: decodeMessage(JSON.parse(data)) })
+      }
+    }
+    /**
+     * Reads to the stream's end: the kinds of the messages still to come, when it ended, and how: "ended" when the
+     * server ended it whole (nothing left half-sent), else what went wrong (a connection cut under it).
+     */
+    const toEnd = Effect.promise(async () => {
+      let how: string
+      try {
+        for (;;) {
+          const chunk = await (pending ?? reader.read())
+          pending = undefined
+          if (chunk.done) {
+            how = buffer === "" ? "ended" : `ended with a frame half-sent: ${JSON.stringify(buffer)}`
+            break
+          }
+          take(chunk.value)
+        }
+      } catch (error) {
+        how = `cut: ${String((error as Error).cause ?? error)}`
+      }
+      return { kinds: frames.splice(0).map((frame) => frame.message.kind), how, at: Date.now() }
+    })
+    return { response, next, toEnd }
   }))
 
 export const is =

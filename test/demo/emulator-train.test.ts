@@ -261,4 +261,31 @@ describe("the repohost emulator, for a merge train", () => {
       // A merge does not wait for the job: it computes what it acts on.
       expect((yield* api(emulator, "PUT", `/pulls/${number}/merge`, {})).status).toBe(405)
     }).pipe(Effect.scoped))
+
+  it.live("compare: how far a head is ahead of and behind the base, and their merge base, as GitHub answers", () =>
+    Effect.gen(function*() {
+      const { origin, path } = makeRepo(yield* tempDir("orch-emulator-"))
+      const emulator = yield* emulatorOn(origin)
+      const main0 = sha(origin, "main")
+      const head = yield* pushCommit(path, "feat/a", "main", { "a.txt": "a\n" }, "add a")
+      expect((yield* api(emulator, "GET", `/compare/main...${head}`)).body).toMatchObject({
+        status: "ahead",
+        ahead_by: 1,
+        behind_by: 0,
+        base_commit: { sha: main0 },
+        merge_base_commit: { sha: main0 }
+      })
+      const main1 = yield* pushCommit(path, "main", "main", { "b.txt": "b\n" }, "add b on main")
+      expect((yield* api(emulator, "GET", `/compare/main...feat%2Fa`)).body).toMatchObject({
+        status: "diverged",
+        ahead_by: 1,
+        behind_by: 1,
+        base_commit: { sha: main1 },
+        merge_base_commit: { sha: main0 }
+      })
+      expect((yield* api(emulator, "GET", `/compare/${head}...main`)).body).toMatchObject({ status: "diverged" })
+      expect((yield* api(emulator, "GET", `/compare/main...${main0}`)).body).toMatchObject({ status: "behind", ahead_by: 0, behind_by: 1 })
+      expect((yield* api(emulator, "GET", "/compare/main...main")).body).toMatchObject({ status: "identical" })
+      expect((yield* api(emulator, "GET", "/compare/main...nope")).status).toBe(404)
+    }).pipe(Effect.scoped))
 })

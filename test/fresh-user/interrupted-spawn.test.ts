@@ -24,8 +24,8 @@ class Installed extends Context.Service<Installed, PackedInstall>()("test/Instal
 
 type User = Effect.Success<ReturnType<typeof freshUser>>
 
-/** The project in the repository's own orchestrator.yaml, as a user writes it. */
-const writeConfig = (u: User) =>
+/** The project in the repository's own orchestrator.yaml, as a user writes it (its postCreate blocks, unless given). */
+const writeConfig = (u: User, postCreate: ReadonlyArray<string> = [BLOCKING_POST_CREATE]) =>
   Effect.gen(function*() {
     const [port, terminalPort, directTerminalPort] = yield* freePorts(3)
     writeFileSync(
@@ -42,7 +42,7 @@ const writeConfig = (u: User) =>
             agentConfig: { command: ECHO_AGENT },
             tracker: "none",
             scm: "none",
-            postCreate: [BLOCKING_POST_CREATE]
+            postCreate
           }
         }
       })
@@ -229,6 +229,74 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       const stopped = yield* u.orch(["stop", "--kill-sessions"])
       assert.strictEqual(stopped.code, 0, stopped.stderr)
     }), 120_000)
+  it.effect(
+    "a batch-spawn killed with kill -9 half-way, no supervisor: every issue it took is queued, and orch start starts each once",
+    () =>
+      Effect.gen(function*() {
+        const u = yield* freshUser(yield* Installed)
+        yield* writeConfig(u)
+        const worktrees = join(u.dataDir, "worktrees", "app")
+        // Each blocked postCreate is ended with the test.
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            for (const name of existsSync(worktrees) ? readdirSync(worktrees) : []) {
+              const pid = name.startsWith("started-") ? blockedPostCreate(u.dataDir, "app", name.slice("started-".length)) : undefined
+              try {
+                if (pid !== undefined) process.kill(pid, "SIGKILL")
+              } catch {
+                // ended already
+              }
+            }
+          })
+        )
+        const child: ChildProcess = spawn("orch", ["batch-spawn", "app", "1", "2", "3", "4", "5", "6"], {
+          cwd: u.repo,
+          env: u.env,
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let said = ""
+        child.stdout!.on("data", (chunk) => void (said += chunk))
+        child.stderr!.on("data", (chunk) => void (said += chunk))
+        yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+        const exited = Effect.callback<void>((resume) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+          child.once("exit", () => resume(Effect.void))
+        })
+        yield* eventually(
+          "a spawn of the batch in its postCreate",
+          () => existsSync(worktrees) && readdirSync(worktrees).some((f) => f.startsWith("started-")),
+          30_000
+        ).pipe(
+          // Under load (over 4 × cores) admission queues the whole batch and starts nothing: what it printed says so.
+          Effect.tapError(() => Effect.sync(() => console.log(`orch batch-spawn printed:\n${said}`)))
+        )
+        process.kill(child.pid!, "SIGKILL")
+        yield* exited
+
+        // Right after: all six are in the queue; those it was starting are shown cut short, the others waiting.
+        type Entry = { issue: string; admitting?: { sessionId: string } }
+        const listed = JSON.parse((yield* u.orch(["queue", "ls", "--json"])).stdout) as Array<Entry>
+        assert.deepStrictEqual(listed.map((e) => e.issue).sort(), ["1", "2", "3", "4", "5", "6"])
+        const cut = listed.filter((e) => e.admitting !== undefined)
+        assert.isAbove(cut.length, 0)
+        const ls = (yield* u.orch(["queue", "ls"])).stdout
+        for (const entry of cut) assert.include(ls, `its start as ${entry.admitting!.sessionId} was cut short (its orch process is gone)`)
+
+        // The supervisor recovers first (the starts cut short are undone, their entries wait again), then starts each once.
+        yield* writeConfig(u, [])
+        const started = yield* u.orch(["start", "app", "--detach", "--no-open"])
+        assert.strictEqual(started.code, 0, started.stderr)
+        yield* Effect.addFinalizer(() => Effect.asVoid(u.orch(["stop", "--kill-sessions"])))
+        yield* eventually("all six admitted", () => u.events().filter((e) => e.type === "queue.admitted").length === 6, 60_000)
+        const rows = JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ issueId: string; role?: string; status: string }>
+        const workers = rows.filter((r) => r.role === undefined)
+        assert.deepStrictEqual(workers.map((r) => r.issueId).sort(), ["1", "2", "3", "4", "5", "6"])
+        assert.deepStrictEqual(JSON.parse((yield* u.orch(["queue", "ls", "--json"])).stdout), [])
+        assert.strictEqual(u.events().filter((e) => e.type === "queue.recovered").length, cut.length)
+      }),
+    180_000
+  )
+
   it.effect("Ctrl-C on a spawn says it was undone: an issue's and a task's, without and with a supervisor", () =>
     Effect.gen(function*() {
       const u = yield* freshUser(yield* Installed)

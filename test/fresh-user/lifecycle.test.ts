@@ -8,11 +8,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createConnection, type Socket } from "node:net"
 import { dirname, join } from "node:path"
 import { stringify } from "yaml"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
+import { is, liveStream } from "../dashboard/client.ts"
 import { blockedPostCreate, BLOCKING_POST_CREATE } from "../support/blocking-post-create.ts"
 import { ORCH_BIN } from "../support/cli.ts"
 import { eventually, processGone } from "../support/eventually.ts"
@@ -255,6 +257,59 @@ describe("the supervisor's life on the default path", () => {
         assert.strictEqual(stopped.code, 0, stopped.stderr)
         assert.isTrue(processGone(pid) || !running(pid), "the supervisor's process ended")
         yield* eventually("the busy connection ended by the supervisor", () => dashboard.ended())
+      }),
+    90_000
+  )
+
+  it.live(
+    "orch stop with a dashboard page's live stream open: the stream ends whole with `stopping`, the stop does not wait on it",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* userSandbox
+        s.writeRepoConfig()
+        const orch = inRepo(s)
+        assert.strictEqual((yield* orch("start", "--detach", "--no-open")).code, 0)
+        const token = readFileSync(join(s.dataDir, "token"), "utf8").trim()
+        const live = yield* liveStream(`http://127.0.0.1:${s.ports.port}`, token)
+        yield* live.next("the snapshot", is("snapshot"))
+        const ended = yield* Effect.forkChild(live.toEnd)
+        const stopped = yield* orch("stop")
+        const returned = Date.now()
+        assert.strictEqual(stopped.code, 0, stopped.stderr)
+        const end = yield* Fiber.join(ended)
+        assert.deepStrictEqual([end.how, end.kinds.at(-1)], ["ended", "stopping"])
+        assert.isAtMost(end.at, returned)
+        // The log says when a stop waited out the dashboard's grace: this one did not.
+        assert.notInclude(readFileSync(join(s.dataDir, "supervisor.log"), "utf8"), "grace")
+      }),
+    60_000
+  )
+
+  it.live(
+    "three agents found dead in one probe round: two notifications (the first, then one naming the other two); each session and exit kept",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* userSandbox
+        s.writeRepoConfig()
+        const orch = inRepo(s)
+        assert.strictEqual((yield* orch("start", "--detach", "--no-open")).code, 0)
+        yield* Effect.addFinalizer(() => Effect.asVoid(orch("stop", "--kill-sessions")))
+        for (const issue of ["1", "2", "3"]) assert.strictEqual((yield* orch("spawn", "app", issue)).code, 0)
+        // The three agents die together (killed in one go), so one probe round finds them.
+        const panes = s.tmux("list-panes", "-a", "-F", "#{session_name} #{pane_pid}").trim().split("\n").map((line) => line.split(" "))
+        for (const [name, pid] of panes) if (name !== "app-orchestrator") process.kill(Number(pid), "SIGKILL")
+        yield* eventually("three session.exited", () => s.events().filter((e) => e.type === "session.exited").length === 3, 40_000)
+        const told = () => s.events().filter((e) => e.type === "notification.sent" && e.data?.type === "reaction.agent-exited")
+        yield* eventually("the group's notification", () => told().some((e) => e.data?.grouped === 2), 20_000)
+        const inbox = JSON.parse((yield* orch("notifications", "--json")).stdout) as Array<{ type: string; title: string; message: string }>
+        const exits = inbox.filter((n) => n.type === "reaction.agent-exited")
+        assert.strictEqual(exits.length, 2, JSON.stringify(inbox))
+        assert.include(exits.map((n) => n.title).join("\n"), "2 more: agent exited")
+        const rows = JSON.parse((yield* orch("status", "--json")).stdout) as Array<{ sessionId: string; status: string; role?: string }>
+        assert.deepStrictEqual(rows.filter((r) => r.role === undefined).map((r) => [r.sessionId, r.status]), [["app-1", "errored"], ["app-2", "errored"], [
+          "app-3",
+          "errored"
+        ]])
       }),
     90_000
   )

@@ -74,17 +74,24 @@ describe("orch queue add --task on the default path", () => {
         branch: "feat/fix-the-login-redirect",
         task: { title: "Fix the login redirect" }
       })
+      assert.notProperty(s.record(sessionId), "priority", "priority 0 is not written")
       const prompt = readFileSync(join(s.dataDir, "sessions", "app", sessionId, "prompt.md"), "utf8")
       assert.include(prompt, "Users land on /404 after they log in; send them to /home.")
       assert.notInclude(prompt, "there is no issue text here")
       assert.match((yield* s.orch(["status"])).stdout, new RegExp(`^${sessionId}\\s+task fix-the-login-redirect\\s+feat/fix-the-login-redirect\\s`, "m"))
 
       // Through the running supervisor too: queued and started.
-      const through = yield* orch("queue", "add", "app", "--task", "Write the changelog")
+      const through = yield* orch("queue", "add", "app", "--task", "Write the changelog", "--priority", "2")
       assert.strictEqual(through.code, 0, through.stderr)
       assert.match(through.stdout, /^task "Write the changelog": queued as q-4, position 1\n$/)
-      yield* eventually("the second task admitted", () => s.events().some((e) => e.type === "queue.admitted" && e.data?.entryId === "q-4"), 60_000)
+      const second = yield* eventually(
+        "the second task admitted",
+        () => s.events().find((e) => e.type === "queue.admitted" && e.data?.entryId === "q-4"),
+        60_000
+      )
         .pipe(Effect.catch((error) => Effect.flatMap(waitedOn, (ls) => Effect.fail(new Error(`${error.message}; the queue: ${ls}`)))))
+      // The session keeps its entry's priority: a merge train orders its PR by it.
+      assert.strictEqual(s.record(second.sessionId as string).priority, 2)
       assert.strictEqual((yield* orch("stop", "--kill-sessions")).code, 0)
     }), 180_000)
 })

@@ -125,6 +125,36 @@ describe("session commands on the default path", () => {
   )
 
   it.live(
+    "an agent that dies after its start is quoted, one line, its secret hidden: in status, its event and its notification",
+    () =>
+      Effect.gen(function*() {
+        const s = yield* userSandbox
+        // Up past the start look, then it prints why it gives up, a key among it, and exits 1.
+        const dying = `echo "ready $ORCH_SESSION_ID"; while [ ! -e "../stop-$ORCH_SESSION_ID" ]; do sleep 0.1; done; ` +
+          `echo "API error 401: key sk-ant-api03-abcdefghijklmnopqrstuv was refused"; echo "giving up"; exit 1`
+        s.writeRepoConfig({ agentConfig: { command: dying } })
+        const inRepo = { cwd: s.repo.path }
+        assert.strictEqual((yield* s.orch(["start", "--detach", "--no-open"], inRepo)).code, 0)
+        yield* Effect.addFinalizer(() => Effect.asVoid(s.orch(["stop", "--kill-sessions"], inRepo)))
+        assert.strictEqual((yield* s.orch(["spawn", "app", "1"], inRepo)).code, 0)
+        yield* stopAgent(s, "app-1")
+        // Receipt: the supervisor's probes agree it is gone (three, 5 s apart) and it records what it printed.
+        yield* eventually("session.exited", () => s.events().some((e) => e.type === "session.exited" && e.sessionId === "app-1"), 30_000)
+        const note = "ready app-1 / API error 401: key <redacted> was refused / giving up"
+        const exited = s.events().find((e) => e.type === "session.exited" && e.sessionId === "app-1")
+        assert.strictEqual(exited.message, `the agent process ended; it printed: ${note}`)
+        const status = (yield* s.orch(["status"], inRepo)).stdout
+        assert.include(status, `app-1's agent ended; it printed: ${note} (\`orch session restore app-1\` starts it again)`)
+        yield* eventually("the agent-exited notification", () =>
+          s.events().some((e) => e.type === "notification.sent" && e.data?.type === "reaction.agent-exited"), 20_000)
+        const inbox = yield* s.orch(["notifications", "--json"], inRepo)
+        assert.include(inbox.stdout, `it printed: ${note}`)
+        assert.notInclude(JSON.stringify(s.events()) + inbox.stdout + status, "sk-ant-api03")
+      }),
+    60_000
+  )
+
+  it.live(
     "an agent that is gone: status and ls say errored, not working; prune removes the clean one and keeps unsaved work, saying why",
     () =>
       Effect.gen(function*() {

@@ -33,6 +33,16 @@ describe("a project's plugins, checked from the config alone", () => {
   it.each<[string, Record<string, unknown>, ReadonlyArray<string>]>([
     ["all built-ins, with what they need: nothing to say", { projects: { app: project({ agent: "command", agentConfig: { command: "my-agent" } }) } }, []],
     [
+      "a merge train with scm repohost: nothing to say",
+      { projects: { app: project({ agent: "command", agentConfig: { command: "x" }, scm: "repohost", mergeTrain: true }) } },
+      []
+    ],
+    [
+      "a merge train without an scm that can run one",
+      { projects: { app: project({ agent: "command", agentConfig: { command: "x" }, mergeTrain: true }) } },
+      ["projects.app.mergeTrain: needs `scm: repohost`: the merge train brings PRs up to date and merges them through the repohost's API, which the scm `none` does not offer"]
+    ],
+    [
       "a misspelt agent: the nearest name",
       { projects: { app: project({ agent: "comand", agentConfig: { command: "x" } }) } },
       [`projects.app.agent: Unknown agent plugin "comand" (did you mean "command"?): ${BUILTIN_AGENTS}`]

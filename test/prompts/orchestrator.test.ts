@@ -41,4 +41,17 @@ describe("the orchestrator's prompt", () => {
         ].join("\n")
       )
     }))
+
+  it.effect("says where predicted conflicts show and what orch already does about them, as the reaction is set", () =>
+    Effect.gen(function*() {
+      const byDefault = yield* configWith({})
+      const prompt = buildOrchestratorPrompt(byDefault, byDefault.projects.app!)
+      assert.include(prompt, "## Predicted conflicts")
+      assert.include(prompt, "`orch status --json` a `conflicts` list on each session")
+      assert.include(prompt, "orch already tells the worker whose PR would merge later")
+      const notify = yield* configWith({}, { reactions: { "predicted-conflict": { action: "notify" } } })
+      assert.include(buildOrchestratorPrompt(notify, notify.projects.app!), "orch sends a notification about each new one")
+      const off = yield* configWith({}, { reactions: { "predicted-conflict": { auto: false } } })
+      assert.include(buildOrchestratorPrompt(off, off.projects.app!), "telling the workers is yours.")
+    }))
 })

@@ -105,7 +105,46 @@ describe("orch batch-spawn", () => {
       assert.strictEqual(lines.at(-1), "created 2, skipped 1, failed 1")
       assert.strictEqual(run.stderr, "orch: 1 spawn failed\n")
       assert.deepStrictEqual(s.sessions().sort(), ["app-1", "app-2", "app-3"])
+      const dropped = s.events().filter((e) => e.type === "queue.dropped")
+      assert.deepStrictEqual(dropped.map((e) => e.issueId), ["4"], "the failed issue left the queue, saying why")
+      assert.include(dropped[0]!.message, "orch batch-spawn could not start it")
+      assert.deepStrictEqual(JSON.parse((yield* s.orch(["queue", "ls", "--json"])).stdout), [])
     }))
+
+  it.live("a batch-spawn killed with SIGKILL half-way, no supervisor: every issue it had not started waits in the queue", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox({ project: { postCreate: ["touch ../started-$(basename $PWD); sleep 30"] } })
+      const child = s.orchAsync(["batch-spawn", "app", "1", "2", "3", "4", "5", "6"])
+      yield* eventually("a spawn of the batch to reach postCreate", () => {
+        const worktrees = join(s.dataDir, "worktrees", "app")
+        return existsSync(worktrees) && readdirSync(worktrees).some((f) => f.startsWith("started-"))
+      }, 20_000)
+      child.kill("SIGKILL")
+      yield* Effect.callback<void>((resume) => {
+        child.on("exit", () => resume(Effect.void))
+      })
+      type Listed = { id: string; issue: string; admitting?: { sessionId: string } }
+      const ls = yield* s.orch(["queue", "ls", "--json"])
+      assert.strictEqual(ls.code, 0, ls.stderr)
+      // Right after the kill: the whole batch is in the queue, those it was starting marked so.
+      const listed = JSON.parse(ls.stdout) as Array<Listed>
+      assert.deepStrictEqual(listed.map((e) => e.issue).sort(), ["1", "2", "3", "4", "5", "6"])
+      assert.isTrue(listed.some((e) => e.admitting !== undefined), "the spawns under way claimed their entries")
+
+      // The next command that changes sessions recovers: the spawns cut short are undone, their entries wait again.
+      s.writeConfig({ postCreate: [] })
+      const rm = yield* s.orch(["queue", "rm", "6"])
+      assert.strictEqual(rm.code, 0, rm.stderr)
+      const after = JSON.parse((yield* s.orch(["queue", "ls", "--json"])).stdout) as Array<Listed>
+      assert.deepStrictEqual(after.map((e) => [e.issue, e.admitting]), [["1", undefined], ["2", undefined], ["3", undefined], ["4", undefined], [
+        "5",
+        undefined
+      ]])
+      assert.isAbove(s.events().filter((e) => e.type === "queue.recovered").length, 0)
+      assert.deepStrictEqual(readdirSync(join(s.dataDir, "sessions", "app")), [], "no half-made session is left")
+      const status = yield* s.orch(["status"])
+      assert.include(status.stdout, "Queued (5):")
+    }), 60_000)
 })
 
 describe("orch session kill / restore / cleanup", () => {

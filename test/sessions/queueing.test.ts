@@ -47,9 +47,15 @@ const setup = (plan: (issue: string) => Plan) =>
     const queue = QueueStore.make(root, events)
     const store = SessionStore.make(root)
     const hung = yield* Deferred.make<string>()
-    const spawn = (_projectId: string, target: SpawnTarget, options: { readonly claim?: ((id: string) => Effect.Effect<void, ClaimError>) | undefined }) =>
+    const priorities: Array<[string, number | undefined]> = []
+    const spawn = (
+      _projectId: string,
+      target: SpawnTarget,
+      options: { readonly claim?: ((id: string) => Effect.Effect<void, ClaimError>) | undefined; readonly priority?: number | undefined }
+    ) =>
       Effect.gen(function*() {
         const issue = target._tag === "Issue" ? target.issue : ""
+        priorities.push([issue, options.priority])
         const sessionId = yield* store.reserve("app", "app")
         if (options.claim !== undefined) yield* options.claim(sessionId)
         const step = plan(issue)
@@ -84,7 +90,7 @@ const setup = (plan: (issue: string) => Plan) =>
       existsSync(events.path) ? readFileSync(events.path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as OrchEvent) : []
     const types = () => logged().map((event) => event.type)
     const entries = () => Effect.map(queue.list, (list) => list.map((e) => `${e.issue}${e.admitting !== undefined ? `@${e.admitting.sessionId}` : ""}`))
-    return { root, queue, queueing, store, events, logged, types, entries, hung }
+    return { root, queue, queueing, store, events, logged, types, entries, hung, priorities }
   })
 
 const run = <A, E>(effect: Effect.Effect<A, E, import("effect/Scope").Scope>) => effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer))
@@ -105,6 +111,15 @@ describe("admission rounds", () => {
       ])
       // The queue file holds no outbox once its events are written.
       assert.notInclude(readFileSync(t.queue.path, "utf8"), "outbox")
+    })))
+
+  it.effect("an entry's spawn is given its priority, which the session keeps (a merge train orders by it)", () =>
+    run(Effect.gen(function*() {
+      const t = yield* setup(() => ({ _tag: "Succeed" }))
+      yield* t.queueing.queueAdd("app", ["7"], 3)
+      yield* t.queueing.queueAdd("app", ["8"], 0)
+      yield* t.queueing.admit()
+      assert.deepStrictEqual(t.priorities, [["7", 3], ["8", 0]])
     })))
 
   it.effect("an entry whose spawn finds no host waits again, with the hosts' reason; nothing is dropped", () =>

@@ -1,14 +1,15 @@
 /**
  * The wait for an agent's ready signal (agent-start.ts `waitUntilReady`) on TestClock: an agent up at once is seen within
  * tens of milliseconds, not a whole poll later; one that never shows its prompt fails after 60 s; one that exits first
- * fails with what it printed.
+ * fails with what it printed. And the look at an agent with no ready signal (`watchStart`): 150 ms after its start,
+ * by the runtime's own look at its process where it has one, else by a probe.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/testing/TestClock"
 import { makeTestRuntime } from "../../src/plugins/runtime/Runtime.ts"
-import { waitUntilReady } from "../../src/sessions/agent-start.ts"
+import { waitUntilReady, watchStart } from "../../src/sessions/agent-start.ts"
 
 const agent = { isReadyForInput: (screen: string) => screen.includes("> ready") }
 
@@ -59,5 +60,41 @@ describe("waiting for an agent's ready signal", () => {
         result._tag === "Failure" ? result.failure : undefined,
         "the agent exited with status 2 before it was ready; it printed:\n  > error: unknown flag --fast"
       )
+    }))
+})
+
+describe("the look at an agent with no ready signal", () => {
+  const watched = (running: boolean) =>
+    Effect.gen(function*() {
+      const runtime = makeTestRuntime()
+      const handle = yield* runtime.create({ sessionId: "app-1", workingDir: "/w", command: "agent", env: {}, unsetEnv: [] })
+      let probes = 0
+      const looked = {
+        ...runtime,
+        running: () => Effect.succeed(running),
+        probe: (handles: Parameters<typeof runtime.probe>[0]) => (probes++, runtime.probe(handles))
+      }
+      const watching = yield* Effect.forkChild(Effect.result(watchStart(looked, handle)), { startImmediately: true })
+      return { runtime, watching, probes: () => probes }
+    })
+
+  it.effect("an agent whose process plainly runs is seen up after 150 ms without asking the runtime's server", () =>
+    Effect.gen(function*() {
+      const { watching, probes } = yield* watched(true)
+      assert.isFalse(yield* after(watching, 149))
+      assert.isTrue(yield* after(watching, 1))
+      assert.strictEqual((yield* Fiber.join(watching))._tag, "Success")
+      assert.strictEqual(probes(), 0)
+    }))
+
+  it.effect("when that look cannot tell, the probe says how the agent ended, with what it printed", () =>
+    Effect.gen(function*() {
+      const { runtime, watching, probes } = yield* watched(false)
+      yield* runtime.print("app-1", "bad flag")
+      yield* runtime.exit("app-1", 2)
+      assert.isTrue(yield* after(watching, 150))
+      const result = yield* Fiber.join(watching)
+      assert.strictEqual(result._tag === "Failure" ? result.failure : undefined, "the agent exited with status 2 as it started; it printed:\n  > bad flag")
+      assert.strictEqual(probes(), 1)
     }))
 })

@@ -2,6 +2,8 @@
  * The board: sessions grouped by what they need from a person, with counts, filtered by project. Each card is
  * redrawn on its own when its record or last event changes, and moved when its group does.
  */
+import { conflictsOf } from "../../domain/conflict-sides.ts"
+import type { ConflictPrediction } from "../../domain/conflict.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import { UNWATCHED_HINT } from "../../domain/live.ts"
 import type { CheckState, ReviewState, SessionRecord } from "../../domain/session.ts"
@@ -56,7 +58,23 @@ const lastEventLine = (event: OrchEvent | undefined) =>
     ? null
     : h("div.last", { title: event.message ?? event.type }, h("span.event-type", {}, event.type), " · ", time(event.timestamp))
 
-const card = (record: SessionRecord, last: OrchEvent | undefined) => {
+/** The session's predicted conflicts: a conflict (bad) or an overlap (warn) with each other side, its files in the title. */
+export const conflictsLine = (predictions: ReadonlyArray<ConflictPrediction>, sessionId: string) => {
+  const conflicts = conflictsOf(predictions, sessionId)
+  return conflicts.length === 0 ? null : h(
+    "div.meta.conflicts",
+    {},
+    conflicts.map((c) =>
+      h(
+        "span.conflict",
+        { "data-tone": c.kind === "conflict" ? "bad" : "warn", "data-with": c.with, "data-kind": c.kind, title: c.files.join(", ") },
+        c.kind === "conflict" ? `⚠ conflicts with ${c.with}` : `overlaps ${c.with}`
+      )
+    )
+  )
+}
+
+const card = (record: SessionRecord, last: OrchEvent | undefined, predictions: ReadonlyArray<ConflictPrediction>) => {
   const href = sessionPath(record.sessionId)
   return h(
     "article.card",
@@ -86,6 +104,7 @@ const card = (record: SessionRecord, last: OrchEvent | undefined) => {
     ),
     h("div.meta", {}, prLine(record)),
     limitLine(record),
+    conflictsLine(predictions, record.sessionId),
     lastEventLine(last)
   )
 }
@@ -111,6 +130,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
   const cards = new Map<string, HTMLElement>()
   const orchestrators = h("nav.orchestrators", { "aria-label": "Orchestrators" })
   const queue = h("section.queue", { "aria-label": "Queue" })
+  const train = h("section.train", { "aria-label": "Merge train" })
 
   const sections = GROUPS.map(({ key, title, hint }) => {
     const list = h("div.cards", { "data-list": key })
@@ -119,7 +139,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
     counts.set(key, count)
     return h("section.group", { "data-group": key, "aria-label": title }, h("header", { title: hint }, h("h2", {}, title), count), list)
   })
-  replaceChildren(root, h("div.board-page", {}, orchestrators, queue, h("div.board", {}, sections)))
+  replaceChildren(root, h("div.board-page", {}, orchestrators, queue, train, h("div.board", {}, sections)))
 
   /** Queued work (not yet placed on any host): its place, what it is for, and what it waits on. */
   const drawQueue = () => {
@@ -145,6 +165,36 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
               h("span.entry", {}, `${entry.projectId} ${entry.label}`),
               entry.priority !== 0 ? h("span.priority", {}, `priority ${entry.priority}`) : null,
               h("span.waiting", {}, entry.waiting)
+            )
+          )
+        )
+      ]
+    )
+  }
+
+  /** Each project's merge train: the cars in the order they will merge, and what each waits on. */
+  const drawTrain = () => {
+    const cars = state.train.filter((car) => project === undefined || car.projectId === project)
+    train.hidden = cars.length === 0
+    replaceChildren(
+      train,
+      cars.length === 0 ? null : [
+        h(
+          "header",
+          { title: "Approved and green PRs, merged one at a time on the default branch as it is (docs/supervisor.md, Merge train)" },
+          h("h2", {}, "Merge train"),
+          h("span.count", {}, String(cars.length))
+        ),
+        h(
+          "ol",
+          {},
+          cars.map((car) =>
+            h(
+              "li",
+              { "data-car": car.sessionId },
+              h("span.position", {}, `${car.position}.`),
+              h("a.entry", { href: sessionPath(car.sessionId) }, `${car.projectId} ${car.sessionId} PR #${car.prNumber}`),
+              h("span.waiting", {}, car.waitingOn)
             )
           )
         )
@@ -188,7 +238,7 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
       old?.remove()
       cards.delete(sessionId)
     } else {
-      const element = card(record, state.lastEvents.get(sessionId))
+      const element = card(record, state.lastEvents.get(sessionId), state.conflicts)
       if (old !== undefined) old.replaceWith(element)
       cards.set(sessionId, element)
       place(record, element)
@@ -201,20 +251,22 @@ export const boardView = (store: Store, root: HTMLElement, project: string | und
     cards.clear()
     const records = [...state.sessions.values()].filter(shown).sort(byNewest)
     for (const record of records) {
-      const element = card(record, state.lastEvents.get(record.sessionId))
+      const element = card(record, state.lastEvents.get(record.sessionId), state.conflicts)
       cards.set(record.sessionId, element)
       lists.get(groupOf(record))!.appendChild(element)
     }
     drawCounts()
     drawOrchestrators()
     drawQueue()
+    drawTrain()
     root.dataset.loaded = String(state.loaded)
   }
 
   drawAll()
   const unsubscribe = store.subscribe((change) => {
-    if (change.kind === "snapshot") drawAll()
+    if (change.kind === "snapshot" || change.kind === "conflicts") drawAll()
     else if (change.kind === "queue") drawQueue()
+    else if (change.kind === "train") drawTrain()
     else if (change.kind === "session") {
       if (state.sessions.get(change.sessionId)?.role === "orchestrator") drawOrchestrators()
       else drawSession(change.sessionId)

@@ -46,6 +46,7 @@ const CONNECTION_TEXT = {
   connecting: "connecting…",
   live: "live",
   disconnected: "disconnected — reconnecting…",
+  stopped: "orch stopped — reconnecting once it runs again…",
   "signed-out": "signed out — open the dashboard address `orch start` printed"
 } as const
 

@@ -1,13 +1,15 @@
 /**
  * A session's page: its live terminal, what it is doing, its pull request (checks with links, review threads),
- * the reactions orch ran and escalations, its event timeline, and what a person can do: send a message, kill,
+ * its predicted conflicts with other branches (with the files), the reactions orch ran and escalations, its event timeline, and what a person can do: send a message, kill,
  * restore, merge (when allowed), open the worktree.
  */
+import { conflictsOf } from "../../domain/conflict-sides.ts"
+import type { ConflictPrediction } from "../../domain/conflict.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import { isLive, UNWATCHED_HINT } from "../../domain/live.ts"
 import type { SessionRecord } from "../../domain/session.ts"
-import type { Boot } from "../api.ts"
-import { canKill, canMerge, canRestore, isEscalated } from "../board.ts"
+import type { Boot, Merged } from "../api.ts"
+import { canKill, canMerge, canRestore, concerns, isEscalated } from "../board.ts"
 import { issueTitle, prLine, statusPill } from "./board-view.ts"
 import { h, replaceChildren, time, words } from "./dom.ts"
 import { get, post } from "./http.ts"
@@ -120,11 +122,33 @@ const reactionsPanel = (record: SessionRecord, timeline: ReadonlyArray<OrchEvent
   )
 }
 
+/** The session's predicted conflicts, each with whom, its kind and the files. */
+const conflictsPanel = (predictions: ReadonlyArray<ConflictPrediction>, sessionId: string) => {
+  const conflicts = conflictsOf(predictions, sessionId)
+  return conflicts.length === 0 ? null : panel(
+    "Predicted conflicts",
+    h(
+      "ul.conflicts",
+      {},
+      conflicts.map((c) =>
+        h(
+          "li",
+          { "data-with": c.with, "data-kind": c.kind, "data-tone": c.kind === "conflict" ? "bad" : "warn" },
+          h("b", {}, c.kind === "conflict" ? `conflicts with ${c.with}` : `overlaps ${c.with}`),
+          c.kind === "conflict" ? " (would not merge cleanly)" : " (both change these files; they merge cleanly)",
+          h("ul.files", {}, c.files.map((file) => h("li", {}, h("code", {}, file))))
+        )
+      )
+    )
+  )
+}
+
 export const sessionView = (store: Store, boot: Boot, root: HTMLElement, sessionId: string, toast: (text: string, bad?: boolean) => void) => {
   const { state } = store
   const head = h("div.session-head")
   const prBox = h("div.pr-box")
   const reactionsBox = h("div.reactions-box")
+  const conflictsBox = h("div.conflicts-box")
   const terminalHost = h("div.terminal-host")
   const terminalStatus = h("span.terminal-status", { "data-status": "none" })
   const readOnly = h("input", { type: "checkbox", "data-action": "read-only" }) as HTMLInputElement
@@ -136,10 +160,11 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
   let timelineLoaded = false
   const early: Array<OrchEvent> = []
 
-  const act = async (label: string, path: string, body?: unknown) => {
+  /** Runs an action; `label` is the toast, or made from the answer (a merge in a project with a merge train joins it). */
+  const act = async (label: string | ((answer: unknown) => string), path: string, body?: unknown) => {
     try {
-      await post(path, body)
-      toast(label)
+      const answer = await post(path, body)
+      toast(typeof label === "string" ? label : label(answer))
       return true
     } catch (error) {
       toast((error as Error).message, true)
@@ -189,13 +214,18 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
     return button
   }
 
+  const mergedLabel = (answer: unknown) => {
+    const position = (answer as Partial<typeof Merged.Type> | undefined)?.train?.position
+    return position === undefined ? "Merged." : `Joined the merge train at position ${position}.`
+  }
+
   const drawButtons = (record: SessionRecord) => {
     replaceChildren(
       buttons,
       canMerge(record)
         ? h(
           "button.button.primary",
-          { type: "button", "data-action": "merge", onclick: () => act("Merged.", `${base}/merge`) },
+          { type: "button", "data-action": "merge", onclick: () => act(mergedLabel, `${base}/merge`) },
           `Merge PR #${record.pr!.number}`
         )
         : null,
@@ -223,6 +253,7 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
       replaceChildren(head, h("a.back", { href: "/" }, "← Board"), h("h1", {}, state.loaded ? `No session ${sessionId}` : "Loading…"))
       replaceChildren(prBox)
       replaceChildren(reactionsBox)
+      replaceChildren(conflictsBox)
       return
     }
     replaceChildren(
@@ -251,6 +282,7 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
     sendForm.hidden = !isLive(record)
     replaceChildren(prBox, record.role === undefined ? prPanel(record) : null)
     replaceChildren(reactionsBox, record.role === undefined ? reactionsPanel(record, timeline) : null)
+    replaceChildren(conflictsBox, record.role === undefined ? conflictsPanel(state.conflicts, sessionId) : null)
     syncTerminal(record)
   }
 
@@ -315,7 +347,7 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
           h("div.terminal-bar", {}, h("h2", {}, "Terminal"), terminalStatus, h("label.read-only", {}, readOnly, " read-only")),
           terminalHost
         ),
-        h("div.side-panels", {}, actions, prBox, reactionsBox)
+        h("div.side-panels", {}, actions, prBox, conflictsBox, reactionsBox)
       ),
       h("section.panel.timeline-panel", { "aria-label": "Timeline" }, h("h2", {}, "Timeline"), timelineList)
     )
@@ -330,8 +362,8 @@ export const sessionView = (store: Store, boot: Boot, root: HTMLElement, session
   }, (error) => toast(`timeline: ${(error as Error).message}`, true))
 
   const unsubscribe = store.subscribe((change) => {
-    if (change.kind === "snapshot" || (change.kind === "session" && change.sessionId === sessionId)) draw()
-    if (change.kind === "event" && change.event.sessionId === sessionId) {
+    if (change.kind === "snapshot" || change.kind === "conflicts" || (change.kind === "session" && change.sessionId === sessionId)) draw()
+    if (change.kind === "event" && concerns(change.event, sessionId)) {
       if (!timelineLoaded) early.push(change.event)
       else {
         addEvents([change.event])

@@ -4,13 +4,14 @@
  * Views subscribe to the changes they draw.
  */
 import { doublingDelay } from "../../domain/backoff.ts"
+import type { ConflictPrediction } from "../../domain/conflict.ts"
 import type { OrchEvent } from "../../domain/event.ts"
 import type { SessionRecord } from "../../domain/session.ts"
-import type { InboxEntry, InboxState, LiveMessage, QueuedEntry } from "../api.ts"
+import type { InboxEntry, InboxState, LiveMessage, QueuedEntry, TrainCarView } from "../api.ts"
 import { showsOnCard } from "../board.ts"
 
 /** `signed-out`: the supervisor refuses the page's token (it was made anew); only the printed URL helps. */
-export type Connection = "connecting" | "live" | "disconnected" | "signed-out"
+export type Connection = "connecting" | "live" | "disconnected" | "stopped" | "signed-out"
 
 export type Change =
   | { readonly kind: "snapshot" }
@@ -18,6 +19,8 @@ export type Change =
   | { readonly kind: "event"; readonly event: OrchEvent }
   | { readonly kind: "inbox"; readonly arrived: ReadonlyArray<InboxEntry> }
   | { readonly kind: "queue" }
+  | { readonly kind: "train" }
+  | { readonly kind: "conflicts" }
   | { readonly kind: "connection" }
 
 export interface State {
@@ -28,6 +31,10 @@ export interface State {
   inbox: InboxState
   /** Queued work in queue order, each entry with the budget it waits on. */
   queue: ReadonlyArray<QueuedEntry>
+  /** Every project's merge train, car by car in order. */
+  train: ReadonlyArray<TrainCarView>
+  /** The supervisor's predicted conflicts between live branches. */
+  conflicts: ReadonlyArray<ConflictPrediction>
 }
 
 export const createState = () => {
@@ -37,7 +44,9 @@ export const createState = () => {
     sessions: new Map(),
     lastEvents: new Map(),
     inbox: { unread: 0, entries: [] },
-    queue: []
+    queue: [],
+    train: [],
+    conflicts: []
   }
   const listeners = new Set<(change: Change) => void>()
   const emit = (change: Change) => {
@@ -58,6 +67,8 @@ export const createState = () => {
         for (const [id, event] of Object.entries(message.lastEvents)) state.lastEvents.set(id, event)
         state.inbox = message.inbox
         state.queue = message.queue
+        state.train = message.train
+        state.conflicts = message.conflicts
         state.loaded = true
         return emit({ kind: "snapshot" })
       }
@@ -75,6 +86,12 @@ export const createState = () => {
       case "queue":
         state.queue = message.entries
         return emit({ kind: "queue" })
+      case "train":
+        state.train = message.cars
+        return emit({ kind: "train" })
+      case "conflicts":
+        state.conflicts = message.predictions
+        return emit({ kind: "conflicts" })
     }
   }
 
@@ -92,7 +109,8 @@ export const createState = () => {
   const connect = (attempt = 0) => {
     const source = new EventSource("/api/events")
     source.onerror = () => {
-      setConnection("disconnected")
+      // Once the supervisor said it stopped, that is what is shown until it is back.
+      if (state.connection !== "stopped") setConnection("disconnected")
       if (source.readyState !== EventSource.CLOSED) return
       source.close()
       // EventSource does not say why it gave up; a refused token is worth telling apart from a supervisor that is down.
@@ -104,7 +122,13 @@ export const createState = () => {
       )
       setTimeout(() => connect(attempt + 1), doublingDelay(1000, attempt + 1, 30_000))
     }
-    for (const kind of ["snapshot", "session", "event", "inbox", "queue"] as const) {
+    // The supervisor is stopping and ended the stream: said as such, and looked for again, less and less often.
+    source.addEventListener("stopping", () => {
+      source.close()
+      setConnection("stopped")
+      setTimeout(() => connect(attempt + 1), doublingDelay(1000, attempt + 1, 30_000))
+    })
+    for (const kind of ["snapshot", "session", "event", "inbox", "queue", "train", "conflicts"] as const) {
       source.addEventListener(kind, (event) => {
         attempt = 0
         setConnection("live")

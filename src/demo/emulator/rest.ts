@@ -111,6 +111,27 @@ export const restRoute = (model: Model, method: string, url: URL, body: Record<s
       }
     }
   }
+  // GitHub's compare of two commits (`BASE...HEAD`): how far the head is ahead of and behind the base, and their merge base.
+  if ((m = /^\/compare\/(.+)\.\.\.(.+)$/.exec(path)) && method === "GET") {
+    const resolve = (ref: string) => tryGit(repo.gitDir, "rev-parse", "--verify", "--quiet", `${decodeURIComponent(ref)}^{commit}`)
+    const [base, head] = [resolve(m[1]!), resolve(m[2]!)]
+    if (base === undefined || head === undefined) return notFound
+    const mergeBase = tryGit(repo.gitDir, "merge-base", base, head)
+    const count = (range: string) => Number(tryGit(repo.gitDir, "rev-list", "--count", range) ?? "0")
+    const [ahead, behind] = [count(`${base}..${head}`), count(`${head}..${base}`)]
+    const status = ahead === 0 && behind === 0 ? "identical" : behind === 0 ? "ahead" : ahead === 0 ? "behind" : "diverged"
+    return {
+      status: 200,
+      body: {
+        status,
+        ahead_by: ahead,
+        behind_by: behind,
+        total_commits: ahead,
+        base_commit: { sha: base },
+        merge_base_commit: mergeBase === undefined ? null : { sha: mergeBase }
+      }
+    }
+  }
   if ((m = /^\/commits\/([^/]+)\/(check-runs|status)$/.exec(path)) && method === "GET") {
     const ref = decodeURIComponent(m[1]!)
     const sha = tryGit(repo.gitDir, "rev-parse", "--verify", "--quiet", `${ref}^{commit}`)

@@ -58,6 +58,12 @@ export interface RuntimeShape {
   readonly capture: (handle: RuntimeHandle, scrollback?: number) => Effect.Effect<string, RuntimeError>
   /** Liveness (and last output time) of many handles with one call; a handle missing from the answer was not probed. */
   readonly probe: (handles: ReadonlyArray<RuntimeHandle>) => Effect.Effect<ReadonlyMap<string, Liveness>, RuntimeError>
+  /**
+   * A look at one agent without asking the runtime's server: true when its process plainly runs on this machine
+   * (the same process, not a zombie), false when this look cannot tell (then `probe` says how it ended). Absent
+   * where the runtime has no such look.
+   */
+  readonly running?: (handle: RuntimeHandle) => Effect.Effect<boolean>
   /** The ids of every session this runtime holds, orch's or not (for finding orphans); absent if it cannot tell. */
   readonly list?: () => Effect.Effect<ReadonlyArray<string>, RuntimeError>
   /**

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import type { RuntimeHandle } from "../../domain/session.ts"
 import { exec, type ExecOptions } from "../../process/exec.ts"
 import { atCrashPoint } from "../../store/crash-points.ts"
-import { processStartTime } from "../../store/process-liveness.ts"
+import { isProcessAlive, processStartTime } from "../../store/process-liveness.ts"
 import { type EnvFile, launchLine, removeEnvFile, writeEnvFile } from "./launch-env.ts"
 import { type LaunchSpec, type Liveness, RuntimeError, type RuntimeShape } from "./Runtime.ts"
 import { attachTmux } from "./tmux-attach.ts"
@@ -246,5 +246,9 @@ export const makeMultiplexer = Effect.fnUntraced(function*(socket: string) {
     return result.stdout.split("\n").filter(Boolean)
   })
 
-  return { name: PLUGIN, create, send, capture, probe, list, attach: attachTmux(socket), destroy } satisfies RuntimeShape
+  // The agent's process as tmux named it at its start (`agentProcess`), identified by its start time: no fork.
+  const running = (handle: RuntimeHandle) =>
+    Effect.sync(() => typeof handle.data.pid === "number" && typeof handle.data.pidStart === "string" && isProcessAlive(handle.data.pid, handle.data.pidStart))
+
+  return { name: PLUGIN, create, send, capture, probe, running, list, attach: attachTmux(socket), destroy } satisfies RuntimeShape
 })

@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
 import type { RateBudget } from "../../domain/rate-budget.ts"
+import type { MergeAnswer, PullFacts, UpdateAnswer } from "../../domain/train.ts"
 import { PluginConfigError } from "../config-error.ts"
 import type { PullRequestViewFromPlugin } from "../contract/scm.ts"
 
@@ -35,6 +36,17 @@ export interface ScmShape {
   readonly merge: (prNumber: number, method: MergeMethod) => Effect.Effect<void, ScmError>
   /** The API's rate-limit budget as last seen, where the host has one. */
   readonly budget?: () => RateBudget | undefined
+  /** What the merge train needs (docs/supervisor.md "Merge train"); absent: the scm cannot run one. */
+  readonly train?: ScmTrainShape
+}
+
+/** The merge train's requests: a PR's head against the default branch's head, branch updates, merges with the head pinned. */
+export interface ScmTrainShape {
+  readonly look: (prNumber: number, defaultBranch: string) => Effect.Effect<PullFacts, ScmError>
+  /** update-branch with the head the train saw; every answer is a value (a refusal says what it means). */
+  readonly updateBranch: (prNumber: number, expectedHead: string) => Effect.Effect<UpdateAnswer>
+  /** Merges only if the head is still `head`. */
+  readonly mergeAt: (prNumber: number, method: MergeMethod, head: string) => Effect.Effect<MergeAnswer>
 }
 
 export const MERGE_METHODS = ["squash", "merge", "rebase"] as const
@@ -58,17 +70,60 @@ export interface TestScm extends ScmShape {
   /** The branches looked at, in order. */
   readonly looks: Array<string>
   readonly merges: Array<{ readonly prNumber: number; readonly method: MergeMethod }>
+  /** The merge train's view of each PR, by number, set by the test; updates and merges change it as a repohost would. */
+  readonly pulls: Map<number, PullFacts>
+  /** update-branch calls, in order; `updateAnswers` (first first) answers them, else the branch is updated. */
+  readonly updates: Array<{ readonly prNumber: number; readonly expectedHead: string }>
+  readonly updateAnswers: Array<UpdateAnswer>
+  /** Merges with the head pinned, in order. */
+  readonly mergesAt: Array<{ readonly prNumber: number; readonly head: string }>
 }
 
 export const makeTestScm = (): TestScm => {
   const views = new Map<string, PullRequestView>()
   const looks: Array<string> = []
   const merges: Array<{ readonly prNumber: number; readonly method: MergeMethod }> = []
+  const pulls = new Map<number, PullFacts>()
+  const updates: Array<{ readonly prNumber: number; readonly expectedHead: string }> = []
+  const updateAnswers: Array<UpdateAnswer> = []
+  const mergesAt: Array<{ readonly prNumber: number; readonly head: string }> = []
+  const noPull = (prNumber: number, operation: string) => new ScmError({ plugin: "test", operation, reason: `no pull request #${prNumber}`, status: 404 })
+  const train: ScmTrainShape = {
+    look: (prNumber) => Effect.suspend(() => Effect.fromNullishOr(pulls.get(prNumber)).pipe(Effect.mapError(() => noPull(prNumber, "look")))),
+    updateBranch: (prNumber, expectedHead) =>
+      Effect.sync(() => {
+        updates.push({ prNumber, expectedHead })
+        const pull = pulls.get(prNumber)
+        if (pull === undefined) return { _tag: "Unknown", reason: noPull(prNumber, "update-branch").message }
+        if (pull.head !== expectedHead) return { _tag: "HeadMoved" }
+        const answer = updateAnswers.shift() ?? (pull.upToDate ? { _tag: "AlreadyUpToDate" } : { _tag: "Updated" })
+        if (answer._tag === "Updated") {
+          pulls.set(prNumber, { ...pull, head: `${pull.head}+${pull.base.slice(0, 7)}`, upToDate: true, checks: "pending", failingChecks: [] })
+        }
+        return answer
+      }),
+    mergeAt: (prNumber, method, head) =>
+      Effect.sync((): MergeAnswer => {
+        const pull = pulls.get(prNumber)
+        if (pull === undefined || pull.state !== "open") return { _tag: "Refused", reason: `#${prNumber} is not open` }
+        if (pull.head !== head) return { _tag: "Refused", reason: "Head branch was modified. Review and try the merge again." }
+        mergesAt.push({ prNumber, head })
+        merges.push({ prNumber, method })
+        pulls.set(prNumber, { ...pull, state: "merged" })
+        for (const [branch, view] of views) if (view.pr?.number === prNumber) views.set(branch, { ...view, pr: { ...view.pr, state: "merged" } })
+        return { _tag: "Merged" }
+      })
+  }
   return {
     name: "test",
     views,
     looks,
     merges,
+    pulls,
+    updates,
+    updateAnswers,
+    mergesAt,
+    train,
     observe: (branch) =>
       Effect.sync(() => {
         looks.push(branch)

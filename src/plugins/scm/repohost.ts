@@ -10,6 +10,7 @@ import { expected, readAnswer } from "../answer.ts"
 import { makeRepohostAccess, type RepohostAccess, repohostApiUrl, repohostHeaders, repohostToken } from "../repohost/access.ts"
 import { BRANCHES_PER_QUERY, NO_PULL_REQUEST, PullNode, PullRequestsAnswer, pullRequestsQuery, readPull } from "./pull-query.ts"
 import { type PullRequestView, ScmError, type ScmShape } from "./Scm.ts"
+import { makeTrainRequests } from "./train-requests.ts"
 
 const MergeAnswer = Schema.Struct({ merged: Schema.Boolean })
 
@@ -56,6 +57,7 @@ export const makeRepohostScm = (
     observeMany,
     merge: (prNumber, method) =>
       Effect.asVoid(gateway.send("PUT", `/repos/${repo}/pulls/${prNumber}/merge`, { merge_method: method }, expected(MergeAnswer, "a merge"))),
-    budget: gateway.budget
+    budget: gateway.budget,
+    train: makeTrainRequests(gateway, repo)
   }
 }

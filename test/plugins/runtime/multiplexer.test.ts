@@ -78,6 +78,9 @@ describe("runtime multiplexer (real tmux)", () => {
       yield* eventually(runtime.capture(handle), (s) => s.includes("got: hello world"))
 
       assert.deepStrictEqual(tags(yield* runtime.probe([handle, { ...handle, id: "t-9" }])), [["t-1", "Alive"], ["t-9", "Gone"]])
+      // The look without tmux: the handle's process runs; a handle that names no process cannot be told this way.
+      assert.isTrue(yield* runtime.running!(handle))
+      assert.isFalse(yield* runtime.running!({ ...handle, data: { socket } }))
 
       yield* runtime.destroy(handle)
       yield* runtime.destroy(handle)
@@ -98,6 +101,7 @@ describe("runtime multiplexer (real tmux)", () => {
       // The process the handle names is gone with the agent: what `orch status` sees without tmux.
       const data: RuntimeHandle["data"] = handle.data
       assert.isFalse(isProcessAlive(data.pid as number, data.pidStart as string))
+      assert.isFalse(yield* runtime.running!(handle))
     }).pipe(Effect.provide(NodeServices.layer)))
 
   it.live("a message the agent never takes is reported, not dropped", () =>

@@ -86,4 +86,34 @@ describe("repohost requests are GitHub's", () => {
       const schema = buildClientSchema(schemaJson.data ?? schemaJson)
       assert.deepStrictEqual(graphql.flatMap((r) => validate(schema, parse((r.body as { query: string }).query)).map((e) => e.message)), [])
     }))
+
+  it.live("the merge train's: a PR's head, reviews, compare, the checks of a sha, update-branch, a merge with the head pinned", () =>
+    Effect.gen(function*() {
+      const root = yield* tempDir()
+      const repo = makeRepo(root)
+      execFileSync("git", ["-C", repo.path, "push", "-q", "origin", "main:feat/1"])
+      const emulator = yield* Effect.acquireRelease(
+        Effect.promise(() => startEmulator({ repos: [{ repo: "acme/app", gitDir: repo.origin }] })),
+        (e) => Effect.promise(() => e.close())
+      )
+      const created = yield* Effect.promise(() =>
+        fetch(`${emulator.url}/repos/acme/app/pulls`, { method: "POST", body: JSON.stringify({ head: "feat/1", base: "main", title: "t" }) }).then((r) =>
+          r.json() as Promise<{ number: number }>
+        )
+      )
+      emulator.review("acme/app", created.number, "APPROVED")
+      const ours = emulator.requests.length
+      const train = makeRepohostScm("acme/app", { plugin: "repohost", apiUrl: emulator.url }, { GITHUB_TOKEN: "t" }).train!
+      const facts = yield* train.look(created.number, "main")
+      assert.deepInclude(facts, { state: "open", approved: true, upToDate: true, checks: "passing" })
+      assert.deepStrictEqual(yield* train.updateBranch(created.number, facts.head), { _tag: "AlreadyUpToDate" })
+      assert.deepStrictEqual(yield* train.mergeAt(created.number, "squash", "0".repeat(40)), {
+        _tag: "Refused",
+        reason: "repohost: PUT /repos/acme/app/pulls/1/merge failed: HTTP 409: Head branch was modified. Review and try the merge again."
+      })
+      assert.strictEqual((yield* train.mergeAt(created.number, "squash", facts.head))._tag, "Merged")
+      const rest = emulator.requests.slice(ours)
+      assert.lengthOf(rest, 8)
+      assert.deepStrictEqual(rest.flatMap((r) => problems(r.method, r.url, r.body)), [])
+    }))
 })

@@ -1,0 +1,111 @@
+/**
+ * The merge trains on disk: `<dataDir>/trains/<projectId>.json`, one file per project, written whole (temp file,
+ * fsync, rename: files.ts) under the project's `train-<projectId>` lock, so a `kill -9` leaves the old train or the
+ * new one. Read with a Schema; a file that does not decode is an error, never an empty train.
+ *
+ * A change and its events (`train.joined`, `train.updated`, `train.merged`, `train.left`) are one step, as the
+ * queue's: the events are written in the file with the change (its outbox), then appended to the event log, then
+ * cleared; whoever changes the train next appends what a crash left in the outbox, unless the log has it already.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { readdirSync } from "node:fs"
+import { join } from "node:path"
+import { Host, type HostShape } from "../config/host.ts"
+import type { NewEvent, OrchEvent } from "../domain/event.ts"
+import { emptyTrain, TrainFile } from "../domain/train.ts"
+import type { StoreError } from "./errors.ts"
+import { EventLog, type EventLogShape } from "./EventLog.ts"
+import { writeFileAtomic } from "./files.ts"
+import { readJsonFile } from "./json-file.ts"
+import { type LockTimeout, withLock } from "./lock.ts"
+import { dataDir, storePaths } from "./paths.ts"
+
+const decodeTrain = Schema.decodeUnknownResult(Schema.fromJsonString(TrainFile))
+
+export type TrainError = StoreError | LockTimeout
+
+/** What a change answers: the next train (undefined: unchanged) and the events of the change. */
+export interface TrainChange {
+  readonly file?: TrainFile | undefined
+  readonly events?: ReadonlyArray<NewEvent>
+}
+
+export interface TrainStoreShape {
+  readonly read: (projectId: string) => Effect.Effect<TrainFile, StoreError>
+  /**
+   * Reads, changes and writes a project's train under its lock, the events written down with the change before they
+   * are appended; answers the train as it is after.
+   */
+  readonly change: (projectId: string, f: (file: TrainFile, nowIso: string) => TrainChange) => Effect.Effect<TrainFile, TrainError>
+}
+
+const trainsDir = (root: string) => join(root, "trains")
+const trainPath = (root: string, projectId: string) => join(trainsDir(root), `${projectId}.json`)
+
+const readTrain = (root: string, projectId: string): Effect.Effect<TrainFile, StoreError> =>
+  readJsonFile(trainPath(root, projectId), decodeTrain, {
+    missing: emptyTrain(projectId),
+    whenUnreadable: "stop the supervisor and move it away to start the project's train empty"
+  })
+
+/** Every project's train in the data directory `root`: for readers (`orch train ls`, `orch status`, the dashboard). */
+export const listTrains = (root: string): Effect.Effect<ReadonlyArray<TrainFile>, StoreError> =>
+  Effect.suspend(() => {
+    let names: Array<string>
+    try {
+      names = readdirSync(trainsDir(root)).filter((name) => name.endsWith(".json"))
+    } catch {
+      return Effect.succeed([])
+    }
+    return Effect.forEach(names.sort(), (name) => readTrain(root, name.slice(0, -".json".length)))
+  })
+
+export class TrainStore extends Context.Service<TrainStore, TrainStoreShape>()("orch/store/TrainStore") {
+  static readonly make = (root: string, events: EventLogShape): TrainStoreShape => {
+    const paths = storePaths(root)
+    const write = (file: TrainFile, durable = true) => writeFileAtomic(trainPath(root, file.projectId), `${JSON.stringify(file, null, 2)}\n`, { durable })
+
+    /** Appends the events a writer that died left in the outbox, skipping those the log has from where they belong. */
+    const flush = Effect.fnUntraced(function*(file: TrainFile) {
+      if (file.outbox === undefined) return file
+      const written = new Set(yield* events.linesFrom(file.outbox.logOffset))
+      for (const event of file.outbox.events) if (!written.has(JSON.stringify(event))) yield* events.appendStamped(event)
+      const { outbox: _, ...rest } = file
+      return rest
+    })
+
+    const change = (projectId: string, f: (file: TrainFile, nowIso: string) => TrainChange) =>
+      withLock(paths.locks, `train-${projectId}`, "30 seconds")(Effect.gen(function*() {
+        const found = yield* readTrain(root, projectId)
+        const file = yield* flush(found)
+        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const { file: next, events: news = [] } = f(file, now)
+        const settled = next ?? file
+        if (news.length === 0) {
+          if (next !== undefined) yield* write(next)
+          else if (file !== found) yield* write(file, false)
+          return settled
+        }
+        const stamped: Array<OrchEvent> = news.map((event) => ({ timestamp: now, ...event }))
+        yield* write({ ...settled, outbox: { logOffset: yield* events.size, events: stamped } })
+        for (const event of stamped) yield* events.appendStamped(event)
+        yield* write(settled, false)
+        return settled
+      }))
+
+    return { read: (projectId) => readTrain(root, projectId), change }
+  }
+
+  /** The trains in `~/.orchestrator` (or `ORCH_HOME`). */
+  static readonly layer = Layer.effect(
+    TrainStore,
+    Effect.gen(function*() {
+      const host: HostShape = yield* Host
+      return TrainStore.make(dataDir(host), yield* EventLog)
+    })
+  )
+}
