@@ -3,18 +3,23 @@
  * leave by the session records, then the head car takes its next step, decided by rules/merge-train.ts on what the
  * repohost says of its pull request now. Every step with a side effect is written down before it (its intent) and
  * its outcome after it, with crash points around the effect; a train left by a crash is finished by the next
- * round's look, which is also what recovery at the supervisor's start is.
+ * round's look, which is also what recovery at the supervisor's start is. Rounds come every poll interval, and at
+ * once when a session of a train project changes what the train decides on (its checks, review, status or PR):
+ * the webhook that says its checks passed moves the train on then, not a poll later.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import { ConfigSource, type ConfigSourceShape } from "../src/config/ConfigSource.ts"
 import type { ProjectConfig } from "../src/config/schema.ts"
 import { isEnded, type SessionRecord } from "../src/domain/session.ts"
 import type { TrainCar, TrainFile } from "../src/domain/train.ts"
 import { mergeMethodOf, type ScmTrainShape } from "../src/plugins/scm/Scm.ts"
 import { atCrashPoint } from "../src/store/crash-points.ts"
 import { EventLog } from "../src/store/EventLog.ts"
-import { SessionStore } from "../src/store/SessionStore.ts"
+import { SessionStore, type SessionStoreShape } from "../src/store/SessionStore.ts"
 import { type TrainError, TrainStore } from "../src/store/TrainStore.ts"
 import {
   afterMerge,
@@ -29,10 +34,30 @@ import {
   type TrainAction
 } from "./rules/merge-train.ts"
 import { SessionCommands } from "./session-commands.ts"
-import { WatchedProjects } from "./watched-projects.ts"
+import { WatchedProjects, type WatchedProjectsShape } from "./watched-projects.ts"
 
 /** Steps the head car may take in one round: an update or a merge is followed at once by a look at its result. */
 const STEPS_PER_ROUND = 4
+
+/**
+ * When the train's next round is due: a poll interval after the last, or at once when a session of a train project
+ * changed what the train decides on (its status, checks, review, mergeability or PR state) since last seen.
+ */
+const dueRound = Effect.fnUntraced(function*(sessions: SessionStoreShape, projects: WatchedProjectsShape, configs: ConfigSourceShape) {
+  const wake = yield* Queue.sliding<void>(1)
+  const seen = new Map<string, string>()
+  yield* sessions.changes.pipe(
+    Stream.runForEach(({ sessionId, record }) => {
+      if (record === null || record.pr === null || projects.get(record.projectId)?.project.mergeTrain !== true) return Effect.void
+      const facts = JSON.stringify([record.status, record.checks, record.review, record.mergeable, record.pr.state])
+      if (seen.get(sessionId) === facts) return Effect.void
+      seen.set(sessionId, facts)
+      return Effect.asVoid(Queue.offer(wake, undefined))
+    }),
+    Effect.forkScoped
+  )
+  return Effect.flatMap(configs.current, ({ pollIntervalMs }) => Effect.asVoid(Effect.timeoutOption(Queue.take(wake), pollIntervalMs)))
+})
 
 /** A session record as a candidate car. */
 export const candidateOf = (record: SessionRecord): Candidate | undefined =>
@@ -60,6 +85,8 @@ export type JoinAnswer = { readonly _tag: "Joined"; readonly position: number } 
 export interface MergeTrainShape {
   /** One round for every project with a train: joins, leaves, and the head car's next steps. */
   readonly round: Effect.Effect<void, TrainError>
+  /** Waits for the next round: the poll interval, or less when a train project's session changed what the train decides on. */
+  readonly due: Effect.Effect<void>
   /** A person asked to merge a session's PR in a project with a train: it joins the train if it is approved and green. */
   readonly join: (record: SessionRecord) => Effect.Effect<JoinAnswer, TrainError>
   /** Every project's train (with the projects whose config has `mergeTrain`). */
@@ -74,6 +101,7 @@ export class MergeTrain extends Context.Service<MergeTrain, MergeTrainShape>()("
       const store = TrainStore.make(sessions.paths.root, yield* EventLog)
       const projects = yield* WatchedProjects
       const commands = yield* SessionCommands
+      const due = yield* dueRound(sessions, projects, yield* ConfigSource)
 
       const candidatesOf = Effect.fnUntraced(function*(projectId: string) {
         const { records } = yield* sessions.list
@@ -206,7 +234,7 @@ export class MergeTrain extends Context.Service<MergeTrain, MergeTrainShape>()("
         Effect.forEach(projects.all().filter((slots) => slots.project.mergeTrain === true), (slots) => store.read(slots.project.id))
       )
 
-      return MergeTrain.of({ round: round(), join, trains })
+      return MergeTrain.of({ round: round(), due, join, trains })
     })
   )
 }

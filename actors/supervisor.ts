@@ -153,7 +153,7 @@ const run = Effect.gen(function*() {
   yield* loops.conflicts.forever(Effect.suspend(() => conflicts.round()), every(CONFLICT_INTERVAL)).pipe(Effect.forkScoped)
   // The merge train's rounds; its first, at start, is its recovery: each head car's step is finished or undone by a look.
   const train = yield* MergeTrain
-  yield* loops.train.forever(train.round, Effect.map(configs.current, (config) => config.pollIntervalMs)).pipe(Effect.forkScoped)
+  yield* loops.train.forever(train.round.pipe(Effect.andThen(train.due)), Effect.succeed(0)).pipe(Effect.forkScoped)
 })
 
 export class Supervisor extends Context.Service<Supervisor, SupervisorShape>()("orch/actors/Supervisor") {

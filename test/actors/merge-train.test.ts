@@ -113,6 +113,25 @@ describe("merge train (the supervisor's, on the fakes)", () => {
       ])
     }))
 
+  it.effect("a look that finds the head car's checks passed (a webhook's) moves the train at once, not a poll interval later", () =>
+    Effect.gen(function*() {
+      const orch = yield* TestOrch.make({ config })
+      const one = yield* readyPull(orch, "1")
+      orch.scm.pulls.set(1, behind(1))
+      yield* orch.advance("40 seconds")
+      assert.strictEqual((yield* trainOf(orch)).cars[0]?.step?.kind, "checking")
+      // Its checks run on the updated head: the PR poll sees them pending.
+      yield* orch.setPullRequest(one.sessionId, { checks: "pending", review: "approved", mergeable: true })
+      yield* orch.advance("30 seconds")
+      assert.strictEqual((yield* orch.record(one.sessionId)).checks, "pending")
+      // They pass; a webhook makes the supervisor look at the PR now. The train's round follows that look.
+      orch.scm.pulls.set(1, { ...orch.scm.pulls.get(1)!, checks: "passing" })
+      yield* orch.setPullRequest(one.sessionId, { checks: "passing", review: "approved", mergeable: true })
+      yield* Effect.forkChild(orch.supervisor.branchChanged("acme/app", (yield* orch.record(one.sessionId)).branch), { startImmediately: true })
+      yield* orch.advance("2 seconds")
+      assert.deepStrictEqual(orch.scm.mergesAt.map((m) => m.prNumber), [1])
+    }))
+
   it.effect("update-branch conflicts: the agent is told to rebase once, and the car waits for its new head", () =>
     Effect.gen(function*() {
       const orch = yield* TestOrch.make({ config })
