@@ -100,14 +100,21 @@ const make = Effect.gen(function*() {
     })
   })
 
-  /** Ends one session cleanup found done: its terminal stopped, its worktree saved and removed, `session.cleaned`. */
-  const clean = Effect.fnUntraced(function*(config: OrchestratorConfig, item: CleanupItem) {
-    const { record } = item
-    const project = yield* projectOf(config, record)
+  /**
+   * Ends one session cleanup found done: its terminal stopped, its worktree saved and removed, `session.cleaned`. The
+   * ending is written on the record as it is then, not as cleanup listed it: the supervisor's actor may have written
+   * it meanwhile (its PR merged: then it ends as merged, whatever else made cleanup find it done).
+   */
+  const clean = Effect.fnUntraced(function*(config: OrchestratorConfig, listed: CleanupItem) {
+    const project = yield* projectOf(config, listed.record)
     const removed = yield* Effect.gen(function*() {
-      yield* stopRuntime(record.runtime)
-      return yield* removeWorkspaceSafely(project, record, record.workspacePath, record.branch)
+      yield* stopRuntime(listed.record.runtime)
+      return yield* removeWorkspaceSafely(project, listed.record, listed.record.workspacePath, listed.record.branch)
     }).pipe(plugins.provide(config, project))
+    const record = yield* store.read(listed.record.sessionId).pipe(Effect.catchTag("SessionNotFound", () => Effect.succeed(undefined)))
+    // Ended (a kill) or removed meanwhile by someone else: that stands, told once by whoever did it.
+    if (record === undefined || !isCleanable(record)) return { ...listed, record: record ?? listed.record, ...removed } satisfies CleanupItem
+    const item: CleanupItem = { ...listed, ...settledVerdict(record), record }
     const ended = yield* updateRecord(store, record, {
       status: item.status,
       activity: "exited",
