@@ -6,6 +6,7 @@
  * tells nobody twice.
  */
 import * as Effect from "effect/Effect"
+import { DEFAULT_BRANCH_CONFLICT_MESSAGE, PREDICTED_CONFLICT_MESSAGE } from "../src/config/defaults.ts"
 import { projectReactions } from "../src/config/normalize.ts"
 import type { OrchestratorConfig } from "../src/config/schema.ts"
 import { announcementOf, sideName } from "../src/domain/conflict-sides.ts"
@@ -81,7 +82,14 @@ const react = Effect.fnUntraced(function*(ctx: TellContext, p: ConflictPredictio
   const told = laterToMerge(facts(a), b === undefined ? undefined : facts(b))
   const [record, other, otherRecord] = told === a.sessionId ? [a, p.b, b] : [b!, p.a, a]
   const reaction = projectReactions(ctx.config, slots.project)["predicted-conflict"]
-  const message = conflictMessage(reaction.message ?? "orch predicts a merge conflict.", other, otherRecord, p.files)
+  if (other.sessionId === undefined && record.mergeable === false) {
+    // The repohost already says its PR conflicts with the default branch: merge-conflicts has told the agent that.
+    return
+  }
+  const text = other.sessionId === undefined && (reaction.message === undefined || reaction.message === PREDICTED_CONFLICT_MESSAGE)
+    ? DEFAULT_BRANCH_CONFLICT_MESSAGE
+    : reaction.message ?? PREDICTED_CONFLICT_MESSAGE
+  const message = conflictMessage(text, other, otherRecord, p.files)
   const data = { key, with: sideName(other), files: p.files }
   const effect: ReactionEffect = reaction.action === "send-to-agent"
     ? { _tag: "SendToAgent", reaction: "predicted-conflict", message, attempt: 1, data }

@@ -15,6 +15,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ChildProcessSpawner } from "effect/process"
+import * as Stream from "effect/Stream"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { ConfigSource } from "../src/config/ConfigSource.ts"
@@ -58,13 +59,29 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
       let cache: ConflictCache = emptyCache
       /** Each project's heads as last read, with the stamp of its refs then: read again only when the stamp moves. */
       const lastRead = new Map<string, { readonly stamp: string; readonly heads: ProjectHeads }>()
+      /** Projects a PR of which merged since their last fetch: the default branch moved on the repohost; fetched next round. */
+      const merged = new Set<string>()
+      const seenMerged = new Set<string>()
+      yield* store.changes.pipe(
+        Stream.runForEach(({ sessionId, record }) =>
+          Effect.sync(() => {
+            if (record?.pr?.state !== "merged" || seenMerged.has(sessionId)) return
+            seenMerged.add(sessionId)
+            merged.add(record.projectId)
+          })
+        ),
+        Effect.forkScoped
+      )
 
       /**
-       * The default branch from origin, unless a fetch of it (anyone's) served within the last minute; under the
+       * The default branch from origin, unless a fetch of it (anyone's) served within the last five minutes and no PR of
+       * the project merged since (a merge moves it on the repohost: the train's, auto-merge's, a person's); under the
        * project's git lock, as a spawn's fetch is. A fetch that fails is logged: the round goes on with what is here.
        */
       const refreshDefaultBranch = Effect.fnUntraced(function*(project: ProjectConfig) {
-        if (fetchServes(lastFetchOf(project.path, project.defaultBranch), yield* Clock.currentTimeMillis, DEFAULT_BRANCH_FETCH_MS)) return
+        const fetched = lastFetchOf(project.path, project.defaultBranch)
+        if (!merged.has(project.id) && fetchServes(fetched, yield* Clock.currentTimeMillis, DEFAULT_BRANCH_FETCH_MS)) return
+        merged.delete(project.id)
         const warning = yield* fetchDefaultBranch(project.path, project.defaultBranch).pipe(
           withLock(store.paths.locks, `git-${project.id}`),
           Effect.provideService(ChildProcessSpawner.ChildProcessSpawner, spawner),

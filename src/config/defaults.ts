@@ -1,6 +1,13 @@
 /** The defaults of the spec that are not a single field's default: reactions and notification routing. */
 import type { EventPriority, ReactionConfig, ReactionKey } from "./schema.ts"
 
+/** The `predicted-conflict` reaction's message unless a config gives its own: for a conflict with another branch. */
+export const PREDICTED_CONFLICT_MESSAGE =
+  "orch predicts that your branch will not merge cleanly with another branch once either merges. Keep your changes to these files small, and when the other one has merged, rebase on the default branch, resolve the conflicts and push."
+/** What the default message says instead when the conflict is with the default branch as it is now. */
+export const DEFAULT_BRANCH_CONFLICT_MESSAGE =
+  "orch finds that your branch no longer merges cleanly with the default branch as it is now. Rebase on it (git fetch origin, then rebase on origin's default branch), resolve the conflicts, run the checks and push."
+
 export const DEFAULT_NOTIFICATION_ROUTING: Readonly<Record<EventPriority, ReadonlyArray<string>>> = {
   urgent: ["desktop", "hosted"],
   action: ["desktop", "hosted"],
@@ -70,7 +77,6 @@ export const DEFAULT_REACTIONS: Readonly<Record<ReactionKey, ReactionConfig>> = 
   "predicted-conflict": {
     auto: true,
     action: "send-to-agent",
-    message:
-      "orch predicts that your branch will not merge cleanly with another branch once either merges. Keep your changes to these files small, and when the other one has merged, rebase on the default branch, resolve the conflicts and push."
+    message: PREDICTED_CONFLICT_MESSAGE
   }
 }

@@ -6,8 +6,9 @@
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as TestClock from "effect/testing/TestClock"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { OrchEvent } from "../../src/domain/event.ts"
@@ -120,6 +121,7 @@ describe("ConflictWatch", () => {
       assert.deepStrictEqual(predicted.map((e) => [e.data?.sessions, e.data?.defaultBranch, e.data?.files]), [[["app-1"], "main", ["README.md"]]])
       yield* told(orch, "reaction.triggered", 1)
       assert.strictEqual(terminalOf(orch, "app-1").sent.length, 1, "a conflict with the default branch is its session's to resolve")
+      assert.include(terminalOf(orch, "app-1").sent[0], "no longer merges cleanly with the default branch as it is now", "not 'once either merges'")
 
       // As if the supervisor died after telling, before writing the file without `pending`.
       const log = join(orch.dataDir, "events.jsonl")
@@ -144,6 +146,34 @@ describe("ConflictWatch", () => {
       const headOf = (event: OrchEvent) => (event.data?.heads as Record<string, string> | undefined)?.["app-1"]
       assert.strictEqual(headOf(after[1]!), "f".repeat(40), "the change the crash left untold")
       assert.notStrictEqual(headOf(after[2]!), "f".repeat(40), "then the real head again")
+    }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.effect("a PR of the project that merges moves the default branch: the next round fetches it, although its last fetch is fresh", () =>
+    Effect.gen(function*() {
+      const { root, origin, path } = yield* repository
+      // The clock at the real time: the fetch's freshness is FETCH_HEAD's time.
+      yield* TestClock.setTime(Date.now())
+      const orch = yield* TestOrch.make({ config: { projects: { app: { repo: "acme/app", path } } } })
+      yield* orch.spawn("app", "1")
+      const two = yield* orch.spawn("app", "2")
+      commitOn(path, "feat/1", "main", { "README.md": "# mine\n" })
+      yield* until(orch, "the first round's fetch", () => Effect.sync(() => (existsSync(join(path, ".git", "FETCH_HEAD")) ? true : undefined)))
+      const elsewhere = join(root, "elsewhere")
+      execFileSync("git", ["clone", "-q", origin, elsewhere])
+      writeFileSync(join(elsewhere, "README.md"), "# theirs\n")
+      git(elsewhere, "-c", "user.email=a@b", "-c", "user.name=A", "commit", "-qam", "theirs")
+      git(elsewhere, "push", "-q", "origin", "main")
+      // Within five minutes of the last fetch, rounds compare with main as fetched: nothing yet.
+      for (let round = 0; round < 4; round++) yield* orch.advance("5 seconds")
+      assert.deepStrictEqual(ofType(yield* orch.events, "session.conflict_predicted"), [])
+      // app-2's PR merges (it was what moved main): the next rounds fetch, well within those five minutes.
+      yield* orch.setPullRequest(two.sessionId, { state: "merged" })
+      for (let round = 0; round < 16 && ofType(yield* orch.events, "session.conflict_predicted").length === 0; round++) {
+        yield* orch.advance("5 seconds")
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 25)))
+      }
+      const predicted = ofType(yield* orch.events, "session.conflict_predicted")
+      assert.deepStrictEqual(predicted.map((e) => [e.data?.sessions, e.data?.defaultBranch]), [[["app-1"], "main"]])
     }).pipe(Effect.provide(NodeServices.layer)))
 
   it.effect("with action notify: a notification about the later session's collision, nothing typed to an agent", () =>
