@@ -159,6 +159,18 @@ describe("merge train (the supervisor's, on the fakes)", () => {
       const joined = yield* orch.supervisor.merge(one.sessionId)
       assert.deepStrictEqual(joined, { prNumber: 1, train: { position: 1 } })
       const refused = yield* Effect.flip(orch.supervisor.merge(pending))
-      assert.include(refused.message, "not approved and green; its project merges through the merge train")
+      assert.strictEqual(
+        refused.message,
+        `${pending}: not merged: its checks are still running, and its project merges only through the merge train, which takes a PR once it is approved, green and free of conflicts`
+      )
+      // Approved and green, its branch conflicting with main: that is what is said, and nothing contradicts it.
+      const { sessionId: conflicting } = yield* orch.spawn("app", "3")
+      yield* orch.setPullRequest(conflicting, { checks: "passing", review: "approved", mergeable: false })
+      yield* orch.advance("40 seconds")
+      const conflict = yield* Effect.flip(orch.supervisor.merge(conflicting))
+      assert.strictEqual(
+        conflict.message,
+        `${conflicting}: not merged: its branch conflicts with main (rebase it on main), and its project merges only through the merge train, which takes a PR once it is approved, green and free of conflicts`
+      )
     }))
 })
