@@ -151,7 +151,9 @@ describe("merge train (the supervisor's, on the fakes)", () => {
 
   it.effect("approved-and-green (notify) says a PR is ready once per readiness: not again after the train's update-branch, again after red then green", () =>
     Effect.gen(function*() {
-      const notifyConfig = { projects: { app: { ...config.projects.app, reactions: { "approved-and-green": { action: "notify", priority: "action", auto: true } } } } }
+      const notifyConfig = {
+        projects: { app: { ...config.projects.app, reactions: { "approved-and-green": { action: "notify", priority: "action", auto: true } } } }
+      }
       const orch = yield* TestOrch.make({ config: notifyConfig })
       const ready = Effect.map(orch.notifications, (all) => all.filter((n) => n.type === "reaction.approved-and-green").length)
       const triggered = Effect.map(orch.events, (all) => all.filter((e) => e.type === "reaction.triggered" && e.reaction === "approved-and-green").length)
