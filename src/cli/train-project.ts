@@ -19,7 +19,7 @@ export interface TrainProject {
 export const trainOffLine = (project: string, configPath: string) =>
   `The merge train is off for ${project}: set \`mergeTrain: true\` in its config (${configPath}) to have its approved and green PRs merged one at a time.`
 
-export const trainProject = Effect.fnUntraced(function*(ref: string, supervisor: PingAnswer | undefined) {
+export const trainProject = Effect.fn("cli.trainProject")(function*(ref: string, supervisor: PingAnswer | undefined) {
   const { config, path } = yield* loadConfigWithPath(supervisor?.configPath)
   const project = yield* findProject(config, ref).pipe(
     // As `orch spawn` says it when a supervisor answers: the config it serves lacks the project.
