@@ -73,7 +73,9 @@ export const handleObservation = Effect.fnUntraced(function*(ctx: ActorContext, 
   const record = yield* ctx.store.read(sessionId)
   const now = yield* Clock.currentTimeMillis
   const decision = yield* withExitNote(ctx, record, decide(record, observation, now, lifecycleRules(ctx.config, ctx.project)))
-  const plan = planReactions(record, decision.record, projectReactions(ctx.config, ctx.project), now)
+  const plan = planReactions(record, decision.record, projectReactions(ctx.config, ctx.project), now, {
+    mergeTrain: ctx.project.mergeTrain
+  })
   const next = plan.record === record ? record : { ...plan.record, updatedAt: new Date(now).toISOString() }
   if (next !== record) yield* ctx.store.write(next)
   for (const event of decision.events) yield* ctx.events.append(event)

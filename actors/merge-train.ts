@@ -33,6 +33,7 @@ import {
   syncCars,
   type TrainAction
 } from "./rules/merge-train.ts"
+import { notReadyReasons, notReadySentence } from "./rules/train-readiness.ts"
 import { SessionCommands } from "./session-commands.ts"
 import { WatchedProjects, type WatchedProjectsShape } from "./watched-projects.ts"
 
@@ -79,7 +80,7 @@ export const rebaseMessage = (car: TrainCar, defaultBranch: string) =>
   `Rebase ${car.branch} on origin/${defaultBranch} (git fetch origin && git rebase origin/${defaultBranch}), resolve the conflicts, ` +
   `run the checks and push (git push --force-with-lease); the train takes it again once the new head is green.`
 
-/** Whether a person's merge (the dashboard) joined the train, or why it could not. */
+/** Whether a person's merge (the dashboard) joined the train, or what keeps it out ("its checks fail and …"). */
 export type JoinAnswer = { readonly _tag: "Joined"; readonly position: number } | { readonly _tag: "NotReady"; readonly reason: string }
 
 export interface MergeTrainShape {
@@ -218,7 +219,8 @@ export class MergeTrain extends Context.Service<MergeTrain, MergeTrainShape>()("
       const join = Effect.fn("MergeTrain.join")(function*(record: SessionRecord) {
         const candidate = candidateOf(record)
         if (candidate === undefined || !candidate.ready) {
-          return { _tag: "NotReady", reason: `it is ${record.status.replace("_", " ")}, not approved and green` } satisfies JoinAnswer
+          const defaultBranch = projects.get(record.projectId)?.project.defaultBranch ?? "the default branch"
+          return { _tag: "NotReady", reason: notReadySentence(notReadyReasons(record, defaultBranch)) } satisfies JoinAnswer
         }
         // A person's word lets a PR that left the train join again at once.
         const others = (yield* candidatesOf(record.projectId)).filter((c) => c.sessionId !== record.sessionId)

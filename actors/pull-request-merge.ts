@@ -53,7 +53,7 @@ export class PullRequestMerge extends Context.Service<PullRequestMerge, PullRequ
         if (answer._tag === "NotReady") {
           return yield* new MergeRefused({
             sessionId,
-            reason: `${answer.reason}; its project merges through the merge train, which takes only approved and green PRs`
+            reason: `${answer.reason}, and its project merges only through the merge train, which takes a PR once it is approved, green and free of conflicts`
           })
         }
         return { prNumber: record.pr.number, train: { position: answer.position } }

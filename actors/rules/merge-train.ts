@@ -40,6 +40,13 @@ export interface Candidate {
 
 const short = (sha: string) => sha.slice(0, 7)
 
+/**
+ * What `train.merged` says: the head the train merged and the base its checks ran on. Not "onto" that base: someone
+ * may have merged another PR by hand since, and the repohost's merge then lands on a newer head than the train saw.
+ */
+export const mergedMessage = (car: TrainCar, step: { readonly head: string; readonly base: string }) =>
+  `PR #${car.prNumber} merged by the train at ${short(step.head)}, checked on ${short(step.base)}`
+
 const carEvent = (projectId: string, car: TrainCar, type: NewEvent["type"], message: string, data: Record<string, unknown> = {}): NewEvent => ({
   type,
   sessionId: car.sessionId,
@@ -160,7 +167,7 @@ export const decideHead = (looked: TrainFile, car: TrainCar, facts: PullFacts, n
       return {
         file: { ...file, cars: file.cars.filter((c) => c.sessionId !== car.sessionId) },
         events: [
-          carEvent(projectId, car, "train.merged", `PR #${car.prNumber} merged by the train at ${short(step.head)} onto ${short(step.base)}`, {
+          carEvent(projectId, car, "train.merged", mergedMessage(car, step), {
             head: step.head,
             base: step.base
           })
@@ -262,7 +269,7 @@ export const afterMerge = (file: TrainFile, car: TrainCar, answer: MergeAnswer, 
     case "Merged":
       return {
         file: merged(file, car, step.head, at),
-        events: [carEvent(file.projectId, car, "train.merged", `PR #${car.prNumber} merged by the train at ${short(step.head)} onto ${short(step.base)}`, {
+        events: [carEvent(file.projectId, car, "train.merged", mergedMessage(car, step), {
           head: step.head,
           base: step.base,
           ...(answer.sha !== undefined ? { mergeCommit: answer.sha } : {})

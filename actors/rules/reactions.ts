@@ -6,6 +6,9 @@
  * A reaction's condition is on, off, or unknown. Each time it turns on counts one attempt; it resets when the
  * condition turns off (the problem is solved). `escalateAfter` (attempts, or a duration since the first
  * trigger) and `retries` (for send-to-agent) escalate: no more action, an urgent notification instead.
+ *
+ * A condition may also be held: neither a new occurrence nor its end. Turning on again after being held, with its
+ * attempt still recorded, is the same occurrence: no new attempt, nothing done again.
  */
 import { DEFAULT_REACTIONS } from "../../src/config/defaults.ts"
 import type { EventPriority, ReactionConfig, ReactionKey } from "../../src/config/schema.ts"
@@ -35,7 +38,13 @@ export type ReactionEffect =
   | { readonly _tag: "AutoMerge"; readonly reaction: ReactionKey }
   | { readonly _tag: "Escalate"; readonly reaction: ReactionKey; readonly reason: string }
 
-type Condition = "on" | "off" | "unknown"
+type Condition = "on" | "off" | "unknown" | "held"
+
+/** What a project changes in the conditions. */
+export interface ReactionScope {
+  /** The project merges through its merge train (`mergeTrain: true`). */
+  readonly mergeTrain?: boolean
+}
 
 /** The session-level reactions and when their condition holds. (`all-complete` is the supervisor's.) */
 export const CONDITIONS: Readonly<Partial<Record<ReactionKey, (record: SessionRecord) => Condition>>> = {
@@ -50,6 +59,22 @@ export const CONDITIONS: Readonly<Partial<Record<ReactionKey, (record: SessionRe
   // to continue is the same limit (one notification), not a new attempt.
   "agent-rate-limited": (r) => (r.rateLimit !== undefined ? "on" : "off")
 }
+
+/**
+ * `approved-and-green` in a train project: once per readiness of the PR. The train's update-branch makes its
+ * checks run again on the new head (and a conflict waits for its agent's rebase): still approved and not failing,
+ * it is the same readiness, held until it is green again. Red checks, a lost approval or an end is its end: green
+ * again after that is a new readiness.
+ */
+export const trainReadiness = (r: SessionRecord): Condition =>
+  r.status === "mergeable"
+    ? "on"
+    : r.pr !== null && r.pr.state === "open" && r.review === "approved" && r.checks !== "failing" && r.role !== "orchestrator"
+    ? "held"
+    : "off"
+
+const conditionOf = (key: ReactionKey, scope: ReactionScope): ((record: SessionRecord) => Condition) | undefined =>
+  key === "approved-and-green" && scope.mergeTrain === true ? trainReadiness : CONDITIONS[key]
 
 export interface ReactionPlan {
   readonly record: SessionRecord
@@ -78,11 +103,13 @@ export const planReactions = (
   before: SessionRecord,
   after: SessionRecord,
   reactions: Readonly<Record<ReactionKey, ReactionConfig>>,
-  now: number
+  now: number,
+  scope: ReactionScope = {}
 ): ReactionPlan => {
   const state = { ...after.reactions }
   const effects: Array<ReactionEffect> = []
-  for (const [key, condition] of Object.entries(CONDITIONS) as Array<[ReactionKey, (r: SessionRecord) => Condition]>) {
+  for (const key of Object.keys(CONDITIONS) as Array<ReactionKey>) {
+    const condition = conditionOf(key, scope)!
     const reaction = reactions[key]
     const was = condition(before)
     const is = condition(after)
@@ -92,7 +119,8 @@ export const planReactions = (
       continue
     }
     if (is !== "on") continue
-    if (was !== "on") {
+    const sameOccurrence = was === "held" && entry !== undefined
+    if (was !== "on" && !sameOccurrence) {
       const attempts = (entry?.attempts ?? 0) + 1
       const next = { attempts, firstTriggeredAt: entry?.firstTriggeredAt ?? new Date(now).toISOString(), ...(entry?.escalated ? { escalated: true } : {}) }
       state[key] = next

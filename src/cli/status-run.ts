@@ -141,7 +141,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   // Only the running supervisor's word counts: a file left by another one says nothing.
   const configState = readConfigState(paths.root)
   const notes = supervisor !== undefined && configState?.pid === supervisor.pid ? configNotes(configState, (yield* Host).homeDir) : []
-  const queued = [...yield* queueLines(paths.root, supervisor?.pid), ...trainLines(trains)]
+  const queued = [...yield* queueLines(paths.root, supervisor?.pid), ...trainLines(trains, supervised)]
   if (rows.length === 0) {
     const { noSessionsHint, projectTrackersHere } = yield* Effect.promise(() => import("./empty-hints.ts"))
     yield* Console.log(noSessionsHint(yield* projectTrackersHere))

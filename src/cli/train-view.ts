@@ -27,12 +27,17 @@ export const shownTrains = (root: string, project?: string) =>
     Effect.catch((error) => Effect.as(Console.error(`orch: warning: ${error.message}`), [] as ReadonlyArray<ShownTrain>))
   )
 
-/** "Merge train app (2):" and a line per car, for each train with cars. */
-export const trainLines = (trains: ReadonlyArray<ShownTrain>): ReadonlyArray<string> =>
-  trains.filter((train) => train.cars.length > 0).flatMap((train) => [
+/** Under the trains when no supervisor runs: what they show is where they stand, not work under way. */
+export const NO_SUPERVISOR_LINE = "No supervisor is running, so the trains stand where they are: nothing is updated or merged until `orch start`."
+
+/** "Merge train app (2):" and a line per car, for each train with cars; then, with no supervisor, NO_SUPERVISOR_LINE. */
+export const trainLines = (trains: ReadonlyArray<ShownTrain>, supervised: boolean): ReadonlyArray<string> => {
+  const lines = trains.filter((train) => train.cars.length > 0).flatMap((train) => [
     `Merge train ${train.projectId} (${train.cars.length}):`,
     ...train.cars.map((car) => carLine(car, car.position))
   ])
+  return lines.length > 0 && !supervised ? [...lines, NO_SUPERVISOR_LINE] : lines
+}
 
 /** Each car's place, by session, for `orch status --json`. */
 export const trainPlaces = (trains: ReadonlyArray<ShownTrain>): ReadonlyMap<string, { readonly position: number; readonly waitingOn: string }> =>

@@ -1,4 +1,7 @@
-/** `orch train ls`: each project's merge train (docs/supervisor.md "Merge train"), read from its file; no supervisor needed. */
+/**
+ * `orch train ls`: each project's merge train (docs/supervisor.md "Merge train"), read from its file; no supervisor
+ * needed (without one, it says the train stands until `orch start`). A project named is checked as `orch spawn` checks it.
+ */
 import { Argument, Command, Flag } from "effect/cli"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -16,12 +19,20 @@ const ls = Command.make(
   "ls",
   { project: Argument.String("project").pipe(Argument.withDescription("Only this project's train"), Argument.optional), json },
   Effect.fn("cli.train.ls")(function*({ json, project }) {
-    const { shownTrains, trainLines } = yield* Effect.promise(() => import("./train-view.ts"))
-    const only = project._tag === "Some" ? project.value : undefined
-    const trains = yield* shownTrains(dataDir(yield* Host), only)
+    const [{ shownTrains, trainLines }, { pingSupervisor }, { socketPath }] = yield* Effect.promise(() =>
+      Promise.all([import("./train-view.ts"), import("../ipc/raw-ping.ts"), import("../store/supervisor-file.ts")])
+    )
+    const root = dataDir(yield* Host)
+    const supervisor = yield* Effect.promise(() => pingSupervisor(socketPath(root)))
+    // A project named must be one the config has (as `orch spawn` checks it); no config is needed to list them all.
+    const named = project._tag === "Some"
+      ? yield* Effect.flatMap(Effect.promise(() => import("./train-project.ts")), ({ trainProject }) => trainProject(project.value, supervisor))
+      : undefined
+    const trains = yield* shownTrains(root, named?.id)
     if (json) return yield* Console.log(JSON.stringify(trains, null, 2))
-    const lines = trainLines(trains)
-    if (lines.length === 0) return yield* Console.log(emptyTrainHint(only))
+    const lines = trainLines(trains, supervisor !== undefined)
+    if (named?.off !== undefined) yield* Console.log(named.off)
+    else if (lines.length === 0) return yield* Console.log(emptyTrainHint(project._tag === "Some" ? project.value : undefined))
     for (const line of lines) yield* Console.log(line)
   })
 ).pipe(Command.withDescription("List each project's merge train in order, with what its head car waits on"))

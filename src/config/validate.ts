@@ -45,8 +45,9 @@ const checkKeys = (
   if (!isRecord(node)) return
   for (const key of Object.keys(node)) {
     if (!allowed.includes(key)) {
-      // A project's key written at the top level: say where it goes.
-      const where = path.length === 0 && Object.hasOwn(ProjectConfig.fields, key) ? ` (it is a project's key: write it under projects.<name>)` : ""
+      // A project's key written at the top level or under `defaults` (which holds the default plugins only): say where it goes.
+      const atTopOrDefaults = path.length === 0 || (path.length === 1 && path[0] === "defaults")
+      const where = atTopOrDefaults && Object.hasOwn(ProjectConfig.fields, key) ? ` (it is a project's key: write it under projects.<name>)` : ""
       issues.push({ path: [...path, key], message: `Unknown ${kind} "${key}"${didYouMean(key, allowed)}${where}` })
     }
   }

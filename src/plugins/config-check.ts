@@ -26,7 +26,7 @@ import { type BuiltinName, choicePath, type PluginChoice, PROJECT_SLOTS, project
 import { hasLayer, NO_PLUGIN_LAYERS, PluginLayers, type PluginLayersShape } from "./layers.ts"
 import { importPlugin } from "./loader.ts"
 import { notifierProblems } from "./notifier/registry.ts"
-import { mergeMethodProblem } from "./scm/Scm.ts"
+import { repohostScmProblem } from "./scm/Scm.ts"
 import { trackerBSettings } from "./tracker/tracker-b.ts"
 
 type Path = ReadonlyArray<string | number>
@@ -102,7 +102,7 @@ export const checkProject = (
           const settings = trackerBSettings(project.tracker, `projects.${project.key}.tracker`)
           if (Result.isFailure(settings)) issues.push(keyIssue([...own, "tracker"], settings.failure))
         } else if (slot === "scm" && choice.name === "repohost") {
-          const problem = mergeMethodProblem(project.scm, `projects.${project.key}.scm`)
+          const problem = repohostScmProblem(project.scm, `projects.${project.key}.scm`)
           if (problem !== undefined) issues.push(keyIssue([...own, "scm"], problem))
         }
         break

@@ -28,7 +28,7 @@ import { makeProcessRuntime, type ProcessTerminals } from "./runtime/process.ts"
 import { Runtime } from "./runtime/Runtime.ts"
 import { defaultTmuxSocket } from "./runtime/tmux-socket.ts"
 import { makeRepohostScm } from "./scm/repohost.ts"
-import { mergeMethodProblem, NO_PULL_REQUEST, Scm, ScmError } from "./scm/Scm.ts"
+import { NO_PULL_REQUEST, repohostScmProblem, Scm, ScmError } from "./scm/Scm.ts"
 import { makeRepohostTracker } from "./tracker/repohost.ts"
 import { makeLinearTracker } from "./tracker/tracker-b.ts"
 import { Tracker } from "./tracker/Tracker.ts"
@@ -89,7 +89,7 @@ const noScm: Scm["Service"] = {
 }
 export const SCMS: Builtins<"scm", Scm["Service"], PluginConfigError> = {
   repohost: (project, host, { repohost }) => {
-    const problem = mergeMethodProblem(project.scm, `projects.${project.key}.scm`)
+    const problem = repohostScmProblem(project.scm, `projects.${project.key}.scm`)
     return problem === undefined
       ? Effect.succeed(makeRepohostScm(project.repo, project.scm ?? { plugin: "repohost" }, host.env, repohost))
       : Effect.fail(problem)

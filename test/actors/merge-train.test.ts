@@ -149,6 +149,38 @@ describe("merge train (the supervisor's, on the fakes)", () => {
       assert.deepStrictEqual((yield* trainOf(orch)).cars[0]?.step, { kind: "checking", head: "rebased-1", base: MAIN })
     }))
 
+  it.effect("approved-and-green (notify) says a PR is ready once per readiness: not again after the train's update-branch, again after red then green", () =>
+    Effect.gen(function*() {
+      const notifyConfig = {
+        projects: { app: { ...config.projects.app, reactions: { "approved-and-green": { action: "notify", priority: "action", auto: true } } } }
+      }
+      const orch = yield* TestOrch.make({ config: notifyConfig })
+      const ready = Effect.map(orch.notifications, (all) => all.filter((n) => n.type === "reaction.approved-and-green").length)
+      const triggered = Effect.map(orch.events, (all) => all.filter((e) => e.type === "reaction.triggered" && e.reaction === "approved-and-green").length)
+      const one = yield* readyPull(orch, "1")
+      orch.scm.pulls.set(1, behind(1))
+      yield* orch.advance("40 seconds")
+      assert.strictEqual(yield* ready, 1, "ready once")
+      assert.deepStrictEqual(orch.scm.updates.map((u) => u.prNumber), [1], "the train updated its branch")
+      // The updated head's checks run (the poll sees them pending), then pass: the same readiness, said once.
+      yield* orch.setPullRequest(one.sessionId, { checks: "pending", review: "approved", mergeable: true })
+      yield* orch.advance("30 seconds")
+      assert.strictEqual((yield* orch.record(one.sessionId)).status, "approved")
+      yield* orch.setPullRequest(one.sessionId, { checks: "passing", review: "approved", mergeable: true })
+      yield* orch.advance("30 seconds")
+      assert.strictEqual((yield* orch.record(one.sessionId)).status, "mergeable")
+      assert.strictEqual(yield* ready, 1, "not again after update-branch")
+      assert.strictEqual(yield* triggered, 1)
+
+      // Red on its updated head: the readiness ended. Its agent's fix, green again, is a new readiness: said again.
+      orch.scm.pulls.set(1, { ...orch.scm.pulls.get(1)!, checks: "failing", failingChecks: [{ name: "ci" }] })
+      yield* orch.setPullRequest(one.sessionId, { checks: "failing", review: "approved", mergeable: true, failingChecks: [{ name: "ci" }] })
+      yield* orch.advance("30 seconds")
+      yield* orch.setPullRequest(one.sessionId, { checks: "passing", review: "approved", mergeable: true })
+      yield* orch.advance("30 seconds")
+      assert.strictEqual(yield* ready, 2, "green again after red")
+    }))
+
   it.effect("a person's merge from the dashboard joins the train, or says why not", () =>
     Effect.gen(function*() {
       const orch = yield* TestOrch.make({ config: { projects: { app: { ...config.projects.app, reactions: {} } } } })
@@ -159,6 +191,18 @@ describe("merge train (the supervisor's, on the fakes)", () => {
       const joined = yield* orch.supervisor.merge(one.sessionId)
       assert.deepStrictEqual(joined, { prNumber: 1, train: { position: 1 } })
       const refused = yield* Effect.flip(orch.supervisor.merge(pending))
-      assert.include(refused.message, "not approved and green; its project merges through the merge train")
+      assert.strictEqual(
+        refused.message,
+        `${pending}: not merged: its checks are still running, and its project merges only through the merge train, which takes a PR once it is approved, green and free of conflicts`
+      )
+      // Approved and green, its branch conflicting with main: that is what is said, and nothing contradicts it.
+      const { sessionId: conflicting } = yield* orch.spawn("app", "3")
+      yield* orch.setPullRequest(conflicting, { checks: "passing", review: "approved", mergeable: false })
+      yield* orch.advance("40 seconds")
+      const conflict = yield* Effect.flip(orch.supervisor.merge(conflicting))
+      assert.strictEqual(
+        conflict.message,
+        `${conflicting}: not merged: its branch conflicts with main (rebase it on main), and its project merges only through the merge train, which takes a PR once it is approved, green and free of conflicts`
+      )
     }))
 })

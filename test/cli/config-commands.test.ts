@@ -124,6 +124,24 @@ describe("orch config", () => {
     )
   })
 
+  it("validate: a key the repohost scm does not read, and a project's key under defaults, each say what to write", () => {
+    const file = join(dir, "orchestrator.yaml")
+    write(["projects:", "  app:", "    repo: acme/app", "    path: /x", "    scm: { plugin: repohost, mergeMethd: rebase }", ""].join("\n"))
+    const typo = orch(["config", "validate"])
+    assert.strictEqual(typo.code, 2)
+    assert.strictEqual(
+      typo.stderr,
+      `orch: Validation error at "projects.app.scm.mergeMethd": unknown repohost scm key (did you mean "mergeMethod"?) (${file}:5:30)\n`
+    )
+    write(["defaults: { mergeTrain: true }", "projects: {}", ""].join("\n"))
+    const defaults = orch(["config", "validate"])
+    assert.strictEqual(defaults.code, 2)
+    assert.strictEqual(
+      defaults.stderr,
+      `orch: Validation error at "defaults.mergeTrain": Unknown key "mergeTrain" (it is a project's key: write it under projects.<name>) (${file}:1:13)\n`
+    )
+  })
+
   it("validate of a named file; a missing one is exit 2", () => {
     writeFileSync(join(dir, "other.yaml"), "projects: {}\n")
     assert.strictEqual(orch(["config", "validate", "other.yaml"]).stdout, `${join(dir, "other.yaml")}: valid (0 projects)\n`)

@@ -260,6 +260,10 @@ describe("validation issues", () => {
         "projects.app.intake.pollIntervalMs: Expected at most 86400000 (a day, in milliseconds)"
       ]],
       [{ projects: {}, intake: { labels: ["orch"] } }, ["intake: Unknown key \"intake\" (it is a project's key: write it under projects.<name>)"]],
+      [{ projects: {}, defaults: { mergeTrain: true } }, [
+        "defaults.mergeTrain: Unknown key \"mergeTrain\" (it is a project's key: write it under projects.<name>)"
+      ]],
+      [{ projects: {}, defaults: { agnt: "codex" } }, ["defaults.agnt: Unknown key \"agnt\" (did you mean \"agent\"?)"]],
       [{ projects: { app: project({ agentConfig: { permissions: "yolo" } }) } }, [
         "projects.app.agentConfig.permissions: Expected \"skip\" | \"auto-edit\" | \"default\""
       ]],

@@ -1,18 +1,41 @@
 /**
  * The merge train on the default path (the built CLI, a fresh HOME, an empty TMUX_TMPDIR, no ORCH_* variable, the
  * config in the repository's orchestrator.yaml, the emulator as the repohost): `orch train ls` before there is a
- * train, with a car waiting for its checks on its updated head (also in `orch status` and `--json`), and once merged.
+ * train, with a car waiting for its checks on its updated head (also in `orch status` and `--json`), with that car
+ * and no supervisor (it says the train stands until `orch start`), and once merged; a project named as `orch spawn`
+ * names it (unknown: exit 2; its train off: said so).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { NO_SUPERVISOR_LINE } from "../../src/cli/train-view.ts"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { eventually } from "../support/eventually.ts"
 import { git, gitAsync } from "../support/repo.ts"
 import { userSandbox } from "../support/user-sandbox.ts"
 
 describe("orch train ls on the default path", () => {
+  it.live("a project named as `orch spawn` names it: an unknown one is exit 2 with the projects; one with the train off says so", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      const config = s.writeRepoConfig()
+      const orch = (...args: Array<string>) => s.orch(args, { cwd: s.repo.path })
+      const spawn = yield* orch("spawn", "nosuch", "1")
+      for (const args of [["train", "ls", "nosuch"], ["train", "ls", "nosuch", "--json"]]) {
+        const run = yield* orch(...args)
+        assert.deepStrictEqual({ code: run.code, stdout: run.stdout, stderr: run.stderr }, { code: 2, stdout: "", stderr: spawn.stderr }, args.join(" "))
+      }
+      assert.strictEqual(spawn.stderr, `orch: no project "nosuch" in the config ${config} (projects: app)\n`)
+      const off = yield* orch("train", "ls", "app")
+      assert.deepStrictEqual(off, {
+        code: 0,
+        stdout: `The merge train is off for app: set \`mergeTrain: true\` in its config (${config}) to have its approved and green PRs merged one at a time.\n`,
+        stderr: ""
+      })
+      assert.deepStrictEqual(JSON.parse((yield* orch("train", "ls", "app", "--json")).stdout), [])
+    }), 60_000)
+
   it.live("empty, then the head car waiting for checks on its updated head, then merged", () =>
     Effect.gen(function*() {
       const s = yield* userSandbox
@@ -44,6 +67,11 @@ describe("orch train ls on the default path", () => {
       )
 
       assert.strictEqual((yield* orch("start", "--detach", "--no-open")).code, 0)
+      // A project the config the supervisor serves lacks: said as `orch spawn` says it.
+      const unknown = yield* orch("train", "ls", "nosuch")
+      const spawnUnknown = yield* orch("spawn", "nosuch", "1")
+      assert.deepStrictEqual({ code: unknown.code, stdout: unknown.stdout, stderr: unknown.stderr }, { code: 2, stdout: "", stderr: spawnUnknown.stderr })
+      assert.include(unknown.stderr, `no project "nosuch" in the config the running supervisor serves ${config} (projects: app)`)
       const spawned = yield* orch("spawn", "app", "--task", "Add x")
       assert.strictEqual(spawned.code, 0, spawned.stderr)
       const { branch, workspacePath } = s.record("app-1")
@@ -76,6 +104,14 @@ describe("orch train ls on the default path", () => {
       const json = JSON.parse((yield* orch("status", "--json")).stdout) as Array<{ sessionId: string; train?: unknown }>
       assert.deepStrictEqual(json.find((row) => row.sessionId === "app-1")?.train, { position: 1, waitingOn: waiting.split(": ").slice(1).join(": ") })
       assert.isFalse(emulator.pull("acme/app", pr.number)?.merged, "not merged before its checks passed on the updated head")
+
+      // With the supervisor stopped the car is where it stood, and the train says it waits for `orch start`.
+      assert.strictEqual((yield* orch("stop")).code, 0)
+      const standing = `Merge train app (1):\n${waiting}\n${NO_SUPERVISOR_LINE}\n`
+      assert.strictEqual((yield* orch("train", "ls")).stdout, standing)
+      assert.include((yield* orch("status")).stdout, standing)
+      assert.strictEqual((yield* orch("start", "--detach", "--no-open")).code, 0)
+      assert.strictEqual((yield* orch("train", "ls", "app")).stdout, `Merge train app (1):\n${waiting}\n`)
 
       release("success")
       yield* eventually("merged by the train", () => s.events().some((e) => e.type === "train.merged"), 30_000)

@@ -97,6 +97,16 @@ describe("a project's plugins, checked from the config alone", () => {
       ["projects.app.scm.mergeMethod: must be squash, merge or rebase, not \"ff\""]
     ],
     [
+      "a key the repohost scm does not read, with a did-you-mean",
+      { projects: { app: project({ scm: { plugin: "repohost", mergeMethd: "rebase" } }) } },
+      ["projects.app.scm.mergeMethd: unknown repohost scm key (did you mean \"mergeMethod\"?)"]
+    ],
+    [
+      "the repohost scm's own keys pass",
+      { projects: { app: project({ scm: { plugin: "repohost", apiUrl: "http://x", token: "t", webhookSecret: "s", mergeMethod: "rebase" } }) } },
+      []
+    ],
+    [
       "several at once, in the order of the slots",
       { projects: { app: project({ runtime: "proces", agent: "command", scm: "nope" }) } },
       [

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
+import { didYouMean } from "../../config/suggest.ts"
 import type { RateBudget } from "../../domain/rate-budget.ts"
 import type { MergeAnswer, PullFacts, UpdateAnswer } from "../../domain/train.ts"
 import { PluginConfigError } from "../config-error.ts"
@@ -55,11 +56,22 @@ export type MergeMethod = (typeof MERGE_METHODS)[number]
 /** How the project's PRs are merged: `scm.mergeMethod`, default squash. */
 export const mergeMethodOf = (config: ScmConfig | undefined): MergeMethod => MERGE_METHODS.find((method) => method === config?.mergeMethod) ?? "squash"
 
-/** What is wrong with a `mergeMethod` that is not one of MERGE_METHODS, naming the key; undefined when nothing. */
-export const mergeMethodProblem = (config: ScmConfig | undefined, where: string): PluginConfigError | undefined =>
-  config?.mergeMethod === undefined || MERGE_METHODS.some((method) => method === config.mergeMethod)
+/** The settings the built-in repohost scm reads (docs/configuration.md); any other key is a mistake. */
+export const REPOHOST_SCM_KEYS = ["plugin", "package", "path", "apiUrl", "token", "webhookSecret", "mergeMethod"] as const
+
+/**
+ * What is wrong with the repohost scm's settings, naming the key: one it does not read (a typo of `mergeMethod`
+ * would otherwise merge with squash, silently), or a `mergeMethod` that is not one of MERGE_METHODS; undefined when nothing.
+ */
+export const repohostScmProblem = (config: ScmConfig | undefined, where: string): PluginConfigError | undefined => {
+  const unknown = Object.keys(config ?? {}).find((key) => !(REPOHOST_SCM_KEYS as ReadonlyArray<string>).includes(key))
+  if (unknown !== undefined) {
+    return new PluginConfigError({ key: `${where}.${unknown}`, reason: `unknown repohost scm key${didYouMean(unknown, REPOHOST_SCM_KEYS)}` })
+  }
+  return config?.mergeMethod === undefined || MERGE_METHODS.some((method) => method === config.mergeMethod)
     ? undefined
     : new PluginConfigError({ key: `${where}.mergeMethod`, reason: `must be squash, merge or rebase, not ${JSON.stringify(config.mergeMethod)}` })
+}
 
 /** A branch with no pull request. */
 export const NO_PULL_REQUEST: PullRequestView = { pr: null, checks: null, review: null, mergeable: null, failingChecks: [], reviewComments: [] }

@@ -257,6 +257,14 @@ describe("merge train: outcomes", () => {
     expect(decision.events.map((e) => e.type)).toEqual(events)
   })
 
+  it("train.merged says the head it merged and the base its checks ran on, not that it landed on that base", () => {
+    const merged = afterMerge(train(merging), merging, { _tag: "Merged", sha: "d".repeat(40) }, AT).events[0]
+    expect(merged?.message).toBe("PR #1 merged by the train at aaaaaaa, checked on ccccccc")
+    expect(merged?.data).toEqual({ branch: "feat/1", head: HEAD, base: BASE, mergeCommit: "d".repeat(40) })
+    const seenMerged = decideHead(train(merging), merging, facts({ state: "merged" }), NOW, AT).events[0]
+    expect(seenMerged?.message).toBe("PR #1 merged by the train at aaaaaaa, checked on ccccccc")
+  })
+
   it("a car that merged does not join again while its record still says mergeable", () => {
     const done = afterMerge(train(merging), merging, { _tag: "Merged" }, AT).file
     expect(syncCars(done, [candidate(1)], AT).file.cars).toEqual([])

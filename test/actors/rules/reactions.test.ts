@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { planReactions } from "../../../actors/rules/reactions.ts"
+import { planReactions, type ReactionScope } from "../../../actors/rules/reactions.ts"
 import { DEFAULT_REACTIONS } from "../../../src/config/defaults.ts"
 import type { ReactionConfig, ReactionKey } from "../../../src/config/schema.ts"
 import type { SessionRecord } from "../../../src/domain/session.ts"
@@ -24,12 +24,12 @@ const at = (fields: Partial<SessionRecord>): SessionRecord => ({ ...base, ...fie
 const reactions = (overrides: Partial<Record<ReactionKey, ReactionConfig>> = {}) => ({ ...DEFAULT_REACTIONS, ...overrides })
 
 /** Runs a sequence of record states through the planner, carrying the reaction state, and lists the effects. */
-const run = (states: ReadonlyArray<Partial<SessionRecord> & { readonly now?: number }>, config = reactions()) => {
+const run = (states: ReadonlyArray<Partial<SessionRecord> & { readonly now?: number }>, config = reactions(), scope: ReactionScope = {}) => {
   let previous = at({})
   const log: Array<string> = []
   for (const { now = T0, ...fields } of states) {
     const next = at({ ...fields, ...(previous.reactions ? { reactions: previous.reactions } : {}) })
-    const plan = planReactions(previous, next, config, now)
+    const plan = planReactions(previous, next, config, now, scope)
     log.push(plan.effects.map((e) => `${e._tag}:${e.reaction}${e._tag === "SendToAgent" ? `#${e.attempt}` : ""}`).join(",") || "-")
     previous = plan.record
   }
@@ -99,6 +99,46 @@ describe("reaction policy", () => {
     expect(stuck).toMatchObject({ _tag: "Notify", priority: "urgent", auto: true })
     const green = planReactions(base, at({ status: "mergeable" }), reactions(), T0).effects[0]
     expect(green).toMatchObject({ _tag: "Notify", priority: "action", auto: false })
+  })
+
+  describe("approved-and-green in a merge train project: once per readiness", () => {
+    const green = { status: "mergeable", review: "approved", checks: "passing", mergeable: true } as const
+    const rerun = { status: "approved", review: "approved", checks: "pending", mergeable: true } as const
+    it.each<[string, ReadonlyArray<Partial<SessionRecord>>, ReactionScope, ReadonlyArray<string>]>([
+      ["the train's update-branch runs its checks again: said once", [green, rerun, green, rerun, green], { mergeTrain: true }, [
+        "Notify:approved-and-green",
+        "-",
+        "-",
+        "-",
+        "-"
+      ]],
+      ["a conflict the agent rebases away: the same readiness", [green, { ...green, status: "approved", mergeable: false }, green], { mergeTrain: true }, [
+        "Notify:approved-and-green",
+        "-",
+        "-"
+      ]],
+      ["red then green: a new readiness", [green, rerun, { status: "ci_failed", review: "approved", checks: "failing" }, rerun, green], { mergeTrain: true }, [
+        "Notify:approved-and-green",
+        "-",
+        "-",
+        "-",
+        "Notify:approved-and-green"
+      ]],
+      ["approval lost then given again: a new readiness", [green, { ...green, status: "review_pending", review: "pending" }, green], { mergeTrain: true }, [
+        "Notify:approved-and-green",
+        "-",
+        "Notify:approved-and-green"
+      ]],
+      ["approved before green: said when green", [rerun, green], { mergeTrain: true }, ["-", "Notify:approved-and-green"]],
+      ["without a train, each time it turns mergeable (nothing updates its branch)", [green, rerun, green], {}, [
+        "Notify:approved-and-green",
+        "-",
+        "Notify:approved-and-green"
+      ]]
+    ])("%s", (_name, states, scope, expected) => {
+      const said = run(states, reactions(), scope).log.map((step) => step.split(",").find((e) => e.endsWith(":approved-and-green")) ?? "-")
+      expect(said).toEqual(expected)
+    })
   })
 
   it("auto-merge when configured", () => {
