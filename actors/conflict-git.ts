@@ -180,6 +180,11 @@ export const readProject = Effect.fnUntraced(function*(
   let gitRuns = 1
   const sides = new Map(cache.sides)
   for (const session of sidesToRead(heads, cache)) {
+    // A branch still at the default branch's head (a session that has committed nothing yet) changed nothing: no git.
+    if (session.head === heads.defaultBranch.head) {
+      sides.set(sidesKey(session.head, session.head), { own: [], base: [], commits: [] })
+      continue
+    }
     sides.set(sidesKey(heads.defaultBranch.head, session.head), yield* readSides(project.path, heads.defaultBranch.head, session.head))
     gitRuns++
   }

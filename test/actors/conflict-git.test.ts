@@ -121,7 +121,10 @@ describe("conflict prediction on a real repository", () => {
       const pushed = yield* predict(path, branches, again.cache)
       assert.strictEqual(pushed.gitRuns, 1 + 1 + 2, "for-each-ref, feat/2's log, its merges with feat/1 and feat/3")
       commitOn(path, "feat/5", "feat/5", { "own-4.txt": "more\n" })
-      assert.strictEqual((yield* predict(path, branches, pushed.cache)).gitRuns, 2, "a push that shares no file: its log only")
+      const apart = yield* predict(path, branches, pushed.cache)
+      assert.strictEqual(apart.gitRuns, 2, "a push that shares no file: its log only")
+      git(path, "branch", "feat/7", "main")
+      assert.strictEqual((yield* predict(path, [...branches, "feat/7"], apart.cache)).gitRuns, 1, "a new session with no commit yet: no log")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
   it.live("the refs' stamp stays while nothing moves, and moves with a commit, the default branch, a packing or a new session", () =>
