@@ -216,7 +216,12 @@ describe("the repohost emulator, for a merge train", () => {
       expect(release).toBeDefined()
       release!({ conclusion: "failure", title: "slow failed" })
       yield* Effect.promise(emulator.idle)
-      expect(yield* checkRuns(emulator, head)).toMatchObject([{ status: "completed", conclusion: "failure", output: { title: "slow failed" } }])
+      // The rule's own words, nothing invented beside them (a bare "failure" gets the demo's failing test).
+      expect(yield* checkRuns(emulator, head)).toMatchObject([{
+        status: "completed",
+        conclusion: "failure",
+        output: { title: "slow failed", summary: "slow failed", text: "" }
+      }])
       const runs = hook.got.filter((d) => d.event === "check_run").map((d) => JSON.parse(d.body)).map((b) => [b.action, b.check_run.status])
       expect(runs).toEqual([["created", "queued"], ["completed", "completed"]])
     }).pipe(Effect.scoped))

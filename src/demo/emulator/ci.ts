@@ -95,11 +95,14 @@ export const makeCi = <R extends CiRepo>(options: CiOptions<R>) => {
     run.completed_at = now()
     run.output = conclusion === "success"
       ? { title: output.title ?? "All tests passed", summary: output.summary ?? "ok", text: output.text ?? "" }
-      : {
-        title: output.title ?? "1 test failed",
-        summary: output.summary ?? "test/app.test.ts: expected 2, got 3",
-        text: output.text ?? "FAIL test/app.test.ts > adds\n  AssertionError: expected 2, got 3\n    at test/app.test.ts:4:20"
+      : output.title === undefined && output.summary === undefined && output.text === undefined
+      ? {
+        // A bare "failure": the demo's own failing test, so an agent has something to read.
+        title: "1 test failed",
+        summary: "test/app.test.ts: expected 2, got 3",
+        text: "FAIL test/app.test.ts > adds\n  AssertionError: expected 2, got 3\n    at test/app.test.ts:4:20"
       }
+      : { title: output.title ?? "1 test failed", summary: output.summary ?? output.title ?? "", text: output.text ?? "" }
     options.emit("check_run", repo, { action: "completed", check_run: checkRunPayload(run) })
     options.emit("check_suite", repo, {
       action: "completed",
