@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { ConfigSource, type ConfigSourceShape } from "../src/config/ConfigSource.ts"
+import { projectReactions } from "../src/config/normalize.ts"
 import type { ProjectConfig } from "../src/config/schema.ts"
 import { isEnded, type SessionRecord } from "../src/domain/session.ts"
 import type { TrainCar, TrainFile } from "../src/domain/train.ts"
@@ -102,7 +103,8 @@ export class MergeTrain extends Context.Service<MergeTrain, MergeTrainShape>()("
       const store = TrainStore.make(sessions.paths.root, yield* EventLog)
       const projects = yield* WatchedProjects
       const commands = yield* SessionCommands
-      const due = yield* dueRound(sessions, projects, yield* ConfigSource)
+      const configs = yield* ConfigSource
+      const due = yield* dueRound(sessions, projects, configs)
 
       const candidatesOf = Effect.fnUntraced(function*(projectId: string) {
         const { records } = yield* sessions.list
@@ -147,10 +149,14 @@ export class MergeTrain extends Context.Service<MergeTrain, MergeTrainShape>()("
           }
           case "TellRebase": {
             yield* atCrashPoint("train tell-rebase: before")
-            const problem = yield* commands.send(car.sessionId, rebaseMessage(car, project.defaultBranch)).pipe(
-              Effect.as(undefined),
-              Effect.catch((error) => Effect.succeed(error.message))
-            )
+            // The repohost says the PR conflicts as well: where `merge-conflicts` tells agents, it tells this one (once).
+            const conflicts = projectReactions(yield* configs.current, project)["merge-conflicts"]
+            const problem = conflicts.action === "send-to-agent" && conflicts.auto
+              ? undefined
+              : yield* commands.send(car.sessionId, rebaseMessage(car, project.defaultBranch)).pipe(
+                Effect.as(undefined),
+                Effect.catch((error) => Effect.succeed(error.message))
+              )
             yield* atCrashPoint("train tell-rebase: after")
             yield* decide(project.id, (file, head) => (head.sessionId === car.sessionId ? afterTellRebase(file, head, problem) : undefined))
             return false

@@ -132,21 +132,28 @@ describe("merge train (the supervisor's, on the fakes)", () => {
       assert.deepStrictEqual(orch.scm.mergesAt.map((m) => m.prNumber), [1])
     }))
 
-  it.effect("update-branch conflicts: the agent is told to rebase once, and the car waits for its new head", () =>
+  it.effect("update-branch conflicts: the agent is told to rebase once (by merge-conflicts, or by the train when that reaction tells no agent), and the car waits for its new head", () =>
     Effect.gen(function*() {
-      const orch = yield* TestOrch.make({ config })
-      const one = yield* readyPull(orch, "1")
-      orch.scm.pulls.set(1, behind(1))
-      orch.scm.updateAnswers.push({ _tag: "Conflict" })
-      yield* orch.advance("40 seconds")
-      yield* orch.advance("30 seconds")
-      const told = (yield* orch.agentOf(one.sessionId).sent).filter((m) => m.includes("merge train could not bring PR #1 up to date"))
-      assert.strictEqual(told.length, 1)
-      assert.deepStrictEqual((yield* trainOf(orch)).cars[0]?.step, { kind: "rebasing", from: "head-1", told: true })
-      // The agent pushes a rebased head: the train checks it there.
-      orch.scm.pulls.set(1, { ...behind(1), head: "rebased-1", upToDate: true, checks: "pending" })
-      yield* orch.advance("30 seconds")
-      assert.deepStrictEqual((yield* trainOf(orch)).cars[0]?.step, { kind: "checking", head: "rebased-1", base: MAIN })
+      for (const tells of [true, false]) {
+        const reactions = { ...config.projects.app.reactions, ...(tells ? {} : { "merge-conflicts": { auto: false } }) }
+        const orch = yield* TestOrch.make({ config: { projects: { app: { ...config.projects.app, reactions } } } })
+        const one = yield* readyPull(orch, "1")
+        orch.scm.pulls.set(1, behind(1))
+        orch.scm.updateAnswers.push({ _tag: "Conflict" })
+        yield* orch.advance("40 seconds")
+        // The repohost says the PR conflicts too, as GitHub does once update-branch could not merge.
+        yield* orch.setPullRequest(one.sessionId, { checks: "passing", review: "approved", mergeable: false })
+        yield* orch.advance("30 seconds")
+        const sent = yield* orch.agentOf(one.sessionId).sent
+        const byTrain = sent.filter((m) => m.includes("merge train could not bring PR #1 up to date"))
+        const byReaction = sent.filter((m) => m.includes("Your branch has merge conflicts"))
+        assert.deepStrictEqual([byTrain.length, byReaction.length], tells ? [0, 1] : [1, 0], "told once, by one of them")
+        assert.deepStrictEqual((yield* trainOf(orch)).cars[0]?.step, { kind: "rebasing", from: "head-1", told: true })
+        // The agent pushes a rebased head: the train checks it there.
+        orch.scm.pulls.set(1, { ...behind(1), head: "rebased-1", upToDate: true, checks: "pending" })
+        yield* orch.advance("30 seconds")
+        assert.deepStrictEqual((yield* trainOf(orch)).cars[0]?.step, { kind: "checking", head: "rebased-1", base: MAIN })
+      }
     }))
 
   it.effect("approved-and-green (notify) says a PR is ready once per readiness: not again after the train's update-branch, again after red then green", () =>

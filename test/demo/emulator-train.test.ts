@@ -220,7 +220,7 @@ describe("the repohost emulator, for a merge train", () => {
       expect(yield* checkRuns(emulator, head)).toMatchObject([{
         status: "completed",
         conclusion: "failure",
-        output: { title: "slow failed", summary: "slow failed", text: "" }
+        output: { title: "slow failed", summary: "", text: "" }
       }])
       const runs = hook.got.filter((d) => d.event === "check_run").map((d) => JSON.parse(d.body)).map((b) => [b.action, b.check_run.status])
       expect(runs).toEqual([["created", "queued"], ["completed", "completed"]])

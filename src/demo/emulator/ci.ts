@@ -102,7 +102,7 @@ export const makeCi = <R extends CiRepo>(options: CiOptions<R>) => {
         summary: "test/app.test.ts: expected 2, got 3",
         text: "FAIL test/app.test.ts > adds\n  AssertionError: expected 2, got 3\n    at test/app.test.ts:4:20"
       }
-      : { title: output.title ?? "1 test failed", summary: output.summary ?? output.title ?? "", text: output.text ?? "" }
+      : { title: output.title ?? "1 test failed", summary: output.summary ?? "", text: output.text ?? "" }
     options.emit("check_run", repo, { action: "completed", check_run: checkRunPayload(run) })
     options.emit("check_suite", repo, {
       action: "completed",

@@ -120,6 +120,10 @@ const EXCERPT_LINES = 20
 const EXCERPT_CHARS = 1500
 
 /** The end of a check's log, where the failure usually is. */
+/** A failed check's title and summary as one line: each once (a check often repeats its title as its summary). */
+export const checkSummary = (title: string | null | undefined, summary: string | null | undefined): string =>
+  [...new Set([title, summary].filter((part): part is string => typeof part === "string" && part !== ""))].join(": ")
+
 export const logExcerpt = (text: string | null | undefined): string | undefined => {
   const trimmed = (text ?? "").trim()
   if (trimmed === "") return undefined
@@ -135,7 +139,7 @@ export const readChecks = (contexts: ReadonlyArray<CheckContext>): Pick<PullRequ
       if (c.status !== "COMPLETED") pending = true
       else if (FAILED_CONCLUSIONS.includes(c.conclusion ?? "")) {
         const url = c.detailsUrl ?? c.permalink
-        const summary = [c.title, c.summary].filter(Boolean).join(": ")
+        const summary = checkSummary(c.title, c.summary)
         const log = logExcerpt(c.text)
         failingChecks.push({ name: c.name ?? "check", ...(url ? { url } : {}), ...(summary ? { summary } : {}), ...(log ? { log } : {}) })
       }

@@ -10,7 +10,7 @@ import type { FailingCheck } from "../../domain/session.ts"
 import type { MergeAnswer, PullFacts, UpdateAnswer } from "../../domain/train.ts"
 import { expected } from "../answer.ts"
 import type { Gateway } from "../repohost/gateway.ts"
-import { logExcerpt } from "./pull-query.ts"
+import { checkSummary, logExcerpt } from "./pull-query.ts"
 import type { MergeMethod, ScmError, ScmTrainShape } from "./Scm.ts"
 
 const Pull = Schema.Struct({
@@ -49,7 +49,7 @@ export const commitChecks = (runs: typeof CheckRuns.Type, status: typeof Combine
   for (const run of runs.check_runs) {
     if (run.status !== "completed") pending = true
     else if (FAILED.includes(run.conclusion ?? "")) {
-      const summary = [run.output?.title, run.output?.summary].filter(Boolean).join(": ")
+      const summary = checkSummary(run.output?.title, run.output?.summary)
       const log = logExcerpt(run.output?.text)
       failingChecks.push({ name: run.name, ...(run.html_url ? { url: run.html_url } : {}), ...(summary ? { summary } : {}), ...(log ? { log } : {}) })
     }

@@ -76,6 +76,12 @@ describe("repohost scm: the batched pull-request query", () => {
         [{ name: "ci", url: "https://ci/1", summary: "1 test failed: expected 2", log: "FAIL a\nexpected 2" }]
       ],
       [[run("build", "COMPLETED", "TIMED_OUT")], "failing", [{ name: "build", url: "https://ci/build" }]],
+      // A check that repeats its title as its summary is said once.
+      [[run("ci", "COMPLETED", "FAILURE", { title: "x and y disagree", summary: "x and y disagree" })], "failing", [{
+        name: "ci",
+        url: "https://ci/ci",
+        summary: "x and y disagree"
+      }]],
       [[status("jenkins", "ERROR", { targetUrl: "https://j/1", description: "build broke" })], "failing", [{
         name: "jenkins",
         url: "https://j/1",
