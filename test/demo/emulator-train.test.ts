@@ -293,4 +293,21 @@ describe("the repohost emulator, for a merge train", () => {
       expect((yield* api(emulator, "GET", "/compare/main...main")).body).toMatchObject({ status: "identical" })
       expect((yield* api(emulator, "GET", "/compare/main...nope")).status).toBe(404)
     }).pipe(Effect.scoped))
+
+  it.live("a PR can be closed without merging and opened again, as GitHub's update does; a merged one cannot be reopened", () =>
+    Effect.gen(function*() {
+      const { origin, path } = makeRepo(yield* tempDir("orch-emulator-"))
+      const hook = yield* webhookReceiver
+      const emulator = yield* emulatorOn(origin, { webhooks: [{ url: hook.url, secret: "s" }] })
+      yield* pushCommit(path, "feat/c", "main", { "c.txt": "c\n" }, "add c")
+      const number = yield* openPull(emulator, "feat/c")
+      expect((yield* api(emulator, "PATCH", `/pulls/${number}`, { state: "closed" })).body).toMatchObject({ state: "closed", merged: false })
+      expect((yield* api(emulator, "PATCH", `/pulls/${number}`, { state: "open", title: "c again" })).body).toMatchObject({ state: "open", title: "c again" })
+      expect((yield* api(emulator, "PATCH", `/pulls/${number}`, { state: "shut" })).status).toBe(422)
+      yield* Effect.promise(emulator.idle)
+      const actions = hook.got.filter((d) => d.event === "pull_request").map((d) => JSON.parse(d.body).action)
+      expect(actions).toEqual(["opened", "closed", "reopened"])
+      expect((yield* api(emulator, "PUT", `/pulls/${number}/merge`, {})).status).toBe(200)
+      expect((yield* api(emulator, "PATCH", `/pulls/${number}`, { state: "open" })).status).toBe(422)
+    }).pipe(Effect.scoped))
 })

@@ -40,8 +40,8 @@ export interface Issue {
 
 export interface Pull {
   readonly number: number
-  readonly title: string
-  readonly body: string
+  title: string
+  body: string
   readonly head: string
   readonly base: string
   state: "open" | "closed"
@@ -324,6 +324,23 @@ export const makeModel = (repos: ReadonlyArray<EmulatedRepo>, options: ModelOpti
     return { sha: commit }
   }
 
+  /**
+   * GitHub's "update a pull request": its title, body, and state (`closed` without merging, `open` again unless it
+   * merged), with the `pull_request` webhook `edited`, `closed` or `reopened`.
+   */
+  const editPull = (repo: Repo, pull: Pull, changes: { readonly title?: string; readonly body?: string; readonly state?: string }): Refusal | undefined => {
+    if (changes.state !== undefined && changes.state !== "open" && changes.state !== "closed") {
+      return { status: 422, message: `state must be "open" or "closed", not "${changes.state}"` }
+    }
+    if (changes.state === "open" && pull.merged) return { status: 422, message: "A merged pull request cannot be reopened" }
+    if (changes.title !== undefined) pull.title = changes.title
+    if (changes.body !== undefined) pull.body = changes.body
+    const action = changes.state === undefined || changes.state === pull.state ? "edited" : changes.state === "closed" ? "closed" : "reopened"
+    if (changes.state === "open" || changes.state === "closed") pull.state = changes.state
+    options.emit("pull_request", repo, { action, number: pull.number, pull_request: pullPayload(repo, pull) })
+    return undefined
+  }
+
   return {
     repos: state,
     headSha,
@@ -338,6 +355,7 @@ export const makeModel = (repos: ReadonlyArray<EmulatedRepo>, options: ModelOpti
     review,
     merge,
     updateBranch,
+    editPull,
     nextId,
     idle: jobs.idle,
     close: jobs.close

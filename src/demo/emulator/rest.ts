@@ -83,6 +83,13 @@ export const restRoute = (model: Model, method: string, url: URL, body: Record<s
     switch (`${method} ${pullMatch![2] ?? ""}`) {
       case "GET ":
         return { status: 200, body: model.pullPayload(repo, pull) }
+      case "PATCH ": {
+        const text = (key: string) => (typeof body[key] === "string" ? { [key]: body[key] as string } : {})
+        const refused = model.editPull(repo, pull, { ...text("title"), ...text("body"), ...text("state") })
+        return refused === undefined
+          ? { status: 200, body: model.pullPayload(repo, pull) }
+          : { status: refused.status, body: { message: refused.message, documentation_url: "https://docs.github.com/rest/pulls/pulls#update-a-pull-request" } }
+      }
       case "GET /reviews":
         return { status: 200, body: repo.reviews.get(pull.number) ?? [] }
       case "POST /reviews": {
