@@ -124,7 +124,10 @@ export class ConflictWatch extends Context.Service<ConflictWatch, ConflictWatchS
           yield* write(done)
         }
         const before = previous.predictions
-        const workers = actors.entries().map((entry) => entry.record).filter((r) => projects.isLive(r) && r.role === undefined && hostOf(r) === "local")
+        // A session whose PR merged or closed has nothing left to merge (a squash merge would read as an overlap with main).
+        const workers = actors.entries().map((entry) => entry.record).filter((r) =>
+          projects.isLive(r) && r.role === undefined && hostOf(r) === "local" && r.pr?.state !== "merged" && r.pr?.state !== "closed"
+        )
         const failed: Array<{ name: string; reason: string }> = []
         const allHeads: Array<ProjectHeads> = []
         const next: Array<ConflictPrediction> = []

@@ -174,6 +174,11 @@ describe("ConflictWatch", () => {
       }
       const predicted = ofType(yield* orch.events, "session.conflict_predicted")
       assert.deepStrictEqual(predicted.map((e) => [e.data?.sessions, e.data?.defaultBranch]), [[["app-1"], "main"]])
+      // app-1's own PR merges (resolved on the repohost): nothing is left to predict for it, and nothing new about it.
+      yield* orch.setPullRequest("app-1", { state: "merged" })
+      const cleared = yield* told(orch, "session.conflict_cleared", 1)
+      assert.deepStrictEqual(cleared.map((e) => [e.data?.sessions, e.data?.reason]), [[["app-1"], "ended"]])
+      assert.strictEqual(ofType(yield* orch.events, "session.conflict_predicted").length, 1)
     }).pipe(Effect.provide(NodeServices.layer)))
 
   it.effect("with action notify: a notification about the later session's collision, nothing typed to an agent", () =>
