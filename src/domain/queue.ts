@@ -1,6 +1,6 @@
 /** The work queue's entries (src/store/QueueStore.ts keeps them): what waits in front of spawn, and its order. */
 import * as Schema from "effect/Schema"
-import { OrchEvent } from "./event.ts"
+import { Outbox } from "./outbox.ts"
 import { taskTitle } from "./task.ts"
 
 /**
@@ -36,17 +36,11 @@ export const QueueEntry = Schema.Struct({
 })
 export type QueueEntry = typeof QueueEntry.Type
 
-/**
- * Events of a queue change, written in the same file as the change before they are appended to the event log (from
- * `logOffset`, its size then), and cleared after: whoever next changes the queue appends those a crash left unwritten.
- */
-export const QueueOutbox = Schema.Struct({ logOffset: Schema.Int, events: Schema.Array(OrchEvent) })
-export type QueueOutbox = typeof QueueOutbox.Type
-
 export const QueueFile = Schema.Struct({
   next: Schema.Int,
   entries: Schema.Array(QueueEntry),
-  outbox: Schema.optionalKey(QueueOutbox)
+  /** The events of the last change, until they are in the event log (outbox.ts). */
+  outbox: Schema.optionalKey(Outbox)
 })
 export type QueueFile = typeof QueueFile.Type
 

@@ -3,7 +3,7 @@
  * (src/store/TrainStore.ts) and decided by actors/rules/merge-train.ts. docs/supervisor.md "Merge train".
  */
 import * as Schema from "effect/Schema"
-import { OrchEvent } from "./event.ts"
+import { Outbox } from "./outbox.ts"
 import type { FailingCheck } from "./session.ts"
 
 /**
@@ -58,7 +58,7 @@ export const TrainFile = Schema.Struct({
   next: Schema.Int,
   cars: Schema.Array(TrainCar),
   left: Schema.Array(TrainLeaver),
-  outbox: Schema.optionalKey(Schema.Struct({ logOffset: Schema.Int, events: Schema.Array(OrchEvent) }))
+  outbox: Schema.optionalKey(Outbox)
 })
 export type TrainFile = typeof TrainFile.Type
 

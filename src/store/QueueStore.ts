@@ -8,20 +8,20 @@
  * takes the lock next appends what a crash left in the outbox, unless the log already has it. An entry being started
  * is marked `admitting` (with the session id its spawn reserved) and leaves the queue only once its session exists.
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Host, type HostShape } from "../config/host.ts"
-import type { NewEvent, OrchEvent } from "../domain/event.ts"
+import type { NewEvent } from "../domain/event.ts"
 import { entryLabel, type Positioned, type QueueEntry, QueueFile, queueOrder } from "../domain/queue.ts"
-import { errnoReason, StoreError } from "./errors.ts"
+import { StoreError } from "./errors.ts"
 import { EventLog, type EventLogShape } from "./EventLog.ts"
 import { writeFileAtomic } from "./files.ts"
+import { readJsonFile } from "./json-file.ts"
 import { type LockTimeout, withLock } from "./lock.ts"
+import { changeWithOutbox, type OutboxChange, type OutboxFile } from "./outbox.ts"
 import { dataDir, storePaths } from "./paths.ts"
 import { thisProcess } from "./process-liveness.ts"
 
@@ -83,23 +83,9 @@ export interface QueueStoreShape {
 
 const eventOf = (entry: QueueEntry) => ({ projectId: entry.projectId, ...(entry.issue !== undefined ? { issueId: entry.issue } : {}) })
 
-/** Reads the queue file (an empty queue when there is none). */
+/** Reads the queue file (an empty queue when there is none, or no data directory yet). */
 const readQueueFile = (path: string): Effect.Effect<QueueFile, StoreError> =>
-  Effect.suspend(() => {
-    let text: string
-    try {
-      text = readFileSync(path, "utf8")
-    } catch (cause) {
-      // No file, or no data directory yet (a file where it would be is for the commands that write to say).
-      const code = (cause as NodeJS.ErrnoException).code
-      if (code === "ENOENT" || code === "ENOTDIR") return Effect.succeed(EMPTY)
-      return Effect.fail(new StoreError({ path, reason: errnoReason(cause) }))
-    }
-    const decoded = decodeQueue(text)
-    return decoded._tag === "Success"
-      ? Effect.succeed(decoded.success)
-      : Effect.fail(new StoreError({ path, reason: `not a valid queue: ${decoded.failure.message.split("\n")[0]}; move it away to start an empty queue` }))
-  })
+  readJsonFile(path, decodeQueue, { missing: EMPTY, whenUnreadable: "move it away to start an empty queue" })
 
 /** The queue of the data directory `root`, in queue order: for readers (`orch queue ls`, `orch status`, the dashboard). */
 export const listQueue = (root: string): Effect.Effect<ReadonlyArray<Positioned>, StoreError> =>
@@ -109,41 +95,13 @@ export class QueueStore extends Context.Service<QueueStore, QueueStoreShape>()("
   static readonly make = (root: string, events: EventLogShape): QueueStoreShape => {
     const paths = storePaths(root)
     const path = join(root, "queue.json")
-    const write = (file: QueueFile, durable = true) => writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`, { durable })
+    const file: OutboxFile<QueueFile> = {
+      read: readQueueFile(path),
+      write: (next, durable) => writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`, { durable })
+    }
 
-    /** Appends the events a writer that died left in the outbox, skipping those the log has from where they belong. */
-    const flush = Effect.fnUntraced(function*(file: QueueFile) {
-      if (file.outbox === undefined) return file
-      const written = new Set(yield* events.linesFrom(file.outbox.logOffset))
-      for (const event of file.outbox.events) if (!written.has(JSON.stringify(event))) yield* events.appendStamped(event)
-      const { outbox: _, ...rest } = file
-      return rest
-    })
-
-    /**
-     * Reads, changes and writes the queue under its lock: `f` answers the next file (undefined: unchanged), its
-     * answer and the events of the change, which are written down with it and then appended.
-     */
-    const change = <A>(
-      f: (file: QueueFile, nowIso: string) => readonly [QueueFile | undefined, A, ReadonlyArray<NewEvent>?]
-    ) =>
-      withLock(paths.locks, "queue", "30 seconds")(Effect.gen(function*() {
-        const found = yield* readQueueFile(path)
-        const file = yield* flush(found)
-        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-        const [next, answer, news = []] = f(file, now)
-        if (news.length === 0) {
-          if (next !== undefined) yield* write(next)
-          else if (file !== found) yield* write(file, false)
-          return answer
-        }
-        const stamped: Array<OrchEvent> = news.map((event) => ({ timestamp: now, ...event }))
-        const settled = next ?? file
-        yield* write({ ...settled, outbox: { logOffset: yield* events.size, events: stamped } })
-        for (const event of stamped) yield* events.appendStamped(event)
-        yield* write(settled, false)
-        return answer
-      }))
+    /** Reads, changes and writes the queue under its lock, the change's events with it (outbox.ts). */
+    const change = <A>(f: OutboxChange<QueueFile, A>) => withLock(paths.locks, "queue", "30 seconds")(changeWithOutbox(events, file, f))
 
     const add = Effect.fn("QueueStore.add")(function*(
       projectId: string,

@@ -4,10 +4,9 @@
  * new one. Read with a Schema; a file that does not decode is an error, never an empty train.
  *
  * A change and its events (`train.joined`, `train.updated`, `train.merged`, `train.left`) are one step, as the
- * queue's: the events are written in the file with the change (its outbox), then appended to the event log, then
+ * queue's (outbox.ts): the events are written in the file with the change, then appended to the event log, then
  * cleared; whoever changes the train next appends what a crash left in the outbox, unless the log has it already.
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -15,13 +14,14 @@ import * as Schema from "effect/Schema"
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { Host, type HostShape } from "../config/host.ts"
-import type { NewEvent, OrchEvent } from "../domain/event.ts"
+import type { NewEvent } from "../domain/event.ts"
 import { emptyTrain, TrainFile } from "../domain/train.ts"
 import type { StoreError } from "./errors.ts"
 import { EventLog, type EventLogShape } from "./EventLog.ts"
 import { writeFileAtomic } from "./files.ts"
 import { readJsonFile } from "./json-file.ts"
 import { type LockTimeout, withLock } from "./lock.ts"
+import { changeWithOutbox } from "./outbox.ts"
 import { dataDir, storePaths } from "./paths.ts"
 
 const decodeTrain = Schema.decodeUnknownResult(Schema.fromJsonString(TrainFile))
@@ -67,35 +67,18 @@ export const listTrains = (root: string): Effect.Effect<ReadonlyArray<TrainFile>
 export class TrainStore extends Context.Service<TrainStore, TrainStoreShape>()("orch/store/TrainStore") {
   static readonly make = (root: string, events: EventLogShape): TrainStoreShape => {
     const paths = storePaths(root)
-    const write = (file: TrainFile, durable = true) => writeFileAtomic(trainPath(root, file.projectId), `${JSON.stringify(file, null, 2)}\n`, { durable })
-
-    /** Appends the events a writer that died left in the outbox, skipping those the log has from where they belong. */
-    const flush = Effect.fnUntraced(function*(file: TrainFile) {
-      if (file.outbox === undefined) return file
-      const written = new Set(yield* events.linesFrom(file.outbox.logOffset))
-      for (const event of file.outbox.events) if (!written.has(JSON.stringify(event))) yield* events.appendStamped(event)
-      const { outbox: _, ...rest } = file
-      return rest
-    })
-
     const change = (projectId: string, f: (file: TrainFile, nowIso: string) => TrainChange) =>
-      withLock(paths.locks, `train-${projectId}`, "30 seconds")(Effect.gen(function*() {
-        const found = yield* readTrain(root, projectId)
-        const file = yield* flush(found)
-        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-        const { file: next, events: news = [] } = f(file, now)
-        const settled = next ?? file
-        if (news.length === 0) {
-          if (next !== undefined) yield* write(next)
-          else if (file !== found) yield* write(file, false)
-          return settled
+      withLock(paths.locks, `train-${projectId}`, "30 seconds")(changeWithOutbox(
+        events,
+        {
+          read: readTrain(root, projectId),
+          write: (file, durable) => writeFileAtomic(trainPath(root, file.projectId), `${JSON.stringify(file, null, 2)}\n`, { durable })
+        },
+        (file, nowIso) => {
+          const { file: next, events: news = [] } = f(file, nowIso)
+          return [next, next ?? file, news] as const
         }
-        const stamped: Array<OrchEvent> = news.map((event) => ({ timestamp: now, ...event }))
-        yield* write({ ...settled, outbox: { logOffset: yield* events.size, events: stamped } })
-        for (const event of stamped) yield* events.appendStamped(event)
-        yield* write(settled, false)
-        return settled
-      }))
+      ))
 
     return { read: (projectId) => readTrain(root, projectId), change }
   }
