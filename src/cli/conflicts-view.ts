@@ -1,6 +1,9 @@
 /** Predicted conflicts in `orch status`: a line per pair, and each session's `conflicts` in `--json`. */
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import { conflictsOf, sideName } from "../domain/conflict-sides.ts"
 import { type ConflictPrediction } from "../domain/conflict.ts"
+import { readConflicts } from "../store/conflicts-file.ts"
 
 /** The predictions whose sessions are all among `live` (a pair with an ended session is history). */
 export const livePredictions = (predictions: ReadonlyArray<ConflictPrediction>, live: ReadonlySet<string>): Array<ConflictPrediction> =>
@@ -22,3 +25,18 @@ export const withConflicts = <R extends { readonly sessionId: string }>(
   const conflicts = conflictsOf(predictions, row.sessionId)
   return conflicts.length > 0 ? { ...row, conflicts } : row
 }
+
+/**
+ * What `orch status` shows of conflicts.json: the lines, and a `--json` row with its conflicts, for the pairs whose
+ * sessions are all `live`. A file that cannot be read is a warning, and shows nothing.
+ */
+export const statusConflicts = (root: string, live: ReadonlySet<string>) =>
+  Effect.gen(function*() {
+    const read = yield* Effect.result(readConflicts(root))
+    if (read._tag === "Failure") yield* Console.error(`orch: warning: ${read.failure.message}`)
+    const predictions = read._tag === "Success" ? livePredictions(read.success.predictions, live) : []
+    return {
+      lines: conflictLines(predictions),
+      row: <R extends { readonly sessionId: string }>(row: R) => withConflicts(row, predictions)
+    }
+  })

@@ -77,7 +77,6 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
   const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
   const { queueLines } = yield* Effect.promise(() => import("./queue-view.ts"))
-  const { shownTrains, trainLines, trainPlaces } = yield* Effect.promise(() => import("./train-view.ts"))
   const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
     Effect.provide(SessionStore.layer)
   )
@@ -113,17 +112,17 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
     ? { lines: [], warnings: [] }
     : yield* Effect.flatMap(Effect.promise(() => import("./interrupted.ts")), ({ undoInterruptedSpawns }) => undoInterruptedSpawns(interrupted))
   for (const warning of undone.warnings) yield* Console.error(`orch: warning: ${warning}`)
-  // Predicted conflicts between the live sessions (the supervisor's conflict prediction, as last written).
-  const [{ readConflicts }, { conflictLines, livePredictions, withConflicts }] = yield* Effect.promise(() =>
-    Promise.all([import("../store/conflicts-file.ts"), import("./conflicts-view.ts")])
-  )
-  const conflictsRead = yield* Effect.result(readConflicts(paths.root))
-  if (conflictsRead._tag === "Failure") yield* Console.error(`orch: warning: ${conflictsRead.failure.message}`)
+  // Predicted conflicts between the live sessions and the merge trains, as the supervisor last wrote them; where it
+  // never did (no file), nothing of them is loaded.
   const liveIds = new Set(rows.filter((row) => !isEnded(row.status)).map((row) => row.sessionId))
-  const predictions = conflictsRead._tag === "Success" ? livePredictions(conflictsRead.success.predictions, liveIds) : []
+  const conflicts = existsSync(paths.conflicts)
+    ? yield* Effect.flatMap(Effect.promise(() => import("./conflicts-view.ts")), (view) => view.statusConflicts(paths.root, liveIds))
+    : undefined
+  const trains = existsSync(paths.trains)
+    ? yield* Effect.flatMap(Effect.promise(() => import("./train-view.ts")), (view) => view.statusTrains(paths.root, supervised))
+    : undefined
   const recent = readRecentErrors(paths.events, now)
   const errorsNote = recent === undefined ? undefined : supervisorErrorsNote(recent, paths, (yield* Host).homeDir)
-  const trains = yield* shownTrains(paths.root)
   // The spec makes --json's output an array of sessions: the notes go beside it, on stderr.
   if (json) {
     if (unwatched !== undefined) yield* Console.error(`orch: warning: ${unwatched}`)
@@ -131,17 +130,16 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
     if (errorsNote !== undefined) yield* Console.error(`orch: warning: ${errorsNote}`)
     for (const line of undone.lines) yield* Console.error(`orch: ${line}`)
     // A session in a merge train shows its place there and what it waits on.
-    const places = trainPlaces(trains)
-    const shown = predictions.length > 0 ? rows.map((row) => withConflicts(row, predictions)) : rows
-    return yield* Console.log(JSON.stringify(shown.map((row) => {
-      const place = places.get(row.sessionId)
-      return place === undefined ? row : { ...row, train: place }
+    return yield* Console.log(JSON.stringify(rows.map((row) => {
+      const shown = conflicts === undefined ? row : conflicts.row(row)
+      const place = trains?.places.get(row.sessionId)
+      return place === undefined ? shown : { ...shown, train: place }
     })))
   }
   // Only the running supervisor's word counts: a file left by another one says nothing.
   const configState = readConfigState(paths.root)
   const notes = supervisor !== undefined && configState?.pid === supervisor.pid ? configNotes(configState, (yield* Host).homeDir) : []
-  const queued = [...yield* queueLines(paths.root, supervisor?.pid), ...trainLines(trains, supervised)]
+  const queued = [...yield* queueLines(paths.root, supervisor?.pid), ...(trains?.lines ?? [])]
   if (rows.length === 0) {
     const { noSessionsHint, projectTrackersHere } = yield* Effect.promise(() => import("./empty-hints.ts"))
     yield* Console.log(noSessionsHint(yield* projectTrackersHere))
@@ -157,7 +155,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   for (const line of queued) yield* Console.log(line)
   for (const line of rateLimitedLines(records, now, supervisor !== undefined)) yield* Console.log(line)
   for (const line of exitedLines(records)) yield* Console.log(line)
-  for (const line of conflictLines(predictions)) yield* Console.log(line)
+  for (const line of conflicts?.lines ?? []) yield* Console.log(line)
   const reviews = awaitingReviewLine(records)
   if (reviews !== undefined) yield* Console.log(reviews)
   const note = recordedNote(rows)

@@ -42,3 +42,7 @@ export const trainLines = (trains: ReadonlyArray<ShownTrain>, supervised: boolea
 /** Each car's place, by session, for `orch status --json`. */
 export const trainPlaces = (trains: ReadonlyArray<ShownTrain>): ReadonlyMap<string, { readonly position: number; readonly waitingOn: string }> =>
   new Map(trains.flatMap((train) => train.cars.map((car) => [car.sessionId, { position: car.position, waitingOn: car.waitingOn }] as const)))
+
+/** What `orch status` shows of the trains: the lines under the queue, and each session's place for `--json`. */
+export const statusTrains = (root: string, supervised: boolean) =>
+  Effect.map(shownTrains(root), (trains) => ({ lines: trainLines(trains, supervised), places: trainPlaces(trains) }))

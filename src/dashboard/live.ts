@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
 import { appendFileSync, mkdirSync, watch } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname } from "node:path"
 import type { ConflictPrediction } from "../domain/conflict.ts"
 import type { OrchEvent } from "../domain/event.ts"
 import { watchedView } from "../domain/live.ts"
@@ -169,7 +169,7 @@ export const makeLiveHub = Effect.fnUntraced(function*(deps: {
     (entries) => publish({ kind: "queue", entries })
   )
   // The merge trains: one file per project under trains/ (made here, so there is a directory to watch).
-  const trainsDir = join(store.paths.root, "trains")
+  const trainsDir = store.paths.trains
   yield* Effect.sync(() => mkdirSync(trainsDir, { recursive: true }))
   const trainFeed = yield* followFiles(
     trainsDir,

@@ -43,8 +43,7 @@ export interface TrainStoreShape {
   readonly change: (projectId: string, f: (file: TrainFile, nowIso: string) => TrainChange) => Effect.Effect<TrainFile, TrainError>
 }
 
-const trainsDir = (root: string) => join(root, "trains")
-const trainPath = (root: string, projectId: string) => join(trainsDir(root), `${projectId}.json`)
+const trainPath = (root: string, projectId: string) => join(storePaths(root).trains, `${projectId}.json`)
 
 const readTrain = (root: string, projectId: string): Effect.Effect<TrainFile, StoreError> =>
   readJsonFile(trainPath(root, projectId), decodeTrain, {
@@ -57,7 +56,7 @@ export const listTrains = (root: string): Effect.Effect<ReadonlyArray<TrainFile>
   Effect.suspend(() => {
     let names: Array<string>
     try {
-      names = readdirSync(trainsDir(root)).filter((name) => name.endsWith(".json"))
+      names = readdirSync(storePaths(root).trains).filter((name) => name.endsWith(".json"))
     } catch {
       return Effect.succeed([])
     }

@@ -10,11 +10,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { join } from "node:path"
 import { ConflictPrediction } from "../domain/conflict.ts"
 import type { StoreError } from "./errors.ts"
 import { writeFileAtomic } from "./files.ts"
 import { readJsonFile } from "./json-file.ts"
+import { storePaths } from "./paths.ts"
 
 export const ClearedConflict = Schema.Struct({
   prediction: ConflictPrediction,
@@ -38,7 +38,7 @@ export const ConflictsFile = Schema.Struct({
 export type ConflictsFile = typeof ConflictsFile.Type
 
 const decode = Schema.decodeUnknownResult(Schema.fromJsonString(ConflictsFile))
-export const conflictsPath = (root: string) => join(root, "conflicts.json")
+export const conflictsPath = (root: string) => storePaths(root).conflicts
 
 export const noConflicts: ConflictsFile = { updatedAt: new Date(0).toISOString(), predictions: [] }
 

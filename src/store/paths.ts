@@ -32,6 +32,10 @@ export interface StorePaths {
   readonly supervisorLog: string
   /** Each host's reachability and headroom, as the running supervisor last saw them (src/hosts/host-watch.ts). */
   readonly hosts: string
+  /** The conflicts the supervisor predicts now (conflicts-file.ts). */
+  readonly conflicts: string
+  /** One merge train per project, `<projectId>.json` (TrainStore.ts). */
+  readonly trains: string
   readonly project: (projectId: string) => string
   readonly session: (projectId: string, sessionId: string) => string
   readonly record: (projectId: string, sessionId: string) => string
@@ -57,6 +61,8 @@ export const storePaths = (root: string): StorePaths => {
     locks: join(root, "locks"),
     supervisorLog: join(root, "supervisor.log"),
     hosts: join(root, "hosts.json"),
+    conflicts: join(root, "conflicts.json"),
+    trains: join(root, "trains"),
     project: (projectId) => join(sessions, projectId),
     session,
     record: (p, s) => `${session(p, s)}/session.json`,
