@@ -16,6 +16,7 @@ import { StoreError } from "../../store/errors.ts"
 import { LockTimeout, withLock } from "../../store/lock.ts"
 import { fetchedRecently } from "./fetch-window.ts"
 import { type Git, makeGit } from "./git.ts"
+import { refsFromFiles } from "./ref-files.ts"
 import { type BeforeMaking, type CreatedWorkspace, WorkspaceError, type WorkspaceShape, type WorkspaceSpec } from "./Workspace.ts"
 
 const PLUGIN = "worktree"
@@ -26,8 +27,10 @@ const RESCUE_IDENTITY = {
   GIT_COMMITTER_EMAIL: "orch@localhost"
 }
 
-/** Which of `refs` exist, with one git call. */
+/** Which of `refs` exist: read from the ref files, or with one git call where they cannot tell (ref-files.ts). */
 export const existingRefs = Effect.fnUntraced(function*(git: Git, repo: string, refs: ReadonlyArray<string>) {
+  const fromFiles = refsFromFiles(repo, refs)
+  if (fromFiles !== undefined) return fromFiles
   const listed = yield* git.ok(repo, ["for-each-ref", "--format=%(refname)", ...refs])
   return new Set(listed.split("\n").filter(Boolean))
 })
