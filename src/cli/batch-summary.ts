@@ -1,10 +1,43 @@
-/** What `orch batch-spawn` says when it is done: the counts, and in plain words why anything waits instead of starting. */
-import type { BatchOutcome } from "../sessions/SessionOps.ts"
+/**
+ * What `orch batch-spawn` says: a line per issue, then the counts and, in plain words, why anything waits instead of
+ * starting. Plain functions, shared by the full CLI and the fast path (src/ipc/fast-path.ts), which loads no Effect.
+ */
+
+/** What a batch's outcome (`BatchOutcome` in src/sessions/SessionOps.ts) needs to be told. */
+export type OutcomeLine =
+  | {
+    readonly _tag: "Created"
+    readonly issueId: string
+    readonly record: { readonly sessionId: string; readonly branch: string; readonly host?: string | undefined }
+    readonly warnings: ReadonlyArray<string>
+  }
+  | { readonly _tag: "Skipped"; readonly issueId: string; readonly sessionId: string }
+  | { readonly _tag: "Failed"; readonly issueId: string; readonly reason: string }
+  | { readonly _tag: "Queued"; readonly issueId: string; readonly entryId: string; readonly position: number; readonly reason: string }
+
+/** One issue's line. */
+export const describeOutcome = (outcome: OutcomeLine): string => {
+  switch (outcome._tag) {
+    case "Created":
+      return `${outcome.issueId}: created ${outcome.record.sessionId} (${outcome.record.branch}${
+        outcome.record.host !== undefined && outcome.record.host !== "local" ? `, on host ${outcome.record.host}` : ""
+      })${outcome.warnings.map((w) => `; warning: ${w}`).join("")}`
+    case "Skipped":
+      return `${outcome.issueId}: skipped, ${outcome.sessionId} is already on it`
+    case "Failed":
+      return `${outcome.issueId}: failed: ${outcome.reason}`
+    case "Queued":
+      return `${outcome.issueId}: queued as ${outcome.entryId}, position ${outcome.position} (${outcome.reason})`
+  }
+}
+
+/** The last words of a batch with failures (exit 1), after `orch: `. */
+export const batchFailedMessage = (failed: number): string => `${failed} spawn${failed === 1 ? "" : "s"} failed`
 
 const WHEN_QUEUED = "they start on their own once that allows, while orch's supervisor runs (`orch start`); `orch queue ls` shows them and why they wait"
 
-export const batchSummary = (outcomes: ReadonlyArray<BatchOutcome>): ReadonlyArray<string> => {
-  const count = (tag: BatchOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
+export const batchSummary = (outcomes: ReadonlyArray<OutcomeLine>): ReadonlyArray<string> => {
+  const count = (tag: OutcomeLine["_tag"]) => outcomes.filter((o) => o._tag === tag).length
   const queued = outcomes.flatMap((o) => (o._tag === "Queued" ? [o] : []))
   const counts = `created ${count("Created")}, skipped ${count("Skipped")}, failed ${count("Failed")}${queued.length > 0 ? `, queued ${queued.length}` : ""}`
   if (queued.length === 0) return [counts]

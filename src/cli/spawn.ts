@@ -13,7 +13,7 @@ import { taskTitle } from "../domain/task.ts"
 import type { BatchOutcome, SpawnTarget } from "../sessions/SessionOps.ts"
 import { eventLogEnd } from "../store/events-after.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
-import { batchSummary } from "./batch-summary.ts"
+import { batchFailedMessage, batchSummary, describeOutcome } from "./batch-summary.ts"
 import type { SessionsWhere } from "./session-context.ts"
 import { taskFileFlag, taskFlag, workFrom } from "./task-input.ts"
 
@@ -74,22 +74,7 @@ export const spawn = Command.make(
 export class BatchFailed extends Schema.TaggedError<BatchFailed>()("BatchFailed", { failed: Schema.Int }) {
   override readonly [Runtime.errorExitCode] = 1
   override get message() {
-    return `${this.failed} spawn${this.failed === 1 ? "" : "s"} failed`
-  }
-}
-
-const describe = (outcome: BatchOutcome) => {
-  switch (outcome._tag) {
-    case "Created":
-      return `${outcome.issueId}: created ${outcome.record.sessionId} (${outcome.record.branch}${
-        outcome.record.host !== undefined && outcome.record.host !== "local" ? `, on host ${outcome.record.host}` : ""
-      })${outcome.warnings.map((w) => `; warning: ${w}`).join("")}`
-    case "Skipped":
-      return `${outcome.issueId}: skipped, ${outcome.sessionId} is already on it`
-    case "Failed":
-      return `${outcome.issueId}: failed: ${outcome.reason}`
-    case "Queued":
-      return `${outcome.issueId}: queued as ${outcome.entryId}, position ${outcome.position} (${outcome.reason})`
+    return batchFailedMessage(this.failed)
   }
 }
 
@@ -99,7 +84,7 @@ export const batchSpawn = Command.make(
   Effect.fn("cli.batchSpawn")(function*({ project, issues, json }) {
     const { withSessions } = yield* Effect.promise(loadSessions)
     const outcomes = yield* withSessions(
-      (sessions) => sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describe(outcome)))),
+      (sessions) => sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describeOutcome(outcome)))),
       { project }
     )
     const count = (tag: BatchOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length

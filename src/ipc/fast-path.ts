@@ -1,8 +1,9 @@
 /**
- * The fast path for the commands agents run most (`orch spawn`, `orch send`): when a supervisor runs, speak its
- * socket directly with nothing but `node:net`, skipping the command tree and the config (about 250 ms of
- * loading). It prints exactly what the full CLI prints. It only handles the plain forms (no flags); anything
- * else, or no supervisor to reach, returns `undefined` and the full CLI runs instead. Once a request is sent,
+ * The fast path for the commands agents run most (`orch spawn`, `orch batch-spawn`, `orch send`): when a supervisor
+ * runs, speak its socket directly with nothing but `node:net`, skipping the command tree and the config (about
+ * 250 ms of loading). It prints exactly what the full CLI prints, and exits as it does. It only handles the plain
+ * forms (no flags but batch-spawn's `--json`); anything else, or no supervisor to reach, returns `undefined` and the
+ * full CLI runs instead. Once a request is sent,
  * it never falls back (that could do the work twice), with one exception: a connection reset before any answer
  * means the request was never read (a socket closes with a reset only over unread data, or over connections still
  * waiting to be accepted, as when a supervisor dies while a child it was starting briefly holds its socket).
@@ -22,6 +23,7 @@ import { connect } from "node:net"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import type { HostShape } from "../config/host.ts"
+import { batchFailedMessage, batchSummary, describeOutcome, type OutcomeLine } from "../cli/batch-summary.ts"
 import { configNotice } from "../config/notice.ts"
 import { configHere } from "../config/search.ts"
 import { normalIssueId } from "../domain/issue-id.ts"
@@ -29,13 +31,20 @@ import { interruptedSpawnSentence, type SpawnAsked, spawnFate } from "../domain/
 import { eventLogEnd, eventsAfter } from "../store/events-after.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
 
+interface Printed {
+  readonly stdout: string
+  readonly stderr: string
+  /** 0 unless said. */
+  readonly exitCode?: number
+}
+
 interface Exchange {
-  readonly tag: "Spawn" | "Send"
+  readonly tag: "Spawn" | "BatchSpawn" | "Send"
   /** A spawn's question, for what to say if it is interrupted. */
   readonly asked?: SpawnAsked
   readonly payload: Record<string, unknown>
   /** What to print for the answer, or undefined when the answer is not what the request answers. */
-  readonly print: (value: unknown) => { readonly stdout: string; readonly stderr: string } | undefined
+  readonly print: (value: unknown) => Printed | undefined
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
@@ -48,7 +57,41 @@ const spawned = (value: unknown) => {
   return { sessionId: value.record.sessionId, warnings: strings(value.warnings), recovered: strings(value.recovered) }
 }
 
+const isString = (value: unknown): value is string => typeof value === "string"
+
+/** One of a batch's outcomes (`BatchOutcome` in protocol.ts), as far as what is told of it needs. */
+const outcomeLine = (value: unknown): value is OutcomeLine => {
+  if (!isRecord(value) || !isString(value.issueId)) return false
+  switch (value._tag) {
+    case "Created":
+      return isRecord(value.record) && isString(value.record.sessionId) && isString(value.record.branch) &&
+        (value.record.host === undefined || isString(value.record.host)) && Array.isArray(value.warnings) && value.warnings.every(isString)
+    case "Skipped":
+      return isString(value.sessionId)
+    case "Failed":
+      return isString(value.reason)
+    case "Queued":
+      return isString(value.entryId) && typeof value.position === "number" && isString(value.reason)
+    default:
+      return false
+  }
+}
+
+/** A batch's answer as the full CLI prints it (src/cli/spawn.ts): a line per issue and the summary, or the JSON. */
+export const printBatch = (json: boolean) => (value: unknown): Printed | undefined => {
+  if (!Array.isArray(value) || !value.every(outcomeLine)) return undefined
+  const failed = value.filter((outcome) => outcome._tag === "Failed").length
+  const lines = json ? [JSON.stringify(value, null, 2)] : [...value.map(describeOutcome), ...batchSummary(value)]
+  return { stdout: lines.map((line) => `${line}\n`).join(""), stderr: failed > 0 ? `orch: ${batchFailedMessage(failed)}\n` : "", exitCode: failed > 0 ? 1 : 0 }
+}
+
 const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
+  if (argv[0] === "batch-spawn") {
+    const words = argv.slice(1).filter((arg) => arg !== "--json")
+    if (words.length < 2 || words.some((arg) => arg.startsWith("-"))) return undefined
+    const [project, ...issues] = words
+    return { tag: "BatchSpawn", payload: { project, issues }, print: printBatch(words.length < argv.length - 1) }
+  }
   if (argv.some((arg) => arg.startsWith("-"))) return undefined
   const [command, first, ...rest] = argv
   if (command === "spawn" && first !== undefined && rest.length === 1) {
@@ -116,14 +159,18 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
       process.stderr.write(code !== undefined && notice !== undefined ? `orch: ${notice}\n${stderr}` : stderr)
       resolve(code)
     }
-    /** A signal while a spawn is asked: hang up (the supervisor undoes it), then say what became of it. */
+    /**
+     * A signal while a spawn is asked: hang up (the supervisor undoes it), then say what became of it. A batch hangs
+     * up and ends as the full CLI's does (128 + the signal's number): what did not start waits in the queue.
+     */
     let stopping = false
     const interrupted = (signal: keyof typeof SIGNALS) => {
-      if (done || stopping || exchange.asked === undefined) return
+      if (done || stopping) return
       stopping = true
       const asked = exchange.asked
       const code = 128 + SIGNALS[signal]
       client.destroy()
+      if (asked === undefined) return finish(code)
       if (!sent) return finish(code, "", `orch: ${interruptedSpawnSentence(asked, false, { _tag: "Unknown" })}\n`)
       const started = Date.now()
       const look = () => {
@@ -133,7 +180,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
       }
       look()
     }
-    if (exchange.asked !== undefined) { for (const [signal, handler] of handlers) process.on(signal, handler) }
+    if (exchange.tag !== "Send") { for (const [signal, handler] of handlers) process.on(signal, handler) }
     const client = connect(socket, () => {
       sent = true
       client.write(`${JSON.stringify({ _tag: "Request", id: "1", tag: exchange.tag, payload: exchange.payload, headers: [] })}\n`)
@@ -159,7 +206,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
         if (message._tag !== "Exit" || message.requestId !== "1" || message.exit === undefined) continue
         if (message.exit._tag === "Success") {
           const printed = exchange.print(message.exit.value)
-          return printed === undefined ? finish(1, "", UNREADABLE) : finish(0, printed.stdout, printed.stderr)
+          return printed === undefined ? finish(1, "", UNREADABLE) : finish(printed.exitCode ?? 0, printed.stdout, printed.stderr)
         }
         const failure = message.exit.cause?.find((reason) => reason._tag === "Fail")?.error
         return finish(failure?.exitCode ?? 1, "", `orch: ${failure?.reason ?? "the supervisor failed to carry out the command"}\n`)

@@ -2,7 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { runFast } from "../../src/ipc/fast-path.ts"
+import * as Schema from "effect/Schema"
+import { printBatch, runFast } from "../../src/ipc/fast-path.ts"
+import { BatchOutcome } from "../../src/ipc/protocol.ts"
 import { pingSupervisor } from "../../src/ipc/raw-ping.ts"
 import { eventually, processGone } from "../support/eventually.ts"
 import { sandbox } from "../support/orch-sandbox.ts"
@@ -79,4 +81,51 @@ describe("fast path to the supervisor (spawn, send)", () => {
       assert.strictEqual(viaBin.stdout, "app-1\n")
       assert.deepStrictEqual(yield* s.orch(["send", "app-1", "hello"]), { code: 0, stdout: "delivered to app-1\n", stderr: "" })
     }), 60_000)
+
+  it.live("batch-spawn: the lines or the JSON the full CLI prints, and its exit codes", () =>
+    Effect.gen(function*() {
+      const s = yield* sandbox()
+      const env = { ...process.env, HOME: s.home, ORCH_HOME: "", ORCH_CONFIG_PATH: s.config }
+      assert.isUndefined((yield* fast(["batch-spawn", "app", "1"], env)).code, "no supervisor: the full CLI runs")
+      assert.strictEqual((yield* s.orch(["start", "app", "--detach"])).code, 0)
+
+      const plain = yield* fast(["batch-spawn", "app", "1", "2"], env)
+      assert.strictEqual(plain.code, 0, plain.stderr)
+      const lines = plain.stdout.trimEnd().split("\n")
+      assert.match(lines[0]!, /^1: created app-1 \(feat\/1\); warning: repohost http:\/\/127\.0\.0\.1:9 unavailable: /)
+      assert.match(lines[1]!, /^2: created app-2 \(feat\/2\); warning: /)
+      assert.strictEqual(lines[2], "created 2, skipped 0, failed 0")
+      assert.strictEqual(plain.stderr, "")
+
+      // --json anywhere: what the full CLI prints is the decoded outcomes, which encode back to exactly this.
+      const json = yield* fast(["batch-spawn", "--json", "app", "2", "3"], env)
+      assert.strictEqual(json.code, 0, json.stderr)
+      const printed: unknown = JSON.parse(json.stdout)
+      const outcomes = Schema.decodeUnknownSync(Schema.Array(BatchOutcome))(printed)
+      assert.deepStrictEqual(Schema.encodeSync(Schema.Array(BatchOutcome))(outcomes), printed)
+      assert.strictEqual(json.stdout, `${JSON.stringify(outcomes, null, 2)}\n`)
+      assert.deepStrictEqual(outcomes.map((o) => o._tag), ["Skipped", "Created"])
+
+      const refused = yield* fast(["batch-spawn", "app", "1", "x y"], env)
+      assert.strictEqual(refused.code, 2, "an id that is not an issue id refuses the whole batch")
+      assert.match(refused.stderr, /^orch: "x y" is not an issue id here: expected letters, digits/)
+      assert.isUndefined((yield* fast(["batch-spawn", "app", "--json"], env)).code, "no issue: the full CLI's usage error")
+      assert.isUndefined((yield* fast(["batch-spawn", "app", "4", "--yes"], env)).code, "another flag takes the full CLI")
+      assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
+    }), 60_000)
+
+  it("a batch with failures exits 1 with the full CLI's last words", () => {
+    const outcomes = [
+      { _tag: "Failed", issueId: "5", reason: "branch feat/5 is already checked out at /elsewhere" },
+      { _tag: "Queued", issueId: "6", entryId: "q-1", position: 1, reason: "maxSessions 1 reached" }
+    ]
+    assert.deepStrictEqual(printBatch(false)(outcomes), {
+      stdout: "5: failed: branch feat/5 is already checked out at /elsewhere\n6: queued as q-1, position 1 (maxSessions 1 reached)\n" +
+        "created 0, skipped 0, failed 1, queued 1\n" +
+        "Nothing started now: the issue waits in the queue (maxSessions 1 reached); they start on their own once that allows, while orch's supervisor runs (`orch start`); `orch queue ls` shows them and why they wait.\n",
+      stderr: "orch: 1 spawn failed\n",
+      exitCode: 1
+    })
+    assert.isUndefined(printBatch(true)([{ _tag: "Created", issueId: "7" }]), "an answer it cannot read")
+  })
 })
