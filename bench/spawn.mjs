@@ -106,9 +106,9 @@ try {
     }) | under 4×: ${statusMedian / nodeMedian < 4 ? "met" : "NOT met"} |`,
     `| \`orch batch-spawn\` of 10 through the supervisor | ${batchMedian === undefined ? "–" : ms(batchMedian)} | ${
       batchSamples.length > 0 ? `range ${ms(Math.min(...batchSamples))}–${ms(Math.max(...batchSamples))}` : ""
-    } | ${batchSamples.length} of ${BATCH_RUNS} batches started all 10${queuedReasons.size > 0 ? `; queued: ${[...queuedReasons].join("; ")}` : ""} | ≤ 600 ms with all 10 started: ${
-      batchMedian === undefined ? "not measurable (admission queued some)" : batchMedian <= 600 ? "met" : "NOT met"
-    } |`
+    } | ${batchSamples.length} of ${BATCH_RUNS} batches started all 10${
+      queuedReasons.size > 0 ? `; queued: ${[...queuedReasons].join("; ")}` : ""
+    } | ≤ 600 ms with all 10 started: ${batchMedian === undefined ? "not measurable (admission queued some)" : batchMedian <= 600 ? "met" : "NOT met"} |`
   ].join("\n")
   recordSection("Spawn (`bench/spawn.mjs`)", body)
   console.log(body)

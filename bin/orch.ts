@@ -15,7 +15,9 @@ const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   process.stdout.write(`orch v${VERSION}\n`)
 } else {
-  const fast = argv[0] === "spawn" || argv[0] === "batch-spawn" || argv[0] === "send" ? await (await import("../src/ipc/fast-path.ts")).runFast(argv) : undefined
+  const fast = argv[0] === "spawn" || argv[0] === "batch-spawn" || argv[0] === "send"
+    ? await (await import("../src/ipc/fast-path.ts")).runFast(argv)
+    : undefined
   if (fast !== undefined) {
     process.exitCode = fast
   } else {
