@@ -13,7 +13,7 @@ import { taskTitle } from "../domain/task.ts"
 import type { BatchOutcome, SpawnTarget } from "../sessions/SessionOps.ts"
 import { eventLogEnd } from "../store/events-after.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
-import { batchFailedMessage, batchSummary, describeOutcome } from "./batch-summary.ts"
+import { batchFailedMessage, batchSummary, describeOutcome } from "../domain/batch-summary.ts"
 import type { SessionsWhere } from "./session-context.ts"
 import { taskFileFlag, taskFlag, workFrom } from "./task-input.ts"
 

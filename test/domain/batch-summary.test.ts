@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { batchSummary } from "../../src/cli/batch-summary.ts"
+import { batchSummary } from "../../src/domain/batch-summary.ts"
 import type { BatchOutcome } from "../../src/sessions/SessionOps.ts"
 
 const LOAD = "waiting for load on this machine to fall: 9.1, at most 8.0"
