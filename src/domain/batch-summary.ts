@@ -34,7 +34,11 @@ export const describeOutcome = (outcome: OutcomeLine): string => {
 /** The last words of a batch with failures (exit 1), after `orch: `. */
 export const batchFailedMessage = (failed: number): string => `${failed} spawn${failed === 1 ? "" : "s"} failed`
 
-const WHEN_QUEUED = "they start on their own once that allows, while orch's supervisor runs (`orch start`); `orch queue ls` shows them and why they wait"
+/** When what waits starts, and where to see it: of one issue (`it`) or of several (`they`). */
+const whenQueued = (one: boolean) =>
+  one
+    ? "it starts on its own once that allows, while orch's supervisor runs (`orch start`); `orch queue ls` shows it and why it waits"
+    : "they start on their own once that allows, while orch's supervisor runs (`orch start`); `orch queue ls` shows them and why they wait"
 
 export const batchSummary = (outcomes: ReadonlyArray<OutcomeLine>): ReadonlyArray<string> => {
   const count = (tag: OutcomeLine["_tag"]) => outcomes.filter((o) => o._tag === tag).length
@@ -43,8 +47,9 @@ export const batchSummary = (outcomes: ReadonlyArray<OutcomeLine>): ReadonlyArra
   if (queued.length === 0) return [counts]
   const reasons = [...new Set(queued.map((o) => o.reason))]
   const why = reasons.length === 1 ? reasons[0]! : `${reasons[0]!}, and other reasons`
+  const one = queued.length === 1
   const what = count("Created") === 0
-    ? `Nothing started now: ${queued.length === 1 ? "the issue waits" : `all ${queued.length} wait`} in the queue (${why}); ${WHEN_QUEUED}.`
-    : `${queued.length} of them did not start now and wait in the queue (${why}); ${WHEN_QUEUED}.`
+    ? `Nothing started now: ${one ? "the issue waits" : `all ${queued.length} wait`} in the queue (${why}); ${whenQueued(one)}.`
+    : `${one ? "1 of them did not start now and waits" : `${queued.length} of them did not start now and wait`} in the queue (${why}); ${whenQueued(one)}.`
   return [counts, what]
 }

@@ -30,6 +30,7 @@ import { normalIssueId } from "../domain/issue-id.ts"
 import { interruptedSpawnSentence, type SpawnAsked, spawnFate } from "../domain/spawn-fate.ts"
 import { eventLogEnd, eventsAfter } from "../store/events-after.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
+import { ANSWER_WAIT_MS, unresponsiveMessage } from "./raw-ping.ts"
 
 interface Printed {
   readonly stdout: string
@@ -88,9 +89,11 @@ export const printBatch = (json: boolean) => (value: unknown): Printed | undefin
 const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
   if (argv[0] === "batch-spawn") {
     const words = argv.slice(1).filter((arg) => arg !== "--json")
-    if (words.length < 2 || words.some((arg) => arg.startsWith("-"))) return undefined
+    const flags = argv.length - 1 - words.length
+    // `--json` twice, other flags, no issue: the full CLI's own answer (a usage error, or what the flag does).
+    if (flags > 1 || words.length < 2 || words.some((arg) => arg.startsWith("-"))) return undefined
     const [project, ...issues] = words
-    return { tag: "BatchSpawn", payload: { project, issues }, print: printBatch(words.length < argv.length - 1) }
+    return { tag: "BatchSpawn", payload: { project, issues }, print: printBatch(flags === 1) }
   }
   if (argv.some((arg) => arg.startsWith("-"))) return undefined
   const [command, first, ...rest] = argv
@@ -114,13 +117,23 @@ const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
   return undefined
 }
 
-/** The socket a supervisor announced in `supervisor.json`, and the config it serves; whether anything answers, connecting tells. */
-const announced = (host: HostShape): { readonly socket: string; readonly configPath?: string } | undefined => {
+interface Announced {
+  readonly socket: string
+  readonly pid?: number
+  readonly configPath?: string
+}
+
+/** The socket a supervisor announced in `supervisor.json`, its pid and the config it serves; whether anything answers, connecting tells. */
+const announced = (host: HostShape): Announced | undefined => {
   const root = dataDir(host)
   try {
-    const file = JSON.parse(readFileSync(join(root, "supervisor.json"), "utf8")) as { socket?: unknown; configPath?: unknown }
-    if (typeof file.socket !== "string") return undefined
-    return typeof file.configPath === "string" ? { socket: file.socket, configPath: file.configPath } : { socket: file.socket }
+    const file: unknown = JSON.parse(readFileSync(join(root, "supervisor.json"), "utf8"))
+    if (!isRecord(file) || !isString(file.socket)) return undefined
+    return {
+      socket: file.socket,
+      ...(typeof file.pid === "number" ? { pid: file.pid } : {}),
+      ...(isString(file.configPath) ? { configPath: file.configPath } : {})
+    }
   } catch {
     return undefined
   }
@@ -139,7 +152,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
   const host: HostShape = { env, homeDir: env.HOME || homedir(), cwd: process.cwd() }
   const supervisor = exchange === undefined ? undefined : announced(host)
   if (exchange === undefined || supervisor === undefined) return Promise.resolve(undefined)
-  const { socket } = supervisor
+  const { socket, pid } = supervisor
   // Said as the full CLI says it (src/cli/acting-config.ts): the supervisor's config is not the one found here.
   const notice = supervisor.configPath === undefined ? undefined : configNotice({ _tag: "Supervisor", path: supervisor.configPath }, configHere(host), host)
   const eventsPath = storePaths(dataDir(host)).events
@@ -150,9 +163,11 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
     let done = false
     let buffer = ""
     const handlers = Object.keys(SIGNALS).map((signal) => [signal, () => interrupted(signal as keyof typeof SIGNALS)] as const)
+    let unanswered: ReturnType<typeof setTimeout> | undefined
     const finish = (code: number | undefined, stdout = "", stderr = "") => {
       if (done) return
       done = true
+      clearTimeout(unanswered)
       for (const [signal, handler] of handlers) process.removeListener(signal, handler)
       client.destroy()
       process.stdout.write(stdout)
@@ -181,14 +196,24 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
       look()
     }
     if (exchange.tag !== "Send") { for (const [signal, handler] of handlers) process.on(signal, handler) }
+    // A Ping first, as the full CLI's (src/ipc/liveness.ts): a supervisor that takes the connection but does not answer
+    // (stopped, or stuck) is said so, and is sent nothing it would carry out later, when whoever asked is gone.
     const client = connect(socket, () => {
+      client.write(`${JSON.stringify({ _tag: "Request", id: "0", tag: "Ping", payload: null, headers: [] })}\n`)
+      unanswered = setTimeout(
+        () => finish(1, "", `orch: ${unresponsiveMessage(pid, socket, `it did not answer within ${ANSWER_WAIT_MS / 1000}s`)}\n`),
+        ANSWER_WAIT_MS
+      )
+    })
+    const ask = () => {
+      clearTimeout(unanswered)
       sent = true
       client.write(`${JSON.stringify({ _tag: "Request", id: "1", tag: exchange.tag, payload: exchange.payload, headers: [] })}\n`)
-    })
+    }
     client.setEncoding("utf8")
     client.on("data", (chunk: string) => {
       if (stopping) return
-      received = true
+      if (sent) received = true
       buffer += chunk
       for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
         const line = buffer.slice(0, end)
@@ -202,6 +227,10 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
           message = JSON.parse(line)
         } catch {
           return finish(1, "", UNREADABLE)
+        }
+        if (message._tag === "Exit" && message.requestId === "0" && !sent) {
+          ask()
+          continue
         }
         if (message._tag !== "Exit" || message.requestId !== "1" || message.exit === undefined) continue
         if (message.exit._tag === "Success") {

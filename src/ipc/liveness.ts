@@ -25,6 +25,7 @@ import { isProcessAlive } from "../store/process-liveness.ts"
 import { readSupervisorFile, socketPath, type SupervisorFile, supervisorFilePath } from "../store/supervisor-file.ts"
 import { type SupervisorClient, supervisorClient } from "./client.ts"
 import type { SupervisorInfo } from "./protocol.ts"
+import { unresponsiveMessage } from "./raw-ping.ts"
 
 export const PING_TIMEOUT = Duration.millis(500)
 export const PATIENCE = Duration.millis(1500)
@@ -76,9 +77,7 @@ export class SupervisorUnresponsive extends Schema.TaggedError<SupervisorUnrespo
 }) {
   override readonly [Runtime.errorExitCode] = 1
   override get message() {
-    const who = this.pid === undefined ? "a process" : `the supervisor (pid ${this.pid})`
-    const stop = this.pid === undefined ? `remove ${this.socket}` : `stop it with \`kill ${this.pid}\``
-    return `${who} holds ${this.socket} but ${this.reason}; try again in a moment, or ${stop} and run \`orch start\` again`
+    return unresponsiveMessage(this.pid, this.socket, this.reason)
   }
 }
 

@@ -25,7 +25,20 @@ const answerOf = (value: { pid?: unknown; projects?: unknown; configPath?: unkno
   }
 }
 
-export const pingSupervisor = (socket: string, timeoutMs = 2000): Promise<PingAnswer | undefined> =>
+/** How long a command waits for a supervisor that took its connection to answer, in all (src/ipc/liveness.ts). */
+export const ANSWER_WAIT_MS = 2000
+
+/**
+ * What a command says of a supervisor that holds its socket but does not answer (`SupervisorUnresponsive` in
+ * src/ipc/liveness.ts): nothing is sent to it, and nothing is done in its place.
+ */
+export const unresponsiveMessage = (pid: number | undefined, socket: string, reason: string): string => {
+  const who = pid === undefined ? "a process" : `the supervisor (pid ${pid})`
+  const stop = pid === undefined ? `remove ${socket}` : `stop it with \`kill ${pid}\``
+  return `${who} holds ${socket} but ${reason}; try again in a moment, or ${stop} and run \`orch start\` again`
+}
+
+export const pingSupervisor = (socket: string, timeoutMs = ANSWER_WAIT_MS): Promise<PingAnswer | undefined> =>
   // No socket file, no supervisor: nothing to connect to (a connection would only be refused a turn later).
   !existsSync(socket) ? Promise.resolve(undefined) : new Promise((resolve) => {
     let buffer = ""

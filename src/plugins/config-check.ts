@@ -27,6 +27,7 @@ import { hasLayer, NO_PLUGIN_LAYERS, PluginLayers, type PluginLayersShape } from
 import { importPlugin } from "./loader.ts"
 import { notifierProblems } from "./notifier/registry.ts"
 import { repohostScmProblem } from "./scm/Scm.ts"
+import { repohostTrackerProblem } from "./tracker/repohost.ts"
 import { trackerBSettings } from "./tracker/tracker-b.ts"
 
 type Path = ReadonlyArray<string | number>
@@ -101,6 +102,9 @@ export const checkProject = (
         } else if (slot === "tracker" && choice.name === "tracker-b") {
           const settings = trackerBSettings(project.tracker, `projects.${project.key}.tracker`)
           if (Result.isFailure(settings)) issues.push(keyIssue([...own, "tracker"], settings.failure))
+        } else if (slot === "tracker" && choice.name === "repohost") {
+          const problem = repohostTrackerProblem(project.tracker, `projects.${project.key}.tracker`)
+          if (problem !== undefined) issues.push(keyIssue([...own, "tracker"], problem))
         } else if (slot === "scm" && choice.name === "repohost") {
           const problem = repohostScmProblem(project.scm, `projects.${project.key}.scm`)
           if (problem !== undefined) issues.push(keyIssue([...own, "scm"], problem))

@@ -29,7 +29,7 @@ import { Runtime } from "./runtime/Runtime.ts"
 import { defaultTmuxSocket } from "./runtime/tmux-socket.ts"
 import { makeRepohostScm } from "./scm/repohost.ts"
 import { NO_PULL_REQUEST, repohostScmProblem, Scm, ScmError } from "./scm/Scm.ts"
-import { makeRepohostTracker } from "./tracker/repohost.ts"
+import { makeRepohostTracker, repohostTrackerProblem } from "./tracker/repohost.ts"
 import { makeLinearTracker } from "./tracker/tracker-b.ts"
 import { Tracker } from "./tracker/Tracker.ts"
 import { makeCloneWorkspace } from "./workspace/clone.ts"
@@ -100,7 +100,10 @@ export const SCMS: Builtins<"scm", Scm["Service"], PluginConfigError> = {
 const noTracker: Tracker["Service"] = { name: "none", getIssue: () => Effect.succeed(undefined) }
 /** Built-in trackers and scms check their own keys when created (PluginConfigError). */
 export const TRACKERS: Builtins<"tracker", Tracker["Service"], PluginConfigError> = {
-  repohost: (project, host, { repohost }) => Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env, repohost)),
+  repohost: (project, host, { repohost }) => {
+    const problem = repohostTrackerProblem(project.tracker, `projects.${project.key}.tracker`)
+    return problem === undefined ? Effect.succeed(makeRepohostTracker(project.repo, project.tracker, host.env, repohost)) : Effect.fail(problem)
+  },
   "tracker-b": (project) => makeLinearTracker(project),
   none: () => Effect.succeed(noTracker)
 }

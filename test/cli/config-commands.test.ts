@@ -124,7 +124,7 @@ describe("orch config", () => {
     )
   })
 
-  it("validate: a key the repohost scm does not read, and a project's key under defaults, each say what to write", () => {
+  it("validate: a key the repohost scm or tracker does not read, and a project's key under defaults, each say what to write", () => {
     const file = join(dir, "orchestrator.yaml")
     write(["projects:", "  app:", "    repo: acme/app", "    path: /x", "    scm: { plugin: repohost, mergeMethd: rebase }", ""].join("\n"))
     const typo = orch(["config", "validate"])
@@ -132,6 +132,13 @@ describe("orch config", () => {
     assert.strictEqual(
       typo.stderr,
       `orch: Validation error at "projects.app.scm.mergeMethd": unknown repohost scm key (did you mean "mergeMethod"?) (${file}:5:30)\n`
+    )
+    write(["projects:", "  app:", "    repo: acme/app", "    path: /x", "    tracker: { plugin: repohost, tokn: x }", ""].join("\n"))
+    const trackerTypo = orch(["config", "validate"])
+    assert.strictEqual(trackerTypo.code, 2)
+    assert.strictEqual(
+      trackerTypo.stderr,
+      `orch: Validation error at "projects.app.tracker.tokn": unknown repohost tracker key (did you mean "token"?) (${file}:5:34)\n`
     )
     write(["defaults: { mergeTrain: true }", "projects: {}", ""].join("\n"))
     const defaults = orch(["config", "validate"])

@@ -111,6 +111,25 @@ describe("fast path to the supervisor (spawn, send)", () => {
       assert.match(refused.stderr, /^orch: "x y" is not an issue id here: expected letters, digits/)
       assert.isUndefined((yield* fast(["batch-spawn", "app", "--json"], env)).code, "no issue: the full CLI's usage error")
       assert.isUndefined((yield* fast(["batch-spawn", "app", "4", "--yes"], env)).code, "another flag takes the full CLI")
+      assert.isUndefined((yield* fast(["batch-spawn", "app", "4", "--json", "--json"], env)).code, "--json twice: the full CLI's usage error")
+
+      // A supervisor that holds its socket but does not answer (stopped) is said so in 2 s and sent nothing.
+      const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
+      process.kill(pid, "SIGSTOP")
+      const unanswered = yield* fast(["batch-spawn", "app", "8"], env).pipe(Effect.ensuring(Effect.sync(() => process.kill(pid, "SIGCONT"))))
+      assert.deepStrictEqual(unanswered, {
+        code: 1,
+        stdout: "",
+        stderr: `orch: the supervisor (pid ${pid}) holds ${join(s.dataDir, "orch.sock")} but it did not answer within 2s; try again in a moment, ` +
+          `or stop it with \`kill ${pid}\` and run \`orch start\` again\n`
+      })
+      // Once it runs again and has carried out a later batch, nothing of issue 8 is anywhere: it was never asked for.
+      assert.strictEqual((yield* fast(["batch-spawn", "app", "9"], env)).code, 0)
+      const listed = JSON.parse((yield* s.orch(["status", "--json"])).stdout) as ReadonlyArray<{ issueId: string }>
+      assert.deepStrictEqual(listed.map((row) => row.issueId).filter((id) => id !== "orchestrator").sort(), ["1", "2", "3", "9"])
+      const events = readFileSync(join(s.dataDir, "events.jsonl"), "utf8")
+      assert.match(events, /"issueId":"9"/)
+      assert.notMatch(events, /"issueId":"8"/)
       assert.strictEqual((yield* s.orch(["stop", "--kill-sessions"])).code, 0)
     }), 60_000)
 
@@ -122,7 +141,7 @@ describe("fast path to the supervisor (spawn, send)", () => {
     assert.deepStrictEqual(printBatch(false)(outcomes), {
       stdout: "5: failed: branch feat/5 is already checked out at /elsewhere\n6: queued as q-1, position 1 (maxSessions 1 reached)\n" +
         "created 0, skipped 0, failed 1, queued 1\n" +
-        "Nothing started now: the issue waits in the queue (maxSessions 1 reached); they start on their own once that allows, while orch's supervisor runs (`orch start`); `orch queue ls` shows them and why they wait.\n",
+        "Nothing started now: the issue waits in the queue (maxSessions 1 reached); it starts on its own once that allows, while orch's supervisor runs (`orch start`); `orch queue ls` shows it and why it waits.\n",
       stderr: "orch: 1 spawn failed\n",
       exitCode: 1
     })

@@ -102,6 +102,16 @@ describe("a project's plugins, checked from the config alone", () => {
       ["projects.app.scm.mergeMethd: unknown repohost scm key (did you mean \"mergeMethod\"?)"]
     ],
     [
+      "a key the repohost tracker does not read, with a did-you-mean",
+      { projects: { app: project({ tracker: { plugin: "repohost", apiURL: "http://x" } }) } },
+      ["projects.app.tracker.apiURL: unknown repohost tracker key (did you mean \"apiUrl\"?)"]
+    ],
+    [
+      "the repohost tracker's own keys pass",
+      { projects: { app: project({ tracker: { plugin: "repohost", apiUrl: "http://x", token: "t" } }) } },
+      []
+    ],
+    [
       "the repohost scm's own keys pass",
       { projects: { app: project({ scm: { plugin: "repohost", apiUrl: "http://x", token: "t", webhookSecret: "s", mergeMethod: "rebase" } }) } },
       []

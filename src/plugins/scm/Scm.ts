@@ -4,10 +4,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { ScmConfig } from "../../config/schema.ts"
-import { didYouMean } from "../../config/suggest.ts"
 import type { RateBudget } from "../../domain/rate-budget.ts"
 import type { MergeAnswer, PullFacts, UpdateAnswer } from "../../domain/train.ts"
-import { PluginConfigError } from "../config-error.ts"
+import { PluginConfigError, unknownSettingProblem } from "../config-error.ts"
 import type { PullRequestViewFromPlugin } from "../contract/scm.ts"
 
 export class ScmError extends Schema.TaggedError<ScmError>()("ScmError", {
@@ -64,10 +63,8 @@ export const REPOHOST_SCM_KEYS = ["plugin", "package", "path", "apiUrl", "token"
  * would otherwise merge with squash, silently), or a `mergeMethod` that is not one of MERGE_METHODS; undefined when nothing.
  */
 export const repohostScmProblem = (config: ScmConfig | undefined, where: string): PluginConfigError | undefined => {
-  const unknown = Object.keys(config ?? {}).find((key) => !(REPOHOST_SCM_KEYS as ReadonlyArray<string>).includes(key))
-  if (unknown !== undefined) {
-    return new PluginConfigError({ key: `${where}.${unknown}`, reason: `unknown repohost scm key${didYouMean(unknown, REPOHOST_SCM_KEYS)}` })
-  }
+  const unknown = unknownSettingProblem(config, REPOHOST_SCM_KEYS, where, "repohost scm")
+  if (unknown !== undefined) return unknown
   return config?.mergeMethod === undefined || MERGE_METHODS.some((method) => method === config.mergeMethod)
     ? undefined
     : new PluginConfigError({ key: `${where}.mergeMethod`, reason: `must be squash, merge or rebase, not ${JSON.stringify(config.mergeMethod)}` })

@@ -6,8 +6,16 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { TrackerConfig } from "../../config/schema.ts"
 import { expected } from "../answer.ts"
+import { type PluginConfigError, unknownSettingProblem } from "../config-error.ts"
 import { makeRepohostAccess, type RepohostAccess, repohostApiUrl, repohostHeaders, repohostToken } from "../repohost/access.ts"
 import { InvalidIssueId, type Issue, IssueNotFound, type IssueState, type IssueTrackerShape, TrackerUnavailable } from "./Tracker.ts"
+
+/** The settings the built-in repohost tracker reads (docs/configuration.md); any other key is a mistake. */
+export const REPOHOST_TRACKER_KEYS = ["plugin", "package", "path", "apiUrl", "token"] as const
+
+/** A key of the repohost tracker's settings that it does not read, named; undefined when none. */
+export const repohostTrackerProblem = (config: TrackerConfig | undefined, where: string): PluginConfigError | undefined =>
+  unknownSettingProblem(config, REPOHOST_TRACKER_KEYS, where, "repohost tracker")
 
 /** An issue as GitHub's REST API answers it (the fields orch reads). */
 const GitHubIssue = Schema.Struct({
