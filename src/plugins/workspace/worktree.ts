@@ -35,6 +35,23 @@ export const existingRefs = Effect.fnUntraced(function*(git: Git, repo: string, 
   return new Set(listed.split("\n").filter(Boolean))
 })
 
+/**
+ * git keeps a branch as a file under refs/heads/, so `feat` and `feat/2` cannot both be: a branch whose name is a
+ * folder of the other's (or the other way round) makes `git worktree add -b` fail with "cannot lock ref". That is the
+ * work's own problem (its branch cannot be made), said in words and what to do.
+ */
+export const branchClash = (error: WorkspaceError): WorkspaceError => {
+  const clash = /'refs\/heads\/([^']+)' exists; cannot create 'refs\/heads\/([^']+)'/.exec(error.reason)
+  if (clash === null) return error
+  const [, existing, wanted] = clash
+  return new WorkspaceError({
+    ...error,
+    reason: `branch ${wanted} cannot be made: the branch ${existing} exists, and git cannot keep a branch whose name is a folder of ` +
+      `another's; rename or delete ${existing} (\`git branch -m ${existing} <new name>\`) and spawn again`,
+    branchUnusable: true
+  })
+}
+
 /** The commit that starts a session's branch: `origin/<default>` when it exists, else the local default branch. */
 export const resolveBase = (refs: ReadonlySet<string>, repo: string, defaultBranch: string) =>
   refs.has(`refs/remotes/origin/${defaultBranch}`)
@@ -194,7 +211,9 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
           )
       ),
       // A name git refuses for a branch is the work's own problem, not this machine's.
-      Effect.mapError((error) => (/is not a valid branch name/.test(error.reason) ? new WorkspaceError({ ...error, branchUnusable: true }) : error)),
+      Effect.mapError((
+        error
+      ) => (/is not a valid branch name/.test(error.reason) ? new WorkspaceError({ ...error, branchUnusable: true }) : branchClash(error))),
       Effect.tap(() => atCrashPoint("git worktree add: after"))
     )
 
