@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * Entry point of the `orch` command. What needs little gets little: the version is printed without loading
- * anything, `spawn`, `batch-spawn` and `send` go straight to a running supervisor when there is one (src/ipc/fast-path.ts),
- * and only the rest loads the command tree (dist/cli.cjs, with a code cache: src/cli/code-cache.ts). The cache
- * loader is part of this file, not a chunk imported on the way: a dynamic import costs a few milliseconds.
+ * anything, `spawn`, `batch-spawn` and `send` go straight to a running supervisor when there is one
+ * (src/ipc/fast-path.ts), and only the rest loads the command tree (dist/cli.cjs, with a code cache:
+ * src/cli/code-cache.ts). The cache loader is part of this file, not a chunk imported on the way: a dynamic import
+ * costs a few milliseconds.
  */
 import { loadCommandTree } from "../src/cli/code-cache.ts"
 import { VERSION } from "../src/version.ts"

@@ -3,9 +3,8 @@
  * runs, speak its socket directly with nothing but `node:net`, skipping the command tree and the config (about
  * 250 ms of loading). It prints exactly what the full CLI prints, and exits as it does. It only handles the plain
  * forms (no flags but batch-spawn's `--json`); anything else, or no supervisor to reach, returns `undefined` and the
- * full CLI runs instead. Once a request is sent,
- * it never falls back (that could do the work twice), with one exception: a connection reset before any answer
- * means the request was never read (a socket closes with a reset only over unread data, or over connections still
+ * full CLI runs instead. Once a request is sent, it never falls back (that could do the work twice), with one
+ * exception: a connection reset before any answer means the request was never read (a socket closes with a reset only over unread data, or over connections still
  * waiting to be accepted, as when a supervisor dies while a child it was starting briefly holds its socket).
  * Whether a supervisor runs is the connection's to say: a socket nobody listens on (a supervisor killed, or a
  * zombie) refuses it before anything is sent, and the full CLI then finds no supervisor either
@@ -50,6 +49,8 @@ interface Exchange {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 
+const isString = (value: unknown): value is string => typeof value === "string"
+
 const strings = (value: unknown): ReadonlyArray<string> => Array.isArray(value) ? value.filter((w): w is string => typeof w === "string") : []
 
 /** A spawn's answer as the fast path needs it (`Spawned` in protocol.ts): its session id, warnings and what was recovered first. */
@@ -57,8 +58,6 @@ const spawned = (value: unknown) => {
   if (!isRecord(value) || !isRecord(value.record) || typeof value.record.sessionId !== "string") return undefined
   return { sessionId: value.record.sessionId, warnings: strings(value.warnings), recovered: strings(value.recovered) }
 }
-
-const isString = (value: unknown): value is string => typeof value === "string"
 
 /** One of a batch's outcomes (`BatchOutcome` in protocol.ts), as far as what is told of it needs. */
 const outcomeLine = (value: unknown): value is OutcomeLine => {
@@ -176,7 +175,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
     }
     /**
      * A signal while a spawn is asked: hang up (the supervisor undoes it), then say what became of it. A batch hangs
-     * up and ends as the full CLI's does (128 + the signal's number): what did not start waits in the queue.
+     * up and ends as the full CLI's does, with 128 + the signal's number.
      */
     let stopping = false
     const interrupted = (signal: keyof typeof SIGNALS) => {

@@ -36,11 +36,13 @@ export const existingRefs = Effect.fnUntraced(function*(git: Git, repo: string, 
 })
 
 /**
- * git keeps a branch as a file under refs/heads/, so `feat` and `feat/2` cannot both be: a branch whose name is a
- * folder of the other's (or the other way round) makes `git worktree add -b` fail with "cannot lock ref". That is the
- * work's own problem (its branch cannot be made), said in words and what to do.
+ * A branch git cannot make is the work's own problem, not this machine's: a name it refuses, or one beside a branch
+ * whose name is a folder of it (or the other way round: `feat` and `feat/2`), since git keeps a branch as a file
+ * under refs/heads/ (`git worktree add -b` then fails with "cannot lock ref"). The latter is said in words, with
+ * what to do.
  */
-export const branchClash = (error: WorkspaceError): WorkspaceError => {
+export const unusableBranch = (error: WorkspaceError): WorkspaceError => {
+  if (/is not a valid branch name/.test(error.reason)) return new WorkspaceError({ ...error, branchUnusable: true })
   const clash = /'refs\/heads\/([^']+)' exists; cannot create 'refs\/heads\/([^']+)'/.exec(error.reason)
   if (clash === null) return error
   const [, existing, wanted] = clash
@@ -210,10 +212,7 @@ export const makeWorktreeWorkspace = Effect.fnUntraced(function*(locksDir: strin
             git.ok(project.path, ["worktree", "add", "--quiet", ...(/already registered/.test(error.reason) ? retryArgs : args)])
           )
       ),
-      // A name git refuses for a branch is the work's own problem, not this machine's.
-      Effect.mapError((
-        error
-      ) => (/is not a valid branch name/.test(error.reason) ? new WorkspaceError({ ...error, branchUnusable: true }) : branchClash(error))),
+      Effect.mapError(unusableBranch),
       Effect.tap(() => atCrashPoint("git worktree add: after"))
     )
 
