@@ -51,7 +51,7 @@ export interface BatchSpawnerShape {
 /**
  * How many of a batch's sessions are started at once. Their git steps take turns at the repository anyway; what
  * runs side by side is the rest, mostly the look at each new agent (150 ms with no ready signal). At 4 those looks
- * came in waves of four, 3 waves for a batch of 10 (bench/spawn.mjs: 0.84 s against 0.70 s at 16).
+ * came in waves of four, 3 waves for a batch of 10 (~0.84 s against ~0.70 s at 16, measured side by side).
  */
 const BATCH_CONCURRENCY = 16
 
