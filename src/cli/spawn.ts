@@ -82,10 +82,31 @@ export const batchSpawn = Command.make(
   "batch-spawn",
   { project, issues: Argument.String("issue").pipe(Argument.withDescription("Issue ids"), Argument.atLeast(1)), json },
   Effect.fn("cli.batchSpawn")(function*({ project, issues, json }) {
-    const { withSessions } = yield* Effect.promise(loadSessions)
+    const [{ withSessions }, { tellInterruptedBatch }] = yield* Effect.promise(() => Promise.all([loadSessions(), import("./batch-interrupted.ts")]))
+    // Interrupted (Ctrl-C, a signal), it says what became of each issue: started, waiting in the queue, or neither.
+    const root = dataDir(yield* Host)
+    const eventsPath = storePaths(root).events
+    const from = eventLogEnd(eventsPath)
+    const begun = yield* Ref.make<SessionsWhere | undefined>(undefined)
     const outcomes = yield* withSessions(
-      (sessions) => sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describeOutcome(outcome)))),
+      (sessions, where) =>
+        Effect.andThen(
+          Ref.set(begun, where),
+          sessions.batchSpawn(project, issues, (outcome) => (json ? Effect.void : Console.log(describeOutcome(outcome))))
+        ),
       { project }
+    ).pipe(
+      Effect.onInterrupt(() =>
+        Effect.flatMap(Ref.get(begun), (where) =>
+          tellInterruptedBatch({
+            root,
+            eventsPath,
+            from,
+            issues: issues.map(normalIssueId),
+            supervised: where === "supervisor",
+            taken: where !== undefined
+          }))
+      )
     )
     const count = (tag: BatchOutcome["_tag"]) => outcomes.filter((o) => o._tag === tag).length
     if (json) yield* Console.log(JSON.stringify(outcomes, null, 2))

@@ -28,6 +28,7 @@ import { batchFailedMessage, batchSummary, describeOutcome, type OutcomeLine } f
 import { normalIssueId } from "../domain/issue-id.ts"
 import { interruptedSpawnSentence, type SpawnAsked, spawnFate } from "../domain/spawn-fate.ts"
 import { eventLogEnd, eventsAfter } from "../store/events-after.ts"
+import { BATCH_SETTLE_MS, BATCH_SETTLE_POLL_MS, BATCH_SETTLE_READS, type InterruptedBatch, interruptedBatchNow } from "../store/interrupted-batch.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
 import { ANSWER_WAIT_MS, unresponsiveMessage } from "./raw-ping.ts"
 
@@ -42,6 +43,8 @@ interface Exchange {
   readonly tag: "Spawn" | "BatchSpawn" | "Send"
   /** A spawn's question, for what to say if it is interrupted. */
   readonly asked?: SpawnAsked
+  /** A batch's, likewise (all but whether it was sent). */
+  readonly batch?: Omit<InterruptedBatch, "taken">
   readonly payload: Record<string, unknown>
   /** What to print for the answer, or undefined when the answer is not what the request answers. */
   readonly print: (value: unknown) => Printed | undefined
@@ -85,14 +88,21 @@ export const printBatch = (json: boolean) => (value: unknown): Printed | undefin
   return { stdout: lines.map((line) => `${line}\n`).join(""), stderr: failed > 0 ? `orch: ${batchFailedMessage(failed)}\n` : "", exitCode: failed > 0 ? 1 : 0 }
 }
 
-const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
+const plan = (argv: ReadonlyArray<string>, host: HostShape): Exchange | undefined => {
   if (argv[0] === "batch-spawn") {
     const words = argv.slice(1).filter((arg) => arg !== "--json")
     const flags = argv.length - 1 - words.length
     // `--json` twice, other flags, no issue: the full CLI's own answer (a usage error, or what the flag does).
     if (flags > 1 || words.length < 2 || words.some((arg) => arg.startsWith("-"))) return undefined
     const [project, ...issues] = words
-    return { tag: "BatchSpawn", payload: { project, issues }, print: printBatch(flags === 1) }
+    const root = dataDir(host)
+    const eventsPath = storePaths(root).events
+    return {
+      tag: "BatchSpawn",
+      payload: { project, issues },
+      batch: { root, eventsPath, from: eventLogEnd(eventsPath), issues: issues.map(normalIssueId), supervised: true },
+      print: printBatch(flags === 1)
+    }
   }
   if (argv.some((arg) => arg.startsWith("-"))) return undefined
   const [command, first, ...rest] = argv
@@ -147,8 +157,8 @@ const UNREADABLE = "orch: the supervisor sent an answer orch cannot read; `orch 
 
 /** Runs the command through the supervisor; resolves to its exit code, or undefined to use the full CLI. */
 export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> => {
-  const exchange = plan(argv)
   const host: HostShape = { env, homeDir: env.HOME || homedir(), cwd: process.cwd() }
+  const exchange = plan(argv, host)
   const supervisor = exchange === undefined ? undefined : announced(host)
   if (exchange === undefined || supervisor === undefined) return Promise.resolve(undefined)
   const { socket, pid } = supervisor
@@ -174,8 +184,8 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
       resolve(code)
     }
     /**
-     * A signal while a spawn is asked: hang up (the supervisor undoes it), then say what became of it. A batch hangs
-     * up and ends as the full CLI's does, with 128 + the signal's number.
+     * A signal while a spawn or a batch is asked: hang up (the supervisor undoes what was being made), then say what
+     * became of it, and exit with 128 + the signal's number.
      */
     let stopping = false
     const interrupted = (signal: keyof typeof SIGNALS) => {
@@ -184,6 +194,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
       const asked = exchange.asked
       const code = 128 + SIGNALS[signal]
       client.destroy()
+      if (exchange.batch !== undefined) return tellBatch(code, { ...exchange.batch, taken: sent })
       if (asked === undefined) return finish(code)
       if (!sent) return finish(code, "", `orch: ${interruptedSpawnSentence(asked, false, { _tag: "Unknown" })}\n`)
       const started = Date.now()
@@ -191,6 +202,20 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
         const fate = spawnFate(eventsAfter(eventsPath, from), asked)
         if (fate._tag === "Unknown" && Date.now() - started < RECEIPT_WAIT_MS) return void setTimeout(look, RECEIPT_POLL_MS)
         finish(code, "", `orch: ${interruptedSpawnSentence(asked, true, fate)}\n`)
+      }
+      look()
+    }
+    /** What an interrupted batch says, once the supervisor has acted on the hang-up (the sentence stays the same). */
+    const tellBatch = (code: number, batch: InterruptedBatch) => {
+      const started = Date.now()
+      let last = ""
+      let same = 0
+      const look = () => {
+        const sentence = interruptedBatchNow(batch)
+        same = sentence === last ? same + 1 : 1
+        last = sentence
+        if (batch.taken && same < BATCH_SETTLE_READS && Date.now() - started < BATCH_SETTLE_MS) return void setTimeout(look, BATCH_SETTLE_POLL_MS)
+        finish(code, "", `orch: ${sentence}\n`)
       }
       look()
     }

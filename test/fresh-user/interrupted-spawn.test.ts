@@ -322,4 +322,49 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
       const stopped = yield* u.orch(["stop", "--kill-sessions"])
       assert.strictEqual(stopped.code, 0, stopped.stderr)
     }), 150_000)
+
+  it.effect("Ctrl-C on a batch-spawn says what became of each issue, without and with a supervisor", () =>
+    Effect.gen(function*() {
+      const u = yield* freshUser(yield* Installed)
+      yield* writeConfig(u)
+      const worktrees = join(u.dataDir, "worktrees", "app")
+      // The batch's other starts block too (a supervisor admits returned entries again, and they block again): each is
+      // ended, and its marker removed, between the two halves and with the test.
+      const endBlocked = Effect.sync(() => {
+        for (const name of existsSync(worktrees) ? readdirSync(worktrees) : []) {
+          const pid = name.startsWith("started-") ? blockedPostCreate(u.dataDir, "app", name.slice("started-".length)) : undefined
+          try {
+            if (pid !== undefined) process.kill(pid, "SIGKILL")
+          } catch {
+            // ended already
+          }
+        }
+      })
+      yield* Effect.addFinalizer(() => endBlocked)
+      const queued = Effect.map(u.orch(["queue", "ls", "--json"]), (ls) => (JSON.parse(ls.stdout) as Array<{ issue: string }>).map((e) => e.issue).sort())
+
+      // No supervisor: the batch runs in `orch batch-spawn` itself; its starts are undone and their entries wait.
+      const here = yield* spawnInterruptedInPostCreate(u, ["batch-spawn", "app", "1", "2"])
+      assert.deepStrictEqual([here.code, here.stdout], [130, ""])
+      assert.strictEqual(
+        here.stderr,
+        "orch: batch-spawn interrupted: 2 wait in the queue (1, 2) and start on their own once orch's supervisor runs (`orch start`); " +
+          "`orch queue ls` shows them\n"
+      )
+      assert.deepStrictEqual(yield* queued, ["1", "2"])
+      for (const issue of ["1", "2"]) assert.strictEqual((yield* u.orch(["queue", "rm", issue])).code, 0)
+      yield* endBlocked
+
+      // A supervisor runs it (the fast path): hanging up makes it undo what it was making; its entries wait again.
+      const started = yield* u.orch(["start", "app", "--detach", "--no-open"])
+      assert.strictEqual(started.code, 0, started.stderr)
+      yield* Effect.addFinalizer(() => Effect.asVoid(u.orch(["stop", "--kill-sessions"])))
+      const there = yield* spawnInterruptedInPostCreate(u, ["batch-spawn", "app", "3", "4"])
+      assert.deepStrictEqual([there.code, there.stdout], [130, ""])
+      assert.strictEqual(
+        there.stderr,
+        "orch: batch-spawn interrupted: 2 wait in the queue (3, 4) and start on their own while orch's supervisor runs; `orch queue ls` shows them\n"
+      )
+      assert.deepStrictEqual(yield* queued, ["3", "4"])
+    }), 150_000)
 })
