@@ -73,7 +73,9 @@ export const sortRecords = <R extends Pick<SessionRecord, "projectId" | "session
 export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly json: boolean }) {
   const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
   const { latestSignal } = yield* Effect.promise(() => import("../store/activity-file.ts"))
-  const [{ socketPath }, { pingSupervisor }] = yield* Effect.promise(() => Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")]))
+  const [{ readSupervisorFile, socketPath }, { pingResult, unresponsiveMessage, ANSWER_WAIT_MS }] = yield* Effect.promise(() =>
+    Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")])
+  )
   const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
   const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
   const { queueLines } = yield* Effect.promise(() => import("./queue-view.ts"))
@@ -82,8 +84,14 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   )
   for (const problem of problems) yield* Console.error(`orch: warning: ${problem}`)
   // A supervisor runs when it answers (src/ipc/liveness.ts): a killed one, or a zombie, refuses at once.
-  const supervisor = yield* Effect.promise(() => pingSupervisor(socketPath(paths.root)))
+  const ping = yield* Effect.promise(() => pingResult(socketPath(paths.root)))
+  const supervisor = ping._tag === "Answered" ? ping.answer : undefined
   const supervised = supervisor !== undefined
+  // One that holds its socket but does not answer (stopped, stuck) is said so: sessions then show what was recorded.
+  const silent = ping._tag === "Silent"
+    ? unresponsiveMessage(readSupervisorFile(paths.root)?.pid, socketPath(paths.root), `it did not answer within ${ANSWER_WAIT_MS / 1000}s`)
+    : undefined
+  if (silent !== undefined) yield* Console.error(`orch: warning: ${silent}`)
   const now = yield* Clock.currentTimeMillis
   // Hosts that stopped answering, as the running supervisor's host watch saw them.
   const [{ downHostLines }, { hostViewsOf }] = yield* Effect.promise(() => Promise.all([import("./hosts-view.ts"), import("../hosts/host-watch.ts")]))
@@ -158,7 +166,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   for (const line of conflicts?.lines ?? []) yield* Console.log(line)
   const reviews = awaitingReviewLine(records)
   if (reviews !== undefined) yield* Console.log(reviews)
-  const note = recordedNote(rows)
+  const note = recordedNote(rows, silent !== undefined)
   if (note !== undefined) yield* Console.log(note)
   const budget = repohostBudget(paths.root, now)
   if (budget.line !== undefined) yield* Console.log(budget.line)

@@ -96,10 +96,13 @@ export const statusTable = (rows: ReadonlyArray<ShownRecord>, nowMs: number): st
 }
 
 /** The line under the table that says the states are as recorded, when they are for want of a supervisor (unwatched ones have theirs). */
-export const recordedNote = (rows: ReadonlyArray<ShownRecord>): string | undefined =>
+export const recordedNote = (rows: ReadonlyArray<ShownRecord>, silent = false): string | undefined =>
   rows.some((r) => r.recorded && r.status !== "unwatched")
-    ? "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: " +
-      "`orch session ls` checks their terminals, `orch start <project>` keeps them current."
+    ? silent
+      ? "The supervisor does not answer, so live sessions show what was last recorded (RECORDED), not what they are " +
+        "doing now: `orch session ls` checks their terminals."
+      : "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: " +
+        "`orch session ls` checks their terminals, `orch start <project>` keeps them current."
     : undefined
 
 /** "PRs awaiting a review: app 3, web 1" (what `maxAwaitingReview` counts), when any PR waits on a person. */

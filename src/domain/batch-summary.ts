@@ -49,7 +49,9 @@ export const batchSummary = (outcomes: ReadonlyArray<OutcomeLine>): ReadonlyArra
   const why = reasons.length === 1 ? reasons[0]! : `${reasons[0]!}, and other reasons`
   const one = queued.length === 1
   const what = count("Created") === 0
-    ? `Nothing started now: ${one ? "the issue waits" : `all ${queued.length} wait`} in the queue (${why}); ${whenQueued(one)}.`
+    ? `Nothing started now: ${one ? "the issue waits" : queued.length === 2 ? "both wait" : `all ${queued.length} wait`} in the queue (${why}); ${
+      whenQueued(one)
+    }.`
     : `${one ? "1 of them did not start now and waits" : `${queued.length} of them did not start now and wait`} in the queue (${why}); ${whenQueued(one)}.`
   return [counts, what]
 }

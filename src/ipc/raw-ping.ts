@@ -38,16 +38,25 @@ export const unresponsiveMessage = (pid: number | undefined, socket: string, rea
   return `${who} holds ${socket} but ${reason}; try again in a moment, or ${stop} and run \`orch start\` again`
 }
 
-export const pingSupervisor = (socket: string, timeoutMs = ANSWER_WAIT_MS): Promise<PingAnswer | undefined> =>
+/**
+ * How a light Ping went: answered; `Silent`, something took the connection but did not answer within the time (a
+ * supervisor stopped or stuck); or `Absent`, nothing there (no socket, refused, or hung up without an answer).
+ */
+export type PingResult = { readonly _tag: "Answered"; readonly answer: PingAnswer } | { readonly _tag: "Silent" } | { readonly _tag: "Absent" }
+
+const ABSENT: PingResult = { _tag: "Absent" }
+
+export const pingResult = (socket: string, timeoutMs = ANSWER_WAIT_MS): Promise<PingResult> =>
   // No socket file, no supervisor: nothing to connect to (a connection would only be refused a turn later).
-  !existsSync(socket) ? Promise.resolve(undefined) : new Promise((resolve) => {
+  !existsSync(socket) ? Promise.resolve(ABSENT) : new Promise((resolve) => {
     let buffer = ""
-    const finish = (answer: PingAnswer | undefined) => {
+    const finish = (result: PingResult) => {
       clearTimeout(timer)
       client.destroy()
-      resolve(answer)
+      resolve(result)
     }
-    const timer = setTimeout(() => finish(undefined), timeoutMs)
+    const answered = (answer: PingAnswer | undefined) => finish(answer === undefined ? ABSENT : { _tag: "Answered", answer })
+    const timer = setTimeout(() => finish({ _tag: "Silent" }), timeoutMs)
     const client = connect(socket, () => client.write(`${JSON.stringify({ _tag: "Request", id: "1", tag: "Ping", payload: null, headers: [] })}\n`))
     client.setEncoding("utf8")
     client.on("data", (chunk: string) => {
@@ -59,11 +68,15 @@ export const pingSupervisor = (socket: string, timeoutMs = ANSWER_WAIT_MS): Prom
           _tag?: string
           exit?: { _tag?: string; value?: { pid?: unknown; projects?: unknown; configPath?: unknown } }
         }
-        finish(message._tag === "Exit" && message.exit?._tag === "Success" ? answerOf(message.exit.value) : undefined)
+        answered(message._tag === "Exit" && message.exit?._tag === "Success" ? answerOf(message.exit.value) : undefined)
       } catch {
-        finish(undefined)
+        finish(ABSENT)
       }
     })
-    client.on("error", () => finish(undefined))
-    client.on("close", () => finish(undefined))
+    client.on("error", () => finish(ABSENT))
+    client.on("close", () => finish(ABSENT))
   })
+
+/** The supervisor's answer to a light Ping, or undefined when none answered (pingResult says which way). */
+export const pingSupervisor = (socket: string, timeoutMs = ANSWER_WAIT_MS): Promise<PingAnswer | undefined> =>
+  pingResult(socket, timeoutMs).then((result) => (result._tag === "Answered" ? result.answer : undefined))

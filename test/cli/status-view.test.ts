@@ -84,6 +84,10 @@ describe("orch status: what a record is shown as", () => {
       "No supervisor is running, so live sessions show what was last recorded (RECORDED), not what they are doing now: " +
         "`orch session ls` checks their terminals, `orch start <project>` keeps them current."
     )
+    expect(recordedNote(unwatched, true)).toBe(
+      "The supervisor does not answer, so live sessions show what was last recorded (RECORDED), not what they are doing now: " +
+        "`orch session ls` checks their terminals."
+    )
     const watched = unwatched.map((row) => ({ ...row, recorded: false }))
     expect(statusTable(watched, NOW).split("\n")[0]).toBe("SESSION  ISSUE  BRANCH  STATUS   ACTIVITY  PR         AGE")
     expect(recordedNote(watched)).toBeUndefined()

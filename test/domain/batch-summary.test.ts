@@ -19,7 +19,7 @@ describe("batch-spawn's summary (pure)", () => {
     [
       "all queued under load: says plainly that nothing started, why, and what happens next",
       [queued("1"), queued("2")],
-      ["created 0, skipped 0, failed 0, queued 2", `Nothing started now: all 2 wait in the queue (${LOAD}); ${WHEN}`]
+      ["created 0, skipped 0, failed 0, queued 2", `Nothing started now: both wait in the queue (${LOAD}); ${WHEN}`]
     ],
     ["one issue queued", [queued("1")], [
       "created 0, skipped 0, failed 0, queued 1",
@@ -38,7 +38,7 @@ describe("batch-spawn's summary (pure)", () => {
     [
       "some started, some queued for different reasons",
       [{ _tag: "Failed", issueId: "3", reason: "x" }, queued("1"), queued("2", "maxSessions 2 reached")],
-      ["created 0, skipped 0, failed 1, queued 2", `Nothing started now: all 2 wait in the queue (${LOAD}, and other reasons); ${WHEN}`]
+      ["created 0, skipped 0, failed 1, queued 2", `Nothing started now: both wait in the queue (${LOAD}, and other reasons); ${WHEN}`]
     ]
   ] as ReadonlyArray<readonly [string, ReadonlyArray<OutcomeLine>, ReadonlyArray<string>]>)("%s", (_name, outcomes, lines) => {
     assert.deepStrictEqual(batchSummary(outcomes), lines)

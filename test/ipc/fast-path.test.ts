@@ -116,13 +116,18 @@ describe("fast path to the supervisor (spawn, send)", () => {
       // A supervisor that holds its socket but does not answer (stopped) is said so in 2 s and sent nothing.
       const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
       process.kill(pid, "SIGSTOP")
-      const unanswered = yield* fast(["batch-spawn", "app", "8"], env).pipe(Effect.ensuring(Effect.sync(() => process.kill(pid, "SIGCONT"))))
-      assert.deepStrictEqual(unanswered, {
-        code: 1,
-        stdout: "",
-        stderr: `orch: the supervisor (pid ${pid}) holds ${join(s.dataDir, "orch.sock")} but it did not answer within 2s; try again in a moment, ` +
-          `or stop it with \`kill ${pid}\` and run \`orch start\` again\n`
-      })
+      const frozen = Effect.all([fast(["batch-spawn", "app", "8"], env), s.orch(["status"])]).pipe(
+        Effect.ensuring(Effect.sync(() => process.kill(pid, "SIGCONT")))
+      )
+      const [unanswered, status] = yield* frozen
+      const silent = `the supervisor (pid ${pid}) holds ${join(s.dataDir, "orch.sock")} but it did not answer within 2s; try again in a moment, ` +
+        `or stop it with \`kill ${pid}\` and run \`orch start\` again`
+      assert.deepStrictEqual(unanswered, { code: 1, stdout: "", stderr: `orch: ${silent}\n` })
+      // orch status says so too, rather than that no supervisor runs.
+      assert.strictEqual(status.code, 0)
+      assert.strictEqual(status.stderr, `orch: warning: ${silent}\n`)
+      assert.include(status.stdout, "The supervisor does not answer, so live sessions show what was last recorded (RECORDED)")
+      assert.notInclude(status.stdout, "No supervisor is running")
       // Once it runs again and has carried out a later batch, nothing of issue 8 is anywhere: it was never asked for.
       assert.strictEqual((yield* fast(["batch-spawn", "app", "9"], env)).code, 0)
       const listed = JSON.parse((yield* s.orch(["status", "--json"])).stdout) as ReadonlyArray<{ issueId: string }>
