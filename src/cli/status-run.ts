@@ -114,9 +114,10 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
     })
   })
   const unwatched = unwatchedLine(rows, supervisor?.configPath)
-  // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does.
+  // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does (not
+  // beside one that is there but silent: it would be a second writer).
   const interrupted = rows.filter((row) => row.status === "interrupted")
-  const undone = interrupted.length === 0 || supervised
+  const undone = interrupted.length === 0 || supervised || silent !== undefined
     ? { lines: [], warnings: [] }
     : yield* Effect.flatMap(Effect.promise(() => import("./interrupted.ts")), ({ undoInterruptedSpawns }) => undoInterruptedSpawns(interrupted))
   for (const warning of undone.warnings) yield* Console.error(`orch: warning: ${warning}`)
