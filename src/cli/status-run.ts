@@ -77,6 +77,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
     Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")])
   )
   const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
+  const { isProcessPaused } = yield* Effect.promise(() => import("../store/process-liveness.ts"))
   const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
   const { queueLines } = yield* Effect.promise(() => import("./queue-view.ts"))
   const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
@@ -88,8 +89,9 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const supervisor = ping._tag === "Answered" ? ping.answer : undefined
   const supervised = supervisor !== undefined
   // One that holds its socket but does not answer (stopped, stuck) is said so: sessions then show what was recorded.
+  const silentPid = ping._tag === "Silent" ? readSupervisorFile(paths.root)?.pid : undefined
   const silent = ping._tag === "Silent"
-    ? unresponsiveMessage(readSupervisorFile(paths.root)?.pid, socketPath(paths.root), `it did not answer within ${ANSWER_WAIT_MS / 1000}s`)
+    ? unresponsiveMessage(silentPid, socketPath(paths.root), `it did not answer within ${ANSWER_WAIT_MS / 1000}s`, isProcessPaused(silentPid))
     : undefined
   if (silent !== undefined) yield* Console.error(`orch: warning: ${silent}`)
   const now = yield* Clock.currentTimeMillis

@@ -44,7 +44,8 @@ export const interruptedBatchSentence = (fate: BatchFate, supervised: boolean, t
   if (!taken) return "batch-spawn interrupted before the batch was asked for; nothing was started or queued"
   const parts: Array<string> = []
   if (fate.started.length > 0) {
-    parts.push(`${fate.started.length} started and ${fate.started.length === 1 ? "runs" : "run"} (${list(fate.started.map((s) => s.sessionId))})`)
+    const started = list(fate.started.map((s) => `${s.issueId} as ${s.sessionId}`))
+    parts.push(`${fate.started.length} started and ${fate.started.length === 1 ? "runs" : "run"} (${started})`)
   }
   if (fate.queued.length > 0) {
     const one = fate.queued.length === 1

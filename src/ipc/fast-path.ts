@@ -30,6 +30,7 @@ import { interruptedSpawnSentence, type SpawnAsked, spawnFate } from "../domain/
 import { eventLogEnd, eventsAfter } from "../store/events-after.ts"
 import { BATCH_SETTLE_MS, BATCH_SETTLE_POLL_MS, BATCH_SETTLE_READS, type InterruptedBatch, interruptedBatchNow } from "../store/interrupted-batch.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
+import { isProcessPaused } from "../store/process-liveness.ts"
 import { ANSWER_WAIT_MS, unresponsiveMessage } from "./raw-ping.ts"
 
 interface Printed {
@@ -225,7 +226,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
     const client = connect(socket, () => {
       client.write(`${JSON.stringify({ _tag: "Request", id: "0", tag: "Ping", payload: null, headers: [] })}\n`)
       unanswered = setTimeout(
-        () => finish(1, "", `orch: ${unresponsiveMessage(pid, socket, `it did not answer within ${ANSWER_WAIT_MS / 1000}s`)}\n`),
+        () => finish(1, "", `orch: ${unresponsiveMessage(pid, socket, `it did not answer within ${ANSWER_WAIT_MS / 1000}s`, isProcessPaused(pid))}\n`),
         ANSWER_WAIT_MS
       )
     })

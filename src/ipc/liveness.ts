@@ -21,7 +21,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { existsSync, rmSync } from "node:fs"
 import { attempt } from "../store/files.ts"
-import { isProcessAlive } from "../store/process-liveness.ts"
+import { isProcessAlive, isProcessPaused } from "../store/process-liveness.ts"
 import { readSupervisorFile, socketPath, type SupervisorFile, supervisorFilePath } from "../store/supervisor-file.ts"
 import { type SupervisorClient, supervisorClient } from "./client.ts"
 import type { SupervisorInfo } from "./protocol.ts"
@@ -73,11 +73,13 @@ export const verdict = <C>(ping: PingOutcome<C>, leftovers: Leftovers, pidAlive:
 export class SupervisorUnresponsive extends Schema.TaggedError<SupervisorUnresponsive>()("SupervisorUnresponsive", {
   pid: Schema.optionalKey(Schema.Int),
   socket: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** Its process is stopped by a signal (Ctrl-Z, `kill -STOP`). */
+  paused: Schema.optionalKey(Schema.Boolean)
 }) {
   override readonly [Runtime.errorExitCode] = 1
   override get message() {
-    return unresponsiveMessage(this.pid, this.socket, this.reason)
+    return unresponsiveMessage(this.pid, this.socket, this.reason, this.paused === true)
   }
 }
 
@@ -86,7 +88,12 @@ export type Connection = SupervisorVerdict<SupervisorClient> & { readonly socket
 
 /** The failure for a supervisor found unresponsive. */
 export const unresponsive = (found: Extract<Connection, { readonly _tag: "Unresponsive" }>) =>
-  new SupervisorUnresponsive({ socket: found.socket, reason: found.reason, ...(found.pid !== undefined ? { pid: found.pid } : {}) })
+  new SupervisorUnresponsive({
+    socket: found.socket,
+    reason: found.reason,
+    ...(found.pid !== undefined ? { pid: found.pid } : {}),
+    ...(isProcessPaused(found.pid) ? { paused: true } : {})
+  })
 
 const pingOutcome = (error: unknown): PingOutcome<never> => {
   const e = error as { readonly _tag?: string; readonly reason?: { readonly _tag?: string; readonly message?: string }; readonly message?: string }

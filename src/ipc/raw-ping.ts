@@ -30,9 +30,15 @@ export const ANSWER_WAIT_MS = 2000
 
 /**
  * What a command says of a supervisor that holds its socket but does not answer (`SupervisorUnresponsive` in
- * src/ipc/liveness.ts): nothing is sent to it, and nothing is done in its place.
+ * src/ipc/liveness.ts): nothing is sent to it, and nothing is done in its place. `paused`: its process is stopped
+ * by a signal (isProcessPaused).
  */
-export const unresponsiveMessage = (pid: number | undefined, socket: string, reason: string): string => {
+export const unresponsiveMessage = (pid: number | undefined, socket: string, reason: string, paused = false): string => {
+  // A paused process takes no `kill` (SIGTERM waits until it goes on): it is told what does.
+  if (paused && pid !== undefined) {
+    return `the supervisor (pid ${pid}) is paused (stopped by Ctrl-Z or \`kill -STOP\`), so it holds ${socket} but ${reason}; ` +
+      `\`kill -CONT ${pid}\` lets it go on, or \`kill -9 ${pid}\` and \`orch start\` replace it`
+  }
   const who = pid === undefined ? "a process" : `the supervisor (pid ${pid})`
   const stop = pid === undefined ? `remove ${socket}` : `stop it with \`kill ${pid}\``
   return `${who} holds ${socket} but ${reason}; try again in a moment, or ${stop} and run \`orch start\` again`

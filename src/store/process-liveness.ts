@@ -47,6 +47,12 @@ const hasProc = () => (procMounted ??= (() => {
   }
 })())
 
+/** Whether `pid` is paused: stopped by a signal (Ctrl-Z, `kill -STOP`) or a tracer; false where the system does not tell. */
+export const isProcessPaused = (pid: number | undefined): boolean => {
+  const stat = pid === undefined ? undefined : procStat(pid)
+  return typeof stat === "object" && (stat.state === "T" || stat.state === "t")
+}
+
 /** A process's identity for later checks: its start time where the system tells it, else nothing beyond the pid. */
 export const processStartTime = (pid: number): string | undefined => {
   const stat = procStat(pid)

@@ -24,7 +24,7 @@ describe("what became of an interrupted batch (pure)", () => {
         { started: [{ issueId: "1", sessionId: "app-1" }], queued: [{ issueId: "2", entryId: "q-2" }, { issueId: "3", entryId: "q-3" }], neither: ["4"] },
         true,
         true,
-        "batch-spawn interrupted: 1 started and runs (app-1); 2 wait in the queue (2, 3) and start on their own while orch's supervisor runs; " +
+        "batch-spawn interrupted: 1 started and runs (1 as app-1); 2 wait in the queue (2, 3) and start on their own while orch's supervisor runs; " +
         "`orch queue ls` shows them; 4 was neither started nor queued by it (`orch status` shows whether a session is on it)"
       ],
       [
@@ -39,7 +39,7 @@ describe("what became of an interrupted batch (pure)", () => {
         { started: ["1", "2", "3", "4", "5", "6", "7"].map((n) => ({ issueId: n, sessionId: `app-${n}` })), queued: [], neither: [] },
         true,
         true,
-        "batch-spawn interrupted: 7 started and run (app-1, app-2, app-3, app-4, app-5 and 2 more)"
+        "batch-spawn interrupted: 7 started and run (1 as app-1, 2 as app-2, 3 as app-3, 4 as app-4, 5 as app-5 and 2 more)"
       ],
       [
         "before it was asked for",

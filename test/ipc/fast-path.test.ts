@@ -120,8 +120,8 @@ describe("fast path to the supervisor (spawn, send)", () => {
         Effect.ensuring(Effect.sync(() => process.kill(pid, "SIGCONT")))
       )
       const [unanswered, status] = yield* frozen
-      const silent = `the supervisor (pid ${pid}) holds ${join(s.dataDir, "orch.sock")} but it did not answer within 2s; try again in a moment, ` +
-        `or stop it with \`kill ${pid}\` and run \`orch start\` again`
+      const silent = `the supervisor (pid ${pid}) is paused (stopped by Ctrl-Z or \`kill -STOP\`), so it holds ${join(s.dataDir, "orch.sock")} ` +
+        `but it did not answer within 2s; \`kill -CONT ${pid}\` lets it go on, or \`kill -9 ${pid}\` and \`orch start\` replace it`
       assert.deepStrictEqual(unanswered, { code: 1, stdout: "", stderr: `orch: ${silent}\n` })
       // orch status says so too, rather than that no supervisor runs.
       assert.strictEqual(status.code, 0)
