@@ -73,11 +73,10 @@ export const sortRecords = <R extends Pick<SessionRecord, "projectId" | "session
 export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly json: boolean }) {
   const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
   const { latestSignal } = yield* Effect.promise(() => import("../store/activity-file.ts"))
-  const [{ readSupervisorFile, socketPath }, { pingResult, unresponsiveMessage, ANSWER_WAIT_MS }] = yield* Effect.promise(() =>
+  const [{ readSupervisorFile, socketPath }, { pingResult, unansweredMessage }] = yield* Effect.promise(() =>
     Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")])
   )
   const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
-  const { isProcessPaused } = yield* Effect.promise(() => import("../store/process-liveness.ts"))
   const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
   const { queueLines } = yield* Effect.promise(() => import("./queue-view.ts"))
   const { records, problems, paths } = yield* SessionStore.use((store) => Effect.map(store.list, (list) => ({ ...list, paths: store.paths }))).pipe(
@@ -89,10 +88,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const supervisor = ping._tag === "Answered" ? ping.answer : undefined
   const supervised = supervisor !== undefined
   // One that holds its socket but does not answer (stopped, stuck) is said so: sessions then show what was recorded.
-  const silentPid = ping._tag === "Silent" ? readSupervisorFile(paths.root)?.pid : undefined
-  const silent = ping._tag === "Silent"
-    ? unresponsiveMessage(silentPid, socketPath(paths.root), `it did not answer within ${ANSWER_WAIT_MS / 1000}s`, isProcessPaused(silentPid))
-    : undefined
+  const silent = ping._tag === "Silent" ? unansweredMessage(readSupervisorFile(paths.root)?.pid, socketPath(paths.root)) : undefined
   if (silent !== undefined) yield* Console.error(`orch: warning: ${silent}`)
   const now = yield* Clock.currentTimeMillis
   // Hosts that stopped answering, as the running supervisor's host watch saw them.

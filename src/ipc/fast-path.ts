@@ -26,12 +26,12 @@ import { configNotice } from "../config/notice.ts"
 import { configHere } from "../config/search.ts"
 import { batchFailedMessage, batchSummary, describeOutcome, type OutcomeLine } from "../domain/batch-summary.ts"
 import { normalIssueId } from "../domain/issue-id.ts"
+import { isRecord, isString } from "../domain/plain-guards.ts"
 import { interruptedSpawnSentence, type SpawnAsked, spawnFate } from "../domain/spawn-fate.ts"
 import { eventLogEnd, eventsAfter } from "../store/events-after.ts"
 import { BATCH_SETTLE_MS, BATCH_SETTLE_POLL_MS, BATCH_SETTLE_READS, type InterruptedBatch, interruptedBatchNow } from "../store/interrupted-batch.ts"
 import { dataDir, storePaths } from "../store/paths.ts"
-import { isProcessPaused } from "../store/process-liveness.ts"
-import { ANSWER_WAIT_MS, unresponsiveMessage } from "./raw-ping.ts"
+import { ANSWER_WAIT_MS, unansweredMessage } from "./raw-ping.ts"
 
 interface Printed {
   readonly stdout: string
@@ -51,11 +51,7 @@ interface Exchange {
   readonly print: (value: unknown) => Printed | undefined
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
-
-const isString = (value: unknown): value is string => typeof value === "string"
-
-const strings = (value: unknown): ReadonlyArray<string> => Array.isArray(value) ? value.filter((w): w is string => typeof w === "string") : []
+const strings = (value: unknown): ReadonlyArray<string> => (Array.isArray(value) ? value.filter(isString) : [])
 
 /** A spawn's answer as the fast path needs it (`Spawned` in protocol.ts): its session id, warnings and what was recovered first. */
 const spawned = (value: unknown) => {
@@ -226,7 +222,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
     const client = connect(socket, () => {
       client.write(`${JSON.stringify({ _tag: "Request", id: "0", tag: "Ping", payload: null, headers: [] })}\n`)
       unanswered = setTimeout(
-        () => finish(1, "", `orch: ${unresponsiveMessage(pid, socket, `it did not answer within ${ANSWER_WAIT_MS / 1000}s`, isProcessPaused(pid))}\n`),
+        () => finish(1, "", `orch: ${unansweredMessage(pid, socket)}\n`),
         ANSWER_WAIT_MS
       )
     })

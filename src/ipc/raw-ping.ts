@@ -7,6 +7,7 @@
  */
 import { existsSync } from "node:fs"
 import { connect } from "node:net"
+import { isProcessPaused } from "../store/process-liveness.ts"
 
 /** What a supervisor answers: who it is, the projects it serves (their ids) and its config file. */
 export interface PingAnswer {
@@ -43,6 +44,10 @@ export const unresponsiveMessage = (pid: number | undefined, socket: string, rea
   const stop = pid === undefined ? `remove ${socket}` : `stop it with \`kill ${pid}\``
   return `${who} holds ${socket} but ${reason}; try again in a moment, or ${stop} and run \`orch start\` again`
 }
+
+/** What a command says of the supervisor `pid` at `socket` when it took the connection and did not answer in time. */
+export const unansweredMessage = (pid: number | undefined, socket: string): string =>
+  unresponsiveMessage(pid, socket, `it did not answer within ${ANSWER_WAIT_MS / 1000}s`, isProcessPaused(pid))
 
 /**
  * How a light Ping went: answered; `Silent`, something took the connection but did not answer within the time (a

@@ -5,10 +5,10 @@
  * is not an event is passed over.
  */
 import { statSync } from "node:fs"
+import { isRecord } from "../domain/plain-guards.ts"
 import type { SpawnEventLike } from "../domain/spawn-fate.ts"
 import { readFrom } from "./read-from.ts"
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined)
 
 const eventOf = (line: string): Array<SpawnEventLike> => {

@@ -6,8 +6,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import type { EntryLike } from "../domain/batch-fate.ts"
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
+import { isRecord } from "../domain/plain-guards.ts"
 
 export const queueEntriesNow = (root: string): ReadonlyArray<EntryLike> | undefined => {
   let text: string
