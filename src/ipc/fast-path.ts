@@ -44,8 +44,8 @@ interface Exchange {
   readonly tag: "Spawn" | "BatchSpawn" | "Send"
   /** A spawn's question, for what to say if it is interrupted. */
   readonly asked?: SpawnAsked
-  /** A batch's, likewise (all but whether it was sent). */
-  readonly batch?: Omit<InterruptedBatch, "taken">
+  /** A batch's issues (as orch keeps their ids), likewise. */
+  readonly batch?: ReadonlyArray<string>
   readonly payload: Record<string, unknown>
   /** What to print for the answer, or undefined when the answer is not what the request answers. */
   readonly print: (value: unknown) => Printed | undefined
@@ -85,21 +85,14 @@ export const printBatch = (json: boolean) => (value: unknown): Printed | undefin
   return { stdout: lines.map((line) => `${line}\n`).join(""), stderr: failed > 0 ? `orch: ${batchFailedMessage(failed)}\n` : "", exitCode: failed > 0 ? 1 : 0 }
 }
 
-const plan = (argv: ReadonlyArray<string>, host: HostShape): Exchange | undefined => {
+const plan = (argv: ReadonlyArray<string>): Exchange | undefined => {
   if (argv[0] === "batch-spawn") {
     const words = argv.slice(1).filter((arg) => arg !== "--json")
     const flags = argv.length - 1 - words.length
     // `--json` twice, other flags, no issue: the full CLI's own answer (a usage error, or what the flag does).
     if (flags > 1 || words.length < 2 || words.some((arg) => arg.startsWith("-"))) return undefined
     const [project, ...issues] = words
-    const root = dataDir(host)
-    const eventsPath = storePaths(root).events
-    return {
-      tag: "BatchSpawn",
-      payload: { project, issues },
-      batch: { root, eventsPath, from: eventLogEnd(eventsPath), issues: issues.map(normalIssueId), supervised: true },
-      print: printBatch(flags === 1)
-    }
+    return { tag: "BatchSpawn", payload: { project, issues }, batch: issues.map(normalIssueId), print: printBatch(flags === 1) }
   }
   if (argv.some((arg) => arg.startsWith("-"))) return undefined
   const [command, first, ...rest] = argv
@@ -130,8 +123,7 @@ interface Announced {
 }
 
 /** The socket a supervisor announced in `supervisor.json`, its pid and the config it serves; whether anything answers, connecting tells. */
-const announced = (host: HostShape): Announced | undefined => {
-  const root = dataDir(host)
+const announced = (root: string): Announced | undefined => {
   try {
     const file: unknown = JSON.parse(readFileSync(join(root, "supervisor.json"), "utf8"))
     if (!isRecord(file) || !isString(file.socket)) return undefined
@@ -154,14 +146,15 @@ const UNREADABLE = "orch: the supervisor sent an answer orch cannot read; `orch 
 
 /** Runs the command through the supervisor; resolves to its exit code, or undefined to use the full CLI. */
 export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> => {
+  const exchange = plan(argv)
   const host: HostShape = { env, homeDir: env.HOME || homedir(), cwd: process.cwd() }
-  const exchange = plan(argv, host)
-  const supervisor = exchange === undefined ? undefined : announced(host)
+  const root = dataDir(host)
+  const supervisor = exchange === undefined ? undefined : announced(root)
   if (exchange === undefined || supervisor === undefined) return Promise.resolve(undefined)
   const { socket, pid } = supervisor
   // Said as the full CLI says it (src/cli/acting-config.ts): the supervisor's config is not the one found here.
   const notice = supervisor.configPath === undefined ? undefined : configNotice({ _tag: "Supervisor", path: supervisor.configPath }, configHere(host), host)
-  const eventsPath = storePaths(dataDir(host)).events
+  const eventsPath = storePaths(root).events
   const from = eventLogEnd(eventsPath)
   return new Promise((resolve) => {
     let sent = false
@@ -191,7 +184,7 @@ export const runFast = (argv: ReadonlyArray<string>, env: NodeJS.ProcessEnv = pr
       const asked = exchange.asked
       const code = 128 + SIGNALS[signal]
       client.destroy()
-      if (exchange.batch !== undefined) return tellBatch(code, { ...exchange.batch, taken: sent })
+      if (exchange.batch !== undefined) return tellBatch(code, { root, eventsPath, from, issues: exchange.batch, supervised: true, taken: sent })
       if (asked === undefined) return finish(code)
       if (!sent) return finish(code, "", `orch: ${interruptedSpawnSentence(asked, false, { _tag: "Unknown" })}\n`)
       const started = Date.now()
