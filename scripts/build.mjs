@@ -64,37 +64,49 @@ await build({
   minify: true,
   logLevel: "warning"
 })
-// The command tree as one CommonJS file, which bin/orch.ts loads with a V8 code cache (src/cli/code-cache.ts).
-await build({
-  entryPoints: { cli: "src/cli/main.ts" },
-  outfile: "dist/cli.cjs",
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node22",
-  external: ["@lydell/node-pty"],
-  define: { "import.meta.url": "__orchImportMetaUrl" },
-  legalComments: "none",
-  minify: true,
-  sourcemap: "linked",
-  sourcesContent: false,
-  logLevel: "warning",
-  // A vm script has no `import()`: a vendored library imported on first use is required instead.
-  supported: { "dynamic-import": false },
-  plugins: [lazySegmenter, vendorApart]
-})
+// The command tree as one CommonJS file, which bin/orch.ts loads with a V8 code cache (src/cli/code-cache.ts); and
+// `orch status` as one of its own, which the entry runs for `status` and `status --json` (src/cli/status-main.ts):
+// the command people run most loads only what it prints, not every command's definition.
+const commandBundles = { cli: "src/cli/main.ts", status: "src/cli/status-main.ts" }
+await Promise.all(
+  Object.entries(commandBundles).map(([name, entry]) =>
+    build({
+      entryPoints: { [name]: entry },
+      outfile: `dist/${name}.cjs`,
+      bundle: true,
+      format: "cjs",
+      platform: "node",
+      target: "node22",
+      external: ["@lydell/node-pty"],
+      define: { "import.meta.url": "__orchImportMetaUrl" },
+      legalComments: "none",
+      minify: true,
+      sourcemap: "linked",
+      sourcesContent: false,
+      logLevel: "warning",
+      // A vm script has no `import()`: a vendored library imported on first use is required instead.
+      supported: { "dynamic-import": false },
+      plugins: [lazySegmenter, vendorApart]
+    })
+  )
+)
 // V8 keeps a script's source for as long as the process runs (the supervisor's: for good), and one character outside
 // Latin-1 makes all of it a two-byte string: 2.4 MB of heap for the 1.2 MB tree instead of 1.2 MB. esbuild escapes
 // such characters in strings, not in regular expressions (the agents' screen parsers match `●`, `›`, `└` …): they
 // are escaped here, which reads the same in a regular expression, a string or a template (its cooked text).
 const unicodeEscapes = (text) => Array.from({ length: text.length }, (_, i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, "0")}`).join("")
-const asciiOnly = (code) =>
+const asciiOnly = (file, code) =>
   code.replace(/[^\x00-\x7f]/gu, (char, at) => {
-    if (code[at - 1] === "\\") throw new Error(`dist/cli.cjs: an escaped non-ASCII character at ${at}: escape it in the source instead`)
+    if (code[at - 1] === "\\") throw new Error(`${file}: an escaped non-ASCII character at ${at}: escape it in the source instead`)
     return unicodeEscapes(char)
   })
-writeFileSync("dist/cli.cjs", asciiOnly(readFileSync("dist/cli.cjs", "utf8")))
-const commandTreeHash = createHash("sha256").update(readFileSync("dist/cli.cjs")).digest("hex").slice(0, 16)
+const bundleHashes = Object.fromEntries(
+  Object.keys(commandBundles).map((name) => {
+    const file = `dist/${name}.cjs`
+    writeFileSync(file, asciiOnly(file, readFileSync(file, "utf8")))
+    return [name, createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16)]
+  })
+)
 
 // Each built-in plugin as a plugin module: src/plugins/modules/<slot>/<name>.ts → dist/plugins/<slot>/<name>.mjs.
 const pluginModules = Object.fromEntries(
@@ -129,7 +141,7 @@ const cli = build({
   ...esmForNode,
   external: ["@lydell/node-pty"],
   chunkNames: "chunks/[name]-[hash]",
-  define: { ORCH_COMMAND_TREE_HASH: JSON.stringify(commandTreeHash) },
+  define: { ORCH_COMMAND_TREE_HASH: JSON.stringify(bundleHashes.cli), ORCH_STATUS_HASH: JSON.stringify(bundleHashes.status) },
   legalComments: "none",
   minify: true,
   sourcemap: "linked",
@@ -180,21 +192,24 @@ const types = promisify(execFile)(process.execPath, ["node_modules/typescript/bi
 await Promise.all([cli, library, web, types])
 chmodSync("dist/orch.mjs", 0o755)
 
-// The shipped code cache: made the way a user's first run makes one, by the loader itself (src/cli/code-cache.ts),
-// then put beside the bundle. A cache holds the functions its process compiled, so one process runs the two
-// commands people run most, `--help` and `status --json` (for a user with no sessions), side by side. Its header
-// names the Node that made it: another Node version never hands it to V8 (which would refuse it, slowly), and makes
-// its own on its first run.
+// The shipped code caches: made the way a user's first run makes one, by the loader itself (src/cli/code-cache.ts),
+// then put beside each bundle. A cache holds the functions its process compiled, so one process runs the commands
+// people run most side by side: `--help` and `status --json` through the tree (the tree's cache also serves every
+// command's start), and `status --json` (for a user with no sessions) through its own bundle. A cache's header names
+// the Node that made it: another Node version never hands it to V8 (which would refuse it, slowly), and makes its
+// own on its first run.
 const cacheHome = mkdtempSync(join(tmpdir(), "orch-build-cache-"))
 try {
   const maker = join(cacheHome, "make-cache.mjs")
+  const bundle = (name) => `loadCommandTree(new URL(${JSON.stringify(pathToFileURL(`dist/${name}.cjs`).href)}), ${JSON.stringify(bundleHashes[name])})`
   await build({
     stdin: {
       contents: [
         `import { loadCommandTree } from "./src/cli/code-cache.ts"`,
-        `const tree = loadCommandTree(new URL(${JSON.stringify(pathToFileURL("dist/cli.cjs").href)}), ${JSON.stringify(commandTreeHash)})`,
+        `const tree = ${bundle("cli")}`,
         `tree.main(["--help"])`,
-        `tree.main(["status", "--json"])`
+        `tree.main(["status", "--json"])`,
+        `${bundle("status")}.main(["status", "--json"])`
       ].join("\n"),
       resolveDir: ".",
       loader: "ts"
@@ -207,8 +222,11 @@ try {
   })
   mkdirSync(join(cacheHome, "home"))
   execFileSync(process.execPath, [maker], { env: { ...process.env, HOME: join(cacheHome, "home"), XDG_CACHE_HOME: cacheHome }, stdio: "ignore" })
-  const [made] = readdirSync(join(cacheHome, "orch"))
-  copyFileSync(join(cacheHome, "orch", made), "dist/cli.cjs.cache") // not a rename: tmp may be another file system
+  for (const name of Object.keys(commandBundles)) {
+    const made = readdirSync(join(cacheHome, "orch")).find((file) => file.startsWith(`${name}-${bundleHashes[name]}-`))
+    if (made === undefined) throw new Error(`the build made no code cache for dist/${name}.cjs`)
+    copyFileSync(join(cacheHome, "orch", made), `dist/${name}.cjs.cache`) // not a rename: tmp may be another file system
+  }
 } finally {
   rmSync(cacheHome, { recursive: true, force: true })
 }

@@ -1,6 +1,6 @@
 /**
- * Loads the command tree (dist/cli.cjs, one CommonJS bundle) with a V8 code cache, so a command skips compiling
- * the ~2 MB of JavaScript it runs. `module.enableCompileCache` fills a cache directory on a command's first run,
+ * Loads a command bundle (dist/cli.cjs, the command tree; dist/status.cjs, `orch status` alone: each one CommonJS
+ * bundle) with a V8 code cache, so a command skips compiling the JavaScript it runs. `module.enableCompileCache` fills a cache directory on a command's first run,
  * keyed by the file's absolute path; this one ships in the package (the build makes it), so a fresh install's first
  * command is fast too. Hence CommonJS through `vm.Script` with `cachedData`.
  *
@@ -16,13 +16,14 @@
  * cache, or an unusable one, is a normal start.
  *
  * This module is part of the `orch` entry, so `orch --version` loads it too: it takes Node's modules with
- * `process.getBuiltinModule` (an ES import of one builds its whole export list), and `node:crypto`, which costs a
- * process about 3 ms to load, only when a checksum is made.
+ * `process.getBuiltinModule` (an ES import of one builds its whole export list), and `node:zlib` only when a
+ * checksum is made. The checksum is a CRC-32: it is there to tell a damaged file, and `node:crypto` (for a SHA-1)
+ * costs a process about 3 ms to load, which `orch status` (dist/status.cjs) would pay for it alone.
  */
 const { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } = process.getBuiltinModule("node:fs")
 const { createRequire } = process.getBuiltinModule("node:module")
 const { homedir } = process.getBuiltinModule("node:os")
-const { join } = process.getBuiltinModule("node:path")
+const { basename, join } = process.getBuiltinModule("node:path")
 const { fileURLToPath, pathToFileURL } = process.getBuiltinModule("node:url")
 const { Script } = process.getBuiltinModule("node:vm")
 
@@ -31,19 +32,19 @@ export interface CommandTree {
   readonly main: (argv: ReadonlyArray<string>) => void
 }
 
-const MAGIC = "orch-code-cache-2"
+const MAGIC = "orch-code-cache-3"
 
-const sha1 = (data: Buffer) => process.getBuiltinModule("node:crypto").createHash("sha1").update(data).digest("hex")
+const checksum = (data: Buffer) => process.getBuiltinModule("node:zlib").crc32(data).toString(16)
 
 /** The Node a cache is made by and for: `v24.11.0-x64`. */
 export const thisRuntime = `${process.version}-${process.arch}`
 
 /**
- * `<magic> <bundle hash> <runtime> <sha1 of the payload>\n<payload>`, so a stale, foreign or damaged file is told
+ * `<magic> <bundle hash> <runtime> <CRC-32 of the payload>\n<payload>`, so a stale, foreign or damaged file is told
  * apart cheaply.
  */
 export const encodeCache = (bundleHash: string, runtime: string, payload: Buffer): Buffer =>
-  Buffer.concat([Buffer.from(`${MAGIC} ${bundleHash} ${runtime} ${sha1(payload)}\n`), payload])
+  Buffer.concat([Buffer.from(`${MAGIC} ${bundleHash} ${runtime} ${checksum(payload)}\n`), payload])
 
 /** The V8 cache data in `file` when it was made for `bundleHash` by `runtime` and is intact; otherwise undefined. */
 export const decodeCache = (file: Buffer, bundleHash: string, runtime: string): Buffer | undefined => {
@@ -52,7 +53,7 @@ export const decodeCache = (file: Buffer, bundleHash: string, runtime: string): 
   const [magic, hash, madeBy, sum] = file.subarray(0, end).toString("latin1").split(" ")
   if (magic !== MAGIC || hash !== bundleHash || madeBy !== runtime) return undefined
   const payload = file.subarray(end + 1)
-  return sha1(payload) === sum ? payload : undefined
+  return checksum(payload) === sum ? payload : undefined
 }
 
 const readCache = (path: string, bundleHash: string): Buffer | undefined => {
@@ -70,10 +71,11 @@ const userCacheDir = (env: NodeJS.ProcessEnv): string | undefined => {
 }
 
 /**
- * Writes the cache `make` gives to `path` atomically and removes caches of other bundles beside it. The file is
- * opened first, so where nothing can be written no time goes into making the cache. Errors are ignored.
+ * Writes the cache `make` gives to `path` atomically and removes the caches of other versions of the same bundle
+ * beside it. The file is opened first, so where nothing can be written no time goes into making the cache. Errors
+ * are ignored.
  */
-const writeCache = (path: string, dir: string, prefix: string, make: () => Buffer) => {
+const writeCache = (path: string, dir: string, name: string, prefix: string, make: () => Buffer) => {
   const tmp = `${path}.${process.pid}.tmp`
   try {
     mkdirSync(dir, { recursive: true })
@@ -84,8 +86,8 @@ const writeCache = (path: string, dir: string, prefix: string, make: () => Buffe
       closeSync(fd)
     }
     renameSync(tmp, path)
-    for (const name of readdirSync(dir)) {
-      if (name.startsWith("cli-") && !name.startsWith(prefix)) rmSync(join(dir, name), { force: true })
+    for (const file of readdirSync(dir)) {
+      if (file.startsWith(`${name}-`) && !file.startsWith(prefix)) rmSync(join(dir, file), { force: true })
     }
   } catch {
     try {
@@ -104,7 +106,9 @@ export const loadCommandTree = (bundleUrl: URL, bundleHash: string, env: NodeJS.
   const source = readFileSync(filename, "utf8")
   const wrapped = `(function (exports, require, module, __filename, __dirname, __orchImportMetaUrl, __orchImport) {${source}\n})`
   const userDir = userCacheDir(env)
-  const prefix = `cli-${bundleHash}-`
+  // Each bundle's user caches are named after it (`cli-…`, `status-…`), so one bundle's never replaces another's.
+  const name = basename(filename, ".cjs")
+  const prefix = `${name}-${bundleHash}-`
   const userFile = userDir === undefined ? undefined : join(userDir, `${prefix}${thisRuntime}.cache`)
   const candidates = [userFile, `${filename}.cache`].filter((path): path is string => path !== undefined)
   const compile = (cachedData: Buffer | undefined) => new Script(wrapped, { filename, ...(cachedData === undefined ? {} : { cachedData }) })
@@ -123,7 +127,7 @@ export const loadCommandTree = (bundleUrl: URL, bundleHash: string, env: NodeJS.
     script = fresh
     // Made as the process exits, so the cache holds the functions this command compiled, not only the top level.
     if (userDir !== undefined && userFile !== undefined) {
-      process.once("exit", () => writeCache(userFile, userDir, prefix, () => encodeCache(bundleHash, thisRuntime, fresh.createCachedData())))
+      process.once("exit", () => writeCache(userFile, userDir, name, prefix, () => encodeCache(bundleHash, thisRuntime, fresh.createCachedData())))
     }
   }
   const module = { exports: {} as CommandTree }

@@ -117,7 +117,10 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   const interrupted = rows.filter((row) => row.status === "interrupted")
   const undone = interrupted.length === 0 || supervised || silent !== undefined
     ? { lines: [], warnings: [] }
-    : yield* Effect.flatMap(Effect.promise(() => import("./interrupted.ts")), ({ undoInterruptedSpawns }) => undoInterruptedSpawns(interrupted))
+    : yield* Effect.flatMap(
+      Effect.promise(() => Promise.all([import("./interrupted.ts"), import("@effect/platform-node/NodeServices")])),
+      ([{ undoInterruptedSpawns }, NodeServices]) => undoInterruptedSpawns(interrupted).pipe(Effect.provide(NodeServices.layer))
+    )
   for (const warning of undone.warnings) yield* Console.error(`orch: warning: ${warning}`)
   // Predicted conflicts between the live sessions and the merge trains, as the supervisor last wrote them; where it
   // never did (no file), nothing of them is loaded.

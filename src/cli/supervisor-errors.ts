@@ -3,8 +3,9 @@
  * RECENT_ERRORS_MS, read from the end of the event log (files only, no IPC). Only the latest supervisor's count:
  * the reading stops at its `supervisor.started`.
  */
-import { visitEventsBackward } from "../dashboard/event-tail.ts"
+import { isEvent, visitJsonBackward } from "../dashboard/event-tail.ts"
 import type { OrchEvent } from "../domain/event.ts"
+import { isRecord } from "../domain/plain-guards.ts"
 
 export const RECENT_ERRORS_MS = 10 * 60_000
 /** How much of the log's end is read: errors are rare, and the window short. */
@@ -29,12 +30,21 @@ export const recentErrors = (newestFirst: Iterable<OrchEvent>, nowMs: number, wi
   return last === undefined ? undefined : { count, last }
 }
 
-/** Reads the end of the event log for `recentErrors`. */
+/**
+ * Reads the end of the event log for `recentErrors`. Only the lines that decide the answer are checked as events (an
+ * error, a supervisor's start, the line that ends the window): the first check builds the whole event Schema's
+ * guard, which the usual answer, no errors within a window of other events, does without.
+ */
 export const readRecentErrors = (eventsPath: string, nowMs: number, windowMs = RECENT_ERRORS_MS): RecentErrors | undefined => {
   const seen: Array<OrchEvent> = []
-  visitEventsBackward(eventsPath, (event) => {
-    seen.push(event)
-    return event.type !== "supervisor.started" && Date.parse(event.timestamp) >= nowMs - windowMs
+  const since = nowMs - windowMs
+  visitJsonBackward(eventsPath, (value) => {
+    if (!isRecord(value)) return true
+    const decides = value.type === "supervisor.error" || value.type === "supervisor.started" ||
+      (typeof value.timestamp === "string" && Date.parse(value.timestamp) < since)
+    if (!decides || !isEvent(value)) return true
+    seen.push(value)
+    return value.type !== "supervisor.started" && Date.parse(value.timestamp) >= since
   }, SCAN_BYTES)
   return recentErrors(seen, nowMs, windowMs)
 }

@@ -8,13 +8,20 @@ import { OrchEvent } from "../domain/event.ts"
 import { concerns } from "./board.ts"
 
 const CHUNK = 64 * 1024
-const isEvent = Schema.is(OrchEvent)
+export const isEvent = Schema.is(OrchEvent)
 
 /**
  * Calls `visit` with each event from the newest back, until it returns false or `maxBytes` were read.
  * A missing log has no events.
  */
-export const visitEventsBackward = (path: string, visit: (event: OrchEvent) => boolean, maxBytes = Infinity): void => {
+export const visitEventsBackward = (path: string, visit: (event: OrchEvent) => boolean, maxBytes = Infinity): void =>
+  visitJsonBackward(path, (value) => (isEvent(value) ? visit(value) : true), maxBytes)
+
+/**
+ * `visitEventsBackward` for a reader that checks only the lines it keeps: `visit` has each line's JSON, not yet known
+ * to be an event (a line that is not JSON is skipped).
+ */
+export const visitJsonBackward = (path: string, visit: (value: unknown) => boolean, maxBytes = Infinity): void => {
   let fd: number
   try {
     fd = openSync(path, "r")
@@ -45,7 +52,7 @@ export const visitEventsBackward = (path: string, visit: (event: OrchEvent) => b
   }
 }
 
-const visitLine = (line: Buffer, visit: (event: OrchEvent) => boolean): boolean => {
+const visitLine = (line: Buffer, visit: (value: unknown) => boolean): boolean => {
   if (line.length === 0) return true
   let value: unknown
   try {
@@ -53,7 +60,7 @@ const visitLine = (line: Buffer, visit: (event: OrchEvent) => boolean): boolean 
   } catch {
     return true
   }
-  return isEvent(value) ? visit(value) : true
+  return visit(value)
 }
 
 /** The newest `limit` events of one session (its own, and those of a pair it is in) within the log's last `maxBytes`, oldest first. */

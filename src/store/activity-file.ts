@@ -1,12 +1,13 @@
 /** Reading the newest activity signal of a session without reading its whole `activity.jsonl`. */
-import { closeSync, fstatSync, type FSWatcher, openSync, readSync, statSync, watch } from "node:fs"
+import { closeSync, existsSync, fstatSync, type FSWatcher, openSync, readSync, watch } from "node:fs"
 import { type ActivitySignal, parseSignal } from "../domain/activity.ts"
 
 const TAIL_BYTES = 8192
 
 export const latestSignal = (file: string): ActivitySignal | undefined => {
-  // A session whose agent signals nothing has no file: asking first costs a stat, a thrown ENOENT several times that.
-  if (statSync(file, { throwIfNoEntry: false }) === undefined) return undefined
+  // A session whose agent signals nothing has no file: asking first costs an access(2), a thrown ENOENT several times
+  // that (and a stat, the object it makes, which `orch status` would make once per live session).
+  if (!existsSync(file)) return undefined
   let fd: number
   try {
     fd = openSync(file, "r")

@@ -1,7 +1,6 @@
 /** Small file primitives with the guarantees the store needs: atomic replace, one-write append. */
 import * as Effect from "effect/Effect"
 import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
-import { open } from "node:fs/promises"
 import { basename, dirname } from "node:path"
 import { crashPoint } from "./crash-points.ts"
 export { readFrom } from "./read-from.ts"
@@ -55,6 +54,9 @@ const writeBesideSync = (path: string, text: string, durable: boolean): string =
 const writeBeside = async (path: string, text: string, durable: boolean): Promise<string> => {
   const tmp = tmpBeside(path)
   try {
+    // Loaded on the first such write: node:fs/promises brings streams and readline, which a command that only reads
+    // (`orch status`) would load for nothing.
+    const { open } = await import("node:fs/promises")
     const file = await open(tmp, "w", 0o644)
     try {
       await file.writeFile(text)

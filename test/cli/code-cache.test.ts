@@ -18,7 +18,14 @@ describe("code cache files", () => {
     ["truncated", file.subarray(0, file.length - 3), "abc123", "v24.11.0-x64", undefined],
     ["with a damaged byte", Buffer.concat([file.subarray(0, file.length - 1), Buffer.from("X")]), "abc123", "v24.11.0-x64", undefined],
     ["not a cache file at all", Buffer.from("garbage"), "abc123", "v24.11.0-x64", undefined],
-    ["of the previous format (no Node named)", Buffer.from("orch-code-cache-1 abc123 0123abcd\nbytes"), "abc123", "v24.11.0-x64", undefined],
+    ["of the first format (no Node named)", Buffer.from("orch-code-cache-1 abc123 0123abcd\nbytes"), "abc123", "v24.11.0-x64", undefined],
+    [
+      "of the second format (a SHA-1)",
+      Buffer.from("orch-code-cache-2 abc123 v24.11.0-x64 da39a3ee5e6b4b0d3255bfef95601890afd80709\n"),
+      "abc123",
+      "v24.11.0-x64",
+      undefined
+    ],
     ["empty", Buffer.alloc(0), "abc123", "v24.11.0-x64", undefined]
   ])("%s", (_label, bytes, hash, runtime, expected) => {
     expect(decodeCache(bytes, hash, runtime)).toEqual(expected)
@@ -50,7 +57,7 @@ describe("the built CLI and its code cache", () => {
     dist = join(root, "dist")
     cacheHome = join(root, "cache")
     mkdirSync(join(dist, "chunks"), { recursive: true })
-    for (const name of ["orch.mjs", "cli.cjs", "cli.cjs.cache"]) copyFileSync(resolve("dist", name), join(dist, name))
+    for (const name of ["orch.mjs", "cli.cjs", "cli.cjs.cache", "status.cjs", "status.cjs.cache"]) copyFileSync(resolve("dist", name), join(dist, name))
     for (const name of readdirSync(resolve("dist/chunks")).filter((n) => n.endsWith(".mjs"))) {
       copyFileSync(resolve("dist/chunks", name), join(dist, "chunks", name))
     }
@@ -100,6 +107,46 @@ describe("the built CLI and its code cache", () => {
     rmSync(join(dist, "cli.cjs.cache"))
     writeFileSync(cacheHome, "a file where the directory would go")
     expectHelp()
+  })
+
+  // `status` and `status --json` run from dist/status.cjs (bin/orch.ts); every other command line from the tree.
+  describe("orch status, from a bundle of its own", () => {
+    const expectStatus = () => {
+      const result = orch("status", "--json")
+      expect(result).toEqual({ code: 0, stdout: "[]\n", stderr: "" })
+    }
+
+    it("loads none of the command tree, and uses the cache the build made for it", () => {
+      rmSync(join(dist, "cli.cjs"))
+      expectStatus()
+      expect(orch("status").stdout).toContain("No sessions")
+      expect(userCaches()).toEqual([])
+    })
+
+    it("leaves a cache of its own, named after its bundle, when the shipped one is damaged; the tree's stays", () => {
+      const bytes = readFileSync(join(dist, "status.cjs.cache"))
+      bytes[bytes.length - 100] ^= 0xff
+      writeFileSync(join(dist, "status.cjs.cache"), bytes)
+      rmSync(join(dist, "cli.cjs.cache"))
+      expectHelp()
+      expectStatus()
+      const made = userCaches().sort()
+      expect(made).toHaveLength(2)
+      expect(made[0]).toMatch(new RegExp(`^cli-[0-9a-f]{16}-${process.version}-${process.arch}\\.cache$`))
+      expect(made[1]).toMatch(new RegExp(`^status-[0-9a-f]{16}-${process.version}-${process.arch}\\.cache$`))
+      expectStatus()
+      expectHelp()
+      expect(userCaches().sort()).toEqual(made)
+    })
+
+    it("leaves its help and its usage errors to the command tree", () => {
+      const help = orch("status", "--help")
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain("--json")
+      const misspelt = orch("status", "--jsn")
+      expect(misspelt.code).toBe(2)
+      expect(misspelt.stderr).toContain("Run `orch status --help` for usage.")
+    })
   })
 
   it("replaces a cache left by another version of the bundle", () => {

@@ -1,6 +1,9 @@
 /** The line `orch status` prints when the supervisor met errors lately (src/cli/supervisor-errors.ts). */
 import { assert, describe, it } from "@effect/vitest"
-import { recentErrors, supervisorErrorsNote } from "../../src/cli/supervisor-errors.ts"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { readRecentErrors, recentErrors, supervisorErrorsNote } from "../../src/cli/supervisor-errors.ts"
 import type { OrchEvent } from "../../src/domain/event.ts"
 
 const NOW = Date.parse("2026-05-01T12:00:00.000Z")
@@ -25,6 +28,32 @@ describe("recentErrors (events newest first)", () => {
   ])("%s", (_name, events, expected) => {
     const found = recentErrors(events, NOW)
     assert.deepStrictEqual(found === undefined ? undefined : { count: found.count, loop: found.last.data?.loop }, expected)
+  })
+})
+
+// The same answers read from a log file, oldest line first, where lines that are not events (a torn line, a line of
+// another shape) are skipped whatever their type or time says: only events decide.
+describe("readRecentErrors (from the event log)", () => {
+  const notAnEvent = (minutesAgo: number, type: string) => ({ timestamp: at(minutesAgo), type, data: "not an object" })
+  it.each<[string, ReadonlyArray<unknown>, { count: number; loop: string } | undefined]>([
+    ["no log lines", [], undefined],
+    ["errors among other events", [error(4), error(3), other(2), error(1, "probe cycle"), other(0)], { count: 3, loop: "probe cycle" }],
+    ["a torn line and a line of another shape are skipped", [error(2), "{\"timestamp\":", { hello: 1 }, other(1)], { count: 1, loop: "PR poll" }],
+    ["an invalid error does not count", [error(2), notAnEvent(1, "supervisor.error")], { count: 1, loop: "PR poll" }],
+    ["an invalid start does not end the window", [error(2), notAnEvent(1, "supervisor.started")], { count: 1, loop: "PR poll" }],
+    ["an invalid old line does not end the window", [error(12), error(3), notAnEvent(20, "session.working"), error(2)], { count: 2, loop: "PR poll" }],
+    ["a valid old event ends the window", [error(3), other(11), error(2)], { count: 1, loop: "PR poll" }],
+    ["an earlier supervisor's errors do not count", [error(3), other(2, "supervisor.started"), error(1)], { count: 1, loop: "PR poll" }]
+  ])("%s", (_name, lines, expected) => {
+    const dir = mkdtempSync(join(tmpdir(), "orch-recent-errors-"))
+    try {
+      const path = join(dir, "events.jsonl")
+      writeFileSync(path, lines.map((line) => `${typeof line === "string" ? line : JSON.stringify(line)}\n`).join(""))
+      const found = readRecentErrors(path, NOW)
+      assert.deepStrictEqual(found === undefined ? undefined : { count: found.count, loop: found.last.data?.loop }, expected)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -102,7 +102,16 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
     Effect.gen(function*() {
       const install = yield* Installed
       console.log(`fresh-user: npm pack ${install.packMs.toFixed(0)} ms, npm install ${install.installMs.toFixed(0)} ms`)
-      for (const file of ["package/dist/orch.mjs", "package/dist/cli.cjs", "package/dist/cli.cjs.cache", "package/package.json"]) {
+      for (
+        const file of [
+          "package/dist/orch.mjs",
+          "package/dist/cli.cjs",
+          "package/dist/cli.cjs.cache",
+          "package/dist/status.cjs",
+          "package/dist/status.cjs.cache",
+          "package/package.json"
+        ]
+      ) {
         assert.include(install.packed, file)
       }
       assert.strictEqual(realpathSync(join(install.bin, "orch")), join(install.packageDir, "dist", "orch.mjs"))
