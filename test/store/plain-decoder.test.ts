@@ -68,10 +68,21 @@ describe("a decoder compiled from a plain-data Schema", () => {
     ["null where an object goes", { ...minimal, agent: null }],
     ["an element of a list of the wrong shape", { ...minimal, failingChecks: [{ url: "no name" }] }],
     ["a record of its terminal that is a list", { ...minimal, runtime: { plugin: "p", id: "i", data: [] } }],
-    ["an optional key present but wrong", { ...minimal, host: 3 }]
+    ["an optional key present but wrong", { ...minimal, host: 3 }],
+    ["a boolean that is a string", { ...minimal, mergeable: "yes" }]
   ])("%s: rejected by both, so the Schema explains it", (_name, input) => {
     assert.strictEqual(decodeSchema(input)._tag, "Failure")
     assert.isUndefined(decodePlain(input))
+  })
+
+  it("decodes a struct with a `__proto__` key (not generated: the loop handles it) as the Schema does", () => {
+    const schema = Schema.Struct({ ["__proto__"]: Schema.String, a: Schema.Int })
+    const decode = compilePlainDecoder(schema)!
+    const input = JSON.parse(`{"a": 1, "__proto__": "x", "b": true}`)
+    const expected = Schema.decodeUnknownResult(schema)(input)
+    assert.strictEqual(expected._tag, "Success")
+    assert.deepStrictEqual(decode(input), expected._tag === "Success" ? expected.success : undefined)
+    assert.isUndefined(decode(JSON.parse(`{"a": 1}`)))
   })
 
   it.each<[string, Schema.Top]>([
