@@ -46,8 +46,10 @@ export const unusableBranch = (error: WorkspaceError): WorkspaceError => {
   const clash = /'refs\/heads\/([^']+)' exists; cannot create 'refs\/heads\/([^']+)'/.exec(error.reason)
   if (clash === null) return error
   const [, existing, wanted] = clash
+  // Said as the create's failure ("worktree: create: branch …"), not git's command's ("worktree: git worktree: …").
   return new WorkspaceError({
     ...error,
+    operation: "create",
     reason: `branch ${wanted} cannot be made: the branch ${existing} exists, and git cannot keep a branch whose name is a folder of ` +
       `another's; rename or delete ${existing} (\`git branch -m ${existing} <new name>\`) and spawn again`,
     branchUnusable: true

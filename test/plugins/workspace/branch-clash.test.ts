@@ -34,6 +34,7 @@ describe("a branch git cannot make beside another (real git)", () => {
         `branch ${wanted} cannot be made: the branch ${existing} exists, and git cannot keep a branch whose name is a folder of another's; ` +
           `rename or delete ${existing} (\`git branch -m ${existing} <new name>\`) and spawn again`
       )
+      assert.isTrue(error.message.startsWith(`worktree: create: branch ${wanted} cannot be made`), error.message)
       assert.isFalse(existsSync(path), "nothing is left where the worktree would have been")
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 })
