@@ -33,7 +33,7 @@ import { SessionQueue } from "./SessionQueue.ts"
 import type { SpawnOptions } from "./spawn-run.ts"
 import { spawnSession } from "./spawn.ts"
 
-export interface SpawnInOptions extends Pick<SpawnOptions, "claim" | "refuseClosed" | "priority"> {
+export interface SpawnInOptions extends Pick<SpawnOptions, "claim" | "drafted" | "refuseClosed" | "priority"> {
   /**
    * "owed": reconcile only when the records owe this spawn one (`owesReconcile`), as a running supervisor asks:
    * its start and its probe cycle do the rest. Absent: reconcile first, as every command without a supervisor does.
@@ -86,6 +86,7 @@ const make = Effect.gen(function*() {
       hostDataDir: dataDir,
       hostOrigin: origin,
       claim: options.claim,
+      drafted: options.drafted,
       refuseClosed: options.refuseClosed,
       priority: options.priority
     }).pipe(plugins.provide(config, project, host), Effect.result)

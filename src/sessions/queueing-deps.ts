@@ -25,7 +25,7 @@ export interface QueueingDeps {
   readonly spawn: (
     projectId: string,
     target: SpawnTarget,
-    options: Pick<SpawnOptions, "claim" | "refuseClosed" | "priority">
+    options: Pick<SpawnOptions, "claim" | "drafted" | "refuseClosed" | "priority">
   ) => Effect.Effect<{ readonly record: SessionRecord }, SpawnFailure>
   /**
    * The issue as the project's tracker has it (undefined for a tracker that keeps none): `queue add` refuses an issue

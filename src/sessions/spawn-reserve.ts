@@ -96,5 +96,6 @@ export const draftSession = Effect.fnUntraced(function*(run: SpawnRun, sessionId
   const draft: SessionDraft = { run, sessionId, there, record }
   yield* save(draft, record, { durable: false })
   if (work._tag === "Issue") yield* firstForIssue(run, record)
+  if (run.options.drafted !== undefined) yield* run.options.drafted
   return draft
 })

@@ -49,6 +49,11 @@ export interface SpawnOptions {
    * the spawn.
    */
   readonly claim?: ((sessionId: string) => Effect.Effect<void, ClaimError>) | undefined
+  /**
+   * Run once the session's first record is written, from when it counts among the sessions: admission decides on its
+   * next entry, beside this spawn, only then (src/sessions/admission-rounds.ts).
+   */
+  readonly drafted?: Effect.Effect<void> | undefined
   /** An issue its tracker says is over (closed, done) is not started (IssueClosed): queued work, not a person's spawn. */
   readonly refuseClosed?: boolean | undefined
   /** The queue priority of the entry it starts (admission), kept on the record. */

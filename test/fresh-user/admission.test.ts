@@ -1,12 +1,12 @@
 /**
  * Admission as a user meets it, on the default path: the built CLI from the project's directory, a fresh HOME, an
  * empty TMUX_TMPDIR, no ORCH_* variable, the config in the repository's own orchestrator.yaml. A rate-limited
- * session holds queued work on its credential and is told to continue after the project's threshold; intake
- * queues the tracker's labelled issues with their titles.
+ * session holds queued work on its credential and is told to continue after the project's threshold; queued issues
+ * start side by side; intake queues the tracker's labelled issues with their titles.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { eventually } from "../support/eventually.ts"
@@ -47,6 +47,26 @@ describe("admission on the default path", () => {
       }),
     90_000
   )
+
+  it.live("queued issues start side by side: each worktree's postCreate runs while the others' do", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      // Each issue's worktree setup says it began, then waits for the test's word: three lines at once are three at a
+      // time. (The orchestrator's own worktree, made at start, goes on.)
+      const began = join(s.root, "began")
+      const go = join(s.root, "go")
+      s.writeRepoConfig({
+        postCreate: [`case "$PWD" in *orchestrator) exit 0;; esac; echo x >> ${began}; while [ ! -e ${go} ]; do sleep 0.05; done`]
+      })
+      const orch = (...args: Array<string>) => s.orch(args, { cwd: s.repo.path })
+      assert.strictEqual((yield* orch("start", "app", "--detach", "--no-open")).code, 0)
+      assert.strictEqual((yield* orch("queue", "add", "app", "1", "2", "3")).code, 0)
+      const lines = () => (existsSync(began) ? readFileSync(began, "utf8").trim().split("\n").length : 0)
+      yield* eventually("three worktrees' setups under way at once", () => lines() === 3, 30_000)
+      writeFileSync(go, "")
+      yield* eventually("the three admitted", () => s.events().filter((e) => e.type === "queue.admitted").length === 3, 30_000)
+      assert.strictEqual((yield* orch("stop", "--kill-sessions")).code, 0)
+    }), 90_000)
 
   it.live("intake: the tracker's labelled issues are queued, with their titles", () =>
     Effect.gen(function*() {

@@ -34,15 +34,22 @@ import { SessionStore } from "../../src/store/SessionStore.ts"
 import { tempDir, withHost } from "../support/host.ts"
 import { workingSession } from "../support/session-record.ts"
 
-/** What the fake spawn does once it has reserved and claimed: succeed, fail, or hang (until cancelled). */
-type Plan = { readonly _tag: "Succeed" } | { readonly _tag: "Fail"; readonly error: SpawnFailure } | { readonly _tag: "Hang" }
+/**
+ * What the fake spawn does once it has reserved and claimed: succeed, fail, hang (until cancelled), or write its first
+ * record and wait at a gate the test opens (`Gate`: it says `drafted` once it has, then succeeds or fails as opened).
+ */
+type Plan =
+  | { readonly _tag: "Succeed" }
+  | { readonly _tag: "Fail"; readonly error: SpawnFailure }
+  | { readonly _tag: "Hang" }
+  | { readonly _tag: "Gate"; readonly drafted: Deferred.Deferred<void>; readonly open: Deferred.Deferred<SpawnFailure | undefined> }
 
-const setup = (plan: (issue: string) => Plan) =>
+const setup = (plan: (issue: string) => Plan, projectSettings: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
     const root = yield* tempDir()
-    const config = yield* validateConfig({ projects: { app: { repo: "acme/app", path: join(root, "app"), tracker: { plugin: "none" } } } }).pipe(
-      withHost({ cwd: root, homeDir: root })
-    )
+    const config = yield* validateConfig({
+      projects: { app: { repo: "acme/app", path: join(root, "app"), tracker: { plugin: "none" }, ...projectSettings } }
+    }).pipe(withHost({ cwd: root, homeDir: root }))
     const events = yield* EventLog.make(join(root, "events.jsonl"))
     const queue = QueueStore.make(root, events)
     const store = SessionStore.make(root)
@@ -51,7 +58,11 @@ const setup = (plan: (issue: string) => Plan) =>
     const spawn = (
       _projectId: string,
       target: SpawnTarget,
-      options: { readonly claim?: ((id: string) => Effect.Effect<void, ClaimError>) | undefined; readonly priority?: number | undefined }
+      options: {
+        readonly claim?: ((id: string) => Effect.Effect<void, ClaimError>) | undefined
+        readonly drafted?: Effect.Effect<void> | undefined
+        readonly priority?: number | undefined
+      }
     ) =>
       Effect.gen(function*() {
         const issue = target._tag === "Issue" ? target.issue : ""
@@ -66,6 +77,17 @@ const setup = (plan: (issue: string) => Plan) =>
             Effect.andThen(Effect.never),
             Effect.onInterrupt(() => Effect.orDie(store.release("app", sessionId)))
           )
+        }
+        if (step._tag === "Gate") {
+          // As the real spawn: its first record, then the steps that take time; undone if they fail.
+          yield* store.write(workingSession(0, { sessionId, issueId: issue, status: "spawning", spawn: { pid: process.pid, startedAt: "" } }))
+          if (options.drafted !== undefined) yield* options.drafted
+          yield* Deferred.succeed(step.drafted, undefined)
+          const failure = yield* Deferred.await(step.open)
+          if (failure !== undefined) {
+            yield* store.release("app", sessionId)
+            return yield* Effect.fail(failure)
+          }
         }
         if (step._tag === "Fail") {
           yield* store.release("app", sessionId)
@@ -91,6 +113,22 @@ const setup = (plan: (issue: string) => Plan) =>
     const types = () => logged().map((event) => event.type)
     const entries = () => Effect.map(queue.list, (list) => list.map((e) => `${e.issue}${e.admitting !== undefined ? `@${e.admitting.sessionId}` : ""}`))
     return { root, queue, queueing, store, events, logged, types, entries, hung, priorities }
+  })
+
+/** A gated spawn per issue, and the receipts the tests wait on. */
+const gatesFor = (issues: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const gates = new Map<string, Extract<Plan, { _tag: "Gate" }>>()
+    for (const issue of issues) {
+      gates.set(issue, { _tag: "Gate", drafted: yield* Deferred.make<void>(), open: yield* Deferred.make<SpawnFailure | undefined>() })
+    }
+    const of = (issue: string) => gates.get(issue)!
+    return {
+      of,
+      plan: (issue: string): Plan => of(issue),
+      allDrafted: Effect.forEach([...gates.values()], (gate) => Deferred.await(gate.drafted), { discard: true }),
+      openAll: () => Effect.forEach([...gates.values()], (gate) => Deferred.succeed(gate.open, undefined), { discard: true })
+    }
   })
 
 const run = <A, E>(effect: Effect.Effect<A, E, import("effect/Scope").Scope>) => effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer))
@@ -189,6 +227,39 @@ describe("admission rounds", () => {
       assert.deepStrictEqual(yield* t.entries(), ["7", "8"])
       assert.deepStrictEqual((yield* t.store.list).records, [])
       assert.deepStrictEqual(t.types(), ["queue.added", "queue.added"])
+    })))
+
+  it.effect("admitted entries start side by side: each once the one before has its first record; the round ends when all have", () =>
+    run(Effect.gen(function*() {
+      const gates = yield* gatesFor(["1", "2", "3"])
+      const t = yield* setup((issue) => gates.plan(issue))
+      yield* t.queueing.queueAdd("app", ["1", "2", "3"], 0)
+      const round = yield* Effect.forkChild(t.queueing.admit())
+      // Receipt: all three are under way at once, each its own session, before any has ended.
+      yield* gates.allDrafted
+      assert.deepStrictEqual(yield* t.entries(), ["1@app-1", "2@app-2", "3@app-3"])
+      yield* gates.openAll()
+      const { waiting, admitted } = yield* Fiber.join(round)
+      assert.deepStrictEqual([waiting, admitted], [[], 3])
+      assert.deepStrictEqual(yield* t.entries(), [])
+    })))
+
+  it.effect("each decision counts the sessions starting: maxSessions 2 starts two side by side, and the third once one fails", () =>
+    run(Effect.gen(function*() {
+      const gates = yield* gatesFor(["1", "2", "3"])
+      const t = yield* setup((issue) => gates.plan(issue), { maxSessions: 2 })
+      yield* t.queueing.queueAdd("app", ["1", "2", "3"], 0)
+      const round = yield* Effect.forkChild(t.queueing.admit())
+      yield* Deferred.await(gates.of("1").drafted)
+      yield* Deferred.await(gates.of("2").drafted)
+      assert.deepStrictEqual(yield* t.entries(), ["1@app-1", "2@app-2", "3"])
+      // The first fails as its own (its issue is gone): it leaves the queue, and its place goes to the third.
+      yield* Deferred.succeed(gates.of("1").open, new IssueNotFound({ issueId: "1", where: "acme/app" }))
+      yield* Deferred.await(gates.of("3").drafted)
+      assert.deepStrictEqual(yield* t.entries(), ["2@app-2", "3@app-3"])
+      yield* gates.openAll()
+      const { waiting, admitted, dropped } = yield* Fiber.join(round)
+      assert.deepStrictEqual([waiting, admitted, dropped.map((d) => d.entry.issue)], [[], 2, ["1"]])
     })))
 
   it.effect("queue add refuses what is not an issue id before anything is queued (the same rule as spawn and batch-spawn)", () =>
