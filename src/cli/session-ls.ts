@@ -34,7 +34,9 @@ const runtimeCell = (record: SessionRecord, liveness: ReadonlyMap<string, Livene
 export const listSessions = Effect.fn("cli.session.ls")(function*({ json }: { readonly json: boolean }) {
   const { withLocalSessionsAnywhere } = yield* Effect.promise(loadSessions)
   // Like `orch status`, it lists with no config, or one with an error (said once): what needs one shows unknown.
-  const { value: { records, liveness, unprobed }, unusable } = yield* withLocalSessionsAnywhere((sessions) => sessions.probeAll())
+  const { value: { records, problems, liveness, unprobed }, unusable } = yield* withLocalSessionsAnywhere((sessions) => sessions.probeAll())
+  // A record that cannot be read is said, as `orch status` says it: a session must never vanish without a word.
+  for (const problem of problems) yield* Console.error(`orch: warning: ${problem}`)
   if (unusable !== undefined) {
     const { problem, location } = configProblem(unusable)
     yield* Console.error(

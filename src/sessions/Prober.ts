@@ -20,6 +20,8 @@ import { SessionPlugins } from "./SessionPlugins.ts"
 
 export interface ProbedSessions {
   readonly records: ReadonlyArray<SessionRecord>
+  /** The records that cannot be read, each said in a sentence (SessionStore's `list`): listed nowhere, but never unsaid. */
+  readonly problems: ReadonlyArray<string>
   /** Each probed terminal's liveness, by its runtime handle's id. */
   readonly liveness: ReadonlyMap<string, Liveness>
   /** The projects whose plugins could not be built, and why: their sessions are not probed (their terminals unknown). */
@@ -72,11 +74,11 @@ const make = Effect.gen(function*() {
 
   const probeAll = Effect.fn("Sessions.probeAll")(function*() {
     const config = yield* configs.current
-    const { records } = yield* store.list
+    const { records, problems } = yield* store.list
     const result = new Map<string, Liveness>()
     const unprobed = yield* probeProjects(config, records, result)
     yield* probeStrays(config, records, result)
-    return { records, liveness: result, unprobed } satisfies ProbedSessions
+    return { records, problems, liveness: result, unprobed } satisfies ProbedSessions
   })
 
   return Prober.of({ probeAll })

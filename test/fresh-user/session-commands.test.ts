@@ -1,7 +1,8 @@
 /**
  * The session commands as a new user meets them, on the default path: the built CLI, a fresh HOME, an empty
  * TMUX_TMPDIR, no ORCH_* variable, the config in the repository's own orchestrator.yaml (`tracker: none`,
- * `scm: none`). `session ls` lists where `status` does (no config found, a config with an error, a plugin that cannot be built); a session whose
+ * `scm: none`). `session ls` lists where `status` does (no config found, a config with an error, a plugin that cannot be built)
+ * and says a record it cannot read as `status` does; a session whose
  * agent is gone reads `errored`, not `working`, and `prune` removes it unless its worktree holds unsaved work; a kill
  * of a session whose worktree the user deleted leaves git with nothing to prune; every rescue commit says the same
  * thing; cleanup of a project with no scm says where the work is.
@@ -49,6 +50,25 @@ const spawnLib = (s: Sandbox, task: string) =>
   })
 
 describe("session commands on the default path", () => {
+  it.live("a record that cannot be read is said by session ls and status alike (one warning each), the others listed", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      s.writeRepoConfig()
+      const inRepo = { cwd: s.repo.path }
+      for (const task of ["One", "Two", "Three"]) assert.strictEqual((yield* s.orch(["spawn", "app", "--task", task], inRepo)).code, 0)
+      const record = (id: string) => join(s.dataDir, "sessions", "app", id, "session.json")
+      writeFileSync(record("app-1"), "{\"sessionId\": \"app-1\", \"projectId\"")
+      writeFileSync(record("app-2"), "garbage")
+      for (const args of [["session", "ls"], ["session", "ls", "--json"], ["status"], ["status", "--json"]]) {
+        const listed = yield* s.orch(args, inRepo)
+        assert.strictEqual(listed.code, 0, `${args.join(" ")}: ${listed.stderr}`)
+        assert.include(listed.stdout, "app-3", args.join(" "))
+        const warnings = listed.stderr.split("\n").filter((line) => line.startsWith("orch: warning: cannot use "))
+        assert.deepStrictEqual(warnings.map((line) => /app-\d/.exec(line)![0]).toSorted(), ["app-1", "app-2"], `${args.join(" ")}: ${listed.stderr}`)
+      }
+      assert.strictEqual((yield* s.orch(["session", "kill", "app-3"], inRepo)).code, 0)
+    }))
+
   it.live("session ls lists where status does: with no config found, and with a config that has an error (said once)", () =>
     Effect.gen(function*() {
       const s = yield* userSandbox
