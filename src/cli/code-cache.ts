@@ -23,7 +23,7 @@
 const { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } = process.getBuiltinModule("node:fs")
 const { createRequire } = process.getBuiltinModule("node:module")
 const { homedir } = process.getBuiltinModule("node:os")
-const { basename, join } = process.getBuiltinModule("node:path")
+const { basename, isAbsolute, join } = process.getBuiltinModule("node:path")
 const { fileURLToPath, pathToFileURL } = process.getBuiltinModule("node:url")
 const { Script } = process.getBuiltinModule("node:vm")
 
@@ -64,9 +64,13 @@ const readCache = (path: string, bundleHash: string): Buffer | undefined => {
   }
 }
 
-/** The user's cache directory for orch (XDG), or undefined when there is no home to put it in. */
+/**
+ * The user's cache directory for orch (XDG: `$XDG_CACHE_HOME`, which the XDG spec says to ignore unless absolute,
+ * else `~/.cache`), or undefined when there is no home to put it in.
+ */
 const userCacheDir = (env: NodeJS.ProcessEnv): string | undefined => {
-  const base = env.XDG_CACHE_HOME || (env.HOME || homedir() ? join(env.HOME || homedir(), ".cache") : undefined)
+  const xdg = env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : undefined
+  const base = xdg ?? (env.HOME || homedir() ? join(env.HOME || homedir(), ".cache") : undefined)
   return base === undefined ? undefined : join(base, "orch")
 }
 

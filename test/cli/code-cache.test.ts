@@ -103,6 +103,20 @@ describe("the built CLI and its code cache", () => {
     expect(userCaches()).toEqual([made])
   })
 
+  it("takes a relative XDG_CACHE_HOME for none (the XDG spec): the cache goes to ~/.cache, not the current directory", () => {
+    rmSync(join(dist, "cli.cjs.cache"))
+    const cwd = join(root, "work")
+    mkdirSync(cwd)
+    const result = spawnSync(process.execPath, [join(dist, "orch.mjs"), "--help"], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: join(root, "home"), XDG_CACHE_HOME: "relcache" },
+      encoding: "utf8"
+    })
+    expect(result.status).toBe(0)
+    expect(readdirSync(cwd)).toEqual([])
+    expect(readdirSync(join(root, "home", ".cache", "orch"))).toHaveLength(1)
+  })
+
   it("starts normally when the user's cache dir cannot be written", () => {
     rmSync(join(dist, "cli.cjs.cache"))
     writeFileSync(cacheHome, "a file where the directory would go")
