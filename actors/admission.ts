@@ -1,6 +1,6 @@
 /**
- * Admission (src/sessions/queueing.ts, DESIGN.md principle 9): rounds that start what the rule admits, one at a
- * time, whenever something changed (a session ended, a PR merged, the queue grew) and ADMISSION_INTERVAL apart
+ * Admission (src/sessions/queueing.ts, DESIGN.md principle 9): rounds that start what the rule admits (side by side,
+ * each decided once the one before has its first record), whenever something changed (a session ended, a PR merged, the queue grew) and ADMISSION_INTERVAL apart
  * otherwise. A round remembers, and writes for `orch status`, what waits and on what; tells people of queued work
  * that could never start and of places newly held back; and starts the actors of what it started. None once
  * admission is halted (`orch stop`).

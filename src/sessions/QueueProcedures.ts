@@ -38,7 +38,7 @@ export interface QueueProceduresShape {
   readonly queueRemove: (ref: string) => Effect.Effect<ReadonlyArray<QueueEntry>, QueueRemoveError>
   /** The queue in order; without a supervisor nothing admits, and every entry says so. */
   readonly queueList: () => Effect.Effect<ReadonlyArray<QueuedItem>, QueueListError>
-  /** Starts what the admission rule admits, one at a time, until it admits nothing. */
+  /** Starts what the admission rule admits (each decided once the one before has its first record; they start side by side), until it admits nothing. */
   readonly admit: () => Effect.Effect<Admitted, AdmitError>
 }
 
