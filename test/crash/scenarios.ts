@@ -101,6 +101,12 @@ export const SCENARIOS: ReadonlyArray<Scenario> = [
     steps: [start, orch("queue", "add", "app", "1", "2", "3", "4"), orch("queue", "rm", "4"), admitted("1")]
   },
   {
+    name: "queue-side-by-side",
+    description: "queue add of 4 through the supervisor with maxSessions 3: three start side by side",
+    world: { issues: 5, maxSessions: 3 },
+    steps: [start, orch("queue", "add", "app", "1", "2", "3", "4"), admitted("1", "2", "3")]
+  },
+  {
     name: "queue-offline",
     description: "queue add with no supervisor (maxSessions 2); orch start admits",
     world: { issues: 4, maxSessions: 2 },
