@@ -107,8 +107,8 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
           "package/dist/orch.mjs",
           "package/dist/cli.cjs",
           "package/dist/cli.cjs.cache",
-          "package/dist/status.cjs",
-          "package/dist/status.cjs.cache",
+          "package/dist/views.cjs",
+          "package/dist/views.cjs.cache",
           "package/package.json"
         ]
       ) {
@@ -249,30 +249,38 @@ layer(Layer.effect(Installed, packedInstall), { timeout: "300 seconds", excludeT
         const added = yield* u.orch(["queue", "add", "app", "1", "2", "3"])
         assert.strictEqual(added.code, 0, added.stderr)
 
-        // The first admission is in its spawn (its worktree's postCreate runs): kill -9 of the supervisor there.
-        const marker = join(u.dataDir, "worktrees", "app", "app-1.postcreate")
-        yield* eventually("the first admitted spawn in its postCreate", () => existsSync(marker), 20_000)
+        // The three admissions start side by side; all three are in their spawns (their worktrees' postCreate runs):
+        // kill -9 of the supervisor there.
+        const markers = ["app-1", "app-2", "app-3"].map((id) => join(u.dataDir, "worktrees", "app", `${id}.postcreate`))
+        yield* eventually("the three admitted spawns in their postCreate", () => markers.every((marker) => existsSync(marker)), 20_000)
         process.kill(first, "SIGKILL")
         const queue = () =>
           JSON.parse(readFileSync(join(u.dataDir, "queue.json"), "utf8")) as { entries: Array<{ issue: string; admitting?: { sessionId: string } }> }
-        assert.deepStrictEqual(queue().entries.map((e) => [e.issue, e.admitting?.sessionId]), [["1", "app-1"], ["2", undefined], ["3", undefined]])
+        assert.deepStrictEqual(queue().entries.map((e) => [e.issue, e.admitting?.sessionId]), [["1", "app-1"], ["2", "app-2"], ["3", "app-3"]])
         const cutShort = yield* u.orch(["queue", "ls"])
         assert.include(
           cutShort.stdout,
           "1. q-1 app 1 \"Say hello\": its start as app-1 was cut short (its orch process is gone); the next orch start or session command finishes or undoes it"
         )
+        assert.include(cutShort.stdout, "3. q-3 app 3 \"Three\": its start as app-3 was cut short")
 
-        // A new supervisor finishes or undoes it first: the half-made spawn is undone and issue 1 waits where it was,
-        // then every issue gets exactly one session.
+        // A new supervisor finishes or undoes them first: each half-made spawn is undone and its issue waits where it
+        // was, then every issue gets exactly one session.
         const restarted = yield* u.orch(["start", "app", "--detach", "--no-open"])
         const second = assertStarted(restarted, "is already running")
         assert.notStrictEqual(second, first)
         // It says what it recovered.
-        assert.match(restarted.stdout, /^recovered: undid app-1, a spawn of issue 1 interrupted when its process \(\d+\) died/m)
-        assert.match(restarted.stdout, /^recovered: q-1's start as app-1 was cut short: it waits in the queue again, where it was$/m)
+        for (const n of [1, 2, 3]) {
+          assert.match(restarted.stdout, new RegExp(`^recovered: undid app-${n}, a spawn of issue ${n} interrupted when its process \\(\\d+\\) died`, "m"))
+          assert.match(restarted.stdout, new RegExp(`^recovered: q-${n}'s start as app-${n} was cut short: it waits in the queue again, where it was$`, "m"))
+        }
         yield* eventually("all three admitted", () => u.events().filter((e) => e.type === "queue.admitted").length === 3, 30_000)
         const recovered = u.events().filter((e) => e.type === "queue.recovered")
-        assert.deepStrictEqual(recovered.map((e) => [e.data.entryId, e.sessionId, e.data.outcome]), [["q-1", "app-1", "returned"]])
+        assert.deepStrictEqual(recovered.map((e) => [e.data.entryId, e.sessionId, e.data.outcome]), [
+          ["q-1", "app-1", "returned"],
+          ["q-2", "app-2", "returned"],
+          ["q-3", "app-3", "returned"]
+        ])
         const live = (JSON.parse((yield* u.orch(["status", "--json"])).stdout) as Array<{ sessionId: string; issueId: string; role?: string }>)
           .filter((r) => r.role === undefined)
         assert.deepStrictEqual(live.map((r) => r.issueId).sort(), ["1", "2", "3"])
