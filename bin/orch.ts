@@ -2,18 +2,18 @@
 /**
  * Entry point of the `orch` command. What needs little gets little: the version is printed without loading
  * anything, `spawn`, `batch-spawn` and `send` go straight to a running supervisor when there is one
- * (src/ipc/fast-path.ts), `status` and `status --json` load a bundle of their own (dist/status.cjs:
- * src/cli/status-main.ts), and only the rest loads the command tree (dist/cli.cjs). Both bundles load with a code
+ * (src/ipc/fast-path.ts), `status` and `queue ls` (plain or `--json`) load a bundle of their own (dist/views.cjs:
+ * src/cli/views-main.ts), and only the rest loads the command tree (dist/cli.cjs). Both bundles load with a code
  * cache (src/cli/code-cache.ts). The cache loader is part of this file, not a chunk imported on the way: a dynamic import
  * costs a few milliseconds.
  */
 import { loadCommandTree } from "../src/cli/code-cache.ts"
-import { isPlainStatus } from "../src/cli/plain-status.ts"
+import { plainView } from "../src/cli/plain-views.ts"
 import { VERSION } from "../src/version.ts"
 
 /** The bundles' content hashes, put in by scripts/build.mjs: they name each bundle's code caches. */
 declare const ORCH_COMMAND_TREE_HASH: string
-declare const ORCH_STATUS_HASH: string
+declare const ORCH_VIEWS_HASH: string
 
 const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
@@ -24,8 +24,8 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
     : undefined
   if (fast !== undefined) {
     process.exitCode = fast
-  } else if (isPlainStatus(argv)) {
-    loadCommandTree(new URL("./status.cjs", import.meta.url), ORCH_STATUS_HASH).main(argv)
+  } else if (plainView(argv) !== undefined) {
+    loadCommandTree(new URL("./views.cjs", import.meta.url), ORCH_VIEWS_HASH).main(argv)
   } else {
     loadCommandTree(new URL("./cli.cjs", import.meta.url), ORCH_COMMAND_TREE_HASH).main(argv)
   }

@@ -65,9 +65,10 @@ await build({
   logLevel: "warning"
 })
 // The command tree as one CommonJS file, which bin/orch.ts loads with a V8 code cache (src/cli/code-cache.ts); and
-// `orch status` as one of its own, which the entry runs for `status` and `status --json` (src/cli/status-main.ts):
-// the command people run most loads only what it prints, not every command's definition.
-const commandBundles = { cli: "src/cli/main.ts", status: "src/cli/status-main.ts" }
+// the views as one of their own, which the entry runs for `status` and `queue ls`, plain or `--json`
+// (src/cli/views-main.ts): the commands people run most to look load only what they print, not every command's
+// definition.
+const commandBundles = { cli: "src/cli/main.ts", views: "src/cli/views-main.ts" }
 await Promise.all(
   Object.entries(commandBundles).map(([name, entry]) =>
     build({
@@ -141,7 +142,7 @@ const cli = build({
   ...esmForNode,
   external: ["@lydell/node-pty"],
   chunkNames: "chunks/[name]-[hash]",
-  define: { ORCH_COMMAND_TREE_HASH: JSON.stringify(bundleHashes.cli), ORCH_STATUS_HASH: JSON.stringify(bundleHashes.status) },
+  define: { ORCH_COMMAND_TREE_HASH: JSON.stringify(bundleHashes.cli), ORCH_VIEWS_HASH: JSON.stringify(bundleHashes.views) },
   legalComments: "none",
   minify: true,
   sourcemap: "linked",
@@ -195,7 +196,7 @@ chmodSync("dist/orch.mjs", 0o755)
 // The shipped code caches: made the way a user's first run makes one, by the loader itself (src/cli/code-cache.ts),
 // then put beside each bundle. A cache holds the functions its process compiled, so one process runs the commands
 // people run most side by side: `--help` and `status --json` through the tree (the tree's cache also serves every
-// command's start), and `status --json` (for a user with no sessions) through its own bundle. A cache's header names
+// command's start), and `status --json` and `queue ls` (for a user with no sessions) through the views' bundle. A cache's header names
 // the Node that made it: another Node version never hands it to V8 (which would refuse it, slowly), and makes its
 // own on its first run.
 const cacheHome = mkdtempSync(join(tmpdir(), "orch-build-cache-"))
@@ -209,7 +210,9 @@ try {
         `const tree = ${bundle("cli")}`,
         `tree.main(["--help"])`,
         `tree.main(["status", "--json"])`,
-        `${bundle("status")}.main(["status", "--json"])`
+        `const views = ${bundle("views")}`,
+        `views.main(["status", "--json"])`,
+        `views.main(["queue", "ls"])`
       ].join("\n"),
       resolveDir: ".",
       loader: "ts"

@@ -1,6 +1,6 @@
 /**
- * Loads a command bundle (dist/cli.cjs, the command tree; dist/status.cjs, `orch status` alone: each one CommonJS
- * bundle) with a V8 code cache, so a command skips compiling the JavaScript it runs. `module.enableCompileCache` fills a cache directory on a command's first run,
+ * Loads a command bundle (dist/cli.cjs, the command tree; dist/views.cjs, `orch status` and `orch queue ls` alone:
+ * each one CommonJS bundle) with a V8 code cache, so a command skips compiling the JavaScript it runs. `module.enableCompileCache` fills a cache directory on a command's first run,
  * keyed by the file's absolute path; this one ships in the package (the build makes it), so a fresh install's first
  * command is fast too. Hence CommonJS through `vm.Script` with `cachedData`.
  *
@@ -18,7 +18,7 @@
  * This module is part of the `orch` entry, so `orch --version` loads it too: it takes Node's modules with
  * `process.getBuiltinModule` (an ES import of one builds its whole export list), and `node:zlib` only when a
  * checksum is made. The checksum is a CRC-32: it is there to tell a damaged file, and `node:crypto` (for a SHA-1)
- * costs a process about 3 ms to load, which `orch status` (dist/status.cjs) would pay for it alone.
+ * costs a process about 3 ms to load, which `orch status` (dist/views.cjs) would pay for it alone.
  */
 const { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } = process.getBuiltinModule("node:fs")
 const { createRequire } = process.getBuiltinModule("node:module")
@@ -110,7 +110,7 @@ export const loadCommandTree = (bundleUrl: URL, bundleHash: string, env: NodeJS.
   const source = readFileSync(filename, "utf8")
   const wrapped = `(function (exports, require, module, __filename, __dirname, __orchImportMetaUrl, __orchImport) {${source}\n})`
   const userDir = userCacheDir(env)
-  // Each bundle's user caches are named after it (`cli-…`, `status-…`), so one bundle's never replaces another's.
+  // Each bundle's user caches are named after it (`cli-…`, `views-…`), so one bundle's never replaces another's.
   const name = basename(filename, ".cjs")
   const prefix = `${name}-${bundleHash}-`
   const userFile = userDir === undefined ? undefined : join(userDir, `${prefix}${thisRuntime}.cache`)

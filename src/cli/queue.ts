@@ -36,17 +36,7 @@ const add = Command.make(
 const ls = Command.make(
   "ls",
   { json },
-  Effect.fn("cli.queue.ls")(function*({ json }) {
-    const { withSessionsAnywhere } = yield* Effect.promise(loadSessions)
-    const items = yield* withSessionsAnywhere((sessions) => sessions.queueList())
-    if (json) return yield* Console.log(JSON.stringify(items, null, 2))
-    if (items.length === 0) {
-      const { emptyQueueHint, projectTrackersHere } = yield* Effect.promise(() => import("./empty-hints.ts"))
-      return yield* Console.log(emptyQueueHint(yield* projectTrackersHere))
-    }
-    const { entryLine } = yield* Effect.promise(loadEntries)
-    for (const item of items) yield* Console.log(entryLine(item, item.reason))
-  })
+  (flags) => Effect.flatMap(Effect.promise(() => import("./queue-ls.ts")), ({ runQueueLs }) => runQueueLs(flags))
 ).pipe(Command.withDescription("List the queue in order, with what each entry waits on"))
 
 const rm = Command.make(

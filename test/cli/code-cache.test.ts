@@ -57,7 +57,7 @@ describe("the built CLI and its code cache", () => {
     dist = join(root, "dist")
     cacheHome = join(root, "cache")
     mkdirSync(join(dist, "chunks"), { recursive: true })
-    for (const name of ["orch.mjs", "cli.cjs", "cli.cjs.cache", "status.cjs", "status.cjs.cache"]) copyFileSync(resolve("dist", name), join(dist, name))
+    for (const name of ["orch.mjs", "cli.cjs", "cli.cjs.cache", "views.cjs", "views.cjs.cache"]) copyFileSync(resolve("dist", name), join(dist, name))
     for (const name of readdirSync(resolve("dist/chunks")).filter((n) => n.endsWith(".mjs"))) {
       copyFileSync(resolve("dist/chunks", name), join(dist, "chunks", name))
     }
@@ -123,8 +123,9 @@ describe("the built CLI and its code cache", () => {
     expectHelp()
   })
 
-  // `status` and `status --json` run from dist/status.cjs (bin/orch.ts); every other command line from the tree.
-  describe("orch status, from a bundle of its own", () => {
+  // `status` and `queue ls`, plain or `--json`, run from dist/views.cjs (bin/orch.ts); every other command line from
+  // the tree.
+  describe("orch status and queue ls, from a bundle of their own", () => {
     const expectStatus = () => {
       const result = orch("status", "--json")
       expect(result).toEqual({ code: 0, stdout: "[]\n", stderr: "" })
@@ -134,20 +135,22 @@ describe("the built CLI and its code cache", () => {
       rmSync(join(dist, "cli.cjs"))
       expectStatus()
       expect(orch("status").stdout).toContain("No sessions")
+      expect(orch("queue", "ls")).toEqual({ code: 0, stdout: "The queue is empty. Add to it with `orch queue add <project> <issue>...`.\n", stderr: "" })
+      expect(orch("queue", "ls", "--json")).toEqual({ code: 0, stdout: "[]\n", stderr: "" })
       expect(userCaches()).toEqual([])
     })
 
     it("leaves a cache of its own, named after its bundle, when the shipped one is damaged; the tree's stays", () => {
-      const bytes = readFileSync(join(dist, "status.cjs.cache"))
+      const bytes = readFileSync(join(dist, "views.cjs.cache"))
       bytes[bytes.length - 100] ^= 0xff
-      writeFileSync(join(dist, "status.cjs.cache"), bytes)
+      writeFileSync(join(dist, "views.cjs.cache"), bytes)
       rmSync(join(dist, "cli.cjs.cache"))
       expectHelp()
       expectStatus()
       const made = userCaches().sort()
       expect(made).toHaveLength(2)
       expect(made[0]).toMatch(new RegExp(`^cli-[0-9a-f]{16}-${process.version}-${process.arch}\\.cache$`))
-      expect(made[1]).toMatch(new RegExp(`^status-[0-9a-f]{16}-${process.version}-${process.arch}\\.cache$`))
+      expect(made[1]).toMatch(new RegExp(`^views-[0-9a-f]{16}-${process.version}-${process.arch}\\.cache$`))
       expectStatus()
       expectHelp()
       expect(userCaches().sort()).toEqual(made)
@@ -160,6 +163,9 @@ describe("the built CLI and its code cache", () => {
       const misspelt = orch("status", "--jsn")
       expect(misspelt.code).toBe(2)
       expect(misspelt.stderr).toContain("Run `orch status --help` for usage.")
+      const queueHelp = orch("queue", "ls", "--help")
+      expect([queueHelp.code, queueHelp.stdout.includes("--json")]).toEqual([0, true])
+      expect(orch("queue", "ls", "extra").code).toBe(2)
     })
   })
 
