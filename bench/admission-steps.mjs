@@ -72,7 +72,7 @@ const rows = Object.keys(builds).map((name) => {
 })
 const body = `${machine()}; ${ISSUES} issues queued at once, ${RUNS} runs each (medians), interleaved, ${new Date().toISOString().slice(0, 10)}.
 The supervisor's own fsyncs (strace -f on it; its agents not counted) and, in runs without strace, the wall time from
-\`queue add\` to the last \`queue.admitted\`, per admission (admission starts one at a time). Agent: \`command\` (cat).
+\`queue add\` to the last \`queue.admitted\`, per admission (the total over the issues; admission starts them side by side since session 14, one at a time before). Agent: \`command\` (cat).
 
 | build | fsyncs per admission | time per admission |
 |---|---|---|
