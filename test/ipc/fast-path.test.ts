@@ -116,10 +116,10 @@ describe("fast path to the supervisor (spawn, send)", () => {
       // A supervisor that holds its socket but does not answer (stopped) is said so in 2 s and sent nothing.
       const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
       process.kill(pid, "SIGSTOP")
-      const frozen = Effect.all([fast(["batch-spawn", "app", "8"], env), s.orch(["status"])]).pipe(
+      const frozen = Effect.all([fast(["batch-spawn", "app", "8"], env), s.orch(["status"]), s.orch(["queue", "ls", "--json"])]).pipe(
         Effect.ensuring(Effect.sync(() => process.kill(pid, "SIGCONT")))
       )
-      const [unanswered, status] = yield* frozen
+      const [unanswered, status, queued] = yield* frozen
       const silent = `the supervisor (pid ${pid}) is paused (stopped by Ctrl-Z or \`kill -STOP\`), so it holds ${join(s.dataDir, "orch.sock")} ` +
         `but it did not answer within 2s; \`kill -CONT ${pid}\` lets it go on, or \`kill -9 ${pid}\` and \`orch start\` replace it`
       assert.deepStrictEqual(unanswered, { code: 1, stdout: "", stderr: `orch: ${silent}\n` })
@@ -128,6 +128,8 @@ describe("fast path to the supervisor (spawn, send)", () => {
       assert.strictEqual(status.stderr, `orch: warning: ${silent}\n`)
       assert.include(status.stdout, "The supervisor does not answer, so live sessions show what was last recorded (RECORDED)")
       assert.notInclude(status.stdout, "No supervisor is running")
+      // And orch queue ls, which shows the queue as its files hold it.
+      assert.deepStrictEqual(queued, { code: 0, stdout: "[]\n", stderr: `orch: warning: ${silent}\n` })
       // Once it runs again and has carried out a later batch, nothing of issue 8 is anywhere: it was never asked for.
       assert.strictEqual((yield* fast(["batch-spawn", "app", "9"], env)).code, 0)
       const listed = JSON.parse((yield* s.orch(["status", "--json"])).stdout) as ReadonlyArray<{ issueId: string }>
