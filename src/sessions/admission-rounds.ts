@@ -12,6 +12,7 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
 import * as Queue from "effect/Queue"
 import type { OrchestratorConfig } from "../config/schema.ts"
 import { admission, type Waiting } from "../domain/admission.ts"
@@ -134,6 +135,10 @@ export const makeAdmissionRounds = (deps: QueueingDeps, inFlight: EntriesInFligh
       return Effect.void
     }
     return yield* Effect.scoped(Effect.gen(function*() {
+      // Cancelled, every start under way is cancelled at once (the set interrupts them all together): one after
+      // another, those not yet told would go on, and a start that ended whole meanwhile is one `orch stop
+      // --kill-sessions` then kills, its entry gone from the queue.
+      const starts = yield* FiberSet.make<void>()
       for (;;) {
         // What ended since the last look first: a start that failed or said to wait changes what comes next.
         for (const { entry, exit } of yield* Queue.clear(ended)) yield* tally(entry, exit)
@@ -146,11 +151,14 @@ export const makeAdmissionRounds = (deps: QueueingDeps, inFlight: EntriesInFligh
           if (entry !== undefined) {
             const counted = yield* Deferred.make<void>()
             running++
-            yield* start(entry, Deferred.succeed(counted, undefined)).pipe(
-              Effect.exit,
-              Effect.flatMap((exit) => Queue.offer(ended, { entry, exit })),
-              Effect.ensuring(Deferred.succeed(counted, undefined)),
-              Effect.forkScoped
+            yield* FiberSet.run(
+              starts,
+              start(entry, Deferred.succeed(counted, undefined)).pipe(
+                Effect.exit,
+                Effect.flatMap((exit) => Queue.offer(ended, { entry, exit })),
+                Effect.asVoid,
+                Effect.ensuring(Deferred.succeed(counted, undefined))
+              )
             )
             // The next decision counts this session: from its first record on, it is among the records.
             yield* Deferred.await(counted)

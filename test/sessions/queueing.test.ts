@@ -42,7 +42,14 @@ type Plan =
   | { readonly _tag: "Succeed" }
   | { readonly _tag: "Fail"; readonly error: SpawnFailure }
   | { readonly _tag: "Hang" }
-  | { readonly _tag: "Gate"; readonly drafted: Deferred.Deferred<void>; readonly open: Deferred.Deferred<SpawnFailure | undefined> }
+  | {
+    readonly _tag: "Gate"
+    readonly drafted: Deferred.Deferred<void>
+    readonly open: Deferred.Deferred<SpawnFailure | undefined>
+    /** Said once the spawn is cancelled; its undo then waits for `undo`, as a real one waits for its git and tmux. */
+    readonly cancelled: Deferred.Deferred<void>
+    readonly undo: Deferred.Deferred<void>
+  }
 
 const setup = (plan: (issue: string) => Plan, projectSettings: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
@@ -83,7 +90,14 @@ const setup = (plan: (issue: string) => Plan, projectSettings: Record<string, un
           yield* store.write(workingSession(0, { sessionId, issueId: issue, status: "spawning", spawn: { pid: process.pid, startedAt: "" } }))
           if (options.drafted !== undefined) yield* options.drafted
           yield* Deferred.succeed(step.drafted, undefined)
-          const failure = yield* Deferred.await(step.open)
+          const failure = yield* Deferred.await(step.open).pipe(
+            Effect.onInterrupt(() =>
+              Deferred.succeed(step.cancelled, undefined).pipe(
+                Effect.andThen(Deferred.await(step.undo)),
+                Effect.andThen(Effect.orDie(store.release("app", sessionId)))
+              )
+            )
+          )
           if (failure !== undefined) {
             yield* store.release("app", sessionId)
             return yield* Effect.fail(failure)
@@ -119,14 +133,23 @@ const setup = (plan: (issue: string) => Plan, projectSettings: Record<string, un
 const gatesFor = (issues: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const gates = new Map<string, Extract<Plan, { _tag: "Gate" }>>()
+    const undo = yield* Deferred.make<void>()
     for (const issue of issues) {
-      gates.set(issue, { _tag: "Gate", drafted: yield* Deferred.make<void>(), open: yield* Deferred.make<SpawnFailure | undefined>() })
+      gates.set(issue, {
+        _tag: "Gate",
+        drafted: yield* Deferred.make<void>(),
+        open: yield* Deferred.make<SpawnFailure | undefined>(),
+        cancelled: yield* Deferred.make<void>(),
+        undo
+      })
     }
     const of = (issue: string) => gates.get(issue)!
     return {
       of,
       plan: (issue: string): Plan => of(issue),
       allDrafted: Effect.forEach([...gates.values()], (gate) => Deferred.await(gate.drafted), { discard: true }),
+      allCancelled: Effect.forEach([...gates.values()], (gate) => Deferred.await(gate.cancelled), { discard: true }),
+      undoAll: Deferred.succeed(undo, undefined),
       openAll: () => Effect.forEach([...gates.values()], (gate) => Deferred.succeed(gate.open, undefined), { discard: true })
     }
   })
@@ -242,6 +265,24 @@ describe("admission rounds", () => {
       const { waiting, admitted } = yield* Fiber.join(round)
       assert.deepStrictEqual([waiting, admitted], [[], 3])
       assert.deepStrictEqual(yield* t.entries(), [])
+    })))
+
+  it.effect("a round cancelled (the supervisor stops) cancels every start under way at once, none left to end whole meanwhile", () =>
+    run(Effect.gen(function*() {
+      const gates = yield* gatesFor(["1", "2", "3"])
+      const t = yield* setup((issue) => gates.plan(issue))
+      yield* t.queueing.queueAdd("app", ["1", "2", "3"], 0)
+      const round = yield* Effect.forkChild(t.queueing.admit())
+      yield* gates.allDrafted
+      const stopping = yield* Effect.forkChild(Fiber.interrupt(round))
+      // Receipt: all three are told before any has undone itself (told one after another, each waiting for the one
+      // before to finish its undo, the others would go on meanwhile).
+      yield* gates.allCancelled
+      yield* gates.undoAll
+      yield* Fiber.join(stopping)
+      assert.deepStrictEqual(yield* t.entries(), ["1", "2", "3"])
+      assert.deepStrictEqual((yield* t.store.list).records, [])
+      assert.notInclude(t.types(), "queue.admitted")
     })))
 
   it.effect("each decision counts the sessions starting: maxSessions 2 starts two side by side, and the third once one fails", () =>
