@@ -8,6 +8,7 @@
  * costs a few milliseconds.
  */
 import { loadCommandTree } from "../src/cli/code-cache.ts"
+import { failOnLostOutput } from "../src/cli/output-lost.ts"
 import { plainView } from "../src/cli/plain-views.ts"
 import { VERSION } from "../src/version.ts"
 
@@ -16,6 +17,7 @@ declare const ORCH_COMMAND_TREE_HASH: string
 declare const ORCH_VIEWS_HASH: string
 
 const argv = process.argv.slice(2)
+failOnLostOutput()
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   process.stdout.write(`orch v${VERSION}\n`)
 } else {
