@@ -178,8 +178,17 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
     })))
   // The socket is bound last, once everything else listens: a supervisor that answers is one that runs (and
   // one still starting refuses connections, which `orch start` waits out on the supervisor lock).
-  return ipcServerLayer(socketPath(options.root), handlers(options, config.configPath)).pipe(
+  return haltAdmissionFirst.pipe(
+    Layer.provideMerge(ipcServerLayer(socketPath(options.root), handlers(options, config.configPath))),
     Layer.provideMerge(Layer.mergeAll(dashboard, announce(options, config.configPath))),
     Layer.provideMerge(core)
   )
 }
+
+/**
+ * However the supervisor stops (`orch stop` halts admission itself first; SIGTERM, SIGINT, SIGHUP do not), admission
+ * halts before anything else is taken down: the starts under way are cancelled and their entries put back while it
+ * still holds its socket and `supervisor.json`. Torn down after them, a supervisor said `supervisor.stopped`, and a
+ * new `orch start` could begin, while the old one's admission still started sessions.
+ */
+const haltAdmissionFirst = Layer.effectDiscard(Effect.flatMap(Supervisor, (supervisor) => Effect.addFinalizer(() => supervisor.haltAdmission)))

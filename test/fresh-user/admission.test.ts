@@ -12,6 +12,15 @@ import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { eventually } from "../support/eventually.ts"
 import { userSandbox } from "../support/user-sandbox.ts"
 
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 describe("admission on the default path", () => {
   it.live(
     "an agent reports a rate limit: status says so, queued work waits on the quota, orch tells the agent to continue, the work starts",
@@ -65,6 +74,35 @@ describe("admission on the default path", () => {
       yield* eventually("three worktrees' setups under way at once", () => lines() === 3, 30_000)
       writeFileSync(go, "")
       yield* eventually("the three admitted", () => s.events().filter((e) => e.type === "queue.admitted").length === 3, 30_000)
+      assert.strictEqual((yield* orch("stop", "--kill-sessions")).code, 0)
+    }), 90_000)
+
+  it.live("SIGTERM of the supervisor while queued issues start: each start is undone, its entry back, before it says it stopped", () =>
+    Effect.gen(function*() {
+      const s = yield* userSandbox
+      const began = join(s.root, "began")
+      s.writeRepoConfig({
+        postCreate: [`case "$PWD" in *orchestrator) exit 0;; esac; echo x >> ${began}; while true; do sleep 0.05; done`]
+      })
+      const orch = (...args: Array<string>) => s.orch(args, { cwd: s.repo.path })
+      assert.strictEqual((yield* orch("start", "app", "--detach", "--no-open")).code, 0)
+      const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
+      assert.strictEqual((yield* orch("queue", "add", "app", "1", "2", "3")).code, 0)
+      const lines = () => (existsSync(began) ? readFileSync(began, "utf8").trim().split("\n").length : 0)
+      yield* eventually("three worktrees' setups under way", () => lines() === 3, 30_000)
+      process.kill(pid, "SIGTERM")
+      yield* eventually("the supervisor gone", () => !isAlive(pid), 30_000)
+      const types = s.events().map((e) => `${e.type} ${e.issueId ?? ""}`.trim())
+      const stopped = types.indexOf("supervisor.stopped")
+      assert.deepStrictEqual(types.slice(0, stopped).filter((t) => t.startsWith("session.spawn_failed")).sort(), [
+        "session.spawn_failed 1",
+        "session.spawn_failed 2",
+        "session.spawn_failed 3"
+      ])
+      assert.deepStrictEqual(types.slice(stopped + 1), [])
+      assert.notInclude(types, "queue.admitted 1")
+      const queue = JSON.parse(readFileSync(join(s.dataDir, "queue.json"), "utf8")) as { entries: Array<{ issue: string; admitting?: unknown }> }
+      assert.deepStrictEqual(queue.entries.map((e) => [e.issue, e.admitting]), [["1", undefined], ["2", undefined], ["3", undefined]])
       assert.strictEqual((yield* orch("stop", "--kill-sessions")).code, 0)
     }), 90_000)
 
