@@ -473,8 +473,9 @@ describe("the supervisor's life on the default path", () => {
       assert.strictEqual((yield* inRepo(s)("start", "--detach", "--no-open")).code, 0)
       mkdirSync(dirname(s.userConfigFile), { recursive: true })
       writeFileSync(s.userConfigFile, stringify({ ...s.ports, projects: {} }))
-      // The sandbox's root holds home: from there, the search finds the user config.
-      const listed = yield* s.orch(["queue", "ls"], { cwd: s.root })
+      // The sandbox's root holds home: from there, the search finds the user config. (`orch start` joining the
+      // running supervisor says whose config it acts under; `status` and `queue ls` read files, and act under none.)
+      const listed = yield* s.orch(["start", "--detach", "--no-open"], { cwd: s.root })
       assert.strictEqual(listed.code, 0, listed.stderr)
       assert.strictEqual(
         listed.stderr,
