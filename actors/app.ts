@@ -178,8 +178,8 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
     })))
   // The socket is bound last, once everything else listens: a supervisor that answers is one that runs (and
   // one still starting refuses connections, which `orch start` waits out on the supervisor lock).
-  return haltAdmissionFirst.pipe(
-    Layer.provideMerge(ipcServerLayer(socketPath(options.root), handlers(options, config.configPath))),
+  return ipcServerLayer(socketPath(options.root), handlers(options, config.configPath)).pipe(
+    Layer.provideMerge(haltAdmissionFirst),
     Layer.provideMerge(Layer.mergeAll(dashboard, announce(options, config.configPath))),
     Layer.provideMerge(core)
   )
@@ -187,8 +187,9 @@ export const supervisorApp = (config: OrchestratorConfig, options: AppOptions) =
 
 /**
  * However the supervisor stops (`orch stop` halts admission itself first; SIGTERM, SIGINT, SIGHUP do not), admission
- * halts before anything else is taken down: the starts under way are cancelled and their entries put back while it
- * still holds its socket and `supervisor.json`. Torn down after them, a supervisor said `supervisor.stopped`, and a
- * new `orch start` could begin, while the old one's admission still started sessions.
+ * halts once its socket is closed (no command joins a supervisor on its way out) and before anything else is taken
+ * down: the starts under way are cancelled and their entries put back while `supervisor.json` still names it, which
+ * a command waits out (src/ipc/liveness.ts). Torn down after the rest, a supervisor said `supervisor.stopped`, and
+ * a new `orch start` could begin, while the old one's admission still started sessions.
  */
 const haltAdmissionFirst = Layer.effectDiscard(Effect.flatMap(Supervisor, (supervisor) => Effect.addFinalizer(() => supervisor.haltAdmission)))

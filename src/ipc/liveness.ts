@@ -13,6 +13,7 @@
  * before it is called unresponsive. The dead cases wait for neither: the kernel refuses a connection to a socket
  * nobody listens on at once.
  */
+import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -29,6 +30,13 @@ import { unresponsiveMessage } from "./raw-ping.ts"
 
 export const PING_TIMEOUT = Duration.millis(500)
 export const PATIENCE = Duration.millis(1500)
+/**
+ * How long a command waits for a supervisor on its way out: it closed its socket first, then puts back what its
+ * admission was starting (a second or two), then lets go of `supervisor.json`. Past this, the process that file
+ * names is taken for another one (its pid reused) and the supervisor for gone.
+ */
+export const STOPPING_WAIT = Duration.seconds(15)
+const STOPPING_POLL = Duration.millis(50)
 
 /** How a Ping went; an answer comes with its connection (`C`). */
 export type PingOutcome<C = undefined> =
@@ -124,10 +132,27 @@ export const connectSupervisor = Effect.fn("Supervisor.connect")(function*(root:
     Effect.catch((error) => Effect.succeed(pingOutcome(error)))
   )
   if (ping._tag !== "Answered") yield* Scope.close(connection, Exit.void)
+  if (ping._tag === "Unreachable") yield* untilStopped(root)
   const file = readSupervisorFile(root)
   const leftovers: Leftovers = { file, socket: existsSync(socket) }
   const found = verdict<SupervisorClient>(ping, leftovers, file !== undefined && ping._tag === "Garbled" && isProcessAlive(file.pid))
   return { ...found, socket } satisfies Connection
+})
+
+/**
+ * A supervisor that refuses connections while `supervisor.json` still names its live process is stopping: taking
+ * over now would make a second writer beside it (or join one about to exit). Waits until it has let go, or for
+ * STOPPING_WAIT at most, saying so once.
+ */
+const untilStopped = Effect.fnUntraced(function*(root: string) {
+  const stopping = readSupervisorFile(root)
+  if (stopping === undefined || !isProcessAlive(stopping.pid)) return
+  yield* Console.error(`orch: the supervisor (pid ${stopping.pid}) is stopping; waiting for it to finish`)
+  const gone = () => readSupervisorFile(root)?.pid !== stopping.pid || !isProcessAlive(stopping.pid)
+  yield* Effect.sleep(STOPPING_POLL).pipe(
+    Effect.repeat({ until: gone }),
+    Effect.timeoutOption(STOPPING_WAIT)
+  )
 })
 
 /**
