@@ -18,6 +18,7 @@ import { SessionManager } from "../src/sessions/SessionManager.ts"
 import { readConfigState } from "../src/store/config-state.ts"
 import { EventLog } from "../src/store/EventLog.ts"
 import { makeInbox } from "../src/store/Inbox.ts"
+import { processStartTime } from "../src/store/process-liveness.ts"
 import { SessionStore } from "../src/store/SessionStore.ts"
 import { removeSupervisorFile, socketPath, writeSupervisorFile } from "../src/store/supervisor-file.ts"
 import { orchLayer } from "./composition.ts"
@@ -128,10 +129,12 @@ const announce = (options: AppOptions, configPath: string | undefined) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const events = yield* EventLog
     const startedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const pidStart = processStartTime(process.pid)
     yield* Effect.acquireRelease(
       Effect.andThen(
         writeSupervisorFile(options.root, {
           pid: process.pid,
+          ...(pidStart !== undefined ? { pidStart } : {}),
           socket: socketPath(options.root),
           startedAt,
           version: options.version,

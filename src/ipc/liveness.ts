@@ -32,8 +32,8 @@ export const PING_TIMEOUT = Duration.millis(500)
 export const PATIENCE = Duration.millis(1500)
 /**
  * How long a command waits for a supervisor on its way out: it closed its socket first, then puts back what its
- * admission was starting (a second or two), then lets go of `supervisor.json`. Past this, the process that file
- * names is taken for another one (its pid reused) and the supervisor for gone.
+ * admission was starting (a second or two), then lets go of `supervisor.json`. Past this, it is taken for gone (a
+ * file of an older orch names no process start time, so a pid reused since would keep a command waiting).
  */
 export const STOPPING_WAIT = Duration.seconds(15)
 const STOPPING_POLL = Duration.millis(50)
@@ -135,7 +135,7 @@ export const connectSupervisor = Effect.fn("Supervisor.connect")(function*(root:
   if (ping._tag === "Unreachable") yield* untilStopped(root)
   const file = readSupervisorFile(root)
   const leftovers: Leftovers = { file, socket: existsSync(socket) }
-  const found = verdict<SupervisorClient>(ping, leftovers, file !== undefined && ping._tag === "Garbled" && isProcessAlive(file.pid))
+  const found = verdict<SupervisorClient>(ping, leftovers, file !== undefined && ping._tag === "Garbled" && isProcessAlive(file.pid, file.pidStart))
   return { ...found, socket } satisfies Connection
 })
 
@@ -146,9 +146,9 @@ export const connectSupervisor = Effect.fn("Supervisor.connect")(function*(root:
  */
 const untilStopped = Effect.fnUntraced(function*(root: string) {
   const stopping = readSupervisorFile(root)
-  if (stopping === undefined || !isProcessAlive(stopping.pid)) return
+  if (stopping === undefined || !isProcessAlive(stopping.pid, stopping.pidStart)) return
   yield* Console.error(`orch: the supervisor (pid ${stopping.pid}) is stopping; waiting for it to finish`)
-  const gone = () => readSupervisorFile(root)?.pid !== stopping.pid || !isProcessAlive(stopping.pid)
+  const gone = () => readSupervisorFile(root)?.pid !== stopping.pid || !isProcessAlive(stopping.pid, stopping.pidStart)
   yield* Effect.sleep(STOPPING_POLL).pipe(
     Effect.repeat({ until: gone }),
     Effect.timeoutOption(STOPPING_WAIT)

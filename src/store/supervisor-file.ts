@@ -9,6 +9,8 @@ import { writeFileAtomic } from "./files.ts"
 
 export const SupervisorFile = Schema.Struct({
   pid: Schema.Int,
+  /** Its process's start time as the system tells it (`/proc`): a pid given to another process since is not it. */
+  pidStart: Schema.optionalKey(Schema.String),
   socket: Schema.String,
   startedAt: Schema.String,
   version: Schema.String,

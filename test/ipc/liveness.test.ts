@@ -3,12 +3,15 @@
  * against real sockets: none, one whose listener was `kill -9`ed, one that says nothing, one that hangs up.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { connectSupervisor, type Leftovers, type PingOutcome, removeLeftovers, verdict } from "../../src/ipc/liveness.ts"
 import { pingSupervisor } from "../../src/ipc/raw-ping.ts"
+import { processStartTime } from "../../src/store/process-liveness.ts"
 import { socketPath, supervisorFilePath } from "../../src/store/supervisor-file.ts"
 import { eventually, processGone } from "../support/eventually.ts"
 import { tempDir } from "../support/host.ts"
@@ -37,9 +40,9 @@ const listening = (server: Server, path: string) =>
     (s) => Effect.sync(() => s.close())
   )
 
-const withFile = (root: string, pid: number) => {
+const withFile = (root: string, pid: number, pidStart?: string) => {
   mkdirSync(root, { recursive: true })
-  writeFileSync(supervisorFilePath(root), JSON.stringify({ ...file, pid, socket: socketPath(root) }))
+  writeFileSync(supervisorFilePath(root), JSON.stringify({ ...file, pid, ...(pidStart !== undefined ? { pidStart } : {}), socket: socketPath(root) }))
 }
 
 describe("connectSupervisor (real sockets)", () => {
@@ -94,4 +97,28 @@ describe("connectSupervisor (real sockets)", () => {
       withFile(root, gone.pid!)
       assert.strictEqual((yield* Effect.scoped(connectSupervisor(root)))._tag, "NotRunning")
     }))
+
+  it.live("refused while supervisor.json names its live process: it is stopping, and the answer waits until it lets go", () =>
+    Effect.gen(function*() {
+      const root = yield* tempDir()
+      const stopping = spawn("sleep", ["30"])
+      yield* eventually("its start time", () => processStartTime(stopping.pid!) !== undefined)
+      withFile(root, stopping.pid!, processStartTime(stopping.pid!))
+      const said: Array<string> = []
+      const recording: Console.Console = { ...globalThis.console, error: (...words: ReadonlyArray<unknown>) => void said.push(words.join(" ")) }
+      const connecting = yield* Effect.forkChild(Effect.scoped(connectSupervisor(root)).pipe(Effect.provideService(Console.Console, recording)))
+      yield* eventually("it says it waits", () => said.includes(`orch: the supervisor (pid ${stopping.pid}) is stopping; waiting for it to finish`))
+      // It lets go (here: its process ends), then the command goes on: no supervisor.
+      stopping.kill("SIGKILL")
+      const found = yield* Fiber.join(connecting)
+      assert.strictEqual(found._tag, "NotRunning")
+    }))
+
+  it.live("refused while supervisor.json names a pid another process has now (its start time differs): not running, at once", () =>
+    Effect.gen(function*() {
+      const root = yield* tempDir()
+      withFile(root, process.pid, "1")
+      const found = yield* Effect.scoped(connectSupervisor(root))
+      assert.strictEqual(found._tag, "NotRunning")
+    }), { timeout: 5_000 })
 })
