@@ -12,6 +12,22 @@ import { startEmulator } from "../../src/demo/emulator/server.ts"
 import { eventually } from "../support/eventually.ts"
 import { userSandbox } from "../support/user-sandbox.ts"
 
+/**
+ * The project's config in its repository, each issue's worktree setup (postCreate) saying it began, then waiting
+ * until `go` exists; `began` counts those under way. (The orchestrator's own worktree, made at start, goes on.)
+ */
+const setupsThatWait = (s: Effect.Success<typeof userSandbox>, go: string) =>
+  Effect.sync(() => {
+    const file = join(s.root, "began")
+    s.writeRepoConfig({
+      postCreate: [`case "$PWD" in *orchestrator) exit 0;; esac; echo x >> ${file}; while [ ! -e ${go} ]; do sleep 0.05; done`]
+    })
+    return {
+      orch: (...args: Array<string>) => s.orch(args, { cwd: s.repo.path }),
+      began: () => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").length : 0)
+    }
+  })
+
 describe("admission on the default path", () => {
   it.live(
     "an agent reports a rate limit: status says so, queued work waits on the quota, orch tells the agent to continue, the work starts",
@@ -51,18 +67,11 @@ describe("admission on the default path", () => {
   it.live("queued issues start side by side: each worktree's postCreate runs while the others' do", () =>
     Effect.gen(function*() {
       const s = yield* userSandbox
-      // Each issue's worktree setup says it began, then waits for the test's word: three lines at once are three at a
-      // time. (The orchestrator's own worktree, made at start, goes on.)
-      const began = join(s.root, "began")
       const go = join(s.root, "go")
-      s.writeRepoConfig({
-        postCreate: [`case "$PWD" in *orchestrator) exit 0;; esac; echo x >> ${began}; while [ ! -e ${go} ]; do sleep 0.05; done`]
-      })
-      const orch = (...args: Array<string>) => s.orch(args, { cwd: s.repo.path })
+      const { orch, began } = yield* setupsThatWait(s, go)
       assert.strictEqual((yield* orch("start", "app", "--detach", "--no-open")).code, 0)
       assert.strictEqual((yield* orch("queue", "add", "app", "1", "2", "3")).code, 0)
-      const lines = () => (existsSync(began) ? readFileSync(began, "utf8").trim().split("\n").length : 0)
-      yield* eventually("three worktrees' setups under way at once", () => lines() === 3, 30_000)
+      yield* eventually("three worktrees' setups under way at once", () => began() === 3, 30_000)
       writeFileSync(go, "")
       yield* eventually("the three admitted", () => s.events().filter((e) => e.type === "queue.admitted").length === 3, 30_000)
       assert.strictEqual((yield* orch("stop", "--kill-sessions")).code, 0)
@@ -73,16 +82,11 @@ describe("admission on the default path", () => {
     () =>
       Effect.gen(function*() {
         const s = yield* userSandbox
-        const began = join(s.root, "began")
-        s.writeRepoConfig({
-          postCreate: [`case "$PWD" in *orchestrator) exit 0;; esac; echo x >> ${began}; while true; do sleep 0.05; done`]
-        })
-        const orch = (...args: Array<string>) => s.orch(args, { cwd: s.repo.path })
+        const { orch, began } = yield* setupsThatWait(s, join(s.root, "never"))
         assert.strictEqual((yield* orch("start", "app", "--detach", "--no-open")).code, 0)
         const { pid } = JSON.parse(readFileSync(join(s.dataDir, "supervisor.json"), "utf8")) as { pid: number }
         assert.strictEqual((yield* orch("queue", "add", "app", "1", "2", "3")).code, 0)
-        const lines = () => (existsSync(began) ? readFileSync(began, "utf8").trim().split("\n").length : 0)
-        yield* eventually("three worktrees' setups under way", () => lines() === 3, 30_000)
+        yield* eventually("three worktrees' setups under way", () => began() === 3, 30_000)
         process.kill(pid, "SIGTERM")
         // At once: it neither joins the supervisor on its way out nor starts beside it, but waits for it to finish.
         const next = yield* orch("start", "app", "--detach", "--no-open")

@@ -154,6 +154,16 @@ const gatesFor = (issues: ReadonlyArray<string>) =>
     }
   })
 
+/** Issues 1, 2 and 3 queued, and a round forked here whose three starts are all under way, each at its gate. */
+const threeUnderWay = Effect.gen(function*() {
+  const gates = yield* gatesFor(["1", "2", "3"])
+  const t = yield* setup((issue) => gates.plan(issue))
+  yield* t.queueing.queueAdd("app", ["1", "2", "3"], 0)
+  const round = yield* Effect.forkChild(t.queueing.admit())
+  yield* gates.allDrafted
+  return { gates, t, round }
+})
+
 const run = <A, E>(effect: Effect.Effect<A, E, import("effect/Scope").Scope>) => effect.pipe(Effect.scoped, Effect.provide(NodeServices.layer))
 
 describe("admission rounds", () => {
@@ -254,12 +264,8 @@ describe("admission rounds", () => {
 
   it.effect("admitted entries start side by side: each once the one before has its first record; the round ends when all have", () =>
     run(Effect.gen(function*() {
-      const gates = yield* gatesFor(["1", "2", "3"])
-      const t = yield* setup((issue) => gates.plan(issue))
-      yield* t.queueing.queueAdd("app", ["1", "2", "3"], 0)
-      const round = yield* Effect.forkChild(t.queueing.admit())
       // Receipt: all three are under way at once, each its own session, before any has ended.
-      yield* gates.allDrafted
+      const { gates, t, round } = yield* threeUnderWay
       assert.deepStrictEqual(yield* t.entries(), ["1@app-1", "2@app-2", "3@app-3"])
       yield* gates.openAll()
       const { waiting, admitted } = yield* Fiber.join(round)
@@ -269,11 +275,7 @@ describe("admission rounds", () => {
 
   it.effect("a round cancelled (the supervisor stops) cancels every start under way at once, none left to end whole meanwhile", () =>
     run(Effect.gen(function*() {
-      const gates = yield* gatesFor(["1", "2", "3"])
-      const t = yield* setup((issue) => gates.plan(issue))
-      yield* t.queueing.queueAdd("app", ["1", "2", "3"], 0)
-      const round = yield* Effect.forkChild(t.queueing.admit())
-      yield* gates.allDrafted
+      const { gates, t, round } = yield* threeUnderWay
       const stopping = yield* Effect.forkChild(Fiber.interrupt(round))
       // Receipt: all three are told before any has undone itself (told one after another, each waiting for the one
       // before to finish its undo, the others would go on meanwhile).
