@@ -8,17 +8,19 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { Host } from "../config/host.ts"
 import { entryLine } from "../domain/queue.ts"
-import { pingResult, unansweredMessage } from "../ipc/raw-ping.ts"
+import { pingResult, stoppingMessage, unansweredMessage } from "../ipc/raw-ping.ts"
 import { readAdmissionState, waitingReason } from "../store/admission-file.ts"
 import { dataDir } from "../store/paths.ts"
 import { listQueue } from "../store/QueueStore.ts"
-import { readSupervisorFile, socketPath } from "../store/supervisor-file.ts"
+import { readSupervisorFile, socketPath, stoppingSupervisor } from "../store/supervisor-file.ts"
 
 export const runQueueLs = Effect.fn("cli.queue.ls")(function*({ json }: { readonly json: boolean }) {
   const root = dataDir(yield* Host)
   const ping = yield* Effect.promise(() => pingResult(socketPath(root)))
   const silent = ping._tag === "Silent" ? readSupervisorFile(root)?.pid : undefined
   if (ping._tag === "Silent") yield* Console.error(`orch: warning: ${unansweredMessage(silent, socketPath(root))}`)
+  const stopping = ping._tag === "Absent" ? stoppingSupervisor(root) : undefined
+  if (stopping !== undefined) yield* Console.error(`orch: warning: ${stoppingMessage(stopping.pid)}`)
   const supervisorPid = ping._tag === "Answered" ? ping.answer.pid : silent
   const entries = yield* listQueue(root)
   const state = readAdmissionState(root)

@@ -73,7 +73,7 @@ export const sortRecords = <R extends Pick<SessionRecord, "projectId" | "session
 export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly json: boolean }) {
   const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
   const { latestSignal } = yield* Effect.promise(() => import("../store/activity-file.ts"))
-  const [{ readSupervisorFile, socketPath }, { pingResult, unansweredMessage }] = yield* Effect.promise(() =>
+  const [{ readSupervisorFile, socketPath, stoppingSupervisor }, { pingResult, stoppingMessage, unansweredMessage }] = yield* Effect.promise(() =>
     Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")])
   )
   const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
@@ -90,6 +90,9 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   // One that holds its socket but does not answer (stopped, stuck) is said so: sessions then show what was recorded.
   const silent = ping._tag === "Silent" ? unansweredMessage(readSupervisorFile(paths.root)?.pid, socketPath(paths.root)) : undefined
   if (silent !== undefined) yield* Console.error(`orch: warning: ${silent}`)
+  // One whose socket is closed while its process runs is on its way out: what it shows is about to change.
+  const stopping = ping._tag === "Absent" ? stoppingSupervisor(paths.root) : undefined
+  if (stopping !== undefined) yield* Console.error(`orch: warning: ${stoppingMessage(stopping.pid)}`)
   const now = yield* Clock.currentTimeMillis
   // Hosts that stopped answering, as the running supervisor's host watch saw them.
   const [{ downHostLines }, { hostViewsOf }] = yield* Effect.promise(() => Promise.all([import("./hosts-view.ts"), import("../hosts/host-watch.ts")]))

@@ -23,7 +23,7 @@ import * as Scope from "effect/Scope"
 import { existsSync, rmSync } from "node:fs"
 import { attempt } from "../store/files.ts"
 import { isProcessAlive, isProcessPaused } from "../store/process-liveness.ts"
-import { readSupervisorFile, socketPath, type SupervisorFile, supervisorFilePath } from "../store/supervisor-file.ts"
+import { readSupervisorFile, socketPath, stoppingSupervisor, type SupervisorFile, supervisorFilePath } from "../store/supervisor-file.ts"
 import { type SupervisorClient, supervisorClient } from "./client.ts"
 import type { SupervisorInfo } from "./protocol.ts"
 import { unresponsiveMessage } from "./raw-ping.ts"
@@ -145,8 +145,8 @@ export const connectSupervisor = Effect.fn("Supervisor.connect")(function*(root:
  * STOPPING_WAIT at most, saying so once.
  */
 const untilStopped = Effect.fnUntraced(function*(root: string) {
-  const stopping = readSupervisorFile(root)
-  if (stopping === undefined || !isProcessAlive(stopping.pid, stopping.pidStart)) return
+  const stopping = stoppingSupervisor(root)
+  if (stopping === undefined) return
   yield* Console.error(`orch: the supervisor (pid ${stopping.pid}) is stopping; waiting for it to finish`)
   const gone = () => readSupervisorFile(root)?.pid !== stopping.pid || !isProcessAlive(stopping.pid, stopping.pidStart)
   yield* Effect.sleep(STOPPING_POLL).pipe(

@@ -45,6 +45,10 @@ export const unresponsiveMessage = (pid: number | undefined, socket: string, rea
   return `${who} holds ${socket} but ${reason}; try again in a moment, or ${stop} and run \`orch start\` again`
 }
 
+/** What a command that only reads says of a supervisor on its way out (its socket closed, its process still there). */
+export const stoppingMessage = (pid: number): string =>
+  `the supervisor (pid ${pid}) is stopping: the starts it had under way go back to the queue, and \`orch start\` starts a new one once it has gone`
+
 /** What a command says of the supervisor `pid` at `socket` when it took the connection and did not answer in time. */
 export const unansweredMessage = (pid: number | undefined, socket: string): string =>
   unresponsiveMessage(pid, socket, `it did not answer within ${ANSWER_WAIT_MS / 1000}s`, isProcessPaused(pid))

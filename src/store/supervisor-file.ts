@@ -6,6 +6,8 @@ import * as Schema from "effect/Schema"
 import { readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { writeFileAtomic } from "./files.ts"
+import { storePaths } from "./paths.ts"
+import { isProcessAlive, parseOwner } from "./process-liveness.ts"
 
 export const SupervisorFile = Schema.Struct({
   pid: Schema.Int,
@@ -38,6 +40,24 @@ export const readSupervisorFile = (root: string): SupervisorFile | undefined => 
 }
 
 export const writeSupervisorFile = (root: string, file: SupervisorFile) => writeFileAtomic(supervisorFilePath(root), `${JSON.stringify(file, null, 2)}\n`)
+
+/**
+ * What `supervisor.json` says, when the process it names still runs (the same one: its start time) and is not
+ * starting. Asked once the socket refused a connection, that is a supervisor on its way out: its socket closed, its
+ * starts being put back. A supervisor starting has written the file before it binds its socket (it binds last), all
+ * under the supervisor lock, which one stopping no longer holds.
+ */
+export const stoppingSupervisor = (root: string): SupervisorFile | undefined => {
+  const file = readSupervisorFile(root)
+  if (file === undefined || !isProcessAlive(file.pid, file.pidStart)) return undefined
+  let owner: string
+  try {
+    owner = readFileSync(join(storePaths(root).locks, "supervisor.lock", "owner"), "utf8")
+  } catch {
+    return file
+  }
+  return parseOwner(owner)?.pid === file.pid ? undefined : file
+}
 
 /** Removes the file, but only if it is still this process's. */
 export const removeSupervisorFile = (root: string, pid: number) => {
