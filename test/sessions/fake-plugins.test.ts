@@ -55,10 +55,13 @@ describe("session procedures on in-memory plugins (layerTest)", () => {
         )
       )
       const sessions = Context.get(context, SessionManager)
-      /** Lets the procedure run until `check` holds. */
+      /**
+       * Lets the procedure run until `check` holds: a turn of the event loop at a time (`setImmediate`), so that its
+       * file writes in the thread pool land; yielding to the fibers alone never lets them.
+       */
       const until = (what: string, check: () => boolean) =>
         Effect.gen(function*() {
-          for (let turn = 0; turn < 5_000 && !check(); turn++) yield* Effect.yieldNow
+          for (let turn = 0; turn < 20_000 && !check(); turn++) yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
           if (!check()) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
         })
 
