@@ -73,9 +73,7 @@ export const sortRecords = <R extends Pick<SessionRecord, "projectId" | "session
 export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly json: boolean }) {
   const { SessionStore } = yield* Effect.promise(() => import("../store/SessionStore.ts"))
   const { latestSignal } = yield* Effect.promise(() => import("../store/activity-file.ts"))
-  const [{ readSupervisorFile, socketPath, stoppingSupervisor }, { pingResult, stoppingMessage, unansweredMessage }] = yield* Effect.promise(() =>
-    Promise.all([import("../store/supervisor-file.ts"), import("../ipc/raw-ping.ts")])
-  )
+  const { seeSupervisor } = yield* Effect.promise(() => import("./supervisor-seen.ts"))
   const { readConfigState } = yield* Effect.promise(() => import("../store/config-state.ts"))
   const { readRecentErrors, supervisorErrorsNote } = yield* Effect.promise(() => import("./supervisor-errors.ts"))
   const { queueLines } = yield* Effect.promise(() => import("./queue-view.ts"))
@@ -83,16 +81,14 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
     Effect.provide(SessionStore.layer)
   )
   for (const problem of problems) yield* Console.error(`orch: warning: ${problem}`)
-  // A supervisor runs when it answers (src/ipc/liveness.ts): a killed one, or a zombie, refuses at once.
-  const ping = yield* Effect.promise(() => pingResult(socketPath(paths.root)))
-  const supervisor = ping._tag === "Answered" ? ping.answer : undefined
+  // A supervisor runs when it answers (src/ipc/liveness.ts): a killed one, or a zombie, refuses at once. One that
+  // holds its socket but does not answer (stopped, stuck), or one on its way out, is said so: sessions then show what
+  // was recorded.
+  const seen = yield* Effect.promise(() => seeSupervisor(paths.root))
+  if (seen.warning !== undefined) yield* Console.error(`orch: warning: ${seen.warning}`)
+  const supervisor = seen.answer
   const supervised = supervisor !== undefined
-  // One that holds its socket but does not answer (stopped, stuck) is said so: sessions then show what was recorded.
-  const silent = ping._tag === "Silent" ? unansweredMessage(readSupervisorFile(paths.root)?.pid, socketPath(paths.root)) : undefined
-  if (silent !== undefined) yield* Console.error(`orch: warning: ${silent}`)
-  // One whose socket is closed while its process runs is on its way out: what it shows is about to change.
-  const stopping = ping._tag === "Absent" ? stoppingSupervisor(paths.root) : undefined
-  if (stopping !== undefined) yield* Console.error(`orch: warning: ${stoppingMessage(stopping.pid)}`)
+  const silent = seen.silent !== undefined
   const now = yield* Clock.currentTimeMillis
   // Hosts that stopped answering, as the running supervisor's host watch saw them.
   const [{ downHostLines }, { hostViewsOf }] = yield* Effect.promise(() => Promise.all([import("./hosts-view.ts"), import("../hosts/host-watch.ts")]))
@@ -118,7 +114,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   // Spawns whose process died half-way show as interrupted; with no supervisor to undo them, this command does (not
   // beside one that is there but silent: it would be a second writer).
   const interrupted = rows.filter((row) => row.status === "interrupted")
-  const undone = interrupted.length === 0 || supervised || silent !== undefined
+  const undone = interrupted.length === 0 || supervised || silent
     ? { lines: [], warnings: [] }
     : yield* Effect.flatMap(
       Effect.promise(() => Promise.all([import("./interrupted.ts"), import("@effect/platform-node/NodeServices")])),
@@ -171,7 +167,7 @@ export const runStatus = Effect.fn("cli.status")(function*({ json }: { readonly 
   for (const line of conflicts?.lines ?? []) yield* Console.log(line)
   const reviews = awaitingReviewLine(records)
   if (reviews !== undefined) yield* Console.log(reviews)
-  const note = recordedNote(rows, silent !== undefined)
+  const note = recordedNote(rows, silent)
   if (note !== undefined) yield* Console.log(note)
   const budget = repohostBudget(paths.root, now)
   if (budget.line !== undefined) yield* Console.log(budget.line)
