@@ -126,20 +126,20 @@ describe("orch config", () => {
 
   it("validate: a key the repohost scm or tracker does not read, and a project's key under defaults, each say what to write", () => {
     const file = join(dir, "orchestrator.yaml")
-    write(["projects:", "  app:", "    repo: acme/app", "    path: /x", "    scm: { plugin: repohost, mergeMethd: rebase }", ""].join("\n"))
-    const typo = orch(["config", "validate"])
-    assert.strictEqual(typo.code, 2)
-    assert.strictEqual(
-      typo.stderr,
-      `orch: Validation error at "projects.app.scm.mergeMethd": unknown repohost scm key (did you mean "mergeMethod"?) (${file}:5:30)\n`
-    )
-    write(["projects:", "  app:", "    repo: acme/app", "    path: /x", "    tracker: { plugin: repohost, tokn: x }", ""].join("\n"))
-    const trackerTypo = orch(["config", "validate"])
-    assert.strictEqual(trackerTypo.code, 2)
-    assert.strictEqual(
-      trackerTypo.stderr,
-      `orch: Validation error at "projects.app.tracker.tokn": unknown repohost tracker key (did you mean "token"?) (${file}:5:34)\n`
-    )
+    for (
+      const [line, said] of [
+        [
+          "    scm: { plugin: repohost, mergeMethd: rebase }",
+          `"projects.app.scm.mergeMethd": unknown repohost scm key (did you mean "mergeMethod"?) (${file}:5:30)`
+        ],
+        ["    tracker: { plugin: repohost, tokn: x }", `"projects.app.tracker.tokn": unknown repohost tracker key (did you mean "token"?) (${file}:5:34)`]
+      ]
+    ) {
+      write(["projects:", "  app:", "    repo: acme/app", "    path: /x", line, ""].join("\n"))
+      const typo = orch(["config", "validate"])
+      assert.strictEqual(typo.code, 2)
+      assert.strictEqual(typo.stderr, `orch: Validation error at ${said}\n`)
+    }
     write(["defaults: { mergeTrain: true }", "projects: {}", ""].join("\n"))
     const defaults = orch(["config", "validate"])
     assert.strictEqual(defaults.code, 2)
